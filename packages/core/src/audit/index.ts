@@ -1,0 +1,17 @@
+export type * from './types.ts';
+export { buildRecord, canonicalRecordText, GENESIS_HASH, hashRecord } from './chain.ts';
+export { AuditLogError, type AuditLogErrorCode } from './errors.ts';
+export { type JsonlAuditLogOptions, JsonlAuditLog } from './jsonl-audit-log.ts';
+export { exportJsonl, type ParseJsonlFailureReason, type ParseJsonlResult, parseJsonl, recordLine } from './jsonl.ts';
+export { MemoryAuditLog } from './memory-audit-log.ts';
+export { AUDIT_EVENT_TYPES, auditEventProblem, auditRecordProblem, isHexSha256, MAX_DETAIL_DEPTH } from './record-shape.ts';
+export { type AuditDetailOptions, auditDetailFor, REDACTED, SECRET_KEY_PATTERN } from './redact.ts';
+export {
+  type ChainFailure,
+  type ChainFailureReason,
+  type ChainVerification,
+  ChainVerifier,
+  type VerifyChainOptions,
+  verifyChain,
+  verifyChainAsync,
+} from './verify-chain.ts';

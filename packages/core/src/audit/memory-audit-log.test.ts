@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { runAuditLogConformance, sampleAuditEvent } from './audit-log-conformance.ts';
+import { MemoryAuditLog } from './memory-audit-log.ts';
+import { verifyChain } from './verify-chain.ts';
+
+runAuditLogConformance('MemoryAuditLog', async () => ({ log: new MemoryAuditLog() }));
+
+describe('MemoryAuditLog', () => {
+  it('returns frozen records, so readers cannot rewrite history', async () => {
+    const log = new MemoryAuditLog();
+    await log.append(sampleAuditEvent(1));
+    const [record] = await log.read();
+    expect(Object.isFrozen(record)).toBe(true);
+    expect(() => {
+      (record as { actor?: string }).actor = 'mallory';
+    }).toThrow(TypeError);
+    expect(() => {
+      (record?.detail as { n: number }).n = 99;
+    }).toThrow(TypeError);
+    expect(verifyChain(log.records()).ok).toBe(true);
+  });
+
+  it('records() is a snapshot', async () => {
+    const log = new MemoryAuditLog();
+    await log.append(sampleAuditEvent(1));
+    const snapshot = log.records();
+    await log.append(sampleAuditEvent(2));
+    expect(snapshot).toHaveLength(1);
+    expect(log.records()).toHaveLength(2);
+  });
+});

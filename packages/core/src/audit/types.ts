@@ -1,0 +1,61 @@
+/**
+ * The audit trail (invariant 10): an append-only, hash-chained log. Each record's
+ * hash covers its content and the previous record's hash, so editing, reordering,
+ * inserting or dropping a record breaks verification at that point.
+ */
+
+export type AuditEventType =
+  | 'proposal'
+  | 'verdict'
+  | 'approval_requested'
+  | 'decision'
+  | 'token_minted'
+  | 'dispatch'
+  | 'rejection'
+  | 'result'
+  | 'revocation';
+
+/** JSON values that may appear in `detail` (no raw arguments of sensitive tools, no secrets). */
+export type AuditValue = string | number | boolean | null | AuditValue[] | { [key: string]: AuditValue };
+
+export interface AuditEvent {
+  type: AuditEventType;
+  /** Milliseconds since the epoch, from the injected clock. */
+  at: number;
+  runId?: string | undefined;
+  sessionId?: string | undefined;
+  callId?: string | undefined;
+  proposalId?: string | undefined;
+  requestId?: string | undefined;
+  toolName?: string | undefined;
+  /** SHA-256 (hex) of the canonical arguments the event is about. */
+  argsDigest?: string | undefined;
+  /** Who caused the event: the principal, an approver, or `system`. */
+  actor?: string | undefined;
+  /** Reason code for rejections, denials and failures. */
+  reason?: string | undefined;
+  detail?: { [key: string]: AuditValue } | undefined;
+}
+
+export interface AuditRecord extends AuditEvent {
+  /** 1-based position in the chain. */
+  seq: number;
+  /** `hash` of the previous record; GENESIS_HASH for seq 1. */
+  prevHash: string;
+  /** SHA-256 (hex) over prevHash and the canonical form of this record without `hash`. */
+  hash: string;
+}
+
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+export interface AuditLog {
+  /** Appends one event; concurrent appends still form a single chain. */
+  append(event: AuditEvent): Promise<AuditRecord>;
+  /** Records with seq > afterSeq (default 0), ascending, at most `limit`. */
+  read(opts?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
+  head(): Promise<AuditHead | undefined>;
+  close?(): Promise<void>;
+}

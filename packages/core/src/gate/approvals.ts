@@ -1,0 +1,240 @@
+import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { CanonicalizationError } from '../canonical/errors.ts';
+import { effectiveStatus } from '../ledger/effective-status.ts';
+import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { mintApprovalToken } from '../token/mint.ts';
+import type { GateDeps } from './config.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { errorMessage, eventAbout } from './propose.ts';
+
+export interface DecisionInput {
+  requestId: string;
+  decision: 'approve' | 'deny';
+  reason?: string | undefined;
+  /**
+   * Approve-with-edits: the arguments the approver wants instead. They become a new
+   * proposal approved as its own call; the original is closed and linked to it.
+   */
+  editedArguments?: unknown;
+}
+
+export type DecisionFailure =
+  | 'not_found'
+  | 'not_eligible'
+  | 'expired'
+  | 'already_decided'
+  | 'duplicate_approver'
+  | 'invalid_arguments'
+  | 'store_unavailable';
+
+export type DecisionOutcome =
+  | {
+      ok: true;
+      request: ApprovalRequest;
+      /** Present for approve-with-edits: the request for the edited call. */
+      editedRequest?: ApprovalRequest | undefined;
+      editedProposal?: Proposal | undefined;
+    }
+  | { ok: false; reason: DecisionFailure; message: string };
+
+/** A request with the call it is about, exactly as recorded. */
+export interface RequestView {
+  request: ApprovalRequest;
+  proposal: Proposal;
+  status: ReturnType<typeof effectiveStatus>;
+}
+
+export type TokenOutcome =
+  | { ok: true; token: string; requestId: string; expiresAt: number }
+  | { ok: false; reason: 'not_found' | 'not_approved' | 'store_unavailable'; status?: string | undefined; message: string };
+
+/**
+ * The approver's side: read requests exactly as the ledger holds them, record
+ * decisions by authenticated approvers, and mint tokens bound to the LEDGER's call
+ * (invariant 4: nothing in a decision can change what runs).
+ */
+export class ApprovalService {
+  readonly #deps: GateDeps;
+  constructor(deps: GateDeps) {
+    this.#deps = deps;
+  }
+
+  async view(requestId: string): Promise<RequestView | undefined> {
+    const request = await this.#deps.ledger.getApprovalRequest(requestId);
+    if (request === undefined) return undefined;
+    const proposal = await this.#deps.ledger.getProposal(request.proposalId);
+    if (proposal === undefined) return undefined;
+    return { request, proposal, status: effectiveStatus(request, this.#deps.clock()) };
+  }
+
+  /** Requests this approver may decide, with their calls. */
+  async listFor(approver: Approver, status: RequestView['status'] = 'pending', limit = 100): Promise<RequestView[]> {
+    const now = this.#deps.clock();
+    const requests = await this.#deps.ledger.listApprovalRequests({ status, limit }, now);
+    const views: RequestView[] = [];
+    for (const request of requests) {
+      const proposal = await this.#deps.ledger.getProposal(request.proposalId);
+      if (proposal !== undefined && mayDecide(request.eligible, approver, proposal.principal)) {
+        views.push({ request, proposal, status: effectiveStatus(request, now) });
+      }
+    }
+    return views;
+  }
+
+  async decide(approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
+    const deps = this.#deps;
+    try {
+      const view = await this.view(input.requestId);
+      if (view === undefined) return fail('not_found', 'no such approval request');
+      if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
+        return fail('not_eligible', `${approver.id} may not decide this request`);
+      }
+      if (input.decision === 'approve' && input.editedArguments !== undefined) {
+        return await this.#approveWithEdits(approver, view, input);
+      }
+      const now = deps.clock();
+      const result = await deps.ledger.addDecision(
+        view.request.requestId,
+        { approver: approver.id, decision: input.decision, reason: input.reason, at: now },
+        { now, tokenIdIfApproved: deps.newId() },
+      );
+      if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
+      await this.#auditDecision(view.proposal, result.request, approver.id, input.decision, input.reason, now);
+      return { ok: true, request: result.request };
+    } catch (error) {
+      return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);
+    }
+  }
+
+  /** The token for an approved request, minted from the ledger's record (deterministic, so it can be fetched again). */
+  async token(requestId: string): Promise<TokenOutcome> {
+    try {
+      const view = await this.view(requestId);
+      if (view === undefined) return { ok: false, reason: 'not_found', message: 'no such approval request' };
+      const { request, proposal } = view;
+      if (view.status !== 'approved' || request.tokenId === undefined || request.approvedAt === undefined) {
+        return { ok: false, reason: 'not_approved', status: view.status, message: `request is ${view.status}` };
+      }
+      const token = mintApprovalToken(
+        {
+          run: proposal.runId,
+          sid: proposal.sessionId,
+          call: proposal.callId,
+          tool: proposal.toolName,
+          def: proposal.definitionDigest ?? null,
+          args: proposal.argsDigest,
+          sub: proposal.principal,
+          apr: request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
+          req: request.requestId,
+          iat: Math.floor(request.approvedAt / 1000),
+          exp: Math.floor(request.expiresAt / 1000),
+          jti: request.tokenId,
+        },
+        this.#deps.keyring,
+      );
+      return { ok: true, token, requestId, expiresAt: request.expiresAt };
+    } catch (error) {
+      return { ok: false, reason: 'store_unavailable', message: errorMessage(error) };
+    }
+  }
+
+  async revoke(approver: Approver, requestId: string): Promise<boolean> {
+    const view = await this.view(requestId);
+    if (view === undefined || !mayDecide(view.request.eligible, approver, view.proposal.principal)) return false;
+    const now = this.#deps.clock();
+    const revoked = await this.#deps.ledger.revokeApproval(requestId, now);
+    if (revoked) {
+      await this.#deps.audit.append({ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id });
+    }
+    return revoked;
+  }
+
+  async #approveWithEdits(approver: Approver, view: RequestView, input: DecisionInput): Promise<DecisionOutcome> {
+    const deps = this.#deps;
+    let edited: ReturnType<typeof canonicalizeArguments>;
+    try {
+      edited = canonicalizeArguments(input.editedArguments, deps.argumentLimits);
+    } catch (error) {
+      const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : errorMessage(error);
+      return fail('invalid_arguments', message);
+    }
+    const now = deps.clock();
+    if (view.status !== 'pending') return fail(view.status === 'expired' ? 'expired' : 'already_decided', `request is ${view.status}`);
+    const original = view.proposal;
+    const editedProposalId = deps.newId();
+    const recorded = await deps.ledger.recordProposal({
+      proposalId: editedProposalId,
+      runId: original.runId,
+      sessionId: original.sessionId,
+      principal: original.principal,
+      callId: `${original.callId}~edit-${editedProposalId}`,
+      toolName: original.toolName,
+      definitionDigest: original.definitionDigest,
+      canonicalArgs: edited.canonical,
+      argsDigest: edited.digest,
+      modelResponseRef: original.modelResponseRef,
+      parentProposalId: original.proposalId,
+      createdAt: now,
+    });
+    if (!recorded.ok) return fail('already_decided', 'an edit of this call already exists');
+    // Close the original first: if that fails (already decided, expired), the edit never gets approved.
+    const closed = await deps.ledger.addDecision(
+      view.request.requestId,
+      { approver: approver.id, decision: 'deny', reason: input.reason ?? 'edited', at: now, editedProposalId },
+      { now, tokenIdIfApproved: deps.newId() },
+    );
+    if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
+    const editedProposal = recorded.proposal;
+    await deps.audit.append({ ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } });
+    await this.#auditDecision(original, closed.request, approver.id, 'deny', 'edited', now, editedProposalId);
+
+    const editedRequest = await deps.ledger.createApprovalRequest({
+      requestId: deps.newId(),
+      proposalId: editedProposalId,
+      createdAt: now,
+      expiresAt: view.request.expiresAt,
+      requiredApprovals: view.request.requiredApprovals,
+      eligible: view.request.eligible,
+      ruleId: view.request.ruleId,
+    });
+    await deps.audit.append({ ...eventAbout(editedProposal, 'approval_requested', now), requestId: editedRequest.requestId, detail: { editedFrom: original.proposalId } });
+    const approved = await deps.ledger.addDecision(
+      editedRequest.requestId,
+      { approver: approver.id, decision: 'approve', reason: input.reason, at: now },
+      { now, tokenIdIfApproved: deps.newId() },
+    );
+    if (!approved.ok) return fail(approved.reason, `decision refused: ${approved.reason}`);
+    await this.#auditDecision(editedProposal, approved.request, approver.id, 'approve', input.reason, now);
+    return { ok: true, request: closed.request, editedRequest: approved.request, editedProposal };
+  }
+
+  async #auditDecision(
+    proposal: Proposal,
+    request: ApprovalRequest,
+    approver: string,
+    decision: 'approve' | 'deny',
+    reason: string | undefined,
+    at: number,
+    editedProposalId?: string,
+  ): Promise<void> {
+    await this.#deps.audit.append({
+      ...eventAbout(proposal, 'decision', at),
+      requestId: request.requestId,
+      actor: approver,
+      reason,
+      detail: { decision, status: request.status, ...(editedProposalId ? { editedProposalId } : {}) },
+    });
+    if (request.status === 'approved' && request.tokenId !== undefined) {
+      await this.#deps.audit.append({
+        ...eventAbout(proposal, 'token_minted', at),
+        requestId: request.requestId,
+        actor: approver,
+        detail: { tokenId: request.tokenId, expiresAt: request.expiresAt },
+      });
+    }
+  }
+}
+
+function fail(reason: DecisionFailure, message: string): DecisionOutcome {
+  return { ok: false, reason, message };
+}

@@ -1,0 +1,217 @@
+import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { serializeCanonical } from '../canonical/serialize.ts';
+import { sha256Hex } from '../digest.ts';
+import type { ConsumeFailure, Proposal } from '../ledger/types.ts';
+import { decideSafely } from '../policy/safe-decide.ts';
+import { decodeApprovalToken } from '../token/decode.ts';
+import { verifyApprovalToken } from '../token/verify.ts';
+import { auditBestEffort } from './audit-safely.ts';
+import type { GateDeps } from './config.ts';
+import type { DeniedReason, DispatchOutcome, NotApprovedReason } from './outcomes.ts';
+import { errorMessage, eventAbout } from './propose.ts';
+import { definitionDigest, lookupTool } from './tools.ts';
+
+/**
+ * What the runtime asks to execute. Only (runId, callId) selects the call; the
+ * call itself is read from the ledger. `toolName` and `arguments`, when given, are
+ * what the runtime was about to send: they must equal the ledger's call (CASA checks
+ * 3 and 4) or nothing runs.
+ */
+export interface DispatchRequest {
+  runId: string;
+  callId: string;
+  sessionId: string;
+  principal: string;
+  /** The approval token, for tools that need one. */
+  token?: string | undefined;
+  toolName?: string | undefined;
+  arguments?: unknown;
+}
+
+type Rejection = { status: 'not_approved'; reason: NotApprovedReason } | { status: 'denied'; reason: DeniedReason };
+
+/**
+ * The one checkpoint (invariant 2): looks the call up in the ledger, re-applies
+ * policy, verifies and consumes the approval atomically, then runs the tool with
+ * the ledger's arguments and records the result. Never throws.
+ */
+export async function dispatch(deps: GateDeps, request: DispatchRequest): Promise<DispatchOutcome> {
+  let proposal: Proposal | undefined;
+  try {
+    if (typeof request !== 'object' || request === null || typeof request.runId !== 'string' || typeof request.callId !== 'string') {
+      return await reject(deps, undefined, { status: 'not_approved', reason: 'unknown_call' }, 'dispatch needs runId and callId');
+    }
+    proposal = await deps.ledger.findProposalByCall(request.runId, request.callId);
+    if (proposal === undefined) {
+      return await reject(deps, undefined, { status: 'not_approved', reason: 'unknown_call' }, 'no such call was recorded from a model response', request);
+    }
+    const mismatch = contextMismatch(deps, proposal, request);
+    if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
+
+    const tool = lookupTool(deps.tools, proposal.toolName);
+    if (tool === undefined) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `no tool named ${proposal.toolName} is registered`);
+    }
+    // A definition that changed since the call was proposed disables the call (invariant 9).
+    const currentDefinition = tool.definition ? definitionDigest(tool.definition) : undefined;
+    if (currentDefinition !== proposal.definitionDigest) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: 'definition_mismatch' }, 'tool definition changed since the call was proposed');
+    }
+
+    const args: unknown = JSON.parse(proposal.canonicalArgs);
+    const verdict = await decideSafely(deps.policy, {
+      toolName: proposal.toolName,
+      args,
+      principal: proposal.principal,
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      definitionDigest: proposal.definitionDigest,
+    });
+    if (verdict.kind === 'deny') {
+      return await reject(deps, proposal, { status: 'denied', reason: verdict.reason }, `policy denies ${proposal.toolName}`);
+    }
+
+    const now = deps.clock();
+    let approval: { requestId: string; tokenId: string } | undefined;
+    if (verdict.kind === 'approve') {
+      const checked = await checkApproval(deps, proposal, request.token, now);
+      if (checked.status !== 'ok') return checked.outcome;
+      approval = checked.approval;
+    }
+
+    const consumed = await deps.ledger.consume({ proposalId: proposal.proposalId, approval, now });
+    if (!consumed.ok) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
+    }
+    // The approval is spent before the tool runs, and no tool runs without this record.
+    await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
+    return await execute(deps, proposal, tool, args);
+  } catch (error) {
+    return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
+  }
+}
+
+function contextMismatch(deps: GateDeps, proposal: Proposal, request: DispatchRequest): [NotApprovedReason, string] | undefined {
+  if (request.sessionId !== proposal.sessionId) return ['session_mismatch', 'dispatch comes from another session'];
+  if (request.principal !== proposal.principal) return ['principal_mismatch', 'dispatch acts for another principal'];
+  if (request.toolName !== undefined && request.toolName !== proposal.toolName) {
+    return ['tool_mismatch', `runtime asked for ${request.toolName}; the model called ${proposal.toolName}`];
+  }
+  if (request.arguments !== undefined) {
+    let digest: string;
+    try {
+      digest = canonicalizeArguments(request.arguments, deps.argumentLimits).digest;
+    } catch {
+      return ['invalid_arguments', 'runtime arguments are not valid canonical JSON'];
+    }
+    if (digest !== proposal.argsDigest) return ['args_mismatch', 'runtime arguments differ from the model call'];
+  }
+  if (sha256Hex(proposal.canonicalArgs) !== proposal.argsDigest) {
+    return ['ledger_integrity', 'stored arguments do not match their recorded digest'];
+  }
+  return undefined;
+}
+
+type ApprovalCheck =
+  | { status: 'ok'; approval: { requestId: string; tokenId: string } }
+  | { status: 'stop'; outcome: DispatchOutcome };
+
+async function checkApproval(deps: GateDeps, proposal: Proposal, token: string | undefined, now: number): Promise<ApprovalCheck> {
+  const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+  if (token === undefined || token === '') {
+    if (request !== undefined && request.status === 'pending' && now < request.expiresAt) {
+      return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
+    }
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'missing' }, 'this tool needs an approval token') };
+  }
+  const verified = verifyApprovalToken(
+    token,
+    {
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      callId: proposal.callId,
+      toolName: proposal.toolName,
+      definitionDigest: proposal.definitionDigest,
+      argsDigest: proposal.argsDigest,
+      principal: proposal.principal,
+    },
+    { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds },
+  );
+  if (!verified.ok) {
+    const decoded = decodeApprovalToken(token);
+    const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, tokenId) };
+  }
+  if (request === undefined || request.requestId !== verified.claims.req) {
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request") };
+  }
+  return { status: 'ok', approval: { requestId: request.requestId, tokenId: verified.claims.jti } };
+}
+
+async function execute(deps: GateDeps, proposal: Proposal, tool: NonNullable<ReturnType<typeof lookupTool>>, args: unknown): Promise<DispatchOutcome> {
+  const context = {
+    runId: proposal.runId,
+    sessionId: proposal.sessionId,
+    principal: proposal.principal,
+    callId: proposal.callId,
+    proposalId: proposal.proposalId,
+  };
+  const ids = { proposalId: proposal.proposalId, callId: proposal.callId, toolName: proposal.toolName };
+  let result: unknown;
+  try {
+    result = await tool.execute(args, context);
+  } catch (error) {
+    const message = errorMessage(error);
+    const at = deps.clock();
+    const resultDigest = sha256Hex(message);
+    await deps.ledger.recordResult(proposal.proposalId, { status: 'failed', resultDigest, at });
+    await auditBestEffort(deps.audit, { ...eventAbout(proposal, 'result', at), reason: 'tool_failed', detail: { resultDigest } });
+    return { status: 'tool_failed', ...ids, error: message };
+  }
+  const at = deps.clock();
+  const resultDigest = digestResult(result);
+  await deps.ledger.recordResult(proposal.proposalId, { status: 'succeeded', resultDigest, at });
+  await deps.audit.append({ ...eventAbout(proposal, 'result', at), detail: { resultDigest } });
+  return { status: 'executed', ...ids, result, resultDigest };
+}
+
+/** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */
+export function digestResult(result: unknown): string {
+  try {
+    return sha256Hex(serializeCanonical(result ?? null));
+  } catch {
+    return sha256Hex(String(result));
+  }
+}
+
+function consumeReason(reason: ConsumeFailure): NotApprovedReason {
+  switch (reason) {
+    case 'already_consumed':
+      return 'already_consumed';
+    case 'expired':
+      return 'expired';
+    case 'revoked':
+      return 'approval_revoked';
+    case 'not_approved':
+      return 'approval_pending';
+    case 'not_found':
+    case 'token_mismatch':
+      return 'token_mismatch';
+  }
+}
+
+async function reject(
+  deps: GateDeps,
+  proposal: Proposal | undefined,
+  rejection: Rejection,
+  message: string,
+  request?: DispatchRequest,
+  tokenId?: string,
+): Promise<DispatchOutcome> {
+  const at = deps.clock();
+  const base = proposal
+    ? eventAbout(proposal, 'rejection', at)
+    : { type: 'rejection' as const, at, runId: request?.runId, sessionId: request?.sessionId, callId: request?.callId, actor: request?.principal };
+  await auditBestEffort(deps.audit, { ...base, reason: rejection.reason, detail: { status: rejection.status, ...(tokenId ? { tokenId } : {}) } });
+  return { ...rejection, message, proposalId: proposal?.proposalId } as DispatchOutcome;
+}

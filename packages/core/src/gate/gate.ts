@@ -1,0 +1,29 @@
+import { ApprovalService } from './approvals.ts';
+import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
+import { type DispatchRequest, dispatch } from './dispatch.ts';
+import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
+import { type ModelToolCall, propose } from './propose.ts';
+
+/**
+ * The gate: record what the model asked for, then execute only through `dispatch`.
+ * Integrations wrap their framework's tool-execution hook around these two calls.
+ */
+export class Gate {
+  readonly deps: GateDeps;
+  readonly approvals: ApprovalService;
+
+  constructor(config: GateConfig) {
+    this.deps = resolveConfig(config);
+    this.approvals = new ApprovalService(this.deps);
+  }
+
+  /** Call when the model responds with a tool call, before anything executes. */
+  propose(call: ModelToolCall): Promise<ProposeOutcome> {
+    return propose(this.deps, call);
+  }
+
+  /** The one place tools run. */
+  dispatch(request: DispatchRequest): Promise<DispatchOutcome> {
+    return dispatch(this.deps, request);
+  }
+}

@@ -1,0 +1,22 @@
+export {
+  type DecisionFailure,
+  type DecisionInput,
+  type DecisionOutcome,
+  ApprovalService,
+  type RequestView,
+  type TokenOutcome,
+} from './approvals.ts';
+export type { GateConfig, GateDeps } from './config.ts';
+export { type DispatchRequest, digestResult } from './dispatch.ts';
+export { type Approver, mayDecide } from './eligibility.ts';
+export { Gate } from './gate.ts';
+export {
+  type DeniedReason,
+  type DispatchOutcome,
+  type NotApprovedReason,
+  type ProposeOutcome,
+  type PublicOutcome,
+  toPublicOutcome,
+} from './outcomes.ts';
+export type { ModelToolCall } from './propose.ts';
+export { definitionDigest, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';

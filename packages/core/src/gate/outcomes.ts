@@ -1,0 +1,78 @@
+import type { TokenRejection } from '../token/verify.ts';
+
+/**
+ * Why a call did not run although policy allows the tool: the evidence was missing
+ * or did not match (invariant 6). Each is distinct so callers inside the trust
+ * boundary and the audit log can tell attacks apart.
+ */
+export type NotApprovedReason =
+  | TokenRejection
+  /** No call with this (run, call id) was recorded from a model response (CASA check 2). */
+  | 'unknown_call'
+  /** The approval (or, for allowed tools, the call) was already used. */
+  | 'already_consumed'
+  | 'approval_pending'
+  | 'approval_revoked'
+  /** The token's approval request is not this call's request, or its id was not the one issued. */
+  | 'token_mismatch'
+  /** The arguments offered at dispatch are not valid canonical JSON. */
+  | 'invalid_arguments'
+  /** The ledger's stored arguments no longer hash to the stored digest. */
+  | 'ledger_integrity'
+  | 'store_unavailable';
+
+/** Why policy or an approver refused the call outright. */
+export type DeniedReason =
+  | 'policy_deny'
+  | 'unclassified_tool'
+  | 'policy_error'
+  | 'unknown_verdict'
+  | 'unknown_tool'
+  | 'approval_denied';
+
+export type DispatchOutcome =
+  | {
+      status: 'executed';
+      proposalId: string;
+      callId: string;
+      toolName: string;
+      result: unknown;
+      /** SHA-256 (hex) of the canonical result, as recorded in the ledger and the audit log. */
+      resultDigest: string;
+    }
+  | { status: 'tool_failed'; proposalId: string; callId: string; toolName: string; error: string }
+  | { status: 'approval_required'; proposalId: string; requestId: string; expiresAt: number }
+  | { status: 'not_approved'; reason: NotApprovedReason; message: string; proposalId?: string | undefined }
+  | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined };
+
+export type ProposeOutcome =
+  | { status: 'allowed'; proposalId: string; callId: string; argsDigest: string }
+  | { status: 'approval_required'; proposalId: string; callId: string; argsDigest: string; requestId: string; expiresAt: number }
+  | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined }
+  | {
+      status: 'rejected';
+      reason: 'invalid_arguments' | 'call_conflict' | 'invalid_call' | 'store_unavailable';
+      message: string;
+    };
+
+/**
+ * What a client outside the trust boundary may see: the status, never the reason
+ * (the reason goes to trusted callers and the audit log).
+ */
+export type PublicOutcome =
+  | { status: 'executed'; result: unknown }
+  | { status: 'tool_failed' }
+  | { status: 'approval_required'; requestId: string }
+  | { status: 'not_approved' }
+  | { status: 'denied' };
+
+export function toPublicOutcome(outcome: DispatchOutcome): PublicOutcome {
+  switch (outcome.status) {
+    case 'executed':
+      return { status: 'executed', result: outcome.result };
+    case 'approval_required':
+      return { status: 'approval_required', requestId: outcome.requestId };
+    default:
+      return { status: outcome.status };
+  }
+}

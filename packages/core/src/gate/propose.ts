@@ -1,0 +1,160 @@
+import type { AuditEvent } from '../audit/types.ts';
+import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { CanonicalizationError } from '../canonical/errors.ts';
+import type { Proposal } from '../ledger/types.ts';
+import { decideSafely } from '../policy/safe-decide.ts';
+import type { Verdict } from '../policy/types.ts';
+import { auditBestEffort } from './audit-safely.ts';
+import type { GateDeps } from './config.ts';
+import type { ProposeOutcome } from './outcomes.ts';
+import { definitionDigest, lookupTool } from './tools.ts';
+
+/** A tool call exactly as the model produced it. */
+export interface ModelToolCall {
+  runId: string;
+  sessionId: string;
+  principal: string;
+  callId: string;
+  toolName: string;
+  /** Raw JSON text (OpenAI-style) or an already-parsed object (AI SDK style). */
+  arguments: unknown;
+  /** Model response id or similar, kept with the proposal. */
+  modelResponseRef?: string | undefined;
+}
+
+const MAX_ID_LENGTH = 256;
+
+/**
+ * Records the model's call in the ledger (the server's own copy from now on), asks
+ * policy for a verdict and, for `approve`, opens an approval request. Never throws.
+ */
+export async function propose(deps: GateDeps, call: ModelToolCall): Promise<ProposeOutcome> {
+  const invalid = invalidCallField(call);
+  if (invalid !== undefined) return { status: 'rejected', reason: 'invalid_call', message: invalid };
+
+  let args: ReturnType<typeof canonicalizeArguments>;
+  try {
+    args = canonicalizeArguments(call.arguments, deps.argumentLimits);
+  } catch (error) {
+    const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : String(error);
+    await auditBestEffort(deps.audit, {
+      type: 'rejection',
+      at: deps.clock(),
+      runId: call.runId,
+      sessionId: call.sessionId,
+      callId: call.callId,
+      toolName: call.toolName,
+      actor: call.principal,
+      reason: 'invalid_arguments',
+    });
+    return { status: 'rejected', reason: 'invalid_arguments', message };
+  }
+
+  try {
+    const now = deps.clock();
+    const tool = lookupTool(deps.tools, call.toolName);
+    const recorded = await deps.ledger.recordProposal({
+      proposalId: deps.newId(),
+      runId: call.runId,
+      sessionId: call.sessionId,
+      principal: call.principal,
+      callId: call.callId,
+      toolName: call.toolName,
+      definitionDigest: tool?.definition ? definitionDigest(tool.definition) : undefined,
+      canonicalArgs: args.canonical,
+      argsDigest: args.digest,
+      modelResponseRef: call.modelResponseRef,
+      createdAt: now,
+    });
+    if (!recorded.ok) {
+      await auditBestEffort(deps.audit, {
+        ...eventAbout(recorded.existing, 'rejection', now),
+        argsDigest: args.digest,
+        reason: 'call_conflict',
+      });
+      return {
+        status: 'rejected',
+        reason: 'call_conflict',
+        message: `call ${call.callId} was already recorded in run ${call.runId} with different content`,
+      };
+    }
+    const proposal = recorded.proposal;
+    if (recorded.created) await deps.audit.append(eventAbout(proposal, 'proposal', now));
+
+    const verdict = await decideSafely(deps.policy, {
+      toolName: proposal.toolName,
+      args: args.value,
+      principal: proposal.principal,
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      definitionDigest: proposal.definitionDigest,
+    });
+    if (recorded.created) {
+      await deps.audit.append({
+        ...eventAbout(proposal, 'verdict', now),
+        reason: verdict.kind === 'deny' ? verdict.reason : undefined,
+        detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null },
+      });
+    }
+    return await outcomeForVerdict(deps, proposal, verdict, now);
+  } catch (error) {
+    return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
+}
+
+async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Verdict, now: number): Promise<ProposeOutcome> {
+  const ids = { proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+  if (verdict.kind === 'allow') return { status: 'allowed', ...ids };
+  if (verdict.kind === 'deny') {
+    return { status: 'denied', reason: verdict.reason, message: `policy denies ${proposal.toolName}`, proposalId: proposal.proposalId };
+  }
+  const existing = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+  if (existing !== undefined) {
+    return { status: 'approval_required', ...ids, requestId: existing.requestId, expiresAt: existing.expiresAt };
+  }
+  const request = await deps.ledger.createApprovalRequest({
+    requestId: deps.newId(),
+    proposalId: proposal.proposalId,
+    createdAt: now,
+    expiresAt: now + verdict.approval.ttlSeconds * 1000,
+    requiredApprovals: verdict.approval.requiredApprovals,
+    eligible: verdict.approval.eligible,
+    ruleId: verdict.ruleId,
+  });
+  await deps.audit.append({
+    ...eventAbout(proposal, 'approval_requested', now),
+    requestId: request.requestId,
+    detail: { expiresAt: request.expiresAt, requiredApprovals: request.requiredApprovals, ruleId: verdict.ruleId },
+  });
+  return { status: 'approval_required', ...ids, requestId: request.requestId, expiresAt: request.expiresAt };
+}
+
+/** The common fields of every audit event about one proposal. */
+export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: number): AuditEvent {
+  return {
+    type,
+    at,
+    runId: proposal.runId,
+    sessionId: proposal.sessionId,
+    callId: proposal.callId,
+    proposalId: proposal.proposalId,
+    toolName: proposal.toolName,
+    argsDigest: proposal.argsDigest,
+    actor: proposal.principal,
+  };
+}
+
+function invalidCallField(call: ModelToolCall): string | undefined {
+  if (typeof call !== 'object' || call === null) return 'call must be an object';
+  for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
+    const value = call[field];
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
+      return `${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`;
+    }
+  }
+  return undefined;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

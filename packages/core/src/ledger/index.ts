@@ -1,0 +1,5 @@
+export type * from './types.ts';
+export { effectiveStatus } from './effective-status.ts';
+export { LedgerError, type LedgerErrorCode } from './errors.ts';
+export { MemoryLedger, approvalConsumeFailure } from './memory-ledger.ts';
+export { sameCall } from './same-call.ts';

@@ -1,0 +1,164 @@
+import { effectiveStatus } from './effective-status.ts';
+import type {
+  AddDecisionResult,
+  ApprovalRequest,
+  ConsumeInput,
+  ConsumeResult,
+  Decision,
+  LedgerStore,
+  ListRequestsFilter,
+  NewApprovalRequest,
+  Proposal,
+  ProposalInput,
+  RecordProposalResult,
+  ResultRecord,
+} from './types.ts';
+import { LedgerError } from './errors.ts';
+import { sameCall } from './same-call.ts';
+
+/**
+ * In-process ledger for tests, demos and single-process agents.
+ * Every method body runs without awaiting, so each one is atomic on the JS
+ * event loop; callers get copies, never the stored objects.
+ */
+export class MemoryLedger implements LedgerStore {
+  readonly #proposals = new Map<string, Proposal>();
+  readonly #proposalByCall = new Map<string, string>();
+  readonly #requests = new Map<string, ApprovalRequest>();
+  readonly #requestByProposal = new Map<string, string>();
+
+  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+    const callKey = `${input.runId}\u0000${input.callId}`;
+    const existingId = this.#proposalByCall.get(callKey);
+    if (existingId !== undefined) {
+      const existing = this.#proposals.get(existingId)!;
+      if (sameCall(existing, input)) return { ok: true, proposal: structuredClone(existing), created: false };
+      return { ok: false, reason: 'conflict', existing: structuredClone(existing) };
+    }
+    if (this.#proposals.has(input.proposalId)) {
+      throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
+    }
+    const proposal: Proposal = { ...structuredClone(input), state: 'proposed' };
+    this.#proposals.set(input.proposalId, proposal);
+    this.#proposalByCall.set(callKey, input.proposalId);
+    return { ok: true, proposal: structuredClone(proposal), created: true };
+  }
+
+  async getProposal(proposalId: string): Promise<Proposal | undefined> {
+    return copy(this.#proposals.get(proposalId));
+  }
+
+  async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
+    const id = this.#proposalByCall.get(`${runId}\u0000${callId}`);
+    return id === undefined ? undefined : copy(this.#proposals.get(id));
+  }
+
+  async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
+    if (!this.#proposals.has(input.proposalId)) {
+      throw new LedgerError('not_found', `no proposal ${input.proposalId}`);
+    }
+    if (this.#requestByProposal.has(input.proposalId) || this.#requests.has(input.requestId)) {
+      throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
+    }
+    const request: ApprovalRequest = { ...structuredClone(input), status: 'pending', decisions: [] };
+    this.#requests.set(input.requestId, request);
+    this.#requestByProposal.set(input.proposalId, input.requestId);
+    return structuredClone(request);
+  }
+
+  async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
+    return copy(this.#requests.get(requestId));
+  }
+
+  async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
+    const id = this.#requestByProposal.get(proposalId);
+    return id === undefined ? undefined : copy(this.#requests.get(id));
+  }
+
+  async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
+    const all = [...this.#requests.values()]
+      .filter((r) => filter.status === undefined || effectiveStatus(r, now) === filter.status)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.requestId < b.requestId ? 1 : -1));
+    return structuredClone(all.slice(0, filter.limit ?? 100));
+  }
+
+  async addDecision(
+    requestId: string,
+    decision: Decision,
+    opts: { now: number; tokenIdIfApproved: string },
+  ): Promise<AddDecisionResult> {
+    const request = this.#requests.get(requestId);
+    if (request === undefined) return { ok: false, reason: 'not_found' };
+    const status = effectiveStatus(request, opts.now);
+    if (status === 'expired') return { ok: false, reason: 'expired' };
+    if (status !== 'pending') return { ok: false, reason: 'already_decided' };
+    if (request.decisions.some((d) => d.approver === decision.approver)) {
+      return { ok: false, reason: 'duplicate_approver' };
+    }
+    request.decisions.push(structuredClone(decision));
+    if (decision.decision === 'deny') {
+      request.status = 'denied';
+    } else if (request.decisions.filter((d) => d.decision === 'approve').length >= request.requiredApprovals) {
+      request.status = 'approved';
+      request.tokenId = opts.tokenIdIfApproved;
+      request.approvedAt = opts.now;
+    }
+    return { ok: true, request: structuredClone(request) };
+  }
+
+  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+    const request = this.#requests.get(requestId);
+    if (request === undefined) return false;
+    const status = effectiveStatus(request, now);
+    if (status !== 'pending' && status !== 'approved') return false;
+    request.status = 'revoked';
+    return true;
+  }
+
+  async consume(input: ConsumeInput): Promise<ConsumeResult> {
+    const proposal = this.#proposals.get(input.proposalId);
+    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
+    if (input.approval !== undefined) {
+      const request = this.#requests.get(input.approval.requestId);
+      if (request === undefined || request.proposalId !== proposal.proposalId) return { ok: false, reason: 'not_found' };
+      const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
+      if (failure !== undefined) return { ok: false, reason: failure };
+      request.status = 'consumed';
+      request.consumedAt = input.now;
+    }
+    proposal.state = 'dispatched';
+    proposal.dispatchedAt = input.now;
+    return { ok: true, proposal: structuredClone(proposal) };
+  }
+
+  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
+    const proposal = this.#proposals.get(proposalId);
+    if (proposal === undefined) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+    proposal.result = structuredClone(result);
+  }
+}
+
+/** Why an approval request cannot be consumed now with this token id, or undefined if it can. */
+export function approvalConsumeFailure(
+  request: ApprovalRequest,
+  tokenId: string,
+  now: number,
+): 'not_approved' | 'already_consumed' | 'expired' | 'revoked' | 'token_mismatch' | undefined {
+  switch (effectiveStatus(request, now)) {
+    case 'consumed':
+      return 'already_consumed';
+    case 'expired':
+      return 'expired';
+    case 'revoked':
+      return 'revoked';
+    case 'approved':
+      return request.tokenId === tokenId ? undefined : 'token_mismatch';
+    default:
+      return 'not_approved';
+  }
+}
+
+function copy<T>(value: T | undefined): T | undefined {
+  return value === undefined ? undefined : structuredClone(value);
+}

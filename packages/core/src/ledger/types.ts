@@ -1,0 +1,173 @@
+/**
+ * The ledger: the server-owned record of every call the model proposed, every
+ * approval request and decision, and the single-use consumption that lets a call
+ * run once (invariants 4 and 5). Backends implement `LedgerStore`; all of them
+ * must pass `runLedgerConformance` from `@countersign/core/testing`.
+ *
+ * All times are milliseconds since the epoch, passed in by the caller (the gate
+ * owns the clock), so a store never reads the wall clock itself.
+ */
+
+/** A call exactly as the model produced it, recorded before anything else happens. */
+export interface ProposalInput {
+  proposalId: string;
+  runId: string;
+  sessionId: string;
+  /** On whose behalf the agent acts (the end user / tenant). */
+  principal: string;
+  /** The tool-call id the model gave the call. Unique within a run. */
+  callId: string;
+  toolName: string;
+  /** SHA-256 (hex) of the tool definition pinned when the call was proposed, if known. */
+  definitionDigest?: string | undefined;
+  /** RFC 8785 text of the arguments: what will execute, byte for byte. */
+  canonicalArgs: string;
+  /** SHA-256 (hex) of `canonicalArgs`. */
+  argsDigest: string;
+  /** Where the call came from, e.g. the model response id. */
+  modelResponseRef?: string | undefined;
+  /** For approve-with-edits: the proposal this one was edited from. */
+  parentProposalId?: string | undefined;
+  createdAt: number;
+}
+
+export type ProposalState = 'proposed' | 'dispatched';
+
+export interface ResultRecord {
+  status: 'succeeded' | 'failed';
+  /** SHA-256 (hex) of the canonical result (or of the error message for failures). */
+  resultDigest: string;
+  at: number;
+}
+
+export interface Proposal extends ProposalInput {
+  state: ProposalState;
+  dispatchedAt?: number | undefined;
+  result?: ResultRecord | undefined;
+}
+
+/** Who may decide a request. Stored with the request, so it is fixed when the call is proposed. */
+export interface ApproverRule {
+  /** The principal the call acts for may approve it themself. */
+  principalSelf?: boolean | undefined;
+  /** Named approver identities. */
+  approvers?: string[] | undefined;
+  /** Any authenticated approver holding one of these roles. */
+  roles?: string[] | undefined;
+}
+
+/**
+ * `expired` is never stored: a `pending` or `approved` request whose `expiresAt`
+ * has passed reads as expired (see `effectiveStatus`).
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'revoked' | 'consumed' | 'expired';
+
+export interface Decision {
+  /** Authenticated identity of the person deciding: never taken from a request body. */
+  approver: string;
+  decision: 'approve' | 'deny';
+  reason?: string | undefined;
+  at: number;
+  /** Approve-with-edits: the new proposal created from the approver's edited arguments. */
+  editedProposalId?: string | undefined;
+}
+
+export interface NewApprovalRequest {
+  requestId: string;
+  proposalId: string;
+  createdAt: number;
+  /** Deadline to decide and to execute; the minted token carries the same expiry. */
+  expiresAt: number;
+  /** n in n-of-m: distinct approvals needed. At least 1. */
+  requiredApprovals: number;
+  eligible: ApproverRule;
+  /** The policy rule that asked for approval, for the audit trail and the UI. */
+  ruleId?: string | undefined;
+}
+
+export interface ApprovalRequest extends NewApprovalRequest {
+  status: Exclude<ApprovalStatus, 'expired'>;
+  decisions: Decision[];
+  /** Set when the request becomes approved: the `jti` of the one token that may consume it. */
+  tokenId?: string | undefined;
+  approvedAt?: number | undefined;
+  consumedAt?: number | undefined;
+}
+
+export type RecordProposalResult =
+  | { ok: true; proposal: Proposal; created: boolean }
+  | { ok: false; reason: 'conflict'; existing: Proposal };
+
+export type AddDecisionResult =
+  | { ok: true; request: ApprovalRequest }
+  | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' };
+
+export type ConsumeFailure =
+  | 'not_found'
+  | 'not_approved'
+  | 'already_consumed'
+  | 'expired'
+  | 'revoked'
+  | 'token_mismatch';
+
+export type ConsumeResult = { ok: true; proposal: Proposal } | { ok: false; reason: ConsumeFailure };
+
+export interface ConsumeInput {
+  proposalId: string;
+  /** For calls that needed approval: the request and the token id (`jti`) presented. */
+  approval?: { requestId: string; tokenId: string } | undefined;
+  now: number;
+}
+
+export interface ListRequestsFilter {
+  status?: ApprovalStatus | undefined;
+  limit?: number | undefined;
+}
+
+export interface LedgerStore {
+  /**
+   * Records a proposal. (runId, callId) is unique: recording the same call again
+   * with the same tool, arguments, principal and session is idempotent
+   * (`created: false`); anything different is a `conflict` and changes nothing.
+   */
+  recordProposal(input: ProposalInput): Promise<RecordProposalResult>;
+  getProposal(proposalId: string): Promise<Proposal | undefined>;
+  findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined>;
+
+  /** Opens an approval request for a proposal. At most one request per proposal. */
+  createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest>;
+  getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined>;
+  findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined>;
+  /** Newest first. Status filtering uses the effective status at `now`. */
+  listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]>;
+
+  /**
+   * Atomically appends one decision to a pending, unexpired request.
+   * A deny moves it to `denied`. When distinct approvals reach `requiredApprovals`
+   * it moves to `approved` and stores `tokenIdIfApproved` and `approvedAt = now`.
+   * One approver decides a request at most once.
+   */
+  addDecision(
+    requestId: string,
+    decision: Decision,
+    opts: { now: number; tokenIdIfApproved: string },
+  ): Promise<AddDecisionResult>;
+
+  /** Withdraws an approval that has not been consumed (pending or approved → revoked). */
+  revokeApproval(requestId: string, now: number): Promise<boolean>;
+
+  /**
+   * The single-use step (invariant 5), one atomic operation:
+   * - without `approval`: the proposal moves `proposed → dispatched`;
+   * - with `approval`: additionally the request must be `approved`, unexpired at
+   *   `now`, and hold exactly `tokenId`; it moves to `consumed`.
+   * Of any number of concurrent calls for one proposal, at most one returns ok.
+   */
+  consume(input: ConsumeInput): Promise<ConsumeResult>;
+
+  /** Stores the digest of what the tool returned. */
+  recordResult(proposalId: string, result: ResultRecord): Promise<void>;
+
+  /** Releases connections/handles. */
+  close?(): Promise<void>;
+}

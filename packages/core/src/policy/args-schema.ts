@@ -1,0 +1,56 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+/** A compiled `when` condition: does the arguments object satisfy the rule's JSON Schema? */
+export type ArgsPredicate = (args: unknown) => boolean;
+
+export type CompileWhenResult = { ok: true; test: ArgsPredicate } | { ok: false; message: string };
+
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * One validator instance per policy document. `when` schemas are JSON Schema
+ * draft 2020-12 (only). The options are chosen so a condition can only *read* the
+ * arguments and only means what it says:
+ * - `strict`: unknown keywords, unknown formats, ambiguous types are load errors,
+ *   never silently ignored (an ignored constraint would widen an allow rule);
+ * - no coercion, no defaults, no removal of additional properties: validation must
+ *   not mutate the arguments that are later hashed and executed;
+ * - no `$data`, no `loadSchema` (so remote `$ref`s fail at load instead of fetching);
+ * - `ownProperties`: only the arguments' own keys count, never inherited ones;
+ * - `addUsedSchema: false`: a `$id` in one rule is not registered for the others,
+ *   so every condition is self-contained and rules cannot collide or depend on order;
+ * - `allErrors: false`: we only need yes/no, and stopping early is cheaper.
+ */
+export function createArgsAjv(): Ajv2020 {
+  return new Ajv2020({
+    strict: true,
+    allErrors: false,
+    $data: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    ownProperties: true,
+    addUsedSchema: false,
+    validateFormats: true,
+    logger: false,
+  });
+}
+
+/** Compiles one rule's `when` schema, reporting (not throwing) anything that makes it unusable. */
+export function compileWhen(ajv: Ajv2020, schema: Record<string, unknown>): CompileWhenResult {
+  const declared = schema.$schema;
+  if (declared !== undefined && declared !== DRAFT_2020_12 && declared !== `${DRAFT_2020_12}#`) {
+    return { ok: false, message: `only JSON Schema draft 2020-12 is supported ($schema: "${DRAFT_2020_12}")` };
+  }
+  if (schema.$async !== undefined) {
+    // An async validator returns a promise, which is truthy: it would match everything.
+    return { ok: false, message: '$async schemas are not supported' };
+  }
+  try {
+    // Cloned so later changes to the caller's document cannot reach the compiled rule.
+    const validate = ajv.compile(structuredClone(schema));
+    return { ok: true, test: (args) => validate(args) === true };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

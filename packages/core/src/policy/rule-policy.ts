@@ -1,0 +1,63 @@
+import { PolicyError } from './errors.ts';
+import { type CompiledRule, validatePolicyDocument } from './rules.ts';
+import type { ApprovalRequirement, PolicyEngine, PolicyInput, Verdict } from './types.ts';
+
+/**
+ * The built-in engine: an ordered list of rules, first match wins. A rule matches
+ * when the tool name matches one of its patterns AND (if it has `when`) the
+ * arguments satisfy its JSON Schema. No match is `deny` / `unclassified_tool`.
+ */
+export class RulePolicy implements PolicyEngine {
+  readonly #rules: readonly CompiledRule[];
+
+  /** Validates `document` (already parsed from YAML/JSON); throws `PolicyError` `invalid_policy`. */
+  constructor(document: unknown) {
+    const result = validatePolicyDocument(document);
+    if (!result.ok) throw new PolicyError('invalid_policy', result.problems);
+    this.#rules = result.rules;
+  }
+
+  /** Rule ids in evaluation order (for listings and audit). */
+  get ruleIds(): string[] {
+    return this.#rules.map((rule) => rule.id);
+  }
+
+  decide(input: PolicyInput): Verdict {
+    // Callers outside TypeScript can pass anything; a nameless call is never classifiable.
+    if (typeof input?.toolName !== 'string') return { kind: 'deny', ruleId: undefined, reason: 'policy_error' };
+
+    for (const rule of this.#rules) {
+      if (!rule.matchesTool(input.toolName)) continue;
+      if (rule.matchesArgs !== undefined && !rule.matchesArgs(input.args)) continue;
+      return verdictOf(rule);
+    }
+    return { kind: 'deny', ruleId: undefined, reason: 'unclassified_tool' };
+  }
+}
+
+/** A fresh verdict per call, so no caller can alter the rule it came from. */
+function verdictOf(rule: CompiledRule): Verdict {
+  const { outcome, id } = rule;
+  switch (outcome.kind) {
+    case 'allow':
+      return { kind: 'allow', ruleId: id };
+    case 'deny':
+      return { kind: 'deny', ruleId: id, reason: 'policy_deny' };
+    case 'approve':
+      return { kind: 'approve', ruleId: id, approval: copyApproval(outcome.approval) };
+  }
+}
+
+function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirement {
+  const { eligible } = approval;
+  return {
+    eligible: {
+      ...(eligible.principalSelf === undefined ? {} : { principalSelf: eligible.principalSelf }),
+      ...(eligible.approvers === undefined ? {} : { approvers: [...eligible.approvers] }),
+      ...(eligible.roles === undefined ? {} : { roles: [...eligible.roles] }),
+    },
+    requiredApprovals: approval.requiredApprovals,
+    ttlSeconds: approval.ttlSeconds,
+    sensitive: approval.sensitive,
+  };
+}

@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import type { ApproverRule } from '../ledger/types.ts';
+import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
+import { formatPath } from './format-path.ts';
+import { compileToolPattern, type ToolMatcher } from './glob.ts';
+import type { ApprovalRequirement } from './types.ts';
+
+export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
+/** Upper bound on any approval lifetime, so a typo cannot mint near-permanent approvals. */
+export const MAX_APPROVAL_TTL_SECONDS = 30 * 24 * 60 * 60;
+/**
+ * Who may approve when an `approve` rule names nobody: any authenticated holder of the
+ * `approver` role. Deliberately not `principalSelf`, so that an approve rule written
+ * without an `approval` block never lets the agent's own user wave a call through.
+ */
+export const DEFAULT_ELIGIBLE_APPROVERS: Readonly<ApproverRule> = Object.freeze({
+  roles: Object.freeze(['approver']) as string[],
+});
+
+const VERDICTS = ['allow', 'approve', 'deny'] as const;
+const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+const nonEmptyString = z.string().min(1, { error: 'must not be empty' });
+const ttlSeconds = z.int().min(1).max(MAX_APPROVAL_TTL_SECONDS);
+// Kept as the caller's own object (not copied by zod) so it reaches ajv exactly as written.
+const jsonSchemaObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { error: 'expected a JSON Schema object' },
+);
+
+const approverRuleSchema = z.strictObject({
+  principalSelf: z.boolean().optional(),
+  approvers: z.array(nonEmptyString).optional(),
+  roles: z.array(nonEmptyString).optional(),
+});
+
+const approvalSchema = z.strictObject({
+  approvers: approverRuleSchema.optional(),
+  required: z.int().min(1).optional(),
+  ttlSeconds: ttlSeconds.optional(),
+  sensitive: z.boolean().optional(),
+});
+
+const ruleSchema = z.strictObject({
+  id: z
+    .string()
+    .max(128)
+    .regex(RULE_ID, { error: 'must start with a letter or digit and use only letters, digits and . _ : -' })
+    .optional(),
+  description: z.string().optional(),
+  tool: nonEmptyString.optional(),
+  tools: z.array(nonEmptyString).min(1, { error: 'must not be empty' }).optional(),
+  when: jsonSchemaObject.optional(),
+  verdict: z.enum(VERDICTS, { error: `expected ${VERDICTS.map((v) => `"${v}"`).join(' | ')}` }),
+  approval: approvalSchema.optional(),
+});
+
+/** The policy document, as written in YAML or JSON (version 1). */
+export const policyDocumentSchema = z.strictObject({
+  version: z.literal(1, { error: 'expected 1' }),
+  defaults: z.strictObject({ approvalTtlSeconds: ttlSeconds.optional() }).optional(),
+  rules: z.array(ruleSchema),
+});
+
+export type PolicyDocument = z.input<typeof policyDocumentSchema>;
+export type PolicyRuleSpec = z.input<typeof ruleSchema>;
+
+/** What a matching rule decides, fixed at load time. */
+export type RuleOutcome =
+  | { kind: 'allow' }
+  | { kind: 'deny' }
+  | { kind: 'approve'; approval: Readonly<ApprovalRequirement> };
+
+export interface CompiledRule {
+  readonly id: string;
+  readonly index: number;
+  readonly matchesTool: ToolMatcher;
+  /** Absent when the rule has no `when`: any arguments match. */
+  readonly matchesArgs: ArgsPredicate | undefined;
+  readonly outcome: RuleOutcome;
+}
+
+export type PolicyValidation =
+  | { ok: true; rules: readonly CompiledRule[] }
+  | { ok: false; problems: string[] };
+
+/**
+ * Validates a parsed policy document and compiles its rules. Collects every problem
+ * (as `path: message`) rather than stopping at the first, so one load reports them all.
+ */
+export function validatePolicyDocument(value: unknown): PolicyValidation {
+  const parsed = policyDocumentSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) return { ok: false, problems: parsed.error.issues.flatMap(describeIssue) };
+
+  const doc = parsed.data;
+  const problems: string[] = [];
+  const ajv = createArgsAjv();
+  const defaultTtl = doc.defaults?.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
+  const firstIndexById = new Map<string, number>();
+  const rules: CompiledRule[] = [];
+
+  doc.rules.forEach((rule, index) => {
+    const at = (...rest: (string | number)[]) => formatPath(['rules', index, ...rest]);
+    const id = rule.id ?? `rule-${index}`;
+    const seenAt = firstIndexById.get(id);
+    if (seenAt === undefined) firstIndexById.set(id, index);
+    else problems.push(`${at('id')}: duplicate rule id "${id}" (first used by ${formatPath(['rules', seenAt])})`);
+
+    const patterns = rule.tools ?? (rule.tool === undefined ? [] : [rule.tool]);
+    if (rule.tool !== undefined && rule.tools !== undefined) {
+      problems.push(`${at()}: give either "tool" or "tools", not both`);
+    } else if (patterns.length === 0) {
+      problems.push(`${at('tool')}: required (or "tools")`);
+    }
+    const matchers = patterns.map(compileToolPattern);
+    const matchesTool: ToolMatcher = (name) => matchers.some((m) => m(name));
+
+    let matchesArgs: ArgsPredicate | undefined;
+    if (rule.when !== undefined) {
+      const compiled = compileWhen(ajv, rule.when);
+      if (compiled.ok) matchesArgs = compiled.test;
+      else problems.push(`${at('when')}: ${compiled.message}`);
+    }
+
+    let outcome: RuleOutcome;
+    if (rule.verdict === 'approve') {
+      outcome = { kind: 'approve', approval: approvalFor(rule.approval, defaultTtl, at, problems) };
+    } else {
+      if (rule.approval !== undefined) problems.push(`${at('approval')}: only allowed when verdict is "approve"`);
+      outcome = { kind: rule.verdict };
+    }
+
+    rules.push(Object.freeze({ id, index, matchesTool, matchesArgs, outcome: Object.freeze(outcome) }));
+  });
+
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, rules: Object.freeze(rules) };
+}
+
+type ApprovalSpec = z.output<typeof approvalSchema>;
+
+function approvalFor(
+  spec: ApprovalSpec | undefined,
+  defaultTtl: number,
+  at: (...rest: (string | number)[]) => string,
+  problems: string[],
+): Readonly<ApprovalRequirement> {
+  const eligible = eligibleFor(spec?.approvers, at, problems);
+  const requiredApprovals = spec?.required ?? 1;
+
+  // With only named approvers (no roles) the pool is countable: more required approvals
+  // than people who may give them would leave every request stuck until it expires.
+  if (eligible.roles === undefined || eligible.roles.length === 0) {
+    const pool = (eligible.approvers?.length ?? 0) + (eligible.principalSelf === true ? 1 : 0);
+    if (pool > 0 && requiredApprovals > pool) {
+      problems.push(`${at('approval', 'required')}: ${requiredApprovals} approvals required but only ${pool} eligible`);
+    }
+  }
+
+  return Object.freeze({
+    eligible,
+    requiredApprovals,
+    ttlSeconds: spec?.ttlSeconds ?? defaultTtl,
+    sensitive: spec?.sensitive ?? false,
+  });
+}
+
+function eligibleFor(
+  spec: ApprovalSpec['approvers'],
+  at: (...rest: (string | number)[]) => string,
+  problems: string[],
+): Readonly<ApproverRule> {
+  if (spec === undefined) return DEFAULT_ELIGIBLE_APPROVERS;
+
+  const eligible: ApproverRule = {};
+  if (spec.principalSelf !== undefined) eligible.principalSelf = spec.principalSelf;
+  for (const key of ['approvers', 'roles'] as const) {
+    const list = spec[key];
+    if (list === undefined) continue;
+    const seen = new Set<string>();
+    list.forEach((entry, i) => {
+      if (seen.has(entry)) problems.push(`${at('approval', 'approvers', key, i)}: duplicate "${entry}"`);
+      seen.add(entry);
+    });
+    eligible[key] = Object.freeze([...seen]) as string[];
+  }
+
+  const anyWay =
+    eligible.principalSelf === true || (eligible.approvers?.length ?? 0) > 0 || (eligible.roles?.length ?? 0) > 0;
+  if (!anyWay) {
+    problems.push(
+      `${at('approval', 'approvers')}: must name at least one way to approve (principalSelf: true, or non-empty approvers or roles)`,
+    );
+  }
+  return Object.freeze(eligible);
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string[] {
+  const where = formatPath(issue.path);
+  // `reportInput` is on, so an absent field shows up as an issue whose input is undefined.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
+    return [`${where}: required`];
+  }
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`);
+    case 'invalid_type':
+      return [`${where}: expected ${issue.expected}, got ${describeType(issue.input)}`];
+    case 'too_small':
+      if (issue.origin === 'number' || issue.origin === 'int') return [`${where}: must be at least ${issue.minimum}`];
+      return [`${where}: ${issue.message}`];
+    case 'too_big':
+      if (issue.origin === 'number' || issue.origin === 'int') return [`${where}: must be at most ${issue.maximum}`];
+      return [`${where}: ${issue.message}`];
+    default:
+      return [`${where}: ${issue.message}`];
+  }
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

@@ -1,0 +1,78 @@
+import type { ApproverRule } from '../ledger/types.ts';
+import { MAX_APPROVAL_TTL_SECONDS } from './rules.ts';
+import type { ApprovalRequirement, DenyReason, Verdict } from './types.ts';
+
+const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>([
+  'policy_deny',
+  'unclassified_tool',
+  'policy_error',
+  'unknown_verdict',
+]);
+
+/**
+ * Returns a clean copy of `value` if it is a well-formed `Verdict`, else `undefined`.
+ * Any engine (built-in or plugged in) is held to the same contract as a loaded rule:
+ * an `approve` must say who approves, how many (≥ 1), for how long and whether the
+ * arguments are sensitive. Only known fields are copied, so the caller never holds
+ * an object the engine can still change.
+ */
+export function toWellFormedVerdict(value: unknown): Verdict | undefined {
+  if (!isRecord(value)) return undefined;
+  const { kind, ruleId } = value;
+  switch (kind) {
+    case 'allow':
+      return isNonEmptyString(ruleId) ? { kind, ruleId } : undefined;
+    case 'approve': {
+      if (!isNonEmptyString(ruleId)) return undefined;
+      const approval = toApprovalRequirement(value.approval);
+      return approval === undefined ? undefined : { kind, ruleId, approval };
+    }
+    case 'deny': {
+      const { reason } = value;
+      if (ruleId !== undefined && !isNonEmptyString(ruleId)) return undefined;
+      if (typeof reason !== 'string' || !DENY_REASONS.has(reason)) return undefined;
+      return { kind, ruleId, reason: reason as DenyReason };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function toApprovalRequirement(value: unknown): ApprovalRequirement | undefined {
+  if (!isRecord(value)) return undefined;
+  const { requiredApprovals, ttlSeconds, sensitive } = value;
+  if (!Number.isSafeInteger(requiredApprovals) || (requiredApprovals as number) < 1) return undefined;
+  if (!Number.isSafeInteger(ttlSeconds) || (ttlSeconds as number) < 1) return undefined;
+  if ((ttlSeconds as number) > MAX_APPROVAL_TTL_SECONDS) return undefined;
+  if (typeof sensitive !== 'boolean') return undefined;
+  const eligible = toApproverRule(value.eligible);
+  if (eligible === undefined) return undefined;
+  return { eligible, requiredApprovals: requiredApprovals as number, ttlSeconds: ttlSeconds as number, sensitive };
+}
+
+function toApproverRule(value: unknown): ApproverRule | undefined {
+  if (!isRecord(value)) return undefined;
+  const { principalSelf, approvers, roles } = value;
+  if (principalSelf !== undefined && typeof principalSelf !== 'boolean') return undefined;
+  if (approvers !== undefined && !isStringList(approvers)) return undefined;
+  if (roles !== undefined && !isStringList(roles)) return undefined;
+  if (principalSelf !== true && (approvers?.length ?? 0) === 0 && (roles?.length ?? 0) === 0) return undefined;
+
+  const rule: ApproverRule = {};
+  if (principalSelf !== undefined) rule.principalSelf = principalSelf;
+  if (approvers !== undefined) rule.approvers = [...approvers];
+  if (roles !== undefined) rule.roles = [...roles];
+  return rule;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every(isNonEmptyString);
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
+import type { AuditLog } from '../audit/types.ts';
+import { manualClock } from '../clock.ts';
+import { Gate } from '../gate/gate.ts';
+import type { Approver } from '../gate/eligibility.ts';
+import type { ModelToolCall } from '../gate/propose.ts';
+import type { Tool, ToolRegistry } from '../gate/tools.ts';
+import { MemoryLedger } from '../ledger/memory-ledger.ts';
+import type { LedgerStore } from '../ledger/types.ts';
+import { loadPolicy } from '../policy/load.ts';
+import type { PolicyEngine } from '../policy/types.ts';
+import { hmacKey, Keyring } from '../token/keyring.ts';
+
+/** The policy the shared fixture uses: small transfers run, larger ones need approval. */
+export const FIXTURE_POLICY_YAML = `
+version: 1
+rules:
+  - id: reads
+    tools: [read_file, get_balance]
+    verdict: allow
+  - id: small-transfers
+    tool: transfer
+    when:
+      type: object
+      properties: { amount: { type: number, maximum: 100 } }
+      required: [amount]
+    verdict: allow
+  - id: transfers
+    tool: transfer
+    verdict: approve
+    approval:
+      approvers: { roles: [finance], principalSelf: false }
+      ttlSeconds: 600
+  - id: deploys
+    tool: deploy
+    verdict: approve
+    approval:
+      approvers: { approvers: [alice, bob, carol] }
+      required: 2
+  - id: no-deletes
+    tool: "delete_*"
+    verdict: deny
+`;
+
+export const FIXTURE_SECRET = Buffer.alloc(32, 0x5a);
+export const FINANCE: Approver = { id: 'fiona', roles: ['finance'] };
+
+export interface Execution {
+  tool: string;
+  args: unknown;
+  callId: string;
+}
+
+export interface GateFixtureOptions {
+  ledger?: LedgerStore;
+  audit?: AuditLog;
+  policy?: PolicyEngine;
+  keyring?: Keyring;
+  tools?: ToolRegistry;
+}
+
+/**
+ * A gate wired to real stores (memory by default) with recording demo tools, for
+ * attack suites in core, the stores and the integrations.
+ */
+export function makeGateFixture(options: GateFixtureOptions = {}) {
+  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
+  const executions: Execution[] = [];
+  const recorder =
+    (tool: string, result: (args: unknown) => unknown = () => ({ ok: true })): Tool =>
+    ({
+      execute: (args, context) => {
+        executions.push({ tool, args, callId: context.callId });
+        return result(args);
+      },
+    });
+  const tools: ToolRegistry = options.tools ?? {
+    read_file: recorder('read_file', () => ({ content: 'hello' })),
+    get_balance: recorder('get_balance', () => ({ balance: 1000 })),
+    transfer: {
+      ...recorder('transfer', (args) => ({ transferred: (args as { amount: number }).amount })),
+      definition: {
+        name: 'transfer',
+        description: 'Move money to a recipient',
+        inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } },
+      },
+    },
+    deploy: recorder('deploy'),
+    delete_repo: recorder('delete_repo'),
+    unlisted_tool: recorder('unlisted_tool'),
+  };
+  const ledger = options.ledger ?? new MemoryLedger();
+  const audit = options.audit ?? new MemoryAuditLog();
+  const keyring = options.keyring ?? new Keyring([hmacKey('k1', FIXTURE_SECRET)]);
+  const policy = options.policy ?? loadPolicy(FIXTURE_POLICY_YAML, 'yaml');
+  // Readable ids, unique across fixtures that share one ledger.
+  const idPrefix = randomUUID().slice(0, 8);
+  let nextId = 0;
+  const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, newId: () => `${idPrefix}-${++nextId}` });
+
+  let nextCall = 0;
+  const call = (overrides: Partial<ModelToolCall> = {}): ModelToolCall => ({
+    runId: 'run-1',
+    sessionId: 'session-1',
+    principal: 'user:42',
+    callId: `call-${++nextCall}`,
+    toolName: 'transfer',
+    arguments: '{"amount":500,"to":"alice"}',
+    ...overrides,
+  });
+
+  /** Proposes a call, has FINANCE approve it and returns the token. */
+  async function proposeAndApprove(overrides: Partial<ModelToolCall> = {}, approver: Approver = FINANCE) {
+    const modelCall = call(overrides);
+    const proposed = await gate.propose(modelCall);
+    if (proposed.status !== 'approval_required') throw new Error(`expected approval_required, got ${proposed.status}`);
+    const decided = await gate.approvals.decide(approver, { requestId: proposed.requestId, decision: 'approve' });
+    if (!decided.ok) throw new Error(`decision failed: ${decided.reason}`);
+    const issued = await gate.approvals.token(proposed.requestId);
+    if (!issued.ok) throw new Error(`no token: ${issued.reason}`);
+    return { call: modelCall, requestId: proposed.requestId, proposalId: proposed.proposalId, token: issued.token };
+  }
+
+  /** The dispatch request an honest runtime sends for `modelCall`. */
+  const dispatchFor = (modelCall: ModelToolCall, token?: string) => ({
+    runId: modelCall.runId,
+    callId: modelCall.callId,
+    sessionId: modelCall.sessionId,
+    principal: modelCall.principal,
+    toolName: modelCall.toolName,
+    arguments: modelCall.arguments,
+    token,
+  });
+
+  return { gate, clock, ledger, audit, keyring, executions, call, proposeAndApprove, dispatchFor };
+}

@@ -1,0 +1,10 @@
+export {
+  type Execution,
+  FINANCE,
+  FIXTURE_POLICY_YAML,
+  FIXTURE_SECRET,
+  type GateFixtureOptions,
+  makeGateFixture,
+} from './gate-fixture.ts';
+export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
+export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../digest.ts';
+import type { LedgerStore, NewApprovalRequest, ProposalInput } from '../ledger/types.ts';
+
+export interface LedgerHarness {
+  store: LedgerStore;
+  /** Called once after the suite. */
+  cleanup?: () => Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+let counter = 0;
+/** Ids unique across runs, so suites can share a persistent database. */
+function uid(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export function sampleProposal(overrides: Partial<ProposalInput> = {}): ProposalInput {
+  const canonicalArgs = overrides.canonicalArgs ?? '{"amount":10,"to":"alice"}';
+  return {
+    proposalId: uid('prop'),
+    runId: uid('run'),
+    sessionId: 'session-1',
+    principal: 'user:42',
+    callId: uid('call'),
+    toolName: 'transfer',
+    canonicalArgs,
+    argsDigest: sha256Hex(canonicalArgs),
+    modelResponseRef: 'resp-1',
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+function sampleRequest(proposalId: string, overrides: Partial<NewApprovalRequest> = {}): NewApprovalRequest {
+  return {
+    requestId: uid('req'),
+    proposalId,
+    createdAt: T0,
+    expiresAt: T0 + 60_000,
+    requiredApprovals: 1,
+    eligible: { roles: ['approver'] },
+    ruleId: 'rule-1',
+    ...overrides,
+  };
+}
+
+/**
+ * The behaviour every `LedgerStore` backend must have. Run it from the backend's
+ * own test file: `runLedgerConformance('sqlite', async () => ({ store, cleanup }))`.
+ */
+export function runLedgerConformance(name: string, makeHarness: () => Promise<LedgerHarness>): void {
+  describe(`LedgerStore conformance: ${name}`, () => {
+    let harness: LedgerHarness;
+    let store: LedgerStore;
+    beforeAll(async () => {
+      harness = await makeHarness();
+      store = harness.store;
+    });
+    afterAll(async () => {
+      await harness?.cleanup?.();
+    });
+
+    async function approvedCall(opts: { requiredApprovals?: number; expiresAt?: number } = {}) {
+      const proposal = sampleProposal();
+      await store.recordProposal(proposal);
+      const req = await store.createApprovalRequest(
+        sampleRequest(proposal.proposalId, {
+          requiredApprovals: opts.requiredApprovals ?? 1,
+          expiresAt: opts.expiresAt ?? T0 + 60_000,
+        }),
+      );
+      const tokenId = uid('tok');
+      const decided = await store.addDecision(
+        req.requestId,
+        { approver: 'alice', decision: 'approve', at: T0 + 1 },
+        { now: T0 + 1, tokenIdIfApproved: tokenId },
+      );
+      return { proposal, requestId: req.requestId, tokenId, decided };
+    }
+
+    describe('proposals', () => {
+      it('records a proposal exactly as given and finds it by id and by (run, call)', async () => {
+        const p = sampleProposal({ definitionDigest: 'a'.repeat(64), parentProposalId: 'parent-1' });
+        const r = await store.recordProposal(p);
+        expect(r).toMatchObject({ ok: true, created: true });
+        const byId = await store.getProposal(p.proposalId);
+        expect(byId).toMatchObject({ ...p, state: 'proposed' });
+        expect(await store.findProposalByCall(p.runId, p.callId)).toEqual(byId);
+        expect(await store.getProposal('nope')).toBeUndefined();
+        expect(await store.findProposalByCall(p.runId, 'other-call')).toBeUndefined();
+      });
+
+      it('re-recording the same call is idempotent; different arguments under the same call id conflict', async () => {
+        const p = sampleProposal();
+        await store.recordProposal(p);
+        const again = await store.recordProposal({ ...p, proposalId: uid('prop') });
+        expect(again).toMatchObject({ ok: true, created: false });
+        if (again.ok) expect(again.proposal.proposalId).toBe(p.proposalId);
+        const drift = '{"amount":10000,"to":"alice"}';
+        const conflict = await store.recordProposal({
+          ...p,
+          proposalId: uid('prop'),
+          canonicalArgs: drift,
+          argsDigest: sha256Hex(drift),
+        });
+        expect(conflict).toMatchObject({ ok: false, reason: 'conflict' });
+        const stored = await store.getProposal(p.proposalId);
+        expect(stored?.canonicalArgs).toBe(p.canonicalArgs);
+      });
+
+      it('the same call id in another run is a different call', async () => {
+        const p = sampleProposal();
+        await store.recordProposal(p);
+        const other = await store.recordProposal({ ...p, proposalId: uid('prop'), runId: uid('run') });
+        expect(other).toMatchObject({ ok: true, created: true });
+      });
+
+      it('stores arguments byte for byte (unicode, escapes)', async () => {
+        const args = '{"note":"é\\u0000\\"<script>\\n😀","z":[1,2.5,-0.001]}';
+        const p = sampleProposal({ canonicalArgs: args, argsDigest: sha256Hex(args) });
+        await store.recordProposal(p);
+        expect((await store.getProposal(p.proposalId))?.canonicalArgs).toBe(args);
+      });
+    });
+
+    describe('approval lifecycle', () => {
+      it('pending → approved with a token id, then consumed once', async () => {
+        const { proposal, requestId, tokenId, decided } = await approvedCall();
+        expect(decided).toMatchObject({ ok: true, request: { status: 'approved', tokenId, approvedAt: T0 + 1 } });
+        const first = await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 2 });
+        expect(first).toMatchObject({ ok: true, proposal: { state: 'dispatched', dispatchedAt: T0 + 2 } });
+        const second = await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 3 });
+        expect(second).toEqual({ ok: false, reason: 'already_consumed' });
+        expect(await store.getApprovalRequest(requestId)).toMatchObject({ status: 'consumed', consumedAt: T0 + 2 });
+      });
+
+      it('a pending request cannot be consumed', async () => {
+        const proposal = sampleProposal();
+        await store.recordProposal(proposal);
+        const req = await store.createApprovalRequest(sampleRequest(proposal.proposalId));
+        const r = await store.consume({
+          proposalId: proposal.proposalId,
+          approval: { requestId: req.requestId, tokenId: 'any' },
+          now: T0 + 1,
+        });
+        expect(r).toEqual({ ok: false, reason: 'not_approved' });
+        expect((await store.getProposal(proposal.proposalId))?.state).toBe('proposed');
+      });
+
+      it('a deny ends the request; later decisions are refused', async () => {
+        const proposal = sampleProposal();
+        await store.recordProposal(proposal);
+        const req = await store.createApprovalRequest(sampleRequest(proposal.proposalId));
+        const denied = await store.addDecision(
+          req.requestId,
+          { approver: 'bob', decision: 'deny', reason: 'no', at: T0 + 1 },
+          { now: T0 + 1, tokenIdIfApproved: 'tok-x' },
+        );
+        expect(denied).toMatchObject({ ok: true, request: { status: 'denied' } });
+        if (denied.ok) expect(denied.request.tokenId).toBeUndefined();
+        const late = await store.addDecision(
+          req.requestId,
+          { approver: 'carol', decision: 'approve', at: T0 + 2 },
+          { now: T0 + 2, tokenIdIfApproved: 'tok-y' },
+        );
+        expect(late).toEqual({ ok: false, reason: 'already_decided' });
+      });
+
+      it('n-of-m: needs distinct approvers; the same approver twice is refused', async () => {
+        const { requestId, decided } = await approvedCall({ requiredApprovals: 2 });
+        expect(decided).toMatchObject({ ok: true, request: { status: 'pending' } });
+        const again = await store.addDecision(
+          requestId,
+          { approver: 'alice', decision: 'approve', at: T0 + 2 },
+          { now: T0 + 2, tokenIdIfApproved: 'tok-2' },
+        );
+        expect(again).toEqual({ ok: false, reason: 'duplicate_approver' });
+        const second = await store.addDecision(
+          requestId,
+          { approver: 'bob', decision: 'approve', at: T0 + 3 },
+          { now: T0 + 3, tokenIdIfApproved: 'tok-3' },
+        );
+        expect(second).toMatchObject({ ok: true, request: { status: 'approved', tokenId: 'tok-3' } });
+        if (second.ok) expect(second.request.decisions.map((d) => d.approver)).toEqual(['alice', 'bob']);
+      });
+
+      it('decisions on unknown or expired requests are refused', async () => {
+        expect(
+          await store.addDecision(
+            'missing',
+            { approver: 'a', decision: 'approve', at: T0 },
+            { now: T0, tokenIdIfApproved: 't' },
+          ),
+        ).toEqual({ ok: false, reason: 'not_found' });
+        const proposal = sampleProposal();
+        await store.recordProposal(proposal);
+        const req = await store.createApprovalRequest(sampleRequest(proposal.proposalId, { expiresAt: T0 + 1000 }));
+        const late = await store.addDecision(
+          req.requestId,
+          { approver: 'a', decision: 'approve', at: T0 + 1000 },
+          { now: T0 + 1000, tokenIdIfApproved: 't' },
+        );
+        expect(late).toEqual({ ok: false, reason: 'expired' });
+      });
+
+      it('an approval expires with the injected clock and never consumes afterwards', async () => {
+        const { proposal, requestId, tokenId } = await approvedCall({ expiresAt: T0 + 5_000 });
+        const late = await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 5_000 });
+        expect(late).toEqual({ ok: false, reason: 'expired' });
+        expect((await store.getProposal(proposal.proposalId))?.state).toBe('proposed');
+        expect(await store.listApprovalRequests({ status: 'expired' }, T0 + 5_000)).toEqual(
+          expect.arrayContaining([expect.objectContaining({ requestId })]),
+        );
+      });
+
+      it('a different token id cannot consume the approval', async () => {
+        const { proposal, requestId } = await approvedCall();
+        const r = await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId: 'forged' }, now: T0 + 2 });
+        expect(r).toEqual({ ok: false, reason: 'token_mismatch' });
+      });
+
+      it("an approval cannot consume another proposal's call", async () => {
+        const { requestId, tokenId } = await approvedCall();
+        const other = sampleProposal();
+        await store.recordProposal(other);
+        const r = await store.consume({ proposalId: other.proposalId, approval: { requestId, tokenId }, now: T0 + 2 });
+        expect(r).toEqual({ ok: false, reason: 'not_found' });
+        expect((await store.getProposal(other.proposalId))?.state).toBe('proposed');
+      });
+
+      it('a revoked approval never consumes', async () => {
+        const { proposal, requestId, tokenId } = await approvedCall();
+        expect(await store.revokeApproval(requestId, T0 + 2)).toBe(true);
+        const r = await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 3 });
+        expect(r).toEqual({ ok: false, reason: 'revoked' });
+        expect(await store.revokeApproval(requestId, T0 + 4)).toBe(false);
+      });
+
+      it('one request per proposal', async () => {
+        const proposal = sampleProposal();
+        await store.recordProposal(proposal);
+        await store.createApprovalRequest(sampleRequest(proposal.proposalId));
+        await expect(store.createApprovalRequest(sampleRequest(proposal.proposalId))).rejects.toThrow();
+        const found = await store.findApprovalRequestByProposal(proposal.proposalId);
+        expect(found?.proposalId).toBe(proposal.proposalId);
+      });
+
+      it('lists requests by effective status, newest first', async () => {
+        const runId = uid('run');
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const p = sampleProposal({ runId });
+          await store.recordProposal(p);
+          const req = await store.createApprovalRequest(
+            sampleRequest(p.proposalId, { createdAt: T0 + 10_000_000 + i, expiresAt: T0 + 20_000_000 }),
+          );
+          ids.push(req.requestId);
+        }
+        const pending = await store.listApprovalRequests({ status: 'pending', limit: 1000 }, T0 + 10_000_100);
+        const positions = ids.map((id) => pending.findIndex((r) => r.requestId === id));
+        expect(positions.every((p) => p >= 0)).toBe(true);
+        expect(positions[2]).toBeLessThan(positions[1]!);
+        expect(positions[1]).toBeLessThan(positions[0]!);
+        const limited = await store.listApprovalRequests({ status: 'pending', limit: 2 }, T0 + 10_000_100);
+        expect(limited).toHaveLength(2);
+      });
+    });
+
+    describe('single use', () => {
+      it('a call without approval dispatches once', async () => {
+        const p = sampleProposal();
+        await store.recordProposal(p);
+        expect(await store.consume({ proposalId: p.proposalId, now: T0 })).toMatchObject({ ok: true });
+        expect(await store.consume({ proposalId: p.proposalId, now: T0 })).toEqual({
+          ok: false,
+          reason: 'already_consumed',
+        });
+        expect(await store.consume({ proposalId: 'missing', now: T0 })).toEqual({ ok: false, reason: 'not_found' });
+      });
+
+      it('1,000 concurrent consumptions of one approval: exactly one succeeds', async () => {
+        const { proposal, requestId, tokenId } = await approvedCall();
+        const results = await Promise.all(
+          Array.from({ length: 1000 }, () =>
+            store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 2 }),
+          ),
+        );
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok && r.reason === 'already_consumed')).toHaveLength(999);
+      });
+
+      it('records the result digest', async () => {
+        const p = sampleProposal();
+        await store.recordProposal(p);
+        await store.consume({ proposalId: p.proposalId, now: T0 });
+        await store.recordResult(p.proposalId, { status: 'succeeded', resultDigest: 'b'.repeat(64), at: T0 + 5 });
+        expect((await store.getProposal(p.proposalId))?.result).toEqual({
+          status: 'succeeded',
+          resultDigest: 'b'.repeat(64),
+          at: T0 + 5,
+        });
+      });
+    });
+  });
+}

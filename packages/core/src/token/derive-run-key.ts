@@ -1,0 +1,33 @@
+import { hkdfSync } from 'node:crypto';
+
+/** HKDF purpose label for approval-token MAC keys; a new purpose gets a new label. */
+export const APPROVAL_TOKEN_PURPOSE = 'countersign/v1/approval-token';
+
+/**
+ * Per-run key = HKDF-SHA256(master, salt = run id, info = purpose) (invariant 8).
+ * Deterministic: the same run gets the same key after a restart or a durable replay,
+ * and a key leaked for one run says nothing about another.
+ */
+export function deriveRunKey(master: Uint8Array, runId: string, purpose = APPROVAL_TOKEN_PURPOSE): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.from(runId, 'utf8'), Buffer.from(purpose, 'utf8'), 32));
+}
+
+/** Bounded cache of derived keys; oldest entries are dropped first. */
+export class RunKeyCache {
+  readonly #max: number;
+  readonly #keys = new Map<string, Buffer>();
+  constructor(maxEntries = 10_000) {
+    this.#max = maxEntries;
+  }
+
+  get(kid: string, master: Uint8Array, runId: string): Buffer {
+    const cacheKey = `${kid}\u0000${runId}`;
+    let key = this.#keys.get(cacheKey);
+    if (key === undefined) {
+      key = deriveRunKey(master, runId);
+      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
+      this.#keys.set(cacheKey, key);
+    }
+    return key;
+  }
+}

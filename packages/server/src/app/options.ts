@@ -1,0 +1,147 @@
+import type { Gate } from '@countersign/core';
+
+export interface AuthConfig {
+  /** Agent runtimes: service-to-service bearer tokens. */
+  agents: Array<{ name: string; token: string }>;
+  /** People who approve: id, roles, and a password for the login form (and/or a bearer token for the API). */
+  approvers: Array<{ id: string; roles: string[]; password?: string; token?: string }>;
+  /** Trust identity headers set by an authenticating reverse proxy (optional). */
+  trustedProxy?: { userHeader: string; rolesHeader?: string; sharedSecretHeader?: string; sharedSecret?: string } | undefined;
+  /** Secret for signing session cookies (≥ 32 bytes); generated per process when absent (sessions then end on restart). */
+  sessionSecret?: string | undefined;
+}
+
+export interface WebhookOptions {
+  url: string;
+  secret: string;
+  /** Attempts per event, including the first. Default 5. */
+  maxAttempts?: number | undefined;
+  /** Delay before the first retry; doubles after each failure. Default 500 ms. */
+  baseDelayMs?: number | undefined;
+  /** Per-attempt timeout. Default 5000 ms. */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * Timing knobs for waiting clients. The defaults suit production; tests shorten them.
+ */
+export interface ServerTuning {
+  /** How often long-polls and event streams re-read the ledger (decisions made by other replicas). Default 1000. */
+  pollIntervalMs?: number | undefined;
+  /** Comment line sent on idle event streams so proxies keep them open. Default 15000. */
+  heartbeatMs?: number | undefined;
+  /** Upper bound for `?wait=` on request status. Default 30. */
+  maxWaitSeconds?: number | undefined;
+  /** Lifetime of a login session. Default 8 hours. */
+  sessionTtlSeconds?: number | undefined;
+}
+
+export interface ServerOptions {
+  gate: Gate;
+  auth: AuthConfig;
+  /** Outgoing signed webhook for request created/decided; optional. */
+  webhook?: WebhookOptions | undefined;
+  bodyLimitBytes?: number | undefined; // default 256 KiB
+  /** Absolute origin the browser uses, e.g. http://127.0.0.1:8787; for CSRF origin checks. */
+  publicOrigin?: string | undefined;
+  tuning?: ServerTuning | undefined;
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+
+export type ServerConfigErrorCode = 'invalid_auth_config' | 'invalid_session_secret' | 'invalid_public_origin' | 'invalid_webhook';
+
+/** A configuration the server refuses to start with (a programming or deployment error). */
+export class ServerConfigError extends Error {
+  readonly code: ServerConfigErrorCode;
+
+  constructor(code: ServerConfigErrorCode, message: string) {
+    super(message);
+    this.name = 'ServerConfigError';
+    this.code = code;
+  }
+}
+
+export interface ResolvedTuning {
+  pollIntervalMs: number;
+  heartbeatMs: number;
+  maxWaitSeconds: number;
+  sessionTtlSeconds: number;
+}
+
+export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning {
+  return {
+    pollIntervalMs: tuning?.pollIntervalMs ?? 1000,
+    heartbeatMs: tuning?.heartbeatMs ?? 15_000,
+    maxWaitSeconds: tuning?.maxWaitSeconds ?? 30,
+    sessionTtlSeconds: tuning?.sessionTtlSeconds ?? 8 * 3600,
+  };
+}
+
+/** Normalizes `publicOrigin` to `scheme://host[:port]`, or throws. */
+export function resolvePublicOrigin(publicOrigin: string | undefined): string | undefined {
+  if (publicOrigin === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(publicOrigin);
+  } catch {
+    throw new ServerConfigError('invalid_public_origin', 'publicOrigin must be an absolute http(s) origin');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ServerConfigError('invalid_public_origin', 'publicOrigin must use http or https');
+  }
+  return url.origin;
+}
+
+/**
+ * Rejects credentials that would make authentication ambiguous: empty tokens, one
+ * token used by two identities (an agent token that is also an approver token would
+ * let the agent decide), duplicate ids.
+ */
+export function validateAuthConfig(auth: AuthConfig): void {
+  const tokens = new Set<string>();
+  const claim = (token: string, owner: string) => {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ServerConfigError('invalid_auth_config', `${owner}: token must be a non-empty string`);
+    }
+    if (tokens.has(token)) throw new ServerConfigError('invalid_auth_config', `${owner}: token is used by another identity`);
+    tokens.add(token);
+  };
+  const names = new Set<string>();
+  for (const agent of auth.agents) {
+    if (typeof agent.name !== 'string' || agent.name.length === 0) {
+      throw new ServerConfigError('invalid_auth_config', 'agent names must be non-empty strings');
+    }
+    if (names.has(`agent:${agent.name}`)) throw new ServerConfigError('invalid_auth_config', `duplicate agent ${agent.name}`);
+    names.add(`agent:${agent.name}`);
+    claim(agent.token, `agent ${agent.name}`);
+  }
+  for (const approver of auth.approvers) {
+    if (typeof approver.id !== 'string' || approver.id.length === 0) {
+      throw new ServerConfigError('invalid_auth_config', 'approver ids must be non-empty strings');
+    }
+    if (names.has(`approver:${approver.id}`)) {
+      throw new ServerConfigError('invalid_auth_config', `duplicate approver ${approver.id}`);
+    }
+    names.add(`approver:${approver.id}`);
+    if (!Array.isArray(approver.roles) || approver.roles.some((r) => typeof r !== 'string')) {
+      throw new ServerConfigError('invalid_auth_config', `approver ${approver.id}: roles must be strings`);
+    }
+    if (approver.token !== undefined) claim(approver.token, `approver ${approver.id}`);
+    if (approver.password !== undefined && (typeof approver.password !== 'string' || approver.password.length === 0)) {
+      throw new ServerConfigError('invalid_auth_config', `approver ${approver.id}: password must be non-empty`);
+    }
+  }
+  const proxy = auth.trustedProxy;
+  if (proxy !== undefined) {
+    if (typeof proxy.userHeader !== 'string' || proxy.userHeader.length === 0) {
+      throw new ServerConfigError('invalid_auth_config', 'trustedProxy.userHeader is required');
+    }
+    if ((proxy.sharedSecret === undefined) !== (proxy.sharedSecretHeader === undefined)) {
+      throw new ServerConfigError('invalid_auth_config', 'trustedProxy needs both sharedSecretHeader and sharedSecret, or neither');
+    }
+    if (proxy.sharedSecret !== undefined && proxy.sharedSecret.length === 0) {
+      throw new ServerConfigError('invalid_auth_config', 'trustedProxy.sharedSecret must not be empty');
+    }
+  }
+}

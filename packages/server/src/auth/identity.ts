@@ -1,0 +1,20 @@
+import type { Approver } from '@countersign/core';
+
+/** An authenticated approver: who they are and how the server knows it. */
+export interface ApproverIdentity {
+  kind: 'approver';
+  approver: Approver & { roles: readonly string[] };
+  via: 'bearer' | 'session' | 'proxy';
+  /**
+   * What the form CSRF token is derived from: the session id for cookie sessions,
+   * the user for proxy logins. Undefined for bearer tokens (no browser forms).
+   */
+  csrfKey?: string | undefined;
+}
+
+export interface AgentIdentity {
+  kind: 'agent';
+  name: string;
+}
+
+export type Identity = AgentIdentity | ApproverIdentity;

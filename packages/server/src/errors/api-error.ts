@@ -1,0 +1,82 @@
+/**
+ * Every error the HTTP API returns has one of these codes. Clients branch on the
+ * code; the message is for people and never carries internal details (stack
+ * traces, store errors, other callers' reasons).
+ */
+export type ApiErrorCode =
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'csrf_rejected'
+  | 'not_found'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'malformed_json'
+  | 'nesting_too_deep'
+  | 'invalid_json_value'
+  | 'unknown_field'
+  | 'invalid_request'
+  | 'invalid_arguments'
+  | 'expired'
+  | 'already_decided'
+  | 'duplicate_approver'
+  | 'not_approved'
+  | 'store_unavailable'
+  | 'internal_error';
+
+const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503> = {
+  unauthenticated: 401,
+  forbidden: 403,
+  csrf_rejected: 403,
+  not_found: 404,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  malformed_json: 400,
+  nesting_too_deep: 400,
+  invalid_json_value: 400,
+  unknown_field: 400,
+  invalid_request: 400,
+  invalid_arguments: 400,
+  expired: 409,
+  already_decided: 409,
+  duplicate_approver: 409,
+  not_approved: 409,
+  store_unavailable: 503,
+  internal_error: 500,
+};
+
+export type ApiErrorStatus = (typeof STATUS)[ApiErrorCode];
+
+/** The JSON body of every error response. */
+export interface ApiErrorBody {
+  error: { code: ApiErrorCode; message: string; status?: string | undefined };
+}
+
+/** Thrown by routes and middleware; the app's error handler turns it into `ApiErrorBody`. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: ApiErrorStatus;
+  /** For `not_approved`: the request's current status (pending, denied, …). */
+  readonly requestStatus: string | undefined;
+
+  constructor(code: ApiErrorCode, message: string, options?: { requestStatus?: string | undefined }) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = STATUS[code];
+    this.requestStatus = options?.requestStatus;
+  }
+
+  toBody(): ApiErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.requestStatus === undefined ? {} : { status: this.requestStatus }),
+      },
+    };
+  }
+}
+
+export function statusFor(code: ApiErrorCode): ApiErrorStatus {
+  return STATUS[code];
+}

@@ -1,0 +1,90 @@
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { LedgerError } from '@countersign/core';
+import { isUnavailableError, toStoreError } from './errors.ts';
+
+export type Query = <R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]) => Promise<QueryResult<R>>;
+
+/**
+ * The pool plus the two ways the stores talk to it. Every error leaving here has
+ * been through `toStoreError`, so outages surface as store_unavailable. Clients
+ * that saw an error are destroyed rather than returned to the pool, so a dead
+ * connection is never reused and the pool reconnects once the database is back.
+ */
+export class PgDatabase {
+  readonly pool: Pool;
+  #closed = false;
+
+  constructor(pool: Pool) {
+    this.pool = pool;
+  }
+
+  /** One statement on any pooled connection; a single statement is its own transaction. */
+  readonly query: Query = async (text, params) => {
+    this.#assertOpen();
+    try {
+      return await this.pool.query(text, params);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  };
+
+  /** Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. */
+  async transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    // pg-pool removes its own listener while a client is checked out; without one,
+    // a connection dropped between two of our queries would crash the process.
+    let connectionError: unknown;
+    const onError = (error: unknown) => {
+      connectionError = error;
+    };
+    client.on('error', onError);
+    const query: Query = (text, params) => client.query(text, params);
+    let releaseError: Error | undefined;
+    try {
+      await query('BEGIN');
+      const result = await fn(query);
+      await query('COMMIT');
+      return result;
+    } catch (error) {
+      // After an outage-class error (e.g. a client-side timeout with the query still in
+      // flight) the connection is suspect: destroy it rather than wait on a ROLLBACK;
+      // the server rolls back when the connection goes.
+      releaseError =
+        connectionError !== undefined || isUnavailableError(error) ? asError(error) : await rollback(client, error);
+      throw toStoreError(error);
+    } finally {
+      client.off('error', onError);
+      client.release(releaseError ?? (connectionError === undefined ? undefined : asError(connectionError)));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.pool.end();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new LedgerError('store_unavailable', 'postgres store is closed');
+  }
+}
+
+/** Rolls back; returns an error (meaning: destroy the client) unless the connection is known good. */
+async function rollback(client: PoolClient, cause: unknown): Promise<Error | undefined> {
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch {
+    return asError(cause);
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

@@ -1,0 +1,110 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Numbered, append-only: never edit a shipped migration, add the next one.
+ * STRICT tables make SQLite enforce the column types. Times are INTEGER
+ * milliseconds since the epoch; JSON lives in TEXT columns.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger and audit chain',
+    sql: `
+      CREATE TABLE proposals (
+        proposal_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        definition_digest TEXT,
+        canonical_args TEXT NOT NULL,
+        args_digest TEXT NOT NULL,
+        model_response_ref TEXT,
+        parent_proposal_id TEXT,
+        created_at INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('proposed', 'dispatched')),
+        dispatched_at INTEGER,
+        result_status TEXT CHECK (result_status IN ('succeeded', 'failed')),
+        result_digest TEXT,
+        result_at INTEGER,
+        UNIQUE (run_id, call_id)
+      ) STRICT;
+
+      CREATE TABLE approval_requests (
+        request_id TEXT PRIMARY KEY,
+        proposal_id TEXT NOT NULL UNIQUE REFERENCES proposals (proposal_id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        required_approvals INTEGER NOT NULL CHECK (required_approvals >= 1),
+        eligible TEXT NOT NULL,
+        rule_id TEXT,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'revoked', 'consumed')),
+        token_id TEXT,
+        approved_at INTEGER,
+        consumed_at INTEGER
+      ) STRICT;
+      CREATE INDEX approval_requests_newest ON approval_requests (created_at DESC, request_id DESC);
+
+      CREATE TABLE decisions (
+        request_id TEXT NOT NULL REFERENCES approval_requests (request_id),
+        position INTEGER NOT NULL,
+        approver TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('approve', 'deny')),
+        reason TEXT,
+        at INTEGER NOT NULL,
+        edited_proposal_id TEXT,
+        PRIMARY KEY (request_id, approver),
+        UNIQUE (request_id, position)
+      ) STRICT;
+
+      -- The event body is stored as the JSON text of the hashed fields, so a record
+      -- reads back exactly as it was hashed (absent fields stay absent).
+      CREATE TABLE audit_records (
+        seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        event TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+/**
+ * Applies the migrations this database lacks, all in one BEGIN IMMEDIATE
+ * transaction: processes opening a fresh file at the same time serialise here,
+ * and a failed migration leaves the schema as it was. Returns the versions applied.
+ */
+export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at INTEGER NOT NULL
+      ) STRICT
+    `);
+    const row = db.prepare('SELECT COALESCE(MAX(version), 0) AS current FROM schema_migrations').get();
+    const current = Number(row?.current ?? 0);
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+      applied.push(migration.version);
+    }
+    db.exec('COMMIT');
+    return applied;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { verifyChain } from '@countersign/core';
+import { sampleProposal } from '@countersign/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from './database.ts';
+import { MIGRATIONS, migrate } from './migrations.ts';
+import { openSqliteStore } from './open.ts';
+
+describe('openSqliteStore', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  function tempDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'countersign-open-'));
+    dirs.push(dir);
+    return dir;
+  }
+
+  it('defaults to .countersign/countersign.sqlite under the working directory', () => {
+    const cwd = tempDir();
+    const openUrl = pathToFileURL(join(import.meta.dirname, 'open.ts')).href;
+    const script = `import { openSqliteStore } from ${JSON.stringify(openUrl)};
+      const s = openSqliteStore(); console.log(s.path); await s.close();`;
+    const out = execFileSync(process.execPath, ['--conditions=countersign-source', '--input-type=module', '-e', script], {
+      cwd,
+      encoding: 'utf8',
+    });
+    expect(out.trim()).toBe(join(cwd, '.countersign', 'countersign.sqlite'));
+    expect(existsSync(join(cwd, '.countersign', 'countersign.sqlite'))).toBe(true);
+  });
+
+  it('sets WAL, synchronous=FULL, foreign keys and busy_timeout on the connection', () => {
+    const db = openDatabase(join(tempDir(), 'a', 'b', 'db.sqlite'), 1234);
+    try {
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      expect(db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
+      expect(db.prepare('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 });
+      expect(db.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: 1234 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps the data across close and reopen; the chain continues', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const first = openSqliteStore({ path });
+    const p = sampleProposal();
+    await first.ledger.recordProposal(p);
+    await first.ledger.consume({ proposalId: p.proposalId, now: p.createdAt + 1 });
+    for (let i = 0; i < 3; i++) await first.audit.append({ type: 'dispatch', at: i, proposalId: p.proposalId });
+    await first.close();
+
+    const second = openSqliteStore({ path });
+    expect(await second.ledger.getProposal(p.proposalId)).toMatchObject({ ...p, state: 'dispatched' });
+    expect(await second.audit.head()).toMatchObject({ seq: 3 });
+    expect((await second.audit.append({ type: 'result', at: 9 })).seq).toBe(4);
+    expect(verifyChain(await second.audit.read())).toMatchObject({ ok: true, count: 4 });
+    await second.close();
+  });
+
+  it('applies each migration once; reopening is a no-op', () => {
+    const path = join(tempDir(), 'db.sqlite');
+    openDatabase(path, 100).close();
+    openSqliteStore({ path }).close();
+    const db = openDatabase(path, 100);
+    try {
+      expect(migrate(db)).toEqual([]);
+      const rows = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a failing migration rolls back entirely', () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const db = openDatabase(path, 100);
+    try {
+      const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE half (a); SELECT * FROM nowhere;' }];
+      expect(() => migrate(db, broken)).toThrow();
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
+      expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
+      expect(migrate(db, [...MIGRATIONS, { version: 2, name: 'fixed', sql: 'CREATE TABLE half (a)' }])).toEqual([2]);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import type { AuditLog, LedgerStore } from '@countersign/core';
+import { SqliteConnection } from './connection.ts';
+import { openDatabase } from './database.ts';
+import { SqliteAuditLog } from './sqlite-audit-log.ts';
+import { SqliteLedger } from './sqlite-ledger.ts';
+
+export const DEFAULT_SQLITE_PATH = '.countersign/countersign.sqlite';
+
+export interface SqliteStoreOptions {
+  /** Database file; relative paths resolve against the working directory. Parent directories are created. */
+  path?: string | undefined;
+  /** How long a writer waits for another process's write lock before failing with store_unavailable. Default 5000. */
+  busyTimeoutMs?: number | undefined;
+}
+
+export interface SqliteStore {
+  readonly ledger: LedgerStore;
+  readonly audit: AuditLog;
+  /** Absolute path of the database file. */
+  readonly path: string;
+  /** Closes the database; later calls on `ledger` and `audit` fail with store_unavailable. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating if needed) the embedded store and brings its schema up to date.
+ * One file may be shared by several processes on one machine; for several
+ * machines use @countersign/store-postgres.
+ */
+export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
+  const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
+  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000));
+  return {
+    ledger: new SqliteLedger(conn),
+    audit: new SqliteAuditLog(conn),
+    path,
+    close: async () => conn.close(),
+  };
+}

@@ -1,0 +1,53 @@
+import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
+import { AuditLogError, buildRecord } from '@countersign/core';
+import { auditEventJson, auditRecordFromRow } from './audit-row.ts';
+import type { SqliteConnection } from './connection.ts';
+import { integer, text } from './row-fields.ts';
+
+const SELECT_HEAD = 'SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1';
+
+/**
+ * AuditLog on SQLite. An append reads the head, builds the next record and inserts
+ * it inside one BEGIN IMMEDIATE transaction, so appends from any number of
+ * processes sharing the file form a single chain; `seq` as PRIMARY KEY backs it up.
+ */
+export class SqliteAuditLog implements AuditLog {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  async append(event: AuditEvent): Promise<AuditRecord> {
+    return this.#conn.immediate(() => {
+      const record = buildRecord(this.#head(), event);
+      this.#conn
+        .statement('INSERT INTO audit_records (seq, prev_hash, hash, event) VALUES (?, ?, ?, ?)')
+        .run(record.seq, record.prevHash, record.hash, auditEventJson(record));
+      return record;
+    });
+  }
+
+  async read(opts: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {
+    const afterSeq = opts.afterSeq ?? 0;
+    const limit = opts.limit ?? -1; // LIMIT -1 is SQLite for "no limit"
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || !Number.isSafeInteger(limit) || limit < -1 || opts.limit === -1) {
+      throw new AuditLogError('invalid_argument', 'afterSeq and limit must be non-negative integers');
+    }
+    return this.#conn.autocommit(() => {
+      const rows = this.#conn
+        .statement('SELECT seq, prev_hash, hash, event FROM audit_records WHERE seq > ? ORDER BY seq LIMIT ?')
+        .all(afterSeq, limit);
+      return rows.map(auditRecordFromRow);
+    });
+  }
+
+  async head(): Promise<AuditHead | undefined> {
+    return this.#conn.autocommit(() => this.#head());
+  }
+
+  #head(): AuditHead | undefined {
+    const row = this.#conn.statement(SELECT_HEAD).get();
+    return row === undefined ? undefined : { seq: integer(row, 'seq'), hash: text(row, 'hash') };
+  }
+}

@@ -1,0 +1,113 @@
+import { DatabaseSync } from 'node:sqlite';
+import { LedgerError } from '@countersign/core';
+import { runLedgerConformance, sampleProposal } from '@countersign/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempStore } from './testing/temp-store.ts';
+
+runLedgerConformance('sqlite', async () => {
+  const { store, cleanup } = tempStore();
+  return { store: store.ledger, cleanup };
+});
+
+describe('sqlite ledger specifics', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+  function open(options: Parameters<typeof tempStore>[0] = {}) {
+    const t = tempStore(options);
+    cleanups.push(t.cleanup);
+    return t;
+  }
+
+  it('a closed store rejects every call with store_unavailable', async () => {
+    const { store } = open();
+    const p = sampleProposal();
+    await store.ledger.recordProposal(p);
+    await store.close();
+    const calls: Promise<unknown>[] = [
+      store.ledger.recordProposal(sampleProposal()),
+      store.ledger.getProposal(p.proposalId),
+      store.ledger.consume({ proposalId: p.proposalId, now: 1 }),
+      store.ledger.listApprovalRequests({}, 1),
+      store.ledger.revokeApproval('r', 1),
+      store.audit.append({ type: 'dispatch', at: 1 }),
+      store.audit.head(),
+    ];
+    for (const call of calls) {
+      await expect(call).rejects.toSatisfy((e) => e instanceof LedgerError && e.code === 'store_unavailable');
+    }
+  });
+
+  it('a write lock held by another process past busy_timeout is store_unavailable, then recovers', async () => {
+    const { store, path } = open({ busyTimeoutMs: 100 });
+    const p = sampleProposal();
+    await store.ledger.recordProposal(p);
+    const other = new DatabaseSync(path);
+    other.exec('BEGIN IMMEDIATE');
+    const started = Date.now();
+    await expect(store.ledger.consume({ proposalId: p.proposalId, now: 1 })).rejects.toMatchObject({
+      name: 'LedgerError',
+      code: 'store_unavailable',
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Reads are not blocked by a writer under WAL.
+    expect((await store.ledger.getProposal(p.proposalId))?.state).toBe('proposed');
+    other.exec('ROLLBACK');
+    other.close();
+    expect(await store.ledger.consume({ proposalId: p.proposalId, now: 1 })).toMatchObject({ ok: true });
+  });
+
+  it('stores times as integers and arguments as text', async () => {
+    const { store, path } = open();
+    const p = sampleProposal();
+    await store.ledger.recordProposal(p);
+    await store.ledger.consume({ proposalId: p.proposalId, now: p.createdAt + 5 });
+    const db = new DatabaseSync(path, { readOnly: true });
+    const row = db
+      .prepare('SELECT typeof(created_at) AS c, typeof(dispatched_at) AS d, typeof(canonical_args) AS a FROM proposals WHERE proposal_id = ?')
+      .get(p.proposalId);
+    db.close();
+    expect(row).toEqual({ c: 'integer', d: 'integer', a: 'text' });
+  });
+
+  it('a status filter is bound as a value, never spliced into SQL', async () => {
+    const { store } = open();
+    const p = sampleProposal();
+    await store.ledger.recordProposal(p);
+    await store.ledger.createApprovalRequest({
+      requestId: 'req-1',
+      proposalId: p.proposalId,
+      createdAt: 1,
+      expiresAt: 2,
+      requiredApprovals: 1,
+      eligible: {},
+    });
+    const evil = "pending' OR 1=1 --" as 'pending';
+    expect(await store.ledger.listApprovalRequests({ status: evil }, 1)).toEqual([]);
+    expect(await store.ledger.listApprovalRequests({}, 1)).toHaveLength(1);
+  });
+
+  it('duplicate ids are typed errors and change nothing', async () => {
+    const { store } = open();
+    const p = sampleProposal();
+    await store.ledger.recordProposal(p);
+    await expect(store.ledger.recordProposal(sampleProposal({ proposalId: p.proposalId }))).rejects.toMatchObject({
+      code: 'duplicate_id',
+    });
+    const req = { requestId: 'req-1', proposalId: p.proposalId, createdAt: 1, expiresAt: 2, requiredApprovals: 1, eligible: {} };
+    await expect(store.ledger.createApprovalRequest({ ...req, proposalId: 'missing' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await store.ledger.createApprovalRequest(req);
+    const other = sampleProposal();
+    await store.ledger.recordProposal(other);
+    await expect(store.ledger.createApprovalRequest({ ...req, proposalId: other.proposalId })).rejects.toMatchObject({
+      code: 'duplicate_id',
+    });
+    expect(await store.ledger.findApprovalRequestByProposal(other.proposalId)).toBeUndefined();
+    await expect(store.ledger.recordResult('missing', { status: 'failed', resultDigest: 'x', at: 1 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});

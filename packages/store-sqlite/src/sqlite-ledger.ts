@@ -1,0 +1,238 @@
+import type {
+  AddDecisionResult,
+  ApprovalRequest,
+  ConsumeInput,
+  ConsumeResult,
+  Decision,
+  LedgerStore,
+  ListRequestsFilter,
+  NewApprovalRequest,
+  Proposal,
+  ProposalInput,
+  RecordProposalResult,
+  ResultRecord,
+} from '@countersign/core';
+import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '@countersign/core';
+import type { SqliteConnection } from './connection.ts';
+import { proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+
+const INSERT_PROPOSAL = `
+  INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
+
+// The decisions ride along as one JSON array, so a request is read in one statement.
+const SELECT_REQUEST = `
+  SELECT r.*, (
+    SELECT json_group_array(json_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
+      'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position)
+    FROM decisions d WHERE d.request_id = r.request_id
+  ) AS decisions
+  FROM approval_requests r`;
+
+/** WHERE clause and parameters selecting requests by their effective status at `now`. */
+function statusFilter(status: ListRequestsFilter['status'], now: number): { sql: string; params: (string | number)[] } {
+  switch (status) {
+    case undefined:
+      return { sql: '1 = 1', params: [] };
+    case 'expired':
+      return { sql: "r.status IN ('pending', 'approved') AND r.expires_at <= ?", params: [now] };
+    case 'pending':
+    case 'approved':
+      return { sql: 'r.status = ? AND r.expires_at > ?', params: [status, now] };
+    default:
+      // Bound, never spliced: the filter may come straight from an HTTP query string.
+      return { sql: 'r.status = ?', params: [status] };
+  }
+}
+
+/**
+ * LedgerStore on SQLite. Every method that reads-then-writes runs inside one
+ * BEGIN IMMEDIATE transaction (see SqliteConnection.write), so the decision it
+ * makes cannot be raced by another process on the same file; the conditional
+ * UPDATEs (`WHERE state = 'proposed'`, `status = 'approved'`) are a second guard.
+ */
+export class SqliteLedger implements LedgerStore {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+    return this.#conn.immediate(() => {
+      const existing = this.#proposalByCall(input.runId, input.callId);
+      if (existing !== undefined) {
+        if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
+        return { ok: false, reason: 'conflict', existing };
+      }
+      if (this.#proposal(input.proposalId) !== undefined) {
+        throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
+      }
+      this.#conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
+      return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true };
+    });
+  }
+
+  async getProposal(proposalId: string): Promise<Proposal | undefined> {
+    return this.#conn.autocommit(() => this.#proposal(proposalId));
+  }
+
+  async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
+    return this.#conn.autocommit(() => this.#proposalByCall(runId, callId));
+  }
+
+  async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
+    return this.#conn.immediate(() => {
+      if (this.#proposal(input.proposalId) === undefined) {
+        throw new LedgerError('not_found', `no proposal ${input.proposalId}`);
+      }
+      const clash = this.#conn
+        .statement('SELECT 1 FROM approval_requests WHERE proposal_id = ? OR request_id = ?')
+        .get(input.proposalId, input.requestId);
+      if (clash !== undefined) {
+        throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
+      }
+      this.#conn
+        .statement(
+          `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
+             eligible, rule_id, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
+        )
+        .run(
+          input.requestId,
+          input.proposalId,
+          input.createdAt,
+          input.expiresAt,
+          input.requiredApprovals,
+          JSON.stringify(input.eligible),
+          input.ruleId ?? null,
+        );
+      return this.#request(input.requestId)!;
+    });
+  }
+
+  async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
+    return this.#conn.autocommit(() => this.#request(requestId));
+  }
+
+  async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
+    return this.#conn.autocommit(() => {
+      const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
+      return row === undefined ? undefined : requestFromRow(row);
+    });
+  }
+
+  async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
+    return this.#conn.autocommit(() => {
+      const where = statusFilter(filter.status, now);
+      const rows = this.#conn
+        .statement(`${SELECT_REQUEST} WHERE ${where.sql} ORDER BY r.created_at DESC, r.request_id DESC LIMIT ?`)
+        .all(...where.params, filter.limit ?? 100);
+      return rows.map(requestFromRow);
+    });
+  }
+
+  async addDecision(
+    requestId: string,
+    decision: Decision,
+    opts: { now: number; tokenIdIfApproved: string },
+  ): Promise<AddDecisionResult> {
+    return this.#conn.immediate((): AddDecisionResult => {
+      const request = this.#request(requestId);
+      if (request === undefined) return { ok: false, reason: 'not_found' };
+      const status = effectiveStatus(request, opts.now);
+      if (status === 'expired') return { ok: false, reason: 'expired' };
+      if (status !== 'pending') return { ok: false, reason: 'already_decided' };
+      if (request.decisions.some((d) => d.approver === decision.approver)) {
+        return { ok: false, reason: 'duplicate_approver' };
+      }
+      this.#conn
+        .statement(
+          `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          requestId,
+          request.decisions.length + 1,
+          decision.approver,
+          decision.decision,
+          decision.reason ?? null,
+          decision.at,
+          decision.editedProposalId ?? null,
+        );
+      const approvals = request.decisions.filter((d) => d.decision === 'approve').length + (decision.decision === 'approve' ? 1 : 0);
+      if (decision.decision === 'deny') {
+        this.#conn.statement("UPDATE approval_requests SET status = 'denied' WHERE request_id = ?").run(requestId);
+      } else if (approvals >= request.requiredApprovals) {
+        this.#conn
+          .statement("UPDATE approval_requests SET status = 'approved', token_id = ?, approved_at = ? WHERE request_id = ?")
+          .run(opts.tokenIdIfApproved, opts.now, requestId);
+      }
+      return { ok: true, request: this.#request(requestId)! };
+    });
+  }
+
+  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+    // One conditional UPDATE: it revokes only what is still pending/approved and unexpired.
+    return this.#conn.autocommit(() => {
+      const { changes } = this.#conn
+        .statement(
+          `UPDATE approval_requests SET status = 'revoked'
+           WHERE request_id = ? AND status IN ('pending', 'approved') AND expires_at > ?`,
+        )
+        .run(requestId, now);
+      return Number(changes) === 1;
+    });
+  }
+
+  async consume(input: ConsumeInput): Promise<ConsumeResult> {
+    return this.#conn.immediate((): ConsumeResult => {
+      const proposal = this.#proposal(input.proposalId);
+      if (proposal === undefined) return { ok: false, reason: 'not_found' };
+      if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
+      if (input.approval !== undefined) {
+        const request = this.#request(input.approval.requestId);
+        if (request === undefined || request.proposalId !== proposal.proposalId) return { ok: false, reason: 'not_found' };
+        const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
+        if (failure !== undefined) return { ok: false, reason: failure };
+        const { changes } = this.#conn
+          .statement(
+            `UPDATE approval_requests SET status = 'consumed', consumed_at = ?
+             WHERE request_id = ? AND status = 'approved' AND token_id = ? AND expires_at > ?`,
+          )
+          .run(input.now, request.requestId, input.approval.tokenId, input.now);
+        if (Number(changes) !== 1) throw new LedgerError('corrupt_record', 'approval changed inside its transaction');
+      }
+      const { changes } = this.#conn
+        .statement("UPDATE proposals SET state = 'dispatched', dispatched_at = ? WHERE proposal_id = ? AND state = 'proposed'")
+        .run(input.now, proposal.proposalId);
+      // Unreachable while BEGIN IMMEDIATE holds the write lock; throwing rolls back the request update.
+      if (Number(changes) !== 1) throw new LedgerError('corrupt_record', 'proposal changed inside its transaction');
+      return { ok: true, proposal: this.#proposal(proposal.proposalId)! };
+    });
+  }
+
+  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
+    this.#conn.autocommit(() => {
+      const { changes } = this.#conn
+        .statement('UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ? WHERE proposal_id = ?')
+        .run(result.status, result.resultDigest, result.at, proposalId);
+      if (Number(changes) !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+    });
+  }
+
+  #proposal(proposalId: string): Proposal | undefined {
+    const row = this.#conn.statement('SELECT * FROM proposals WHERE proposal_id = ?').get(proposalId);
+    return row === undefined ? undefined : proposalFromRow(row);
+  }
+
+  #proposalByCall(runId: string, callId: string): Proposal | undefined {
+    const row = this.#conn.statement('SELECT * FROM proposals WHERE run_id = ? AND call_id = ?').get(runId, callId);
+    return row === undefined ? undefined : proposalFromRow(row);
+  }
+
+  #request(requestId: string): ApprovalRequest | undefined {
+    const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.request_id = ?`).get(requestId);
+    return row === undefined ? undefined : requestFromRow(row);
+  }
+}
