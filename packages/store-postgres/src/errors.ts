@@ -22,9 +22,9 @@ const UNAVAILABLE_SYSCALL_CODES = new Set([
 ]);
 
 // node-postgres and pg-pool raise these without a code: connection lost, connect
-// timeout, client-side query timeout, pool ended.
+// timeout, waiting too long for a pooled client, client-side query timeout, pool ended.
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout expired|Query read timeout|not queryable|Cannot use a pool after calling end|connection timeout/i;
+  /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
 
 /** Whether `error` (or anything in its `cause` chain) means the database is unreachable or unusable. */
 export function isUnavailableError(error: unknown, depth = 0): boolean {

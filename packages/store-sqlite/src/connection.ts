@@ -17,10 +17,6 @@ export class SqliteConnection {
     this.#db = db;
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /** A cached prepared statement; statements are reused for the life of the connection. */
   statement(sql: string): StatementSync {
     let stmt = this.#statements.get(sql);

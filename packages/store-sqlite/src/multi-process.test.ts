@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { verifyChain } from '@countersign/core';
 import { sampleProposal } from '@countersign/core/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChildren } from './testing/run-children.ts';
 import { tempStore } from './testing/temp-store.ts';
 
@@ -9,7 +9,10 @@ const CHILD = join(import.meta.dirname, 'testing', 'sqlite-child.ts');
 const T0 = Date.UTC(2026, 0, 1);
 
 describe('sqlite store shared by several processes', () => {
-  const t = tempStore();
+  let t: ReturnType<typeof tempStore>;
+  beforeAll(() => {
+    t = tempStore();
+  });
   afterAll(() => t.cleanup());
 
   it('4 processes racing to consume the same approvals: each is consumed exactly once', async () => {

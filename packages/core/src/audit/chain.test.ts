@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { sha256Hex } from '../digest.ts';
-import { sampleAuditEvent } from './audit-log-conformance.ts';
 import { buildRecord, canonicalRecordText, GENESIS_HASH, hashRecord } from './chain.ts';
 import { AUDIT_EVENT_TYPES } from './record-shape.ts';
+import { sampleAuditEvent } from './test-fixtures.ts';
 import type { AuditEvent, AuditValue } from './types.ts';
 
 const OPTIONAL_STRING_FIELDS = [

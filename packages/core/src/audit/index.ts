@@ -4,8 +4,8 @@ export { AuditLogError, type AuditLogErrorCode } from './errors.ts';
 export { type JsonlAuditLogOptions, JsonlAuditLog } from './jsonl-audit-log.ts';
 export { exportJsonl, type ParseJsonlFailureReason, type ParseJsonlResult, parseJsonl, recordLine } from './jsonl.ts';
 export { MemoryAuditLog } from './memory-audit-log.ts';
-export { AUDIT_EVENT_TYPES, auditEventProblem, auditRecordProblem, isHexSha256, MAX_DETAIL_DEPTH } from './record-shape.ts';
-export { type AuditDetailOptions, auditDetailFor, REDACTED, SECRET_KEY_PATTERN } from './redact.ts';
+export { AUDIT_EVENT_TYPES, auditEventProblem, auditRecordProblem, MAX_AUDIT_DETAIL_DEPTH } from './record-shape.ts';
+export { type AuditDetailOptions, auditDetailFor, AUDIT_REDACTED, AUDIT_SECRET_KEY_PATTERN } from './redact.ts';
 export {
   type ChainFailure,
   type ChainFailureReason,

@@ -2,11 +2,11 @@ import { appendFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAuditLogConformance, sampleAuditEvent } from './audit-log-conformance.ts';
-import { buildRecord } from './chain.ts';
+import { runAuditConformance } from '../testing/audit-conformance.ts';
 import { AuditLogError } from './errors.ts';
 import { JsonlAuditLog } from './jsonl-audit-log.ts';
 import { exportJsonl, parseJsonl } from './jsonl.ts';
+import { chainOf, runAuditLogExtras, sampleAuditEvent } from './test-fixtures.ts';
 import type { AuditRecord } from './types.ts';
 import { verifyChain } from './verify-chain.ts';
 
@@ -23,12 +23,6 @@ function freshPath(): string {
   return join(dir, `log-${counter}.jsonl`);
 }
 
-function chainOf(n: number): AuditRecord[] {
-  const records: AuditRecord[] = [];
-  for (let i = 1; i <= n; i++) records.push(buildRecord(records.at(-1), sampleAuditEvent(i)));
-  return records;
-}
-
 async function openError(path: string, opts?: { verifyOnOpen?: boolean }): Promise<AuditLogError> {
   const error = await JsonlAuditLog.open(path, opts).then(
     async (log) => {
@@ -41,10 +35,13 @@ async function openError(path: string, opts?: { verifyOnOpen?: boolean }): Promi
   return error as AuditLogError;
 }
 
-runAuditLogConformance('JsonlAuditLog', async () => ({ log: await JsonlAuditLog.open(freshPath()) }));
-runAuditLogConformance('JsonlAuditLog (no fsync, no verify on open)', async () => ({
-  log: await JsonlAuditLog.open(freshPath(), { sync: false, verifyOnOpen: false }),
-}));
+async function harness(opts?: { sync?: boolean; verifyOnOpen?: boolean }) {
+  const log = await JsonlAuditLog.open(freshPath(), opts);
+  return { log, cleanup: () => log.close() };
+}
+runAuditConformance('jsonl', () => harness());
+runAuditConformance('jsonl (no fsync, no verify on open)', () => harness({ sync: false, verifyOnOpen: false }));
+runAuditLogExtras('JsonlAuditLog', () => JsonlAuditLog.open(freshPath()));
 
 describe('JsonlAuditLog', () => {
   it('writes one record per line that parseJsonl and verifyChain accept', async () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runAuditLogConformance, sampleAuditEvent } from './audit-log-conformance.ts';
 import { MemoryAuditLog } from './memory-audit-log.ts';
+import { runAuditLogExtras, sampleAuditEvent } from './test-fixtures.ts';
 import { verifyChain } from './verify-chain.ts';
 
-runAuditLogConformance('MemoryAuditLog', async () => ({ log: new MemoryAuditLog() }));
+// The shared suite runs in memory-audit-log.conformance.test.ts.
+runAuditLogExtras('MemoryAuditLog', async () => new MemoryAuditLog());
 
 describe('MemoryAuditLog', () => {
   it('returns frozen records, so readers cannot rewrite history', async () => {

@@ -18,7 +18,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
  * validation must not recurse without bound; events are built by our own code and
  * never need deep detail.
  */
-export const MAX_DETAIL_DEPTH = 32;
+export const MAX_AUDIT_DETAIL_DEPTH = 32;
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
@@ -28,8 +28,8 @@ export function isHexSha256(value: unknown): value is string {
   return typeof value === 'string' && value.length === 64 && HEX_SHA256.test(value);
 }
 
-// What shapeProblem checks: an event (record fields are unknown fields), a standalone
-// record, or a record inside a chain being verified. In the last case prevHash and
+// What shapeProblem checks: an event (extra properties ignored), a standalone record
+// (extra properties rejected), or a record inside a chain being verified. In the last case prevHash and
 // hash only need to be strings of the right length: the verifier compares them with
 // the previous hash and the recomputed hash, which are hex, so a non-hex value fails
 // there anyway, and skipping two hex scans per record is worth a tenth of the cost.
@@ -63,8 +63,8 @@ export function chainedRecordProblem(value: unknown): string | undefined {
   return shapeProblem(value, CHAINED_RECORD);
 }
 
-// One pass over the own keys: unknown keys are rejected (an attacker must not be able
-// to smuggle unhashed content into a record), known ones are type-checked. An own key
+// One pass over the own keys: known ones are type-checked, unknown ones make a record
+// malformed (an attacker must not be able to smuggle unhashed content into it). An own key
 // whose value is `undefined` counts as absent, exactly as the canonical form omits it.
 function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -85,9 +85,9 @@ function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
     if (!Object.hasOwn(v, key)) continue;
     const field = v[key];
     switch (key) {
+      // Checked above.
       case 'type':
       case 'at':
-        break;
       case 'seq':
       case 'prevHash':
       case 'hash':
@@ -137,7 +137,7 @@ function valueProblem(value: unknown, depth: number): string | undefined {
       return undefined;
     case 'object': {
       if (value === null) return undefined;
-      if (depth > MAX_DETAIL_DEPTH) return `: nested deeper than ${MAX_DETAIL_DEPTH}`;
+      if (depth > MAX_AUDIT_DETAIL_DEPTH) return `: nested deeper than ${MAX_AUDIT_DETAIL_DEPTH}`;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           const problem = valueProblem(value[i], depth + 1);

@@ -1,22 +1,22 @@
 import { AuditLogError } from './errors.ts';
-import { MAX_DETAIL_DEPTH } from './record-shape.ts';
+import { MAX_AUDIT_DETAIL_DEPTH } from './record-shape.ts';
 import type { AuditValue } from './types.ts';
 
 /** What replaces a value that must not be logged in clear. */
-export const REDACTED = '[redacted]';
+export const AUDIT_REDACTED = '[redacted]';
 
 /**
  * Keys whose values look like credentials. A safety net for tools NOT marked
  * sensitive; the real control is classifying a tool as sensitive, which keeps all
  * of its arguments out of the log.
  */
-export const SECRET_KEY_PATTERN =
+export const AUDIT_SECRET_KEY_PATTERN =
   /pass(?:word|phrase|wd)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|signature/i;
 
 export interface AuditDetailOptions {
   /** The tool's arguments are sensitive: none of them is logged, only the event's `argsDigest`. */
   sensitive: boolean;
-  /** Keys whose values are replaced by REDACTED in non-sensitive arguments (default SECRET_KEY_PATTERN). */
+  /** Keys whose values are replaced by AUDIT_REDACTED in non-sensitive arguments (default AUDIT_SECRET_KEY_PATTERN). */
   secretKeys?: RegExp | undefined;
 }
 
@@ -32,7 +32,7 @@ export interface AuditDetailOptions {
  */
 export function auditDetailFor(args: unknown, opts: AuditDetailOptions): { [key: string]: AuditValue } {
   if (opts.sensitive) return { argsRedacted: true };
-  const given = opts.secretKeys ?? SECRET_KEY_PATTERN;
+  const given = opts.secretKeys ?? AUDIT_SECRET_KEY_PATTERN;
   // A global or sticky RegExp keeps state between test() calls and would skip keys.
   const secretKeys = /[gy]/.test(given.flags) ? new RegExp(given.source, given.flags.replace(/[gy]/g, '')) : given;
   // The copy sits two levels below the record (detail → args), within the detail depth limit.
@@ -49,12 +49,12 @@ function redactValue(value: unknown, secretKeys: RegExp, depth: number): AuditVa
       break;
     case 'object': {
       if (value === null) return null;
-      if (depth >= MAX_DETAIL_DEPTH) return REDACTED;
+      if (depth >= MAX_AUDIT_DETAIL_DEPTH) return AUDIT_REDACTED;
       if (Array.isArray(value)) return value.map((item) => redactValue(item, secretKeys, depth + 1));
       const out: { [key: string]: AuditValue } = {};
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
-        const copy = secretKeys.test(key) ? REDACTED : redactValue(item, secretKeys, depth + 1);
+        const copy = secretKeys.test(key) ? AUDIT_REDACTED : redactValue(item, secretKeys, depth + 1);
         Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
       }
       return out;

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sampleAuditEvent } from './audit-log-conformance.ts';
 import { buildRecord, GENESIS_HASH, hashRecord } from './chain.ts';
-import type { AuditEvent, AuditRecord } from './types.ts';
+import { chainOf, sampleAuditEvent } from './test-fixtures.ts';
+import type { AuditRecord } from './types.ts';
 import { ChainVerifier, verifyChain, verifyChainAsync } from './verify-chain.ts';
-
-function chainOf(n: number, event: (i: number) => AuditEvent = sampleAuditEvent): AuditRecord[] {
-  const records: AuditRecord[] = [];
-  for (let i = 1; i <= n; i++) records.push(buildRecord(records.at(-1), event(i)));
-  return records;
-}
 
 function headOf(records: AuditRecord[]): { seq: number; hash: string } {
   const last = records.at(-1)!;
@@ -34,7 +28,7 @@ describe('verifyChain', () => {
   });
 
   describe('detects an edited record at its own position', () => {
-    const records = chainOf(5);
+    const records = chainOf(5, (i) => sampleAuditEvent(i, { proposalId: undefined }));
     const edits: [string, (r: Record<string, unknown>) => void][] = [
       ['a string field', (r) => (r.actor = 'mallory')],
       ['the tool name', (r) => (r.toolName = 'delete_everything')],
@@ -45,7 +39,7 @@ describe('verifyChain', () => {
       ['a detail key', (r) => ((r.detail as Record<string, unknown>).extra = 1)],
       ['the whole detail', (r) => delete r.detail],
       ['an optional field removed', (r) => delete r.reason],
-      ['an optional field added', (r) => (r.reason = undefined) ?? delete r.runId],
+      ['an optional field added', (r) => (r.proposalId = 'prop-3')],
       ['the hash', (r) => (r.hash = 'c'.repeat(64))],
     ];
     for (const [name, edit] of edits) {

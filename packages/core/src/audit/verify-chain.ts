@@ -85,7 +85,7 @@ export class ChainVerifier {
     const problem = chainedRecordProblem(value);
     if (problem !== undefined) {
       const seq = (value as { seq?: unknown } | null)?.seq;
-      return fail(index, Number.isSafeInteger(seq) ? (seq as number) : undefined, 'malformed', problem);
+      return fail(index, Number.isSafeInteger(seq) && (seq as number) >= 1 ? (seq as number) : undefined, 'malformed', problem);
     }
     const record = value as AuditRecord;
     const expectedSeq = this.#prevSeq + 1;

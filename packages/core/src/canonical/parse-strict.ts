@@ -16,11 +16,12 @@ import { exceedsUtf8Bytes } from './utf8-length.ts';
  * silently, and V8's native `JSON.parse` is the grammar authority and builds the
  * value, so RFC 8259 grammar (no comments, trailing commas, leading zeros, single
  * quotes, BOM, control characters in strings) is the engine's well-tested one.
- * Measured on Node 24.21, one 8.4 KB tool-call object, µs per parse with every check:
- * this ~105–140; `JSON.parse` with a reviver reading `context.source` for numbers
- * ~250–280 before even adding the duplicate-key pre-scan it still needs (~330–400
- * with it); `jsonc-parser` `visit` building the value ~190–310. Plain `JSON.parse`
- * is ~35. So this is the fastest of the three and adds no dependency. `JSON.parse` creates
+ * Measured on Node 24.21 (2 cores, other work running, so ranges over several
+ * runs), one 8.4 KB tool-call object, µs per parse with every check: this
+ * ~105–175; `JSON.parse` with a reviver reading `context.source` for number
+ * literals ~250–340 on its own, ~330–450 with the duplicate-key pre-scan it still
+ * needs; `jsonc-parser` `visit` building the value ~190–360; bare `JSON.parse` ~35.
+ * This was fastest in every run and adds no dependency. `JSON.parse` creates
  * `__proto__` as an own data property (it never sets the prototype), and the scan
  * rejects that key anyway.
  */

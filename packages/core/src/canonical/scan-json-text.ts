@@ -50,8 +50,8 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
     problem ??= error;
   };
   // Paths are built only when a problem is reported: keys are checked on every object member.
-  const checkKey = (key: string, seen: Set<string>, mayBeMalformed: boolean): void => {
-    if (mayBeMalformed && !key.isWellFormed()) {
+  const checkKey = (key: string, seen: Set<string>, loneSurrogate: boolean): void => {
+    if (loneSurrogate) {
       const path = pathHere();
       report(new CanonicalizationError('lone_surrogate', `key ${quoteForMessage(key)} has a lone surrogate at ${describePath(path)}`, path));
     } else if (FORBIDDEN_KEYS.has(key)) {
@@ -141,11 +141,15 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
           } else {
             decoded = text.slice(i + 1, end);
           }
+          // Judge the text as written too: JSON.parse joins an escaped high surrogate
+          // and a raw low one into a pair, but such text is not well-formed Unicode.
+          const loneSurrogate =
+            (!textWellFormed && !text.slice(i + 1, end).isWellFormed()) || (escaped && !decoded.isWellFormed());
           if (keys !== undefined) {
             // Keep the path current even after a problem: a later too_deep names it.
             (frame as Frame).at = decoded;
-            if (problem === undefined) checkKey(decoded, keys, escaped || !textWellFormed);
-          } else if (!decoded.isWellFormed()) {
+            if (problem === undefined) checkKey(decoded, keys, loneSurrogate);
+          } else if (loneSurrogate) {
             const path = pathHere();
             report(new CanonicalizationError('lone_surrogate', `string with a lone surrogate at ${describePath(path)}`, path));
           }

@@ -1,0 +1,90 @@
+/** The ledger's SQL for one schema (`s` is the quoted schema name). */
+export function ledgerSql(s: string) {
+  const selectRequest = `
+    SELECT r.*, (
+      SELECT COALESCE(json_agg(json_build_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
+        'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position), '[]'::json)
+      FROM ${s}.decisions d WHERE d.request_id = r.request_id
+    ) AS decisions
+    FROM ${s}.approval_requests r`;
+  return {
+    insertProposal: `
+      INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'proposed')
+      ON CONFLICT DO NOTHING
+      RETURNING *`,
+    proposalById: `SELECT * FROM ${s}.proposals WHERE proposal_id = $1`,
+    proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
+    insertRequest: `
+      INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
+        eligible, rule_id, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+      RETURNING *, '[]'::json AS decisions`,
+    requestById: `${selectRequest} WHERE r.request_id = $1`,
+    requestByProposal: `${selectRequest} WHERE r.proposal_id = $1`,
+    /**
+     * Only the lock. The request is read by a separate statement afterwards: under
+     * READ COMMITTED a statement's snapshot is taken before it waits for a lock, so
+     * a decisions subquery in this statement would miss decisions committed by the
+     * transaction we waited for.
+     */
+    lockRequest: `SELECT 1 FROM ${s}.approval_requests WHERE request_id = $1 FOR UPDATE`,
+    /** $1 = effective status or NULL for all, $2 = now, $3 = limit. */
+    listRequests: `${selectRequest}
+      WHERE CASE
+        WHEN $1::text IS NULL THEN true
+        WHEN $1 = 'expired' THEN r.status IN ('pending', 'approved') AND r.expires_at <= $2
+        WHEN $1 IN ('pending', 'approved') THEN r.status = $1 AND r.expires_at > $2
+        ELSE r.status = $1
+      END
+      ORDER BY r.created_at DESC, r.request_id COLLATE "C" DESC
+      LIMIT $3`,
+    insertDecision: `
+      INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    denyRequest: `UPDATE ${s}.approval_requests SET status = 'denied' WHERE request_id = $1`,
+    approveRequest: `UPDATE ${s}.approval_requests SET status = 'approved', token_id = $2, approved_at = $3 WHERE request_id = $1`,
+    revokeRequest: `
+      UPDATE ${s}.approval_requests SET status = 'revoked'
+      WHERE request_id = $1 AND status IN ('pending', 'approved') AND expires_at > $2`,
+    /**
+     * The single-use step as ONE statement ($1 proposal, $2 request or NULL, $3 token
+     * id, $4 now). Why it is exactly-once under READ COMMITTED:
+     * - `locked` takes the proposal's row lock (FOR NO KEY UPDATE, the lock the UPDATE
+     *   below would take) before anything changes. A concurrent consumer of the same
+     *   proposal waits for it; when the winner commits, PostgreSQL re-reads the newest
+     *   row version and re-checks `state = 'proposed'` (EvalPlanQual), which now fails,
+     *   so the loser's `locked` is empty and it changes nothing.
+     * - `consumed` changes the request only if it is still approved, unexpired, holds
+     *   this token and belongs to this proposal — re-checked on the newest version too,
+     *   so a revoke that commits first wins — and only while we hold the proposal lock.
+     * - `dispatched` moves the proposal only if there is no approval to check or
+     *   `consumed` returned the request: both rows change together or neither does.
+     * Lock order is always proposal then request; addDecision and revoke lock only the
+     * request, so no cycle (no deadlock) is possible.
+     */
+    consume: `
+      WITH locked AS (
+        SELECT proposal_id FROM ${s}.proposals
+        WHERE proposal_id = $1 AND state = 'proposed'
+        FOR NO KEY UPDATE
+      ), consumed AS (
+        UPDATE ${s}.approval_requests SET status = 'consumed', consumed_at = $4
+        WHERE $2::text IS NOT NULL AND request_id = $2 AND proposal_id = $1
+          AND status = 'approved' AND token_id = $3 AND expires_at > $4
+          AND EXISTS (SELECT 1 FROM locked)
+        RETURNING request_id
+      ), dispatched AS (
+        UPDATE ${s}.proposals SET state = 'dispatched', dispatched_at = $4
+        WHERE proposal_id = $1 AND state = 'proposed'
+          AND EXISTS (SELECT 1 FROM locked)
+          AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM consumed))
+        RETURNING *
+      )
+      SELECT * FROM dispatched`,
+    recordResult: `UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4 WHERE proposal_id = $1`,
+  };
+}
+
+export type LedgerSql = ReturnType<typeof ledgerSql>;

@@ -1,0 +1,111 @@
+import type { PgDatabase } from './database.ts';
+import { advisoryLockKey } from './lock-keys.ts';
+import { quoteSchema } from './schema-name.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** The SQL, given the quoted schema name. */
+  sql: (schema: string) => string;
+}
+
+/**
+ * Numbered, append-only: never edit a shipped migration, add the next one.
+ * Times are bigint milliseconds since the epoch (the gate owns the clock).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger and audit chain',
+    sql: (s) => `
+      CREATE TABLE ${s}.proposals (
+        proposal_id text PRIMARY KEY,
+        run_id text NOT NULL,
+        session_id text NOT NULL,
+        principal text NOT NULL,
+        call_id text NOT NULL,
+        tool_name text NOT NULL,
+        definition_digest text,
+        canonical_args text NOT NULL,
+        args_digest text NOT NULL,
+        model_response_ref text,
+        parent_proposal_id text,
+        created_at bigint NOT NULL,
+        state text NOT NULL CHECK (state IN ('proposed', 'dispatched')),
+        dispatched_at bigint,
+        result_status text CHECK (result_status IN ('succeeded', 'failed')),
+        result_digest text,
+        result_at bigint,
+        UNIQUE (run_id, call_id)
+      );
+
+      CREATE TABLE ${s}.approval_requests (
+        request_id text PRIMARY KEY,
+        proposal_id text NOT NULL UNIQUE REFERENCES ${s}.proposals (proposal_id),
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        required_approvals integer NOT NULL CHECK (required_approvals >= 1),
+        eligible jsonb NOT NULL,
+        rule_id text,
+        status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'revoked', 'consumed')),
+        token_id text,
+        approved_at bigint,
+        consumed_at bigint
+      );
+      CREATE INDEX approval_requests_newest ON ${s}.approval_requests (created_at DESC, request_id COLLATE "C" DESC);
+
+      CREATE TABLE ${s}.decisions (
+        request_id text NOT NULL REFERENCES ${s}.approval_requests (request_id),
+        position integer NOT NULL,
+        approver text NOT NULL,
+        decision text NOT NULL CHECK (decision IN ('approve', 'deny')),
+        reason text,
+        at bigint NOT NULL,
+        edited_proposal_id text,
+        PRIMARY KEY (request_id, approver),
+        UNIQUE (request_id, position)
+      );
+
+      -- json, not jsonb: the event text is kept as written, so a record reads back
+      -- exactly as it was hashed (key order, absent fields stay absent).
+      CREATE TABLE ${s}.audit_records (
+        seq bigint PRIMARY KEY CHECK (seq >= 1),
+        prev_hash text NOT NULL,
+        hash text NOT NULL UNIQUE,
+        event json NOT NULL
+      );
+    `,
+  },
+];
+
+/**
+ * Creates the schema if needed and applies the migrations it lacks, in one
+ * transaction holding an advisory lock: replicas starting together queue here and
+ * each later one finds the work done; a failed migration changes nothing (DDL is
+ * transactional in PostgreSQL). Returns the versions applied.
+ */
+export async function migrate(db: PgDatabase, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const s = quoteSchema(schema);
+  return db.transaction(async (query) => {
+    await query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(schema, 'migrate')]);
+    await query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await query(`
+      CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await query<{ current: number }>(
+      `SELECT COALESCE(MAX(version), 0)::integer AS current FROM ${s}.schema_migrations`,
+    );
+    const current = rows[0]?.current ?? 0;
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await query(migration.sql(s));
+      await query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,81 @@
+import type { AuditLog, LedgerStore } from '@countersign/core';
+import { Pool, type PoolConfig, types } from 'pg';
+import { PgDatabase } from './database.ts';
+import { ledgerSql } from './ledger-sql.ts';
+import { migrate } from './migrations.ts';
+import { PostgresAuditLog } from './postgres-audit-log.ts';
+import { PostgresLedger } from './postgres-ledger.ts';
+import { quoteSchema } from './schema-name.ts';
+
+export const DEFAULT_SCHEMA = 'countersign';
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Schema holding the tables; created if missing. Lower-case identifier. Default 'countersign'. */
+  schema?: string | undefined;
+  /** Extra pg.Pool settings (max, ssl, idleTimeoutMillis...); they override the defaults below. */
+  pool?: Omit<PoolConfig, 'connectionString'> | undefined;
+  /**
+   * Server-side statement_timeout, and (plus a second) the client-side query
+   * timeout, so a hung database or network surfaces as store_unavailable instead
+   * of a request that never returns. Default 10000.
+   */
+  statementTimeoutMs?: number | undefined;
+}
+
+export interface PostgresStore {
+  readonly ledger: LedgerStore;
+  readonly audit: AuditLog;
+  readonly schema: string;
+  /** Applies pending migrations (already done by openPostgresStore); returns the versions applied. */
+  migrate(): Promise<number[]>;
+  /** Ends the pool; later calls fail with store_unavailable. */
+  close(): Promise<void>;
+}
+
+// bigint columns (times in ms, audit seq) as numbers: every value we store is a safe
+// integer, and row mapping rejects anything that is not.
+const INT8_OID = 20;
+const poolTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+};
+
+/**
+ * Opens a pool on `connectionString` and brings the schema up to date. Several
+ * replicas may open the same database and schema at once; see README.md.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const quoted = quoteSchema(schema);
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const pool = new Pool({
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 1_000,
+    // A client that vanishes mid-transaction must not hold row or advisory locks for long.
+    idle_in_transaction_session_timeout: statementTimeoutMs * 2,
+    keepAlive: true,
+    ...options.pool,
+    connectionString: options.connectionString,
+    types: poolTypes,
+  });
+  // An idle pooled connection that dies emits 'error' on the pool; the pool has
+  // already dropped it and the next query opens a fresh one. Without a listener
+  // the process would crash on a database restart.
+  pool.on('error', () => {});
+  const db = new PgDatabase(pool);
+  try {
+    await migrate(db, schema);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return {
+    ledger: new PostgresLedger(db, ledgerSql(quoted)),
+    audit: new PostgresAuditLog(db, quoted, schema),
+    schema,
+    migrate: () => migrate(db, schema),
+    close: () => db.close(),
+  };
+}

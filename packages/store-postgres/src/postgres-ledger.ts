@@ -1,0 +1,184 @@
+import type {
+  AddDecisionResult,
+  ApprovalRequest,
+  ConsumeFailure,
+  ConsumeInput,
+  ConsumeResult,
+  Decision,
+  LedgerStore,
+  ListRequestsFilter,
+  NewApprovalRequest,
+  Proposal,
+  ProposalInput,
+  RecordProposalResult,
+  ResultRecord,
+} from '@countersign/core';
+import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '@countersign/core';
+import type { PgDatabase } from './database.ts';
+import { sqlState } from './errors.ts';
+import type { LedgerSql } from './ledger-sql.ts';
+import { proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+
+/** How often consume re-runs when the diagnosis read saw a state newer than the statement did. */
+const CONSUME_ATTEMPTS = 3;
+
+/**
+ * LedgerStore on PostgreSQL. Writes that decide something are either one
+ * conditional statement (consume, revoke, recordResult, inserts) or a
+ * transaction that first locks the row it decides on (addDecision).
+ */
+export class PostgresLedger implements LedgerStore {
+  readonly #db: PgDatabase;
+  readonly #sql: LedgerSql;
+
+  constructor(db: PgDatabase, sql: LedgerSql) {
+    this.#db = db;
+    this.#sql = sql;
+  }
+
+  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+    // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
+    // call to commit, so the lookup below always finds the row that beat us.
+    const inserted = await this.#db.query(this.#sql.insertProposal, proposalParams(input));
+    const row = inserted.rows[0];
+    if (row !== undefined) return { ok: true, proposal: proposalFromRow(row), created: true };
+    const existing = await this.findProposalByCall(input.runId, input.callId);
+    if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
+    if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
+    return { ok: false, reason: 'conflict', existing };
+  }
+
+  async getProposal(proposalId: string): Promise<Proposal | undefined> {
+    const { rows } = await this.#db.query(this.#sql.proposalById, [proposalId]);
+    return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+  }
+
+  async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
+    const { rows } = await this.#db.query(this.#sql.proposalByCall, [runId, callId]);
+    return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+  }
+
+  async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
+    try {
+      const { rows } = await this.#db.query(this.#sql.insertRequest, [
+        input.requestId,
+        input.proposalId,
+        input.createdAt,
+        input.expiresAt,
+        input.requiredApprovals,
+        JSON.stringify(input.eligible),
+        input.ruleId ?? null,
+      ]);
+      return requestFromRow(rows[0]!);
+    } catch (error) {
+      const state = sqlState(error);
+      if (state === '23503') throw new LedgerError('not_found', `no proposal ${input.proposalId}`, { cause: error });
+      if (state === '23505') {
+        throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
+    const { rows } = await this.#db.query(this.#sql.requestById, [requestId]);
+    return rows[0] === undefined ? undefined : requestFromRow(rows[0]);
+  }
+
+  async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
+    const { rows } = await this.#db.query(this.#sql.requestByProposal, [proposalId]);
+    return rows[0] === undefined ? undefined : requestFromRow(rows[0]);
+  }
+
+  async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
+    const { rows } = await this.#db.query(this.#sql.listRequests, [filter.status ?? null, now, filter.limit ?? 100]);
+    return rows.map(requestFromRow);
+  }
+
+  async addDecision(
+    requestId: string,
+    decision: Decision,
+    opts: { now: number; tokenIdIfApproved: string },
+  ): Promise<AddDecisionResult> {
+    return this.#db.transaction(async (query): Promise<AddDecisionResult> => {
+      // FOR UPDATE: concurrent decisions on one request queue here; the read after
+      // it sees every decision committed before we got the lock.
+      const locked = await query(this.#sql.lockRequest, [requestId]);
+      if (locked.rows[0] === undefined) return { ok: false, reason: 'not_found' };
+      const current = await query(this.#sql.requestById, [requestId]);
+      const request = requestFromRow(current.rows[0]!);
+      const status = effectiveStatus(request, opts.now);
+      if (status === 'expired') return { ok: false, reason: 'expired' };
+      if (status !== 'pending') return { ok: false, reason: 'already_decided' };
+      if (request.decisions.some((d) => d.approver === decision.approver)) {
+        return { ok: false, reason: 'duplicate_approver' };
+      }
+      await query(this.#sql.insertDecision, [
+        requestId,
+        request.decisions.length + 1,
+        decision.approver,
+        decision.decision,
+        decision.reason ?? null,
+        decision.at,
+        decision.editedProposalId ?? null,
+      ]);
+      const approvals = [...request.decisions, decision].filter((d) => d.decision === 'approve').length;
+      if (decision.decision === 'deny') {
+        await query(this.#sql.denyRequest, [requestId]);
+      } else if (approvals >= request.requiredApprovals) {
+        await query(this.#sql.approveRequest, [requestId, opts.tokenIdIfApproved, opts.now]);
+      }
+      const updated = await query(this.#sql.requestById, [requestId]);
+      return { ok: true, request: requestFromRow(updated.rows[0]!) };
+    });
+  }
+
+  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.#db.query(this.#sql.revokeRequest, [requestId, now]);
+    return rowCount === 1;
+  }
+
+  async consume(input: ConsumeInput): Promise<ConsumeResult> {
+    const { proposalId, approval, now } = input;
+    for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
+      const { rows } = await this.#db.query(this.#sql.consume, [
+        proposalId,
+        approval?.requestId ?? null,
+        approval?.tokenId ?? null,
+        now,
+      ]);
+      if (rows[0] !== undefined) return { ok: true, proposal: proposalFromRow(rows[0]) };
+      const reason = await this.#whyNotConsumed(input);
+      if (reason !== undefined) return { ok: false, reason };
+      // The statement's snapshot predates a change (say, the approval landing just
+      // now) that the diagnosis saw: the call may be consumable, so try again.
+    }
+    throw new LedgerError('store_unavailable', `consume of ${proposalId} kept racing concurrent changes`);
+  }
+
+  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
+    const { rowCount } = await this.#db.query(this.#sql.recordResult, [
+      proposalId,
+      result.status,
+      result.resultDigest,
+      result.at,
+    ]);
+    if (rowCount !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+  }
+
+  /**
+   * Why the consume statement changed nothing, read afterwards. This only names
+   * the failure; the decision was the statement's. Same order of checks as MemoryLedger.
+   */
+  async #whyNotConsumed(input: ConsumeInput): Promise<ConsumeFailure | undefined> {
+    const proposal = await this.getProposal(input.proposalId);
+    if (proposal === undefined) return 'not_found';
+    if (proposal.state !== 'proposed') return 'already_consumed';
+    if (input.approval === undefined) return undefined;
+    const request = await this.getApprovalRequest(input.approval.requestId);
+    if (request === undefined || request.proposalId !== proposal.proposalId) return 'not_found';
+    return approvalConsumeFailure(request, input.approval.tokenId, input.now);
+  }
+}

@@ -1,0 +1,103 @@
+import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput } from '@countersign/core';
+import { LedgerError } from '@countersign/core';
+import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
+
+// Optional fields are set only when the column is not NULL, so a record read
+// back has exactly the keys it was written with (exactOptionalPropertyTypes).
+
+export function proposalFromRow(row: Row): Proposal {
+  const proposal: Proposal = {
+    proposalId: text(row, 'proposal_id'),
+    runId: text(row, 'run_id'),
+    sessionId: text(row, 'session_id'),
+    principal: text(row, 'principal'),
+    callId: text(row, 'call_id'),
+    toolName: text(row, 'tool_name'),
+    canonicalArgs: text(row, 'canonical_args'),
+    argsDigest: text(row, 'args_digest'),
+    createdAt: integer(row, 'created_at'),
+    state: oneOf(row, 'state', ['proposed', 'dispatched']),
+  };
+  const definitionDigest = optionalText(row, 'definition_digest');
+  if (definitionDigest !== undefined) proposal.definitionDigest = definitionDigest;
+  const modelResponseRef = optionalText(row, 'model_response_ref');
+  if (modelResponseRef !== undefined) proposal.modelResponseRef = modelResponseRef;
+  const parentProposalId = optionalText(row, 'parent_proposal_id');
+  if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
+  const dispatchedAt = optionalInteger(row, 'dispatched_at');
+  if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
+  if (row.result_status !== null && row.result_status !== undefined) {
+    proposal.result = {
+      status: oneOf(row, 'result_status', ['succeeded', 'failed']),
+      resultDigest: text(row, 'result_digest'),
+      at: integer(row, 'result_at'),
+    };
+  }
+  return proposal;
+}
+
+/** Parameters for inserting a proposal, in the column order of INSERT_PROPOSAL. */
+export function proposalParams(input: ProposalInput): (string | number | null)[] {
+  return [
+    input.proposalId,
+    input.runId,
+    input.sessionId,
+    input.principal,
+    input.callId,
+    input.toolName,
+    input.definitionDigest ?? null,
+    input.canonicalArgs,
+    input.argsDigest,
+    input.modelResponseRef ?? null,
+    input.parentProposalId ?? null,
+    input.createdAt,
+  ];
+}
+
+/** `row` carries the request columns plus `decisions`, a JSON array built by the query. */
+export function requestFromRow(row: Row): ApprovalRequest {
+  const eligible = json(row, 'eligible');
+  if (typeof eligible !== 'object' || eligible === null || Array.isArray(eligible)) {
+    throw new LedgerError('corrupt_record', 'column eligible: expected a JSON object');
+  }
+  const request: ApprovalRequest = {
+    requestId: text(row, 'request_id'),
+    proposalId: text(row, 'proposal_id'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+    requiredApprovals: integer(row, 'required_approvals'),
+    eligible: eligible as ApproverRule,
+    status: oneOf(row, 'status', ['pending', 'approved', 'denied', 'revoked', 'consumed']),
+    decisions: decisionsFrom(row.decisions),
+  };
+  const ruleId = optionalText(row, 'rule_id');
+  if (ruleId !== undefined) request.ruleId = ruleId;
+  const tokenId = optionalText(row, 'token_id');
+  if (tokenId !== undefined) request.tokenId = tokenId;
+  const approvedAt = optionalInteger(row, 'approved_at');
+  if (approvedAt !== undefined) request.approvedAt = approvedAt;
+  const consumedAt = optionalInteger(row, 'consumed_at');
+  if (consumedAt !== undefined) request.consumedAt = consumedAt;
+  return request;
+}
+
+function decisionsFrom(value: unknown): Decision[] {
+  const list = json({ decisions: value }, 'decisions');
+  if (!Array.isArray(list)) throw new LedgerError('corrupt_record', 'column decisions: expected a JSON array');
+  return list.map((value: unknown) => {
+    if (typeof value !== 'object' || value === null) {
+      throw new LedgerError('corrupt_record', 'column decisions: expected JSON objects');
+    }
+    const item = value as Row;
+    const decision: Decision = {
+      approver: text(item, 'approver'),
+      decision: oneOf(item, 'decision', ['approve', 'deny']),
+      at: integer(item, 'at'),
+    };
+    const reason = optionalText(item, 'reason');
+    if (reason !== undefined) decision.reason = reason;
+    const editedProposalId = optionalText(item, 'editedProposalId');
+    if (editedProposalId !== undefined) decision.editedProposalId = editedProposalId;
+    return decision;
+  });
+}
