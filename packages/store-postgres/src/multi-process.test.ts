@@ -3,7 +3,7 @@ import { verifyChain } from '@countersign/core';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';
-import { runChildren } from './testing/run-children.ts';
+import { runChildren } from '@countersign/core/testing/children';
 import { describePg, TEST_PG_URL, tempStore } from './testing/test-database.ts';
 
 const CHILD = join(import.meta.dirname, 'testing', 'pg-child.ts');

@@ -1,9 +1,9 @@
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
 import { AuditLogError, buildRecord } from '@countersign/core';
-import { auditEventJson, auditRecordFromRow } from './audit-row.ts';
+import { auditEventJson, auditRecordFromRow } from '@countersign/core/store-kit';
 import type { PgDatabase } from './database.ts';
 import { advisoryLockKey } from './lock-keys.ts';
-import { integer, text } from './row-fields.ts';
+import { integer, text } from '@countersign/core/store-kit';
 
 /**
  * AuditLog on PostgreSQL. Each append is a transaction that first takes a

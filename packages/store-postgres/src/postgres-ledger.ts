@@ -17,7 +17,7 @@ import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
-import { proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
 
 /** How often consume re-runs when the diagnosis read saw a state newer than the statement did. */
 const CONSUME_ATTEMPTS = 3;

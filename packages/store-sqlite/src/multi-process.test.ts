@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { verifyChain } from '@countersign/core';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChildren } from './testing/run-children.ts';
+import { runChildren } from '@countersign/core/testing/children';
 import { tempStore } from './testing/temp-store.ts';
 
 const CHILD = join(import.meta.dirname, 'testing', 'sqlite-child.ts');

@@ -1,8 +1,8 @@
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
 import { AuditLogError, buildRecord } from '@countersign/core';
-import { auditEventJson, auditRecordFromRow } from './audit-row.ts';
+import { auditEventJson, auditRecordFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
-import { integer, text } from './row-fields.ts';
+import { integer, text } from '@countersign/core/store-kit';
 
 const SELECT_HEAD = 'SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1';
 

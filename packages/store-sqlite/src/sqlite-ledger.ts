@@ -14,7 +14,7 @@ import type {
 } from '@countersign/core';
 import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '@countersign/core';
 import type { SqliteConnection } from './connection.ts';
-import { proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
 
 const INSERT_PROPOSAL = `
   INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,

@@ -1,7 +1,7 @@
 // Child process for the multi-process tests: its own pool on the shared schema,
 // racing the other children. Run with --conditions=countersign-source.
 import { openPostgresStore } from '../open.ts';
-import { waitForGo } from './run-children.ts';
+import { waitForGo } from '@countersign/core/testing/children';
 
 const [mode, url, schema, arg1 = '', arg2 = ''] = process.argv.slice(2);
 if (url === undefined || schema === undefined) throw new Error('usage: pg-child.ts consume|audit <url> <schema> ...');

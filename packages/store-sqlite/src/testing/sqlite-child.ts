@@ -1,7 +1,7 @@
 // Child process for the multi-process tests: opens the shared file with its own
 // connection and races the other children. Run with --conditions=countersign-source.
 import { openSqliteStore } from '../open.ts';
-import { waitForGo } from './run-children.ts';
+import { waitForGo } from '@countersign/core/testing/children';
 
 const [mode, path, arg1 = '', arg2 = ''] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: sqlite-child.ts consume|audit <path> ...');

@@ -1,5 +1,5 @@
-import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput } from '@countersign/core';
-import { LedgerError } from '@countersign/core';
+import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput } from '../ledger/types.ts';
+import { LedgerError } from '../ledger/errors.ts';
 import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
 
 // Optional fields are set only when the column is not NULL, so a record read

@@ -1,5 +1,5 @@
-import type { AuditEvent, AuditRecord } from '@countersign/core';
-import { LedgerError } from '@countersign/core';
+import type { AuditEvent, AuditRecord } from '../audit/types.ts';
+import { LedgerError } from '../ledger/errors.ts';
 import { integer, json, type Row, text } from './row-fields.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '../ledger/errors.ts';
 
 /** A row as a driver returns it; fields are checked before they become typed records. */
 export type Row = Readonly<Record<string, unknown>>;

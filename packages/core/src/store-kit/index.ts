@@ -1,0 +1,8 @@
+/**
+ * Helpers for ledger and audit backends that keep rows in a SQL database: typed
+ * column readers that treat a malformed row as `corrupt_record` (never as data),
+ * and the row <-> record mappings both SQL stores share.
+ */
+export { auditEventJson, auditRecordFromRow } from './audit-row.ts';
+export { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
+export { proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';

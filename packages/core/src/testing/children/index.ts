@@ -1,0 +1,3 @@
+// Process-racing helpers for multi-process tests. Kept apart from the conformance
+// suites because child processes load this without the test runner.
+export { runChildren, waitForGo } from './run-children.ts';

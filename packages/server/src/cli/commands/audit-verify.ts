@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import { type AuditHead, type ChainVerification, ChainVerifier, parseJsonl } from '@countersign/core';
+import type { Command } from 'commander';
+import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
+import { writeJson, writeLine } from '../cli-io.ts';
+import type { CommandContext } from '../command-context.ts';
+import { withStore } from '../open-store-for-cli.ts';
+import { formatAnchor, parseAnchor } from '../parse-anchor.ts';
+import { readAuditPages } from '../read-audit-pages.ts';
+import { describeStoreTarget } from '../../serve/store-target.ts';
+import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
+
+interface VerifyFlags extends StoreFlags {
+  file?: string;
+  anchor?: string;
+  json?: true;
+}
+
+/** Where the chain broke; `line` is set for files. */
+type VerifyReport =
+  | { ok: true; source: string; count: number; head: AuditHead | undefined }
+  | { ok: false; source: string; seq: number | undefined; line: number | undefined; reason: string; message: string };
+
+export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
+  addStoreOptions(
+    audit
+      .command('verify')
+      .description('Check the audit hash chain of a store (default: the SQLite database) or of a JSON-lines export (--file).'),
+  )
+    .option('--file <path>', 'verify a JSON-lines export instead of a store')
+    .option('--anchor <seq:hash>', 'expected head from an earlier verify/export; detects records dropped from the end')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nExit status: 0 the chain holds, 1 it is broken, 2 usage or I/O error.')
+    .action(async (flags: VerifyFlags) => {
+      ctx.setExitCode(await verifyAudit(ctx, flags));
+    });
+}
+
+async function verifyAudit(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
+  const anchor = flags.anchor === undefined ? undefined : parseAnchor(flags.anchor);
+  const report = flags.file === undefined ? await verifyStore(ctx, flags, anchor) : await verifyFile(ctx, flags, flags.file, anchor);
+  print(ctx, report, flags.json === true);
+  return report.ok ? EXIT_OK : EXIT_REJECTED;
+}
+
+async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string, anchor: AuditHead | undefined): Promise<VerifyReport> {
+  if (flags.db !== undefined || flags.databaseUrl !== undefined) {
+    throw new CliError('usage', 'give either --file or a store (--db / --database-url), not both');
+  }
+  let text: string;
+  try {
+    text = await readFile(ctx.resolvePath(file), 'utf8');
+  } catch (error) {
+    throw new CliError('io', `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const parsed = parseJsonl(text);
+  if (!parsed.ok) {
+    return { ok: false, source: file, seq: seqOnLine(text, parsed.line), line: parsed.line, reason: parsed.reason, message: parsed.message };
+  }
+  const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
+  for (const record of parsed.records) if (verifier.push(record) !== undefined) break;
+  return toReport(file, verifier.finish(), true);
+}
+
+async function verifyStore(ctx: CommandContext, flags: VerifyFlags, anchor: AuditHead | undefined): Promise<VerifyReport> {
+  const target = storeTargetFrom(ctx, flags, { mustExist: true });
+  const source = describeStoreTarget(target);
+  const verdict = await withStore(target, async (store) => {
+    const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
+    for await (const page of readAuditPages(store.audit)) {
+      for (const record of page) if (verifier.push(record) !== undefined) return verifier.finish();
+    }
+    return verifier.finish();
+  });
+  return toReport(source, verdict, false);
+}
+
+function toReport(source: string, verdict: ChainVerification, fromFile: boolean): VerifyReport {
+  if (verdict.ok) return { ok: true, source, count: verdict.count, head: verdict.head };
+  return {
+    ok: false,
+    source,
+    seq: verdict.seq,
+    // Line n of an export holds the record at index n - 1; `truncated` points past the end.
+    line: fromFile && verdict.reason !== 'truncated' ? verdict.index + 1 : undefined,
+    reason: verdict.reason,
+    message: verdict.message,
+  };
+}
+
+/** The seq a malformed line claims, when it is readable at all: helps find it in the store. */
+function seqOnLine(text: string, line: number): number | undefined {
+  try {
+    const seq: unknown = JSON.parse(text.split('\n')[line - 1] ?? '').seq;
+    return Number.isSafeInteger(seq) ? (seq as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
+  const out = ctx.io.stdout;
+  if (json) {
+    writeJson(out, report.ok ? { ...report, head: report.head ?? null } : report);
+    return;
+  }
+  if (report.ok) {
+    if (report.head === undefined) {
+      writeLine(out, `audit chain ok: ${report.source} is empty`);
+      return;
+    }
+    writeLine(out, `audit chain ok: ${report.count} record${report.count === 1 ? '' : 's'} in ${report.source}`);
+    writeLine(out, `head: ${formatAnchor(report.head)}`);
+    writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
+    return;
+  }
+  const where = [
+    report.seq === undefined ? undefined : `seq ${report.seq}`,
+    report.line === undefined ? undefined : `line ${report.line}`,
+  ].filter((part) => part !== undefined);
+  writeLine(out, `audit chain BROKEN in ${report.source}${where.length > 0 ? ` at ${where.join(', ')}` : ''}: ${report.reason}`);
+  writeLine(out, `  ${report.message}`);
+}

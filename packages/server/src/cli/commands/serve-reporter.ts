@@ -1,0 +1,113 @@
+import type { DemoExecution } from '../../serve/demo-tools.ts';
+import type { LocalCredential, LocalCredentials } from '../../serve/local-credentials.ts';
+import type { MasterKeySource } from '../../serve/master-key.ts';
+import { type CliIo, writeJson, writeLine } from '../cli-io.ts';
+
+export interface StartupReport {
+  url: string;
+  port: number;
+  store: string;
+  policy: { file: string | undefined; rules: string[] };
+  master: MasterKeySource;
+  warnings: string[];
+  tools: string[];
+  credentials: LocalCredentials;
+  approver: { id: string; roles: string[] };
+}
+
+export interface ServeReporter {
+  started(report: StartupReport): void;
+  executed(execution: DemoExecution): void;
+  stopping(): void;
+  stopped(): void;
+}
+
+/**
+ * What `serve` prints. The line with the URL comes last, once the port is open:
+ * scripts and tests wait for it. Credentials taken from the environment are not
+ * echoed; derived ones are, since the operator has no other way to learn them.
+ */
+export function serveReporter(io: CliIo, json: boolean): ServeReporter {
+  return json ? jsonReporter(io) : textReporter(io);
+}
+
+function textReporter(io: CliIo): ServeReporter {
+  const out = (line: string) => writeLine(io.stdout, line);
+  return {
+    started(r) {
+      out(`store     ${r.store}`);
+      if (r.policy.file === undefined) {
+        out(`policy    using the example policy (${r.policy.rules.join(', ')}); see \`countersign policy example\`, pass --policy FILE for your own`);
+      } else {
+        out(`policy    ${r.policy.file} (${r.policy.rules.length} rules)`);
+      }
+      out(`keys      ${describeMaster(r.master)}`);
+      out(`tools     demo tools ${r.tools.join(', ')} (no side effects: they echo their arguments)`);
+      out(`agent     bearer token ${shown(r.credentials.agentToken, 'COUNTERSIGN_AGENT_TOKEN')}`);
+      out(`approver  login "${r.approver.id}" (roles ${r.approver.roles.join(', ')}), password ${shown(r.credentials.approverPassword, 'COUNTERSIGN_APPROVER_PASSWORD')}`);
+      out(`          API bearer token ${shown(r.credentials.approverToken, 'COUNTERSIGN_APPROVER_TOKEN')}`);
+      for (const warning of r.warnings) writeLine(io.stderr, `warning: ${warning}`);
+      out(`countersign listening on ${r.url}`);
+    },
+    executed(e) {
+      out(`executed  ${e.tool} (run ${e.runId}, call ${e.callId}, principal ${e.principal})`);
+    },
+    stopping() {
+      out('shutting down');
+    },
+    stopped() {
+      out('stopped');
+    },
+  };
+}
+
+function jsonReporter(io: CliIo): ServeReporter {
+  const emit = (value: Record<string, unknown>) => writeJson(io.stdout, value);
+  return {
+    started(r) {
+      for (const warning of r.warnings) emit({ event: 'warning', message: warning });
+      emit({
+        event: 'listening',
+        url: r.url,
+        port: r.port,
+        store: r.store,
+        policy: r.policy.file ?? 'example',
+        rules: r.policy.rules,
+        master: r.master,
+        tools: r.tools,
+        agent: { name: 'agent', token: visible(r.credentials.agentToken) },
+        approver: {
+          id: r.approver.id,
+          roles: r.approver.roles,
+          password: visible(r.credentials.approverPassword),
+          token: visible(r.credentials.approverToken),
+        },
+      });
+    },
+    executed(e) {
+      emit({ event: 'executed', ...e });
+    },
+    stopping() {
+      emit({ event: 'stopping' });
+    },
+    stopped() {
+      emit({ event: 'stopped' });
+    },
+  };
+}
+
+function describeMaster(source: MasterKeySource): string {
+  if (source.kind === 'env') return 'master secret from COUNTERSIGN_MASTER_SECRET';
+  if (source.created) {
+    return `generated a master secret and saved it to ${source.path} (mode 0600), so approvals survive restarts; keep it secret`;
+  }
+  return `master secret from ${source.path}`;
+}
+
+function shown(credential: LocalCredential, envName: string): string {
+  return credential.from === 'env' ? `from ${envName}` : credential.value;
+}
+
+function visible(credential: LocalCredential): string | null {
+  return credential.from === 'env' ? null : credential.value;
+}

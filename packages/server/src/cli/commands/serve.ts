@@ -1,0 +1,167 @@
+import { PolicyError } from '@countersign/core';
+import type { Command } from 'commander';
+import { ServerConfigError, type WebhookOptions } from '../../app/options.ts';
+import { demoTools, DEMO_TOOL_NAMES } from '../../serve/demo-tools.ts';
+import { deriveSecret } from '../../serve/derive-secret.ts';
+import { isLoopback } from '../../serve/listen.ts';
+import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, localCredentials } from '../../serve/local-credentials.ts';
+import { resolveMasterKey } from '../../serve/master-key.ts';
+import { ServeError } from '../../serve/serve-error.ts';
+import { loadServePolicy } from '../../serve/serve-policy.ts';
+import type { RunningServer } from '../../serve/start-server.ts';
+import { describeStoreTarget } from '../../serve/store-target.ts';
+import { CliError, EXIT_OK } from '../cli-error.ts';
+import type { CommandContext } from '../command-context.ts';
+import { openStoreForCli } from '../open-store-for-cli.ts';
+import { parseIntegerFlag } from '../parse-number.ts';
+import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
+import { waitForAbort } from '../wait-for-abort.ts';
+import { serveReporter } from './serve-reporter.ts';
+
+interface ServeFlags extends StoreFlags {
+  policy?: string;
+  port: string;
+  host: string;
+  publicUrl?: string;
+  webhookUrl?: string;
+  pollIntervalMs?: string;
+  json?: true;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export function registerServe(program: Command, ctx: CommandContext): void {
+  addStoreOptions(
+    program
+      .command('serve')
+      .description('Run the approval service: agent API, approver API and approval web page, on SQLite (default) or Postgres.'),
+  )
+    .option('--policy <file>', 'policy file (.yaml, .yml, .json); default: the example policy')
+    .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
+    .option('--host <address>', 'address to bind', DEFAULT_HOST)
+    .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
+    .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
+    .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store for decisions made by other replicas')
+    .option('--json', 'print startup details and events as JSON lines')
+    .addHelpText(
+      'after',
+      `
+Environment:
+  COUNTERSIGN_MASTER_SECRET      signing secret (hex/base64url, >= 32 bytes). Without it, SQLite mode keeps a
+                                 generated one in master.key next to the database; Postgres mode requires it.
+  COUNTERSIGN_KEY_ID             key id of the master secret (default k1)
+  COUNTERSIGN_PREVIOUS_SECRETS   verify-only keys from earlier rotations: "kid:secret,kid:secret"
+  COUNTERSIGN_DATABASE_URL       PostgreSQL connection string (same as --database-url)
+  COUNTERSIGN_PG_SCHEMA          PostgreSQL schema (same as --pg-schema)
+  COUNTERSIGN_AGENT_TOKEN        bearer token of the agent (default: derived from the master secret)
+  COUNTERSIGN_APPROVER_PASSWORD  login password of approver "${LOCAL_APPROVER_ID}" (default: derived)
+  COUNTERSIGN_APPROVER_TOKEN     API bearer token of approver "${LOCAL_APPROVER_ID}" (default: derived)
+  COUNTERSIGN_WEBHOOK_SECRET     signing secret for --webhook-url
+
+Stops cleanly on SIGINT or SIGTERM.`,
+    )
+    .action(async (flags: ServeFlags) => {
+      ctx.setExitCode(await serve(ctx, flags));
+    });
+}
+
+async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
+  const { env } = ctx.io;
+  const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
+  const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
+  const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
+  const webhook = webhookFrom(flags.webhookUrl, env.COUNTERSIGN_WEBHOOK_SECRET);
+  const target = storeTargetFrom(ctx, flags, { mustExist: false });
+  const report = serveReporter(ctx.io, flags.json === true);
+
+  // Everything that can be wrong with the configuration fails before the store is touched.
+  const policy = await loadServePolicy(flags.policy === undefined ? undefined : ctx.resolvePath(flags.policy)).catch(policyFailure);
+  const master = await resolveMasterKey(env, target).catch(serveFailure);
+  const credentials = withServeErrors(() => localCredentials(env, master.secret));
+
+  // Loaded here so the other commands never load the HTTP stack.
+  const { startServer } = await import('../../serve/start-server.ts');
+  const store = await openStoreForCli(target);
+  let running: RunningServer | undefined;
+  try {
+    running = await startServer({
+      ledger: store.ledger,
+      audit: store.audit,
+      policy: policy.policy,
+      keyring: master.keyring,
+      tools: demoTools((execution) => report.executed(execution)),
+      auth: authConfigFor(credentials, deriveSecret(master.secret, 'session-cookie').toString('hex')),
+      host: flags.host,
+      port,
+      publicOrigin,
+      webhook,
+      tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
+    }).catch(serveFailure);
+    report.started({
+      url: running.url,
+      port: running.port,
+      store: describeStoreTarget(target),
+      policy: { file: policy.file, rules: policy.policy.ruleIds },
+      master: master.source,
+      warnings: [
+        ...master.warnings,
+        ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; use your own credentials and TLS in front`]),
+      ],
+      tools: [...DEMO_TOOL_NAMES],
+      credentials,
+      approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] },
+    });
+    await waitForAbort(ctx.io.signal);
+    report.stopping();
+  } finally {
+    await running?.close();
+    await store.close().catch(() => undefined);
+  }
+  report.stopped();
+  return EXIT_OK;
+}
+
+function parseOrigin(flag: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError('usage', `${flag} must be an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage', `${flag} must use http or https`);
+  return url.origin;
+}
+
+function webhookFrom(url: string | undefined, secret: string | undefined): WebhookOptions | undefined {
+  if (url === undefined) return undefined;
+  parseOrigin('--webhook-url', url);
+  if (secret === undefined || secret.length < 16) {
+    throw new CliError('config', '--webhook-url needs COUNTERSIGN_WEBHOOK_SECRET (at least 16 characters) to sign the events');
+  }
+  return { url, secret };
+}
+
+function policyFailure(error: unknown): never {
+  if (error instanceof PolicyError) {
+    throw new CliError(error.code === 'invalid_policy' ? 'config' : 'io', error.message, { cause: error });
+  }
+  throw error;
+}
+
+/** Startup errors as CliErrors: configuration problems and I/O problems read differently. */
+function serveFailure(error: unknown): never {
+  if (error instanceof ServeError) {
+    throw new CliError(error.code === 'invalid_config' ? 'config' : 'io', error.message, { cause: error });
+  }
+  if (error instanceof ServerConfigError) throw new CliError('config', error.message, { cause: error });
+  throw error;
+}
+
+function withServeErrors<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    return serveFailure(error);
+  }
+}

@@ -1,0 +1,25 @@
+import type { AuditLog, LedgerStore } from '@countersign/core';
+import type { StoreTarget } from './store-target.ts';
+
+export interface OpenedStore {
+  readonly ledger: LedgerStore;
+  readonly audit: AuditLog;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the ledger and audit chain. Store packages are loaded on demand so a
+ * SQLite user never loads the Postgres driver, and commands that need no store
+ * (keygen, policy check) load neither.
+ */
+export async function openStore(target: StoreTarget): Promise<OpenedStore> {
+  if (target.kind === 'sqlite') {
+    const { openSqliteStore } = await import('@countersign/store-sqlite');
+    return openSqliteStore({ path: target.path });
+  }
+  const { openPostgresStore } = await import('@countersign/store-postgres');
+  return openPostgresStore({
+    connectionString: target.connectionString,
+    ...(target.schema === undefined ? {} : { schema: target.schema }),
+  });
+}

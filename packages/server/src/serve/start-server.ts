@@ -1,0 +1,78 @@
+import type { Server } from 'node:http';
+import { type AuditLog, type Clock, Gate, type Keyring, type LedgerStore, type PolicyEngine, type ToolRegistry } from '@countersign/core';
+import { createAdaptorServer } from '@hono/node-server';
+import { createApp } from '../app/create-app.ts';
+import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';
+import { closeServer, listen, localUrl } from './listen.ts';
+
+export interface StartServerOptions {
+  ledger: LedgerStore;
+  audit: AuditLog;
+  policy: PolicyEngine;
+  keyring: Keyring;
+  tools: ToolRegistry;
+  auth: AuthConfig;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Origin browsers use when it is not the listening address (behind a proxy). */
+  publicOrigin?: string | undefined;
+  webhook?: WebhookOptions | undefined;
+  tuning?: ServerTuning | undefined;
+  clock?: Clock | undefined;
+  /** How long open connections may take to finish on close. Default 3000 ms. */
+  shutdownGraceMs?: number | undefined;
+}
+
+export interface RunningServer {
+  /** Where clients on this machine reach the service (the public origin when one is set). */
+  readonly url: string;
+  readonly port: number;
+  readonly gate: Gate;
+  /** Ends waiting clients, stops listening and waits for requests in flight. Does not close the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires a gate over the given store, policy, keys and tools into the HTTP app and
+ * listens. The caller owns the store: the same store may outlive several servers.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const gate = new Gate({
+    ledger: options.ledger,
+    audit: options.audit,
+    policy: options.policy,
+    keyring: options.keyring,
+    tools: options.tools,
+    clock: options.clock,
+  });
+  const created = createApp({
+    gate,
+    auth: options.auth,
+    ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
+    ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
+    ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+  });
+  const server = createAdaptorServer({ fetch: created.app.fetch, hostname: options.host }) as Server;
+  let port: number;
+  try {
+    port = await listen(server, options.port, options.host);
+  } catch (error) {
+    await created.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: options.publicOrigin ?? localUrl(options.host, port),
+    port,
+    gate,
+    close: () => {
+      closing ??= (async () => {
+        // Long-polls and event streams end first, so the server can close without waiting them out.
+        await created.close();
+        await closeServer(server, options.shutdownGraceMs ?? 3000);
+      })();
+      return closing;
+    },
+  };
+}
