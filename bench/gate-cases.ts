@@ -1,0 +1,114 @@
+import {
+  type DispatchRequest,
+  type ExpectedCall,
+  Gate,
+  hmacKey,
+  Keyring,
+  loadPolicy,
+  MemoryAuditLog,
+  MemoryLedger,
+  type ToolRegistry,
+  verifyApprovalToken,
+} from '@countersign/core';
+import type { ArgumentCase } from './arguments.ts';
+import type { BenchCase } from './harness.ts';
+
+const TOOL = 'bulk_update';
+const APPROVER = { id: 'approver-1' };
+const CALL = { runId: 'run-bench', sessionId: 'session-bench', principal: 'user:bench' };
+
+// One approve rule, so the policy step is a name match, not a JSON Schema check.
+const POLICY = loadPolicy(
+  `
+version: 1
+rules:
+  - id: bench-approve
+    tool: ${TOOL}
+    verdict: approve
+    approval:
+      approvers: { approvers: [${APPROVER.id}] }
+      ttlSeconds: 3600
+`,
+  'yaml',
+);
+
+// A tool with a pinned definition, as real tools have: dispatch re-checks its digest.
+const TOOLS: ToolRegistry = {
+  [TOOL]: {
+    execute: () => ({ ok: true }),
+    definition: {
+      name: TOOL,
+      description: 'Apply a batch of changes to a table',
+      inputSchema: { type: 'object', properties: { table: { type: 'string' } } },
+    },
+  },
+};
+
+export const BENCH_KEYRING = new Keyring([hmacKey('k1', Buffer.alloc(32, 0x42))]);
+
+function newGate(): Gate {
+  return new Gate({ ledger: new MemoryLedger(), audit: new MemoryAuditLog(), policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
+}
+
+interface Approved {
+  request: DispatchRequest;
+  expected: ExpectedCall;
+}
+
+/** Proposes `count` calls with `args` on `gate`, approves each and fetches its token. */
+export async function approveCalls(gate: Gate, args: unknown, count: number, prefix = 'call'): Promise<Approved[]> {
+  const approved: Approved[] = [];
+  for (let i = 0; i < count; i++) {
+    const callId = `${prefix}-${i}`;
+    const proposed = await gate.propose({ ...CALL, callId, toolName: TOOL, arguments: args });
+    if (proposed.status !== 'approval_required') throw new Error(`bench setup: propose gave ${proposed.status}`);
+    const decided = await gate.approvals.decide(APPROVER, { requestId: proposed.requestId, decision: 'approve' });
+    if (!decided.ok) throw new Error(`bench setup: decide gave ${decided.reason}`);
+    const issued = await gate.approvals.token(proposed.requestId);
+    if (!issued.ok) throw new Error(`bench setup: token gave ${issued.reason}`);
+    const proposal = await gate.deps.ledger.findProposalByCall(CALL.runId, callId);
+    if (proposal === undefined) throw new Error('bench setup: proposal vanished');
+    approved.push({
+      request: { ...CALL, callId, token: issued.token },
+      expected: { ...CALL, callId, toolName: TOOL, definitionDigest: proposal.definitionDigest, argsDigest: proposal.argsDigest },
+    });
+  }
+  return approved;
+}
+
+/** The honest hot path: each op dispatches one pre-approved call with its token. */
+export function gateDispatchCase(arg: ArgumentCase): BenchCase {
+  return {
+    name: `gate.dispatch, ${arg.label}`,
+    note:
+      'ledger lookup + definition digest + args re-hash + policy + token verify + atomic consume + ' +
+      '2 audit appends (SHA-256 chain) + execute + result digest; MemoryLedger/MemoryAuditLog, fresh gate per round',
+    prepare: async (ops) => {
+      const gate = newGate();
+      const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
+      return async () => {
+        for (const request of requests) {
+          const outcome = await gate.dispatch(request);
+          if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
+        }
+      };
+    },
+  };
+}
+
+/** Token verification alone against the ledger's call (no ledger, no audit, no args hashing). */
+export async function verifyOnlyCase(arg: ArgumentCase): Promise<BenchCase> {
+  const [approved] = await approveCalls(newGate(), arg.args, 1, 'verify');
+  const { request, expected } = approved!;
+  const token = request.token;
+  return {
+    name: `verifyApprovalToken, ${arg.label}`,
+    note: 'decode (2× base64url + JSON.parse + claim checks) + cached HKDF run key + HMAC-SHA256 + timingSafeEqual + binding compares; args digest comes from the ledger, not re-hashed',
+    prepare: (ops) => () => {
+      for (let i = 0; i < ops; i++) {
+        const verified = verifyApprovalToken(token, expected, { keyring: BENCH_KEYRING, now: Date.now() });
+        if (!verified.ok) throw new Error(`verify gave ${verified.reason}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { aiSdkCase, loadAiSdk } from './ai-sdk-case.ts';
+import { ARGUMENT_CASES, jsonBytes } from './arguments.ts';
+import { bareLoopBufferKeyCase, bareLoopCase, joseCase, joseFastCase } from './baseline-cases.ts';
+import { gateDispatchCase, verifyOnlyCase } from './gate-cases.ts';
+import { type BenchCase, type RoundOptions, runInterleaved } from './harness.ts';
+import { printRatios, printSection, type Ratio, type Row, ratioOf } from './report.ts';
+
+export interface GateThroughputResult {
+  rows: Row[];
+  ratios: Ratio[];
+  /** What (c) measured, or why it was skipped. */
+  aiSdk: string;
+}
+
+/**
+ * Issue 2: gate dispatch and token verification against baselines measured in the
+ * same run, per argument size, with the rows interleaved round by round.
+ */
+export async function benchGateThroughput(options: RoundOptions): Promise<GateThroughputResult> {
+  const sdk = await loadAiSdk();
+  const rows: Row[] = [];
+  const ratios: Ratio[] = [];
+  const notes = new Map<string, string>();
+
+  for (const arg of ARGUMENT_CASES) {
+    const cases: BenchCase[] = [
+      gateDispatchCase(arg),
+      await verifyOnlyCase(arg),
+      bareLoopCase(arg),
+      bareLoopBufferKeyCase(arg),
+      await joseCase(arg),
+      await joseFastCase(arg),
+    ];
+    if (sdk.ok) cases.push(await aiSdkCase(arg, sdk));
+    // Dispatch cases pre-create one approval per op; the cap bounds setup time and memory.
+    const results = await runInterleaved(cases, { ...options, maxOps: 40_000 });
+    const section = `Part A: verify-and-dispatch, 1 client, args ${arg.label} (${jsonBytes(arg.args)} bytes JSON), median of ${options.rounds} rounds`;
+    const byName = results.map((r) => ({ section, name: r.name, value: r.opsPerSec, unit: 'ops/s', samples: r.samples, note: r.note }));
+    const [gate, verify, bare, bareBuffer, jose, joseFast, ai] = byName;
+    const sectionRows: Row[] = [...byName];
+    if (!sdk.ok) sectionRows.push({ section, name: `(c) AI SDK approval signature, ${arg.label}`, unit: 'ops/s', skipped: sdk.reason });
+    for (const r of results) notes.set(r.name.replace(/, [^,]+$/, ''), r.note);
+    printSection(section, sectionRows);
+    rows.push(...sectionRows);
+
+    const sectionRatios: Ratio[] = [
+      { label: `gate/bare, ${arg.label}`, value: ratioOf(gate, bare), target: 0.5, kind: 'ratio' },
+      { label: `gate/jose, ${arg.label}`, value: ratioOf(gate, jose), target: 5, kind: 'ratio' },
+      { label: `verify-only/bare, ${arg.label}`, value: ratioOf(verify, bare), kind: 'ratio' },
+      { label: `verify-only/jose, ${arg.label}`, value: ratioOf(verify, jose), kind: 'ratio' },
+      { label: `gate/bare with Buffer key (a'), ${arg.label}`, value: ratioOf(gate, bareBuffer), kind: 'ratio' },
+      { label: `gate/jose with key imported once (b'), ${arg.label}`, value: ratioOf(gate, joseFast), kind: 'ratio' },
+      { label: `verify-only/jose with key imported once (b'), ${arg.label}`, value: ratioOf(verify, joseFast), kind: 'ratio' },
+    ];
+    if (sdk.ok) {
+      sectionRatios.push(
+        { label: `gate/ai-sdk (c), ${arg.label}`, value: ratioOf(gate, ai), kind: 'ratio' },
+        { label: `verify-only/ai-sdk (c), ${arg.label}`, value: ratioOf(verify, ai), kind: 'ratio' },
+      );
+    }
+    printRatios(`Ratios, args ${arg.label}`, sectionRatios);
+    ratios.push(...sectionRatios);
+  }
+
+  console.log('\n  What one op is, per row:');
+  for (const [name, note] of notes) console.log(`    ${name}: ${note}`);
+  const aiSdk = sdk.ok ? `(c) measured: ai ${sdk.version}, verifyToolApprovalSignature from ai/internal` : `(c) skipped: ${sdk.reason}`;
+  if (!sdk.ok) console.log(`    ${aiSdk}`);
+  return { rows, ratios, aiSdk };
+}

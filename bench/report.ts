@@ -1,0 +1,75 @@
+import { median } from './stats.ts';
+
+/** One printed row: a measured figure, or the reason it was not measured. */
+export interface Row {
+  section: string;
+  name: string;
+  value?: number | undefined;
+  unit: string;
+  /** Per-round samples behind a median, for the JSON file. */
+  samples?: number[] | undefined;
+  note?: string | undefined;
+  skipped?: string | undefined;
+}
+
+/** A headline figure compared with the issue's target (none = informational). */
+export interface Ratio {
+  label: string;
+  value: number | undefined;
+  /** The figure must be at least this. */
+  target?: number | undefined;
+  /** How the value is shown: a ratio (×) or a rate. */
+  kind: 'ratio' | 'rate';
+  /** Why a value is missing. */
+  skipped?: string | undefined;
+}
+
+export function formatRate(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function formatRatio(value: number): string {
+  return `${value >= 10 ? value.toFixed(1) : value.toFixed(2)}×`;
+}
+
+/** Aligned table of one section's rows. */
+export function printSection(title: string, rows: readonly Row[]): void {
+  console.log(`\n## ${title}`);
+  const nameWidth = Math.max(...rows.map((r) => r.name.length));
+  const cells = rows.map((r) => (r.value === undefined ? `skipped: ${r.skipped ?? 'not measured'}` : `${formatRate(r.value)} ${r.unit}`));
+  const valueWidth = Math.max(...cells.map((c, i) => (rows[i]!.value === undefined ? 0 : c.length)));
+  rows.forEach((r, i) => {
+    const cell = cells[i]!;
+    console.log(`  ${r.name.padEnd(nameWidth)}  ${r.value === undefined ? cell : cell.padStart(valueWidth)}`);
+  });
+}
+
+export function printNotes(rows: readonly Row[]): void {
+  for (const r of rows) if (r.note !== undefined) console.log(`    ${r.name}: ${r.note}`);
+}
+
+export function verdict(r: Ratio): string {
+  if (r.value === undefined) return `skipped: ${r.skipped ?? 'not measured'}`;
+  const shown = r.kind === 'ratio' ? formatRatio(r.value) : `${formatRate(r.value)}/s`;
+  if (r.target === undefined) return shown;
+  const target = r.kind === 'ratio' ? formatRatio(r.target) : `${formatRate(r.target)}/s`;
+  return `${shown}  (target ≥ ${target}: ${r.value >= r.target ? 'target met' : 'target NOT met'})`;
+}
+
+export function printRatios(title: string, ratios: readonly Ratio[]): void {
+  console.log(`\n## ${title}`);
+  const width = Math.max(...ratios.map((r) => r.label.length));
+  for (const r of ratios) console.log(`  ${r.label.padEnd(width)}  ${verdict(r)}`);
+}
+
+/**
+ * a / b when both rows were measured. Rows timed in the same rounds are compared
+ * round by round (median of the per-round ratios), so a burst of load from other
+ * processes skews both sides of a ratio rather than one.
+ */
+export function ratioOf(a: Row | undefined, b: Row | undefined): number | undefined {
+  if (a?.value === undefined || b?.value === undefined || b.value === 0) return undefined;
+  const [x, y] = [a.samples, b.samples];
+  if (x === undefined || y === undefined || x.length !== y.length || x.length === 0) return a.value / b.value;
+  return median(x.map((v, i) => v / y[i]!));
+}

@@ -1,0 +1,54 @@
+import type { Handler } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { waitForWake } from '../../events/wait-for-wake.ts';
+import { statusFingerprint } from '../../views/request-views.ts';
+import { readRequest } from './read-request.ts';
+
+/**
+ * GET /requests/:id/events: a server-sent event stream. One `status` event now and
+ * one on every change (in-process events, plus a ledger re-read at the poll
+ * interval for decisions made by other replicas), heartbeat comments while idle,
+ * closed once the request is no longer pending.
+ */
+export function requestEventsRoute(services: Services): Handler<AppEnv> {
+  return async (c) => {
+    const requestId = c.req.param('id') ?? '';
+    // Unknown ids fail as a plain JSON 404 before the stream starts.
+    const first = await readRequest(services, requestId);
+    const signal = AbortSignal.any([c.req.raw.signal, services.closing]);
+    return streamSSE(c, async (stream) => {
+      const aborted = new AbortController();
+      stream.onAbort(() => aborted.abort());
+      const stop = AbortSignal.any([signal, aborted.signal]);
+      let seen = statusFingerprint(first);
+      let sequence = 0;
+      await stream.writeSSE({ event: 'status', id: String(++sequence), data: JSON.stringify(first) });
+      if (first.status !== 'pending') return;
+      let lastWrite = Date.now();
+      for (;;) {
+        const untilHeartbeat = services.tuning.heartbeatMs - (Date.now() - lastWrite);
+        const wake = await waitForWake(services.events, requestId, Math.max(0, Math.min(services.tuning.pollIntervalMs, untilHeartbeat)), stop);
+        if (wake === 'aborted' || stream.aborted || stream.closed) return;
+        let view: Awaited<ReturnType<typeof readRequest>>;
+        try {
+          view = await readRequest(services, requestId);
+        } catch {
+          await stream.writeSSE({ event: 'error', data: JSON.stringify({ code: 'store_unavailable' }) });
+          return;
+        }
+        const fingerprint = statusFingerprint(view);
+        if (fingerprint !== seen) {
+          seen = fingerprint;
+          await stream.writeSSE({ event: 'status', id: String(++sequence), data: JSON.stringify(view) });
+          lastWrite = Date.now();
+          if (view.status !== 'pending') return;
+        } else if (Date.now() - lastWrite >= services.tuning.heartbeatMs) {
+          await stream.write(': heartbeat\n\n');
+          lastWrite = Date.now();
+        }
+      }
+    });
+  };
+}

@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { decide } from '../../approvals/decide.ts';
+import { approverOf } from '../../auth/approver-of.ts';
+import { requireApprover } from '../../auth/require-identity.ts';
+import { readJsonBody } from '../../http/read-json.ts';
+import { validate } from '../../http/validate.ts';
+import { approvalView } from '../../views/request-views.ts';
+import { DecisionBody } from '../schemas.ts';
+
+/** POST /decisions: `{ requestId, decision, reason?, editedArguments? }` and nothing else. */
+export function decisionRoutes(services: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.post('/decisions', requireApprover(services), async (c) => {
+    const body = validate(DecisionBody, await readJsonBody(c, services.bodyLimits));
+    const outcome = await decide(services, approverOf(c), {
+      requestId: body.requestId,
+      decision: body.decision,
+      reason: body.reason,
+      ...(body.editedArguments === undefined ? {} : { editedArguments: body.editedArguments }),
+    });
+    const request = await services.gate.approvals.view(outcome.request.requestId);
+    const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);
+    return c.json({
+      request: request === undefined ? null : await approvalView(services.gate, request),
+      ...(edited === undefined ? {} : { editedRequest: await approvalView(services.gate, edited) }),
+    });
+  });
+  return routes;
+}

@@ -1,0 +1,107 @@
+import { DEFAULT_LIMITS } from '@countersign/core';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { proposalRoutes } from '../api/agent/proposals.ts';
+import { dispatchRoutes } from '../api/agent/dispatch.ts';
+import { requestRoutes } from '../api/agent/requests.ts';
+import { approvalRoutes } from '../api/approver/approvals.ts';
+import { auditRoutes } from '../api/approver/audit.ts';
+import { decisionRoutes } from '../api/approver/decisions.ts';
+import { Authenticator } from '../auth/authenticator.ts';
+import { Sessions } from '../auth/sessions.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { toApiError } from '../errors/to-api-error.ts';
+import { RequestEvents } from '../events/request-events.ts';
+import { securityHeaders } from '../http/security-headers.ts';
+import { errorPage } from '../ui/pages/error-page.ts';
+import { approvalPages } from '../ui/routes/approval-pages.ts';
+import { assetRoutes } from '../ui/routes/assets.ts';
+import { auditPageRoute } from '../ui/routes/audit-page-route.ts';
+import { sessionRoutes } from '../ui/routes/session-routes.ts';
+import { notifyByWebhook } from '../webhook/webhook-notifier.ts';
+import { WebhookSender } from '../webhook/webhook-sender.ts';
+import type { AppEnv } from './env.ts';
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  resolvePublicOrigin,
+  resolveTuning,
+  type ServerOptions,
+  validateAuthConfig,
+} from './options.ts';
+import type { Services } from './services.ts';
+
+export type { AuthConfig, ServerOptions, ServerTuning, WebhookOptions } from './options.ts';
+
+// Levels a request body adds around tool arguments (body → toolCalls → call → arguments).
+const ENVELOPE_DEPTH = 3;
+
+/**
+ * The approval server: agent API, approver API, approval pages and webhook, around
+ * one gate. `close()` ends long-polls and event streams and stops webhook retries;
+ * the gate's stores belong to the caller.
+ */
+export function createApp(options: ServerOptions): { app: Hono; close(): Promise<void> } {
+  validateAuthConfig(options.auth);
+  const publicOrigin = resolvePublicOrigin(options.publicOrigin);
+  const sessions = new Sessions(options.auth.sessionSecret);
+  const closing = new AbortController();
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const services: Services = {
+    gate: options.gate,
+    authenticator: new Authenticator(options.auth, sessions),
+    sessions,
+    events: new RequestEvents(),
+    tuning: resolveTuning(options.tuning),
+    publicOrigin,
+    bodyLimits: {
+      maxBytes: bodyLimitBytes,
+      maxDepth: (options.gate.deps.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
+    },
+    closing: closing.signal,
+  };
+
+  const sender = options.webhook === undefined ? undefined : new WebhookSender(options.webhook);
+  const notifier = sender === undefined ? undefined : notifyByWebhook(options.gate, services.events, sender, publicOrigin);
+
+  const app = new Hono<AppEnv>();
+  app.use('*', securityHeaders());
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: bodyLimitBytes,
+      onError: () => {
+        throw new ApiError('payload_too_large', `request body is larger than ${bodyLimitBytes} bytes`);
+      },
+    }),
+  );
+
+  app.route('/api/v1', proposalRoutes(services));
+  app.route('/api/v1', requestRoutes(services));
+  app.route('/api/v1', dispatchRoutes(services));
+  app.route('/api/v1', approvalRoutes(services));
+  app.route('/api/v1', decisionRoutes(services));
+  app.route('/api/v1', auditRoutes(services));
+
+  app.route('/', assetRoutes());
+  app.route('/', sessionRoutes(services));
+  app.route('/', approvalPages(services));
+  app.route('/', auditPageRoute(services));
+
+  app.notFound((c) => c.json(new ApiError('not_found', 'no such route').toBody(), 404));
+  app.onError((error, c) => {
+    const apiError = toApiError(error);
+    if (!c.req.path.startsWith('/api/')) return c.html(errorPage(apiError), apiError.status);
+    return c.json(apiError.toBody(), apiError.status);
+  });
+
+  return {
+    // The per-request variables (AppEnv) are internal: callers only mount or serve the app.
+    app: app as unknown as Hono,
+    async close() {
+      closing.abort();
+      notifier?.stop();
+      await notifier?.settled();
+      await sender?.close();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { Gate } from '@countersign/core';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Sessions } from '../auth/sessions.ts';
+import type { RequestEvents } from '../events/request-events.ts';
+import type { JsonBodyLimits } from '../http/read-json.ts';
+import type { ResolvedTuning } from './options.ts';
+
+/** What every route needs, built once by `createApp`. */
+export interface Services {
+  gate: Gate;
+  authenticator: Authenticator;
+  sessions: Sessions;
+  events: RequestEvents;
+  tuning: ResolvedTuning;
+  publicOrigin: string | undefined;
+  bodyLimits: JsonBodyLimits;
+  /** Aborted by `close()`: ends long-polls and event streams. */
+  closing: AbortSignal;
+}

@@ -1,0 +1,57 @@
+import { type Approver, canonicalizeArguments, type DecisionFailure, type DecisionInput, type DecisionOutcome } from '@countersign/core';
+import type { Services } from '../app/services.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { eligibleView } from './eligible-view.ts';
+
+export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
+
+/**
+ * Records one decision by an authenticated approver and tells waiting clients and
+ * the webhook. `input` holds only what the approver chose; which call it is about
+ * comes from the ledger. Failures are typed `ApiError`s whose messages describe
+ * only the caller's own request.
+ */
+export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
+  const view = await eligibleView(services, approver, input.requestId);
+  let effective = input;
+  if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(input.editedArguments, view.proposal.argsDigest, services)) {
+    // Edit-and-approve without a change is a plain approval of the recorded call.
+    const { editedArguments: _unchanged, ...plain } = input;
+    effective = plain;
+  }
+  const outcome = await services.gate.approvals.decide(approver, effective);
+  if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
+  services.events.emit({ type: 'request.decided', requestId: outcome.request.requestId });
+  if (outcome.editedRequest !== undefined) {
+    services.events.emit({ type: 'request.created', requestId: outcome.editedRequest.requestId });
+    services.events.emit({ type: 'request.decided', requestId: outcome.editedRequest.requestId });
+  }
+  return outcome;
+}
+
+function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
+  try {
+    return canonicalizeArguments(edited, services.gate.deps.argumentLimits).digest === argsDigest;
+  } catch {
+    return false; // the gate reports the typed error
+  }
+}
+
+function decisionError(reason: DecisionFailure, message: string): ApiError {
+  switch (reason) {
+    case 'not_found':
+    case 'not_eligible':
+      return new ApiError('not_found', 'no such approval request');
+    case 'expired':
+      return new ApiError('expired', 'the request has expired');
+    case 'already_decided':
+      return new ApiError('already_decided', 'the request was already decided');
+    case 'duplicate_approver':
+      return new ApiError('duplicate_approver', 'you already decided this request');
+    case 'invalid_arguments':
+      // About the caller's own edited arguments: which rule they broke helps them fix it.
+      return new ApiError('invalid_arguments', `edited arguments refused: ${message}`);
+    case 'store_unavailable':
+      return new ApiError('store_unavailable', 'the approval store is unavailable');
+  }
+}

@@ -1,0 +1,36 @@
+import type { AuditRecord } from '@countersign/core';
+import type { Services } from '../app/services.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { type ChainStatus, chainStatus } from './chain-status.ts';
+
+export interface AuditPage {
+  records: AuditRecord[];
+  chain: ChainStatus;
+  /** Pass as `afterSeq` for the next page; null when this page is the end. */
+  nextAfterSeq: number | null;
+}
+
+export const MAX_AUDIT_PAGE = 500;
+
+export function parseAuditQuery(afterSeqRaw: string | undefined, limitRaw: string | undefined): { afterSeq: number; limit: number } {
+  const afterSeq = parseCount(afterSeqRaw, 'afterSeq', 0);
+  const limit = Math.min(parseCount(limitRaw, 'limit', 100), MAX_AUDIT_PAGE);
+  return { afterSeq, limit: Math.max(limit, 1) };
+}
+
+export async function readAuditPage(services: Services, afterSeq: number, limit: number): Promise<AuditPage> {
+  try {
+    const audit = services.gate.deps.audit;
+    const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), chainStatus(audit)]);
+    const page = records.slice(0, limit);
+    return { records: page, chain, nextAfterSeq: records.length > limit ? (page.at(-1)?.seq ?? null) : null };
+  } catch {
+    throw new ApiError('store_unavailable', 'the audit store is unavailable');
+  }
+}
+
+function parseCount(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,15}$/.test(raw)) throw new ApiError('invalid_request', `${name} must be a non-negative integer`);
+  return Number(raw);
+}

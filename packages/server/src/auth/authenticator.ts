@@ -1,0 +1,103 @@
+import type { AuthConfig } from '../app/options.ts';
+import { digestSecret, findSecret, secretsEqual } from './constant-time.ts';
+import type { ApproverIdentity, Identity } from './identity.ts';
+import type { Sessions } from './sessions.ts';
+
+export type AuthResult = { ok: true; identity: Identity } | { ok: false; reason: 'missing' | 'invalid' };
+
+/** What authentication reads from a request. */
+export interface Credentials {
+  header(name: string): string | undefined;
+  sessionCookie: string | undefined;
+}
+
+const MAX_PROXY_USER_LENGTH = 256;
+// Compared against when a login names an unknown user, so timing does not reveal which users exist.
+const NO_PASSWORD = '\0countersign:no-password';
+
+/**
+ * Establishes who is calling, in this order: an `Authorization: Bearer` token
+ * (agent or approver), trusted reverse-proxy headers, the login session cookie.
+ * A bearer header that does not match is a failure, never a fall-through to the
+ * cookie, so a bad token cannot ride on a browser session.
+ */
+export class Authenticator {
+  readonly #config: AuthConfig;
+  readonly #sessions: Sessions;
+  readonly #tokenDigests: Buffer[];
+  readonly #tokenOwners: Identity[];
+
+  constructor(config: AuthConfig, sessions: Sessions) {
+    this.#config = config;
+    this.#sessions = sessions;
+    this.#tokenDigests = [];
+    this.#tokenOwners = [];
+    for (const agent of config.agents) {
+      this.#tokenDigests.push(digestSecret(agent.token));
+      this.#tokenOwners.push({ kind: 'agent', name: agent.name });
+    }
+    for (const approver of config.approvers) {
+      if (approver.token === undefined) continue;
+      this.#tokenDigests.push(digestSecret(approver.token));
+      this.#tokenOwners.push({ kind: 'approver', approver: { id: approver.id, roles: [...approver.roles] }, via: 'bearer' });
+    }
+  }
+
+  authenticate(credentials: Credentials, now: number): AuthResult {
+    const authorization = credentials.header('authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
+      if (match === null) return { ok: false, reason: 'invalid' };
+      const index = findSecret(match[1]!, this.#tokenDigests);
+      const owner = this.#tokenOwners[index];
+      return owner === undefined ? { ok: false, reason: 'invalid' } : { ok: true, identity: owner };
+    }
+    const proxied = this.#fromProxy(credentials);
+    if (proxied !== undefined) return { ok: true, identity: proxied };
+    const claims = this.#sessions.open(credentials.sessionCookie, now);
+    if (claims !== undefined) {
+      const approver = this.#approver(claims.uid);
+      if (approver !== undefined) {
+        return { ok: true, identity: { kind: 'approver', approver, via: 'session', csrfKey: `session:${claims.sid}` } };
+      }
+    }
+    return { ok: false, reason: credentials.sessionCookie === undefined ? 'missing' : 'invalid' };
+  }
+
+  /** The approver whose password this is, checked in constant time; undefined otherwise. */
+  login(id: string, password: string): ApproverIdentity['approver'] | undefined {
+    const entry = this.#config.approvers.find((a) => a.id === id);
+    // Unknown users and users without a password still cost one comparison.
+    const matches = secretsEqual(password, entry?.password ?? NO_PASSWORD);
+    return matches && entry?.password !== undefined ? { id: entry.id, roles: [...entry.roles] } : undefined;
+  }
+
+  #approver(id: string): ApproverIdentity['approver'] | undefined {
+    const entry = this.#config.approvers.find((a) => a.id === id);
+    return entry === undefined ? undefined : { id: entry.id, roles: [...entry.roles] };
+  }
+
+  /**
+   * Identity headers count only when the proxy proves itself with the shared secret
+   * (when one is configured); otherwise they are ignored, as if absent.
+   */
+  #fromProxy(credentials: Credentials): ApproverIdentity | undefined {
+    const proxy = this.#config.trustedProxy;
+    if (proxy === undefined) return undefined;
+    const user = credentials.header(proxy.userHeader)?.trim();
+    if (user === undefined || user.length === 0 || user.length > MAX_PROXY_USER_LENGTH) return undefined;
+    if (proxy.sharedSecret !== undefined && proxy.sharedSecretHeader !== undefined) {
+      const presented = credentials.header(proxy.sharedSecretHeader);
+      if (presented === undefined || !secretsEqual(presented, proxy.sharedSecret)) return undefined;
+    }
+    const rolesHeader = proxy.rolesHeader === undefined ? undefined : credentials.header(proxy.rolesHeader);
+    const roles =
+      rolesHeader !== undefined
+        ? rolesHeader
+            .split(',')
+            .map((r) => r.trim())
+            .filter((r) => r.length > 0)
+        : (this.#approver(user)?.roles ?? []);
+    return { kind: 'approver', approver: { id: user, roles }, via: 'proxy', csrfKey: `proxy:${user}` };
+  }
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { digestSecret, findSecret, secretsEqual } from './constant-time.ts';
+
+describe('constant-time secret comparison', () => {
+  it('compares by value, whatever the lengths', () => {
+    expect(secretsEqual('token-a', 'token-a')).toBe(true);
+    expect(secretsEqual('token-a', 'token-b')).toBe(false);
+    expect(secretsEqual('token-a', 'token-a-longer')).toBe(false);
+    expect(secretsEqual('', 'x')).toBe(false);
+  });
+
+  it('finds the matching entry or -1', () => {
+    const digests = ['one', 'two', 'three'].map(digestSecret);
+    expect(findSecret('two', digests)).toBe(1);
+    expect(findSecret('three', digests)).toBe(2);
+    expect(findSecret('four', digests)).toBe(-1);
+    expect(findSecret('one', [])).toBe(-1);
+  });
+});

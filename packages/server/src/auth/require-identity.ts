@@ -1,0 +1,60 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app/env.ts';
+import type { Services } from '../app/services.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { AuthResult } from './authenticator.ts';
+import { expectedOrigin, isSameOriginRequest } from './same-origin.ts';
+import { readSessionCookie } from './session-cookie.ts';
+
+export function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): AuthResult {
+  return services.authenticator.authenticate(
+    { header: (name) => c.req.header(name), sessionCookie: readSessionCookie(c, services.publicOrigin) },
+    services.gate.deps.clock(),
+  );
+}
+
+function unauthenticated(): ApiError {
+  return new ApiError('unauthenticated', 'authentication required');
+}
+
+/** Agent runtimes only (service bearer tokens). People cannot call agent routes. */
+export function requireAgent(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const result = authenticateRequest(services, c);
+    if (!result.ok) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw unauthenticated();
+    }
+    if (result.identity.kind !== 'agent') throw new ApiError('forbidden', 'this route is for agent runtimes');
+    c.set('identity', result.identity);
+    await next();
+  };
+}
+
+/**
+ * Approvers only. A browser session (cookie or proxy login) on a state-changing
+ * request must also come from our own origin: cookies ride along on cross-site
+ * requests, bearer tokens do not.
+ */
+export function requireApprover(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const result = authenticateRequest(services, c);
+    if (!result.ok) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw unauthenticated();
+    }
+    const identity = result.identity;
+    if (identity.kind !== 'approver') throw new ApiError('forbidden', 'this route is for approvers');
+    if (identity.via !== 'bearer' && !isSafeMethod(c.req.method)) {
+      if (!isSameOriginRequest((name) => c.req.header(name), expectedOrigin(services.publicOrigin, c.req.url))) {
+        throw new ApiError('csrf_rejected', 'cross-site request refused');
+      }
+    }
+    c.set('identity', identity);
+    await next();
+  };
+}
+
+export function isSafeMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+}

@@ -1,0 +1,18 @@
+export { type AuthConfig, createApp, type ServerOptions, type ServerTuning, type WebhookOptions } from './app/create-app.ts';
+export type { AppEnv } from './app/env.ts';
+export { DEFAULT_BODY_LIMIT_BYTES, ServerConfigError, type ServerConfigErrorCode } from './app/options.ts';
+export type { ApiErrorBody, ApiErrorCode } from './errors/api-error.ts';
+export { ApiError } from './errors/api-error.ts';
+export type { AgentIdentity, ApproverIdentity, Identity } from './auth/identity.ts';
+export { type ChainStatus, chainStatus } from './audit/chain-status.ts';
+export { CONTENT_SECURITY_POLICY } from './http/security-headers.ts';
+export type { ApprovalView, DecisionView, EditedCallView } from './views/request-views.ts';
+export {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+  type WebhookVerification,
+  verifyWebhookSignature,
+} from './webhook/signature.ts';
+export type { WebhookPayload } from './webhook/webhook-notifier.ts';
+export { type DeliveryReport, WebhookSender, type WebhookSenderOptions } from './webhook/webhook-sender.ts';

@@ -1,0 +1,210 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import type { DispatchOutcome } from '@countersign/core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+const runInCi = process.env.CI !== undefined && process.env.CI !== '';
+if (!available && !runInCi) {
+  console.warn(`skipping browser tests: ${CHROMIUM} not found (scripts/ensure-services.sh installs it)`);
+}
+
+let browser: Browser;
+let f: ServerFixture;
+let server: ServerType;
+let base: string;
+let context: BrowserContext;
+let attacker: Server | undefined;
+
+/** What the server saw and answered, request by request. */
+let seen: Array<{ method: string; path: string; status: number; origin: string | null; fetchSite: string | null; cookie: string | null }>;
+
+function listen(fixture: ServerFixture): Promise<ServerType> {
+  seen = [];
+  const fetch = async (request: Request) => {
+    const response = await fixture.app.fetch(request);
+    seen.push({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      origin: request.headers.get('origin'),
+      fetchSite: request.headers.get('sec-fetch-site'),
+      cookie: request.headers.get('cookie'),
+    });
+    return response;
+  };
+  return new Promise((resolve) => {
+    const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A page on ANOTHER origin (another port) under the attacker's control. */
+async function startAttacker(pages: Record<string, string>): Promise<string> {
+  attacker = createServer((req, res) => {
+    const body = pages[req.url ?? ''];
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' }).end(body ?? 'no');
+  });
+  await new Promise<void>((resolve) => attacker!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+}
+
+async function agentCall<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${AGENT_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await res.json()) as T;
+}
+
+async function proposeTransfer(callId: string, args: unknown): Promise<string> {
+  const out = await agentCall<{ outcomes: Array<{ requestId: string; status: string }> }>('POST', '/api/v1/proposals', {
+    runId: 'run-1',
+    sessionId: 'session-1',
+    principal: 'user:42',
+    toolCalls: [{ id: callId, name: 'transfer', arguments: args }],
+  });
+  expect(out.outcomes[0]?.status).toBe('approval_required');
+  return out.outcomes[0]!.requestId;
+}
+
+async function signIn() {
+  const page = await context.newPage();
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Approver id').fill('fiona');
+  await page.getByLabel('Password').fill(FIONA_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/`);
+  return page;
+}
+
+describe.skipIf(!available && !runInCi)('approval page in headless Chromium', () => {
+  beforeAll(async () => {
+    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    f = makeServerFixture({ publicOrigin: undefined });
+    server = await listen(f);
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    context = await browser.newContext();
+    // Fail fast instead of running into the test timeout.
+    context.setDefaultTimeout(5000);
+  });
+  afterEach(async () => {
+    await context.close();
+    await f.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (attacker !== undefined) {
+      attacker.closeAllConnections();
+      await new Promise<void>((resolve) => attacker!.close(() => resolve()));
+      attacker = undefined;
+    }
+  });
+
+  it('an approver approves the pending transfer; the agent dispatch runs exactly the displayed call', async () => {
+    const requestId = await proposeTransfer('call-ui-1', '{"to":"alice","amount":500,"memo":"rent, June"}');
+    const page = await signIn();
+    await page.getByRole('link', { name: 'transfer' }).click();
+    await page.waitForURL(`${base}/requests/${requestId}`);
+
+    const shown = {
+      tool: await page.locator('#tool-name').textContent(),
+      args: await page.locator('#arguments').textContent(),
+      digest: await page.locator('#args-digest').textContent(),
+      principal: await page.locator('#principal').textContent(),
+    };
+    expect(shown.tool).toBe('transfer');
+    expect(shown.principal).toBe('user:42');
+    // The stylesheet loads under the CSP (style-src 'self').
+    expect(await page.locator('header.top').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor)).toBe('rgb(27, 31, 36)');
+    await page.screenshot({ path: '/tmp/countersign-detail.png', fullPage: true });
+
+    await page.getByRole('button', { name: 'Approve this call' }).click();
+    await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
+    expect(await page.getByRole('status').textContent()).toBe('Your approval was recorded.');
+
+    const { token } = await agentCall<{ token: string }>('GET', `/api/v1/requests/${requestId}/token`);
+    const outcome = await agentCall<DispatchOutcome>('POST', '/api/v1/dispatch', {
+      runId: 'run-1',
+      callId: 'call-ui-1',
+      sessionId: 'session-1',
+      principal: 'user:42',
+      token,
+    });
+    expect(outcome).toMatchObject({ status: 'executed', toolName: shown.tool });
+    expect(f.executions).toEqual([{ tool: shown.tool, args: JSON.parse(shown.args ?? ''), callId: 'call-ui-1' }]);
+    const dispatch = (await f.audit.read()).find((r) => r.type === 'dispatch');
+    expect(dispatch?.argsDigest).toBe(shown.digest);
+  });
+
+  it('hostile arguments stay inert text', async () => {
+    const payloads = {
+      script: '<script>window.__pwned=1</script>',
+      img: '<img src=x onerror="window.__pwned=1">',
+      link: 'javascript:alert(1)',
+    };
+    const requestId = await proposeTransfer('call-xss', { to: 'mallory', amount: 500, ...payloads });
+    const page = await signIn();
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs++;
+      void dialog.dismiss();
+    });
+    for (const path of ['/', `/requests/${requestId}`]) {
+      await page.goto(`${base}${path}`);
+      expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(0);
+      expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
+    }
+    const text = (await page.locator('#arguments').textContent()) ?? '';
+    for (const payload of Object.values(payloads)) expect(text).toContain(JSON.stringify(payload).slice(1, -1));
+    expect(await page.locator('#arguments').isVisible()).toBe(true);
+    expect(dialogs).toBe(0);
+  });
+
+  it('a forged cross-site POST is refused and the request stays pending', async () => {
+    const requestId = await proposeTransfer('call-csrf', { to: 'mallory', amount: 9000 });
+    const page = await signIn();
+    await page.goto(`${base}/requests/${requestId}`);
+    // Even a leaked synchronizer token does not help a foreign origin: the Origin check refuses it.
+    const leaked = (await page.locator('input[name=csrf]').first().getAttribute('value')) ?? '';
+    const target = `${base}/requests/${requestId}/decision`;
+    const evil = await startAttacker({
+      '/form': `<form id="f" method="post" action="${target}"><input name="csrf" value="${leaked}"><input name="action" value="approve"></form><script>document.getElementById('f').submit()</script>`,
+      '/form-no-token': `<form id="f" method="post" action="${target}"><input name="action" value="approve"></form><script>document.getElementById('f').submit()</script>`,
+      '/fetch': `<script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=${leaked}&action=approve' }).finally(() => { document.title = 'sent' })</script>`,
+    });
+    for (const path of ['/form', '/form-no-token', '/fetch']) {
+      const before = seen.length;
+      await page.goto(`${evil}${path}`);
+      await waitUntil(() => seen.slice(before).some((s) => s.path === new URL(target).pathname));
+      const forged = seen.slice(before).find((s) => s.path === new URL(target).pathname);
+      expect(forged).toMatchObject({ method: 'POST', status: 403, origin: evil, fetchSite: 'same-site' });
+      // Same site (127.0.0.1), other port: SameSite=Strict lets the cookie through, so the origin check is what stops it.
+      expect(forged?.cookie).toMatch(/countersign_session=/);
+    }
+    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect(f.executions).toHaveLength(0);
+  });
+});

@@ -1,0 +1,27 @@
+/** `2026-06-01 12:00:00 UTC`: unambiguous for approvers in any time zone. */
+export function formatTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** A short human duration: `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
+}
+
+/** `in 9 min` / `3 min ago`, relative to the server's clock. */
+export function relativeTo(ms: number, now: number): string {
+  if (Math.abs(ms - now) < 1000) return 'just now';
+  return ms >= now ? `in ${formatDuration(ms - now)}` : `${formatDuration(now - ms)} ago`;
+}
+
+/** Arguments as the approver reads them: the canonical JSON, indented. */
+export function prettyArguments(canonicalArgs: string): string {
+  return JSON.stringify(JSON.parse(canonicalArgs), null, 2);
+}

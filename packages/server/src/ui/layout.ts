@@ -1,0 +1,49 @@
+import { html } from 'hono/html';
+import type { Html } from './html.ts';
+
+export interface LayoutProps {
+  title: string;
+  /** Signed-in approver; shows navigation and the sign-out button. */
+  user?: { id: string; signOutToken?: string | undefined } | undefined;
+  /** Which nav entry is current. */
+  current?: 'pending' | 'audit' | undefined;
+  body: Html;
+}
+
+/** The page shell. No script anywhere: every action is a plain form post. */
+export function layout(props: LayoutProps): Html {
+  const { user } = props;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${props.title} · Countersign</title>
+<link rel="stylesheet" href="/assets/style.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><div class="bar">
+<a class="brand" href="/">Countersign</a>
+${
+  user === undefined
+    ? ''
+    : html`<nav aria-label="Main">
+<a href="/"${props.current === 'pending' ? html` aria-current="page"` : ''}>Approvals</a>
+<a href="/audit"${props.current === 'audit' ? html` aria-current="page"` : ''}>Audit log</a>
+</nav>
+<span class="who">Signed in as <strong>${user.id}</strong></span>
+${
+  user.signOutToken === undefined
+    ? ''
+    : html`<form method="post" action="/logout"><input type="hidden" name="csrf" value="${user.signOutToken}"><button type="submit">Sign out</button></form>`
+}`
+}
+</div></header>
+<main id="main">
+${props.body}
+</main>
+</body>
+</html>`;
+}

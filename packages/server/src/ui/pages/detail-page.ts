@@ -1,0 +1,111 @@
+import { html } from 'hono/html';
+import type { ApprovalView } from '../../views/request-views.ts';
+import { formatTime, prettyArguments, relativeTo } from '../format.ts';
+import type { Html } from '../html.ts';
+import { type LayoutProps, layout } from '../layout.ts';
+
+export interface DetailPageProps {
+  user: NonNullable<LayoutProps['user']>;
+  view: ApprovalView;
+  now: number;
+  /** Synchronizer token for this session's forms. */
+  csrfToken: string;
+  /** The signed-in approver may still decide (pending, not decided by them yet). */
+  canDecide: boolean;
+  notice?: string | undefined;
+  error?: { code: string; message: string } | undefined;
+  /** What the approver typed into the edit box, shown again after a refused edit. */
+  editText?: string | undefined;
+}
+
+export function detailPage(props: DetailPageProps): Html {
+  const { view, now } = props;
+  const call = view.call;
+  const pretty = prettyArguments(call.canonicalArguments);
+  const action = `/requests/${encodeURIComponent(view.requestId)}/decision`;
+  return layout({
+    title: `${call.toolName} request`,
+    user: props.user,
+    current: 'pending',
+    body: html`<h1>${view.status === 'pending' ? 'Approve a call to ' : 'Call to '}<code>${call.toolName}</code>${view.status === 'pending' ? '?' : ''}</h1>
+<p class="lead"><span class="badge ${view.status}">${view.status}</span>
+· ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}
+· expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span></p>
+${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
+${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
+${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${call.parentProposalId}</span>.</p>`}
+${view.edited === undefined ? '' : html`<p class="notice info">This call was replaced by an edited call: <a href="/requests/${encodeURIComponent(view.edited.requestId)}">view the edited request</a>.</p>`}
+
+<section class="card" aria-labelledby="what-runs">
+<h2 id="what-runs">What will run</h2>
+<dl class="facts">
+<dt>Tool</dt><dd><code id="tool-name">${call.toolName}</code></dd>
+<dt>Tool definition digest</dt><dd class="mono" id="definition-digest">${call.definitionDigest ?? 'none (tool has no pinned definition)'}</dd>
+<dt>Arguments digest (SHA-256)</dt><dd class="mono" id="args-digest">${call.argsDigest}</dd>
+</dl>
+<h3 class="sr-only">Arguments</h3>
+<pre class="args" id="arguments" aria-label="Arguments">${pretty}</pre>
+<details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${call.canonicalArguments}</pre></details>
+</section>
+
+<section class="card" aria-labelledby="who-asked">
+<h2 id="who-asked">Who asked</h2>
+<dl class="facts">
+<dt>Principal</dt><dd id="principal">${call.principal}</dd>
+<dt>Run</dt><dd class="mono">${call.runId}</dd>
+<dt>Session</dt><dd class="mono">${call.sessionId}</dd>
+<dt>Call id</dt><dd class="mono">${call.callId}</dd>
+<dt>Proposal</dt><dd class="mono">${call.proposalId}</dd>
+${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${call.modelResponseRef}</dd>`}
+${view.ruleId === undefined ? '' : html`<dt>Policy rule</dt><dd class="mono">${view.ruleId}</dd>`}
+<dt>Requested</dt><dd>${formatTime(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
+<dt>Expires</dt><dd>${formatTime(view.expiresAt)} (${relativeTo(view.expiresAt, now)})</dd>
+</dl>
+</section>
+
+<section class="card" aria-labelledby="decisions-so-far">
+<h2 id="decisions-so-far">Decisions so far</h2>
+${
+  view.decisions.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<ul class="decisions">${view.decisions.map(
+        (d) => html`<li><strong>${d.approver}</strong> ${d.editedProposalId === undefined ? (d.decision === 'approve' ? 'approved' : 'denied') : 'replaced it with an edited call'} at ${formatTime(d.at)}${d.reason === undefined ? '' : html` — “${d.reason}”`}</li>`,
+      )}</ul>`
+}
+</section>
+
+${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? pretty, props.error !== undefined) : ''}`,
+  });
+}
+
+function decisionForms(action: string, csrf: string, editText: string, hasError: boolean): Html {
+  return html`<section aria-labelledby="decide">
+<h2 id="decide">Your decision</h2>
+<div class="actions">
+<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<p>Approve exactly the call shown above.</p>
+<button class="primary" type="submit" name="action" value="approve">Approve this call</button>
+</form>
+<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="deny-reason">Reason (optional)</label>
+<input type="text" id="deny-reason" name="reason" maxlength="1000">
+<button class="danger" type="submit" name="action" value="deny">Deny</button>
+</form>
+<details${hasError ? html` open` : ''}>
+<summary>Edit the arguments, then approve</summary>
+<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="edited-arguments">Arguments (JSON)</label>
+<textarea id="edited-arguments" name="arguments" spellcheck="false"${hasError ? html` aria-describedby="decision-error"` : ''}>
+${editText}</textarea>
+<p class="hint">The server parses this strictly (no duplicate keys, exact numbers). The edited call is recorded as a new proposal linked to this one, and only it is approved.</p>
+<label for="edit-reason">Reason (optional)</label>
+<input type="text" id="edit-reason" name="reason" maxlength="1000">
+<button class="secondary" type="submit" name="action" value="edit">Approve edited call</button>
+</form>
+</details>
+</div>
+</section>`;
+}

@@ -1,0 +1,103 @@
+import type { ApprovalStatus, DecisionInput, RequestView } from '@countersign/core';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { RequestStatusFilter } from '../../api/schemas.ts';
+import { decide } from '../../approvals/decide.ts';
+import { eligibleView } from '../../approvals/eligible-view.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { type ApprovalView, approvalView } from '../../views/request-views.ts';
+import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
+import { detailPage } from '../pages/detail-page.ts';
+import { pendingPage } from '../pages/pending-page.ts';
+
+const NOTICES: Record<string, string> = {
+  approved: 'Your approval was recorded.',
+  denied: 'You denied this call. It will not run.',
+  edited: 'Your edited call was recorded and approved. The original call will not run.',
+};
+
+/** GET / (requests to decide), GET /requests/:id (the exact call), POST /requests/:id/decision. */
+export function approvalPages(services: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const signedIn = requirePageApprover(services);
+
+  routes.get('/', signedIn, async (c) => {
+    const identity = pageApprover(c);
+    const parsed = RequestStatusFilter.safeParse(c.req.query('status') || 'pending');
+    const status: ApprovalStatus = parsed.success ? parsed.data : 'pending';
+    let views: RequestView[];
+    try {
+      views = await services.gate.approvals.listFor(identity.approver, status, 200);
+    } catch {
+      throw new ApiError('store_unavailable', 'the approval store is unavailable');
+    }
+    const approvals = await Promise.all(views.map((v) => approvalView(services.gate, v)));
+    return c.html(pendingPage({ user: layoutUser(services, identity), status, approvals, now: services.gate.deps.clock() }));
+  });
+
+  routes.get('/requests/:id', signedIn, async (c) => {
+    const identity = pageApprover(c);
+    const view = await approvalView(services.gate, await eligibleView(services, identity.approver, c.req.param('id')));
+    const done = c.req.query('done');
+    return c.html(renderDetail(services, identity, view, { notice: done === undefined ? undefined : NOTICES[done] }));
+  });
+
+  routes.post('/requests/:id/decision', signedIn, async (c) => {
+    const identity = pageApprover(c);
+    const requestId = c.req.param('id');
+    const form = await readCheckedForm(c, services, ['action', 'reason', 'arguments']);
+    const reason = form.reason === undefined || form.reason.trim() === '' ? undefined : form.reason;
+    let input: DecisionInput;
+    switch (form.action) {
+      case 'approve':
+        input = { requestId, decision: 'approve', reason };
+        break;
+      case 'deny':
+        input = { requestId, decision: 'deny', reason };
+        break;
+      case 'edit':
+        // The text goes to the gate as JSON text: parsed strictly, then canonicalized.
+        input = { requestId, decision: 'approve', reason, editedArguments: form.arguments ?? '' };
+        break;
+      default:
+        throw new ApiError('invalid_request', 'unknown action');
+    }
+    if (reason !== undefined && reason.length > 1000) throw new ApiError('invalid_request', 'reason is longer than 1000 characters');
+    try {
+      const outcome = await decide(services, identity.approver, input);
+      if (outcome.editedRequest !== undefined) {
+        return c.redirect(`/requests/${encodeURIComponent(outcome.editedRequest.requestId)}?done=edited`, 303);
+      }
+      return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=${input.decision === 'approve' ? 'approved' : 'denied'}`, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'store_unavailable') throw error;
+      // Show the refusal next to the call, keeping what the approver typed.
+      const view = await approvalView(services.gate, await eligibleView(services, identity.approver, requestId));
+      const page = renderDetail(services, identity, view, {
+        error: { code: error.code, message: error.message },
+        editText: form.action === 'edit' ? form.arguments : undefined,
+      });
+      return c.html(page, error.status);
+    }
+  });
+  return routes;
+}
+
+function renderDetail(
+  services: Services,
+  identity: ReturnType<typeof pageApprover>,
+  view: ApprovalView,
+  extra: { notice?: string | undefined; error?: { code: string; message: string } | undefined; editText?: string | undefined },
+) {
+  const csrfToken = csrfTokenFor(services, identity) ?? '';
+  const canDecide = csrfToken !== '' && view.status === 'pending' && !view.decisions.some((d) => d.approver === identity.approver.id);
+  return detailPage({
+    user: layoutUser(services, identity),
+    view,
+    now: services.gate.deps.clock(),
+    csrfToken,
+    canDecide,
+    ...extra,
+  });
+}

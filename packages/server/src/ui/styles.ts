@@ -1,0 +1,71 @@
+/** The one stylesheet, served from /assets/style.css (no inline styles: the CSP forbids them). */
+export const STYLESHEET = `
+:root {
+  --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --paper: #ffffff; --wash: #f6f8fa;
+  --accent: #0b5cad; --ok: #116329; --ok-wash: #dafbe1; --bad: #a40e26; --bad-wash: #ffebe9;
+  --warn: #7d4e00; --warn-wash: #fff8c5;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 16px; line-height: 1.5; color: var(--ink); background: var(--wash);
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, summary:focus-visible {
+  outline: 3px solid #fd8c73; outline-offset: 2px;
+}
+.skip, .sr-only { position: absolute; left: -9999px; }
+.skip:focus { left: 1rem; top: 1rem; background: var(--paper); padding: .5rem; z-index: 1; }
+header.top { background: var(--ink); color: #fff; }
+header.top .bar { max-width: 64rem; margin: 0 auto; padding: .6rem 1.25rem; display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; }
+header.top .brand { font-weight: 700; letter-spacing: .02em; color: #fff; text-decoration: none; margin-right: auto; }
+header.top nav a { color: #fff; margin-right: 1rem; }
+header.top .who { color: #c9d1d9; font-size: .9rem; }
+header.top form { display: inline; margin: 0; }
+header.top button { background: transparent; color: #fff; border: 1px solid #8b949e; padding: .2rem .7rem; border-radius: 4px; cursor: pointer; font: inherit; font-size: .9rem; }
+main { max-width: 64rem; margin: 1.5rem auto 3rem; padding: 0 1.25rem; }
+h1 { font-size: 1.6rem; margin: 0 0 .75rem; }
+h2 { font-size: 1.15rem; margin: 1.75rem 0 .6rem; }
+.card { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
+.card > h2:first-child, .card > h1:first-child { margin-top: 0; }
+.lead { color: var(--muted); margin-top: 0; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace; font-size: .9rem; }
+.mono { overflow-wrap: anywhere; }
+pre.args { background: #0d1117; color: #e6edf3; padding: 1rem 1.25rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+table { width: 100%; border-collapse: collapse; background: var(--paper); }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; background: var(--wash); }
+td.mono { font-size: .8rem; }
+.table-wrap { border: 1px solid var(--line); border-radius: 8px; overflow-x: auto; }
+.badge { display: inline-block; padding: .05rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600; border: 1px solid transparent; }
+.badge.pending { background: var(--warn-wash); color: var(--warn); border-color: #d4a72c; }
+.badge.approved, .badge.consumed { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
+.badge.denied, .badge.expired, .badge.revoked { background: var(--bad-wash); color: var(--bad); border-color: #ff8182; }
+.notice { border-radius: 6px; padding: .75rem 1rem; margin-bottom: 1rem; border: 1px solid; }
+.notice.error { background: var(--bad-wash); color: var(--bad); border-color: #ff8182; }
+.notice.ok { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
+.notice.info { background: var(--warn-wash); color: var(--warn); border-color: #d4a72c; }
+.actions { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); align-items: start; }
+.actions form, .actions details { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; margin: 0; }
+.actions details { grid-column: 1 / -1; }
+.actions details form { border: 0; padding: 0; background: transparent; }
+.nowrap { white-space: nowrap; }
+summary { cursor: pointer; font-weight: 600; }
+label { display: block; font-weight: 600; margin: .5rem 0 .25rem; }
+input[type=text], input[type=password], textarea { width: 100%; padding: .5rem .6rem; border: 1px solid #8c959f; border-radius: 6px; font: inherit; background: #fff; color: var(--ink); }
+textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; min-height: 12rem; }
+button.primary, button.danger, button.secondary { font: inherit; font-weight: 600; padding: .55rem 1.1rem; border-radius: 6px; cursor: pointer; border: 1px solid; margin-top: .75rem; }
+button.primary { background: #1f883d; color: #fff; border-color: #1a7f37; }
+button.danger { background: #fff; color: var(--bad); border-color: #cf222e; }
+button.secondary { background: #fff; color: var(--accent); border-color: var(--accent); }
+.hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
+.decisions { list-style: none; padding: 0; margin: 0; }
+.decisions li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
+.decisions li:last-child { border-bottom: 0; }
+.filters a { margin-right: .9rem; }
+.filters a[aria-current=page] { font-weight: 700; color: var(--ink); text-decoration: none; }
+.pager { display: flex; gap: 1rem; margin-top: 1rem; }
+.login { max-width: 24rem; margin: 4rem auto; }
+`;

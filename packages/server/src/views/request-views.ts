@@ -1,0 +1,108 @@
+import type { ApprovalRequest, ApprovalStatus, Gate, RequestView } from '@countersign/core';
+
+export interface DecisionView {
+  approver: string;
+  decision: 'approve' | 'deny';
+  reason?: string | undefined;
+  at: number;
+  /** Approve-with-edits: the proposal holding the approver's edited call. */
+  editedProposalId?: string | undefined;
+}
+
+/** Where an approve-with-edits sent the call: the new request the agent should wait on. */
+export interface EditedCallView {
+  requestId: string;
+  proposalId: string;
+  callId: string;
+  argsDigest: string;
+}
+
+/** An approval request and its call, exactly as the ledger holds them. */
+export interface ApprovalView {
+  requestId: string;
+  status: ApprovalStatus;
+  createdAt: number;
+  expiresAt: number;
+  /** k of n: distinct approvals so far, and how many are needed. */
+  approvals: number;
+  requiredApprovals: number;
+  ruleId?: string | undefined;
+  call: {
+    proposalId: string;
+    toolName: string;
+    definitionDigest?: string | undefined;
+    /** RFC 8785 text of the arguments: byte for byte what will run. */
+    canonicalArguments: string;
+    /** SHA-256 (hex) of `canonicalArguments`. */
+    argsDigest: string;
+    principal: string;
+    runId: string;
+    sessionId: string;
+    callId: string;
+    modelResponseRef?: string | undefined;
+    /** Set when this call is an approver's edit of another proposal. */
+    parentProposalId?: string | undefined;
+  };
+  decisions: DecisionView[];
+  edited?: EditedCallView | undefined;
+}
+
+export function approvalCount(request: ApprovalRequest): number {
+  return new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver)).size;
+}
+
+export function decisionViews(request: ApprovalRequest): DecisionView[] {
+  return request.decisions.map((d) => ({
+    approver: d.approver,
+    decision: d.decision,
+    ...(d.reason === undefined ? {} : { reason: d.reason }),
+    at: d.at,
+    ...(d.editedProposalId === undefined ? {} : { editedProposalId: d.editedProposalId }),
+  }));
+}
+
+/** The request an approve-with-edits created from this one, if any. */
+export async function editedCallOf(gate: Gate, request: ApprovalRequest): Promise<EditedCallView | undefined> {
+  const editedProposalId = request.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId;
+  if (editedProposalId === undefined) return undefined;
+  const [proposal, edited] = await Promise.all([
+    gate.deps.ledger.getProposal(editedProposalId),
+    gate.deps.ledger.findApprovalRequestByProposal(editedProposalId),
+  ]);
+  if (proposal === undefined || edited === undefined) return undefined;
+  return { requestId: edited.requestId, proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+}
+
+export async function approvalView(gate: Gate, view: RequestView): Promise<ApprovalView> {
+  const { request, proposal } = view;
+  const edited = await editedCallOf(gate, request);
+  return {
+    requestId: request.requestId,
+    status: view.status,
+    createdAt: request.createdAt,
+    expiresAt: request.expiresAt,
+    approvals: approvalCount(request),
+    requiredApprovals: request.requiredApprovals,
+    ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
+    call: {
+      proposalId: proposal.proposalId,
+      toolName: proposal.toolName,
+      ...(proposal.definitionDigest === undefined ? {} : { definitionDigest: proposal.definitionDigest }),
+      canonicalArguments: proposal.canonicalArgs,
+      argsDigest: proposal.argsDigest,
+      principal: proposal.principal,
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      callId: proposal.callId,
+      ...(proposal.modelResponseRef === undefined ? {} : { modelResponseRef: proposal.modelResponseRef }),
+      ...(proposal.parentProposalId === undefined ? {} : { parentProposalId: proposal.parentProposalId }),
+    },
+    decisions: decisionViews(request),
+    ...(edited === undefined ? {} : { edited }),
+  };
+}
+
+/** A cheap fingerprint of what a waiting client has seen: status and decisions so far. */
+export function statusFingerprint(view: Pick<ApprovalView, 'status' | 'decisions'>): string {
+  return `${view.status}:${view.decisions.length}`;
+}

@@ -1,0 +1,84 @@
+import type { Gate } from '@countersign/core';
+import type { RequestEvent, RequestEvents } from '../events/request-events.ts';
+import { approvalCount } from '../views/request-views.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+
+/** What receivers get. No arguments: only their digest (the body leaves the trust boundary). */
+export interface WebhookPayload {
+  /** Stable per event, so receivers can drop duplicates of a retried delivery. */
+  id: string;
+  type: RequestEvent['type'];
+  request: {
+    requestId: string;
+    status: string;
+    toolName: string;
+    principal: string;
+    argsDigest: string;
+    definitionDigest: string | null;
+    runId: string;
+    sessionId: string;
+    callId: string;
+    createdAt: number;
+    expiresAt: number;
+    approvals: number;
+    requiredApprovals: number;
+    decisions: Array<{ approver: string; decision: 'approve' | 'deny'; at: number }>;
+    /** Link to the approval page, when the server knows its public origin. */
+    url: string | null;
+  };
+}
+
+/** Turns request events into signed webhook deliveries. Returns the unsubscribe function. */
+export function notifyByWebhook(
+  gate: Gate,
+  events: RequestEvents,
+  sender: WebhookSender,
+  publicOrigin: string | undefined,
+): { stop(): void; settled(): Promise<void> } {
+  const pending = new Set<Promise<void>>();
+  const unsubscribe = events.subscribe((event) => {
+    const job = payloadFor(gate, event, publicOrigin)
+      .then((payload) => {
+        if (payload !== undefined) sender.send(payload.id, payload);
+      })
+      .catch(() => {
+        // The store could not be read; the event is lost for the webhook, never for the request.
+      })
+      .finally(() => pending.delete(job));
+    pending.add(job);
+  });
+  return {
+    stop: unsubscribe,
+    settled: async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+async function payloadFor(gate: Gate, event: RequestEvent, publicOrigin: string | undefined): Promise<WebhookPayload | undefined> {
+  const view = await gate.approvals.view(event.requestId);
+  if (view === undefined) return undefined;
+  const { request, proposal } = view;
+  const id = event.type === 'request.created' ? `${event.type}:${request.requestId}` : `${event.type}:${request.requestId}:${request.decisions.length}`;
+  return {
+    id,
+    type: event.type,
+    request: {
+      requestId: request.requestId,
+      status: view.status,
+      toolName: proposal.toolName,
+      principal: proposal.principal,
+      argsDigest: proposal.argsDigest,
+      definitionDigest: proposal.definitionDigest ?? null,
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      callId: proposal.callId,
+      createdAt: request.createdAt,
+      expiresAt: request.expiresAt,
+      approvals: approvalCount(request),
+      requiredApprovals: request.requiredApprovals,
+      decisions: request.decisions.map((d) => ({ approver: d.approver, decision: d.decision, at: d.at })),
+      url: publicOrigin === undefined ? null : `${publicOrigin}/requests/${encodeURIComponent(request.requestId)}`,
+    },
+  };
+}
