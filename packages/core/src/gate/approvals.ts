@@ -7,6 +7,9 @@ import type { GateDeps } from './config.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 
+/** How many requests `listFor` reads before filtering by eligibility. */
+const LIST_WINDOW = 1000;
+
 export interface DecisionInput {
   requestId: string;
   decision: 'approve' | 'deny';
@@ -70,9 +73,11 @@ export class ApprovalService {
   /** Requests this approver may decide, with their calls. */
   async listFor(approver: Approver, status: RequestView['status'] = 'pending', limit = 100): Promise<RequestView[]> {
     const now = this.#deps.clock();
-    const requests = await this.#deps.ledger.listApprovalRequests({ status, limit }, now);
+    // Eligibility is filtered here, so read a wider window than `limit` from the ledger.
+    const requests = await this.#deps.ledger.listApprovalRequests({ status, limit: LIST_WINDOW }, now);
     const views: RequestView[] = [];
     for (const request of requests) {
+      if (views.length >= limit) break;
       const proposal = await this.#deps.ledger.getProposal(request.proposalId);
       if (proposal !== undefined && mayDecide(request.eligible, approver, proposal.principal)) {
         views.push({ request, proposal, status: effectiveStatus(request, now) });

@@ -363,6 +363,20 @@ describe('gate: attacks are rejected with their reason code', () => {
       status: 'not_approved',
       reason: 'approval_revoked',
     });
+    expect(await f.gate.dispatch(f.dispatchFor(call))).toMatchObject({ reason: 'approval_revoked' });
+  });
+
+  it('without a token, the outcome says where the request stands', async () => {
+    const f = makeGateFixture();
+    const used = await f.proposeAndApprove();
+    expect(await f.gate.dispatch(f.dispatchFor(used.call))).toMatchObject({ reason: 'missing' });
+    await f.gate.dispatch(f.dispatchFor(used.call, used.token));
+    expect(await f.gate.dispatch(f.dispatchFor(used.call))).toMatchObject({ reason: 'already_consumed' });
+    const stale = f.call();
+    await f.gate.propose(stale);
+    f.clock.advance(601_000);
+    expect(await f.gate.dispatch(f.dispatchFor(stale))).toMatchObject({ status: 'not_approved', reason: 'expired' });
+    expect(f.executions).toHaveLength(1);
   });
 
   it('store outage: every dispatch is not approved (store_unavailable) and nothing executes', async () => {
@@ -440,6 +454,21 @@ describe('approvals', () => {
     expect(await f.gate.dispatch(f.dispatchFor(c, issued.token))).toMatchObject({ status: 'executed' });
   });
 
+  it('lists only requests the approver may decide, filling the limit past ineligible ones', async () => {
+    const f = makeGateFixture();
+    const transfer = await f.gate.propose(f.call());
+    for (let i = 0; i < 3; i++) {
+      f.clock.advance(1000);
+      await f.gate.propose(f.call({ toolName: 'deploy', arguments: { service: `s${i}` } }));
+    }
+    const mine = await f.gate.approvals.listFor(FINANCE, 'pending', 1);
+    expect(mine.map((v) => v.request.requestId)).toEqual([
+      transfer.status === 'approval_required' ? transfer.requestId : 'none',
+    ]);
+    expect(await f.gate.approvals.listFor({ id: 'alice' }, 'pending', 2)).toHaveLength(2);
+    expect(await f.gate.approvals.listFor({ id: 'mallory' })).toEqual([]);
+  });
+
   it('a denied request never runs', async () => {
     const f = makeGateFixture();
     const c = f.call();
@@ -447,7 +476,8 @@ describe('approvals', () => {
     if (proposed.status !== 'approval_required') throw new Error('expected approval');
     await f.gate.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'deny', reason: 'no' });
     expect(await f.gate.approvals.token(proposed.requestId)).toMatchObject({ ok: false, reason: 'not_approved' });
-    expect(await f.gate.dispatch(f.dispatchFor(c))).toMatchObject({ status: 'not_approved', reason: 'missing' });
+    expect(await f.gate.dispatch(f.dispatchFor(c))).toMatchObject({ status: 'denied', reason: 'approval_denied' });
+    expect(f.executions).toHaveLength(0);
   });
 
   it('approve-with-edits: the edit is a new call approved on its own; the original never runs', async () => {

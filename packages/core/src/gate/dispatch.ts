@@ -1,7 +1,8 @@
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { sha256Hex } from '../digest.ts';
-import type { ConsumeFailure, Proposal } from '../ledger/types.ts';
+import { effectiveStatus } from '../ledger/effective-status.ts';
+import type { ApprovalStatus, ConsumeFailure, Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
@@ -112,6 +113,15 @@ function contextMismatch(deps: GateDeps, proposal: Proposal, request: DispatchRe
   return undefined;
 }
 
+/** Reason for a dispatch without a token, by the state of the call's approval request. */
+const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'pending' | 'denied'> | 'none', NotApprovedReason> = {
+  none: 'missing',
+  approved: 'missing',
+  expired: 'expired',
+  revoked: 'approval_revoked',
+  consumed: 'already_consumed',
+};
+
 type ApprovalCheck =
   | { status: 'ok'; approval: { requestId: string; tokenId: string } }
   | { status: 'stop'; outcome: DispatchOutcome };
@@ -119,10 +129,16 @@ type ApprovalCheck =
 async function checkApproval(deps: GateDeps, proposal: Proposal, token: string | undefined, now: number): Promise<ApprovalCheck> {
   const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
   if (token === undefined || token === '') {
-    if (request !== undefined && request.status === 'pending' && now < request.expiresAt) {
+    // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
+    const status = request === undefined ? undefined : effectiveStatus(request, now);
+    if (request !== undefined && status === 'pending') {
       return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
     }
-    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'missing' }, 'this tool needs an approval token') };
+    const rejection: Rejection =
+      status === 'denied'
+        ? { status: 'denied', reason: 'approval_denied' }
+        : { status: 'not_approved', reason: NO_TOKEN_REASON[status ?? 'none'] };
+    return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status ?? 'absent'})`) };
   }
   const verified = verifyApprovalToken(
     token,

@@ -243,7 +243,7 @@ describe('security headers', () => {
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
     }
     for (const res of responses.slice(0, -1)) expect(res.headers.get('cache-control')).toBe('no-store');
     expect(responses.at(-1)?.headers.get('content-type')).toMatch(/^text\/css/);

@@ -3,8 +3,10 @@
  *
  * - `Sec-Fetch-Site`, when present, must be `same-origin` (browsers set it; pages cannot).
  * - `Origin`, when it names an origin, must be ours.
- * - Under our `Referrer-Policy: no-referrer`, browsers send `Origin: null` even for
- *   our own form posts; then `Sec-Fetch-Site: same-origin` must vouch for the request.
+ * - Our `Referrer-Policy: same-origin` keeps the real Origin on our own form posts (with
+ *   `no-referrer` browsers send `Origin: null`, and over plain http to a non-local host they
+ *   send no `Sec-Fetch-Site`, so forms would fail). A privacy setting or extension may still
+ *   send `Origin: null`; then `Sec-Fetch-Site: same-origin` must vouch for the request.
  * - With neither signal the request is refused (fail closed).
  */
 export function isSameOriginRequest(header: (name: string) => string | undefined, expectedOrigin: string): boolean {

@@ -15,7 +15,7 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     const headers = c.res.headers;
     headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     headers.set('X-Content-Type-Options', 'nosniff');
-    headers.set('Referrer-Policy', 'no-referrer');
+    headers.set('Referrer-Policy', 'same-origin');
     headers.set('X-Frame-Options', 'DENY');
     headers.set('Cross-Origin-Opener-Policy', 'same-origin');
     headers.set('Cross-Origin-Resource-Policy', 'same-origin');
