@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../clock.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import type { PolicyEngine } from '../policy/types.ts';
 import type { Keyring } from '../token/keyring.ts';
-import type { ToolRegistry } from './tools.ts';
+import { definitionDigest, type Tool, type ToolRegistry } from './tools.ts';
 
 export interface GateConfig {
   ledger: LedgerStore;
@@ -34,6 +34,13 @@ export interface GateDeps {
   newId: () => string;
   argumentLimits: Partial<CanonicalLimits>;
   clockToleranceSeconds: number;
+  /** The registry indexed by name, with each definition's digest pinned when the gate was built. */
+  toolIndex: ReadonlyMap<string, PinnedTool>;
+}
+
+export interface PinnedTool {
+  tool: Tool;
+  definitionDigest: string | undefined;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
@@ -43,5 +50,21 @@ export function resolveConfig(config: GateConfig): GateDeps {
     newId: config.newId ?? randomUUID,
     argumentLimits: config.argumentLimits ?? {},
     clockToleranceSeconds: config.clockToleranceSeconds ?? 5,
+    toolIndex: indexTools(config.tools),
   };
+}
+
+/**
+ * Pins every tool's definition digest once. A gate's tools are fixed for its
+ * lifetime: a definition that changes means a new gate (or, for MCP servers, the
+ * gateway's live check), and calls proposed under the old digest stop dispatching.
+ * Only own keys count, so "constructor" or "__proto__" never resolve to Object.prototype.
+ */
+function indexTools(tools: ToolRegistry): ReadonlyMap<string, PinnedTool> {
+  const index = new Map<string, PinnedTool>();
+  for (const name of Object.keys(tools)) {
+    const tool = tools[name]!;
+    index.set(name, { tool, definitionDigest: tool.definition ? definitionDigest(tool.definition) : undefined });
+  }
+  return index;
 }

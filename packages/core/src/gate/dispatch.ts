@@ -10,7 +10,7 @@ import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import type { DeniedReason, DispatchOutcome, NotApprovedReason } from './outcomes.ts';
 import { errorMessage, eventAbout } from './propose.ts';
-import { definitionDigest, lookupTool } from './tools.ts';
+import type { Tool } from './tools.ts';
 
 /**
  * What the runtime asks to execute. Only (runId, callId) selects the call; the
@@ -49,13 +49,12 @@ export async function dispatch(deps: GateDeps, request: DispatchRequest): Promis
     const mismatch = contextMismatch(deps, proposal, request);
     if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
 
-    const tool = lookupTool(deps.tools, proposal.toolName);
-    if (tool === undefined) {
+    const pinned = deps.toolIndex.get(proposal.toolName);
+    if (pinned === undefined) {
       return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `no tool named ${proposal.toolName} is registered`);
     }
     // A definition that changed since the call was proposed disables the call (invariant 9).
-    const currentDefinition = tool.definition ? definitionDigest(tool.definition) : undefined;
-    if (currentDefinition !== proposal.definitionDigest) {
+    if (pinned.definitionDigest !== proposal.definitionDigest) {
       return await reject(deps, proposal, { status: 'not_approved', reason: 'definition_mismatch' }, 'tool definition changed since the call was proposed');
     }
 
@@ -86,7 +85,7 @@ export async function dispatch(deps: GateDeps, request: DispatchRequest): Promis
     }
     // The approval is spent before the tool runs, and no tool runs without this record.
     await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
-    return await execute(deps, proposal, tool, args);
+    return await execute(deps, proposal, pinned.tool, args);
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
@@ -114,7 +113,8 @@ function contextMismatch(deps: GateDeps, proposal: Proposal, request: DispatchRe
 }
 
 /** Reason for a dispatch without a token, by the state of the call's approval request. */
-const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'pending' | 'denied'> | 'none', NotApprovedReason> = {
+const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'denied'> | 'none', NotApprovedReason> = {
+  pending: 'approval_pending', // answered with approval_required above; here for completeness
   none: 'missing',
   approved: 'missing',
   expired: 'expired',
@@ -130,15 +130,15 @@ async function checkApproval(deps: GateDeps, proposal: Proposal, token: string |
   const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
   if (token === undefined || token === '') {
     // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
-    const status = request === undefined ? undefined : effectiveStatus(request, now);
-    if (request !== undefined && status === 'pending') {
+    const status = request === undefined ? 'none' : effectiveStatus(request, now);
+    if (status === 'pending' && request !== undefined) {
       return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
     }
     const rejection: Rejection =
       status === 'denied'
         ? { status: 'denied', reason: 'approval_denied' }
-        : { status: 'not_approved', reason: NO_TOKEN_REASON[status ?? 'none'] };
-    return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status ?? 'absent'})`) };
+        : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
+    return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
   }
   const verified = verifyApprovalToken(
     token,
@@ -164,7 +164,7 @@ async function checkApproval(deps: GateDeps, proposal: Proposal, token: string |
   return { status: 'ok', approval: { requestId: request.requestId, tokenId: verified.claims.jti } };
 }
 
-async function execute(deps: GateDeps, proposal: Proposal, tool: NonNullable<ReturnType<typeof lookupTool>>, args: unknown): Promise<DispatchOutcome> {
+async function execute(deps: GateDeps, proposal: Proposal, tool: Tool, args: unknown): Promise<DispatchOutcome> {
   const context = {
     runId: proposal.runId,
     sessionId: proposal.sessionId,

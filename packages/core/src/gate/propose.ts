@@ -7,7 +7,6 @@ import type { Verdict } from '../policy/types.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import type { ProposeOutcome } from './outcomes.ts';
-import { definitionDigest, lookupTool } from './tools.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -52,7 +51,6 @@ export async function propose(deps: GateDeps, call: ModelToolCall): Promise<Prop
 
   try {
     const now = deps.clock();
-    const tool = lookupTool(deps.tools, call.toolName);
     const recorded = await deps.ledger.recordProposal({
       proposalId: deps.newId(),
       runId: call.runId,
@@ -60,7 +58,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall): Promise<Prop
       principal: call.principal,
       callId: call.callId,
       toolName: call.toolName,
-      definitionDigest: tool?.definition ? definitionDigest(tool.definition) : undefined,
+      definitionDigest: deps.toolIndex.get(call.toolName)?.definitionDigest,
       canonicalArgs: args.canonical,
       argsDigest: args.digest,
       modelResponseRef: call.modelResponseRef,

@@ -34,7 +34,3 @@ export function definitionDigest(definition: ToolDefinition): string {
   return sha256Hex(serializeCanonical(pinned));
 }
 
-/** Own-property lookup, so names like "constructor" or "__proto__" never resolve to Object.prototype. */
-export function lookupTool(tools: ToolRegistry, name: string): Tool | undefined {
-  return Object.hasOwn(tools, name) ? tools[name] : undefined;
-}

@@ -15,6 +15,7 @@ import type {
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
+import { copyProposal, copyRequest } from './copy-records.ts';
 
 /**
  * In-process ledger for tests, demos and single-process agents.
@@ -32,25 +33,27 @@ export class MemoryLedger implements LedgerStore {
     const existingId = this.#proposalByCall.get(callKey);
     if (existingId !== undefined) {
       const existing = this.#proposals.get(existingId)!;
-      if (sameCall(existing, input)) return { ok: true, proposal: structuredClone(existing), created: false };
-      return { ok: false, reason: 'conflict', existing: structuredClone(existing) };
+      if (sameCall(existing, input)) return { ok: true, proposal: copyProposal(existing), created: false };
+      return { ok: false, reason: 'conflict', existing: copyProposal(existing) };
     }
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
-    const proposal: Proposal = { ...structuredClone(input), state: 'proposed' };
+    const proposal: Proposal = { ...input, state: 'proposed' };
     this.#proposals.set(input.proposalId, proposal);
     this.#proposalByCall.set(callKey, input.proposalId);
-    return { ok: true, proposal: structuredClone(proposal), created: true };
+    return { ok: true, proposal: copyProposal(proposal), created: true };
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
-    return copy(this.#proposals.get(proposalId));
+    const proposal = this.#proposals.get(proposalId);
+    return proposal && copyProposal(proposal);
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
     const id = this.#proposalByCall.get(`${runId}\u0000${callId}`);
-    return id === undefined ? undefined : copy(this.#proposals.get(id));
+    const proposal = id === undefined ? undefined : this.#proposals.get(id);
+    return proposal && copyProposal(proposal);
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
@@ -60,26 +63,28 @@ export class MemoryLedger implements LedgerStore {
     if (this.#requestByProposal.has(input.proposalId) || this.#requests.has(input.requestId)) {
       throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
     }
-    const request: ApprovalRequest = { ...structuredClone(input), status: 'pending', decisions: [] };
+    const request: ApprovalRequest = copyRequest({ ...input, status: 'pending', decisions: [] });
     this.#requests.set(input.requestId, request);
     this.#requestByProposal.set(input.proposalId, input.requestId);
-    return structuredClone(request);
+    return copyRequest(request);
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
-    return copy(this.#requests.get(requestId));
+    const request = this.#requests.get(requestId);
+    return request && copyRequest(request);
   }
 
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
     const id = this.#requestByProposal.get(proposalId);
-    return id === undefined ? undefined : copy(this.#requests.get(id));
+    const request = id === undefined ? undefined : this.#requests.get(id);
+    return request && copyRequest(request);
   }
 
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
     const all = [...this.#requests.values()]
       .filter((r) => filter.status === undefined || effectiveStatus(r, now) === filter.status)
       .sort((a, b) => b.createdAt - a.createdAt || (a.requestId < b.requestId ? 1 : -1));
-    return structuredClone(all.slice(0, filter.limit ?? 100));
+    return all.slice(0, filter.limit ?? 100).map(copyRequest);
   }
 
   async addDecision(
@@ -95,7 +100,7 @@ export class MemoryLedger implements LedgerStore {
     if (request.decisions.some((d) => d.approver === decision.approver)) {
       return { ok: false, reason: 'duplicate_approver' };
     }
-    request.decisions.push(structuredClone(decision));
+    request.decisions.push({ ...decision });
     if (decision.decision === 'deny') {
       request.status = 'denied';
     } else if (request.decisions.filter((d) => d.decision === 'approve').length >= request.requiredApprovals) {
@@ -103,7 +108,7 @@ export class MemoryLedger implements LedgerStore {
       request.tokenId = opts.tokenIdIfApproved;
       request.approvedAt = opts.now;
     }
-    return { ok: true, request: structuredClone(request) };
+    return { ok: true, request: copyRequest(request) };
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {
@@ -129,13 +134,13 @@ export class MemoryLedger implements LedgerStore {
     }
     proposal.state = 'dispatched';
     proposal.dispatchedAt = input.now;
-    return { ok: true, proposal: structuredClone(proposal) };
+    return { ok: true, proposal: copyProposal(proposal) };
   }
 
   async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
     const proposal = this.#proposals.get(proposalId);
     if (proposal === undefined) throw new LedgerError('not_found', `no proposal ${proposalId}`);
-    proposal.result = structuredClone(result);
+    proposal.result = { ...result };
   }
 }
 
@@ -159,6 +164,3 @@ export function approvalConsumeFailure(
   }
 }
 
-function copy<T>(value: T | undefined): T | undefined {
-  return value === undefined ? undefined : structuredClone(value);
-}

@@ -33,15 +33,8 @@ export function decodeApprovalToken(token: unknown): DecodeResult {
   const [h, p, s] = parts as [string, string, string];
   if (!SEGMENT.test(h) || !SEGMENT.test(p) || !SEGMENT.test(s)) return malformed('token parts must be base64url');
 
-  const header = parseSegment(h);
-  if (!isObject(header)) return malformed('header is not a JSON object');
-  for (const key of Object.keys(header)) {
-    if (!HEADER_KEYS.has(key)) return malformed(`header parameter "${key}" is not allowed`);
-  }
-  if (header.typ !== TOKEN_TYPE) return malformed(`header typ must be "${TOKEN_TYPE}"`);
-  if (typeof header.alg !== 'string' || typeof header.kid !== 'string' || header.kid === '') {
-    return malformed('header needs string alg and kid');
-  }
+  const header = decodeHeader(h);
+  if (typeof header === 'string') return malformed(header);
 
   const claims = parseSegment(p);
   if (!isObject(claims)) return malformed('payload is not a JSON object');
@@ -56,12 +49,39 @@ export function decodeApprovalToken(token: unknown): DecodeResult {
   return {
     ok: true,
     token: {
-      header: header as unknown as TokenHeader,
+      header,
       claims: claims as unknown as ApprovalClaims,
       signingInput: `${h}.${p}`,
       signature,
     },
   };
+}
+
+// A service sees a handful of distinct headers (one per key id and algorithm), so the
+// checked result is cached by the header's text; a bounded map keeps junk from growing it.
+const headerCache = new Map<string, TokenHeader | string>();
+const HEADER_CACHE_LIMIT = 64;
+
+/** The checked header, or a message saying why it is not acceptable. */
+function decodeHeader(segment: string): TokenHeader | string {
+  const cached = headerCache.get(segment);
+  if (cached !== undefined) return cached;
+  const result = checkHeader(parseSegment(segment));
+  if (headerCache.size >= HEADER_CACHE_LIMIT) headerCache.clear();
+  headerCache.set(segment, result);
+  return result;
+}
+
+function checkHeader(header: unknown): TokenHeader | string {
+  if (!isObject(header)) return 'header is not a JSON object';
+  for (const key of Object.keys(header)) {
+    if (!HEADER_KEYS.has(key)) return `header parameter "${key}" is not allowed`;
+  }
+  if (header.typ !== TOKEN_TYPE) return `header typ must be "${TOKEN_TYPE}"`;
+  if (typeof header.alg !== 'string' || typeof header.kid !== 'string' || header.kid === '') {
+    return 'header needs string alg and kid';
+  }
+  return Object.freeze({ alg: header.alg, typ: TOKEN_TYPE, kid: header.kid }) as TokenHeader;
 }
 
 function claimsProblem(c: Record<string, unknown>): DecodeResult | undefined {

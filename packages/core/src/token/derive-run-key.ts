@@ -1,4 +1,4 @@
-import { hkdfSync } from 'node:crypto';
+import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 
 /** HKDF purpose label for approval-token MAC keys; a new purpose gets a new label. */
 export const APPROVAL_TOKEN_PURPOSE = 'countersign/v1/approval-token';
@@ -12,19 +12,22 @@ export function deriveRunKey(master: Uint8Array, runId: string, purpose = APPROV
   return Buffer.from(hkdfSync('sha256', master, Buffer.from(runId, 'utf8'), Buffer.from(purpose, 'utf8'), 32));
 }
 
-/** Bounded cache of derived keys; oldest entries are dropped first. */
+/**
+ * Bounded cache of derived keys, held as KeyObjects: HMAC with a KeyObject skips the
+ * key import `createHmac` otherwise repeats on every call. Oldest entries go first.
+ */
 export class RunKeyCache {
   readonly #max: number;
-  readonly #keys = new Map<string, Buffer>();
+  readonly #keys = new Map<string, KeyObject>();
   constructor(maxEntries = 10_000) {
     this.#max = maxEntries;
   }
 
-  get(kid: string, master: Uint8Array, runId: string): Buffer {
+  get(kid: string, master: Uint8Array, runId: string): KeyObject {
     const cacheKey = `${kid}\u0000${runId}`;
     let key = this.#keys.get(cacheKey);
     if (key === undefined) {
-      key = deriveRunKey(master, runId);
+      key = createSecretKey(deriveRunKey(master, runId));
       if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
       this.#keys.set(cacheKey, key);
     }

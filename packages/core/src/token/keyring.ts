@@ -76,7 +76,7 @@ export class Keyring {
   }
 
   /** The HS256 MAC key for one run, derived from the master secret and cached. */
-  runKey(entry: HmacKeyEntry, runId: string): Buffer {
+  runKey(entry: HmacKeyEntry, runId: string): KeyObject {
     return this.#runKeys.get(entry.kid, entry.secret, runId);
   }
 }
