@@ -419,7 +419,8 @@ describe('gate: attacks are rejected with their reason code', () => {
     for (const bad of [null, undefined, 42, {}, { runId: 1, callId: [] }]) {
       expect(await f.gate.dispatch(bad as never)).toMatchObject({ status: 'not_approved', reason: 'unknown_call' });
     }
-    for (const bad of [null, {}, { runId: '', sessionId: 's', principal: 'p', callId: 'c', toolName: 't' }]) {
+    const lone = { runId: 'r', sessionId: 's', principal: 'p', callId: 'c\uD800', toolName: 't', arguments: {} };
+    for (const bad of [null, {}, { runId: '', sessionId: 's', principal: 'p', callId: 'c', toolName: 't' }, lone]) {
       expect(await f.gate.propose(bad as never)).toMatchObject({ status: 'rejected', reason: 'invalid_call' });
     }
   });

@@ -146,8 +146,9 @@ function invalidCallField(call: ModelToolCall): string | undefined {
   if (typeof call !== 'object' || call === null) return 'call must be an object';
   for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
     const value = call[field];
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
-      return `${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`;
+    // Well-formed (no lone surrogates): these strings are hashed into the audit chain and tokens.
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || !value.isWellFormed()) {
+      return `${field} must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
     }
   }
   return undefined;
