@@ -8,6 +8,7 @@ import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
+import { expectedCallOf } from './expected-call.ts';
 import type { DeniedReason, DispatchOutcome, NotApprovedReason } from './outcomes.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 import type { Tool } from './tools.ts';
@@ -140,19 +141,11 @@ async function checkApproval(deps: GateDeps, proposal: Proposal, token: string |
         : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
     return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
   }
-  const verified = verifyApprovalToken(
-    token,
-    {
-      runId: proposal.runId,
-      sessionId: proposal.sessionId,
-      callId: proposal.callId,
-      toolName: proposal.toolName,
-      definitionDigest: proposal.definitionDigest,
-      argsDigest: proposal.argsDigest,
-      principal: proposal.principal,
-    },
-    { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds },
-  );
+  const verified = verifyApprovalToken(token, expectedCallOf(proposal), {
+    keyring: deps.keyring,
+    now,
+    clockToleranceSeconds: deps.clockToleranceSeconds,
+  });
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;

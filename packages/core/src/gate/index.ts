@@ -9,6 +9,7 @@ export {
 export type { GateConfig, GateDeps } from './config.ts';
 export { type DispatchRequest, digestResult } from './dispatch.ts';
 export { type Approver, mayDecide } from './eligibility.ts';
+export { expectedCallOf } from './expected-call.ts';
 export { Gate } from './gate.ts';
 export {
   type DeniedReason,

@@ -1,6 +1,7 @@
 import {
   type ApprovalClaims,
   effectiveStatus,
+  expectedCallOf,
   type ExpectedCall,
   type Keyring,
   type LedgerStore,
@@ -30,16 +31,7 @@ export async function checkTokenAgainstLedger(
   const fail = (reason: string, message: string): TokenCheck => ({ checked: 'ledger', ok: false, reason, message });
   const proposal = await ledger.findProposalByCall(claims.run, claims.call);
   if (proposal === undefined) return fail('unknown_call', `no call ${claims.call} was recorded in run ${claims.run}`);
-  const expected: ExpectedCall = {
-    runId: proposal.runId,
-    sessionId: proposal.sessionId,
-    callId: proposal.callId,
-    toolName: proposal.toolName,
-    definitionDigest: proposal.definitionDigest,
-    argsDigest: proposal.argsDigest,
-    principal: proposal.principal,
-  };
-  const verified = verifyApprovalToken(token, expected, { keyring, now });
+  const verified = verifyApprovalToken(token, expectedCallOf(proposal), { keyring, now });
   if (!verified.ok) return fail(verified.reason, verified.message);
   const request = await ledger.findApprovalRequestByProposal(proposal.proposalId);
   if (request === undefined || request.requestId !== claims.req || request.tokenId !== claims.jti) {
