@@ -1,8 +1,13 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { LedgerError } from '@countersign/core';
 import { isUnavailableError, toStoreError } from './errors.ts';
+import type { PreparedStatement } from './prepared-statement.ts';
 
-export type Query = <R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]) => Promise<QueryResult<R>>;
+/** Runs one statement: plain SQL text, or a named statement prepared once per connection. */
+export type Query = <R extends QueryResultRow = QueryResultRow>(
+  sql: string | PreparedStatement,
+  params?: unknown[],
+) => Promise<QueryResult<R>>;
 
 /**
  * The pool plus the two ways the stores talk to it. Every error leaving here has
@@ -19,10 +24,12 @@ export class PgDatabase {
   }
 
   /** One statement on any pooled connection; a single statement is its own transaction. */
-  readonly query: Query = async (text, params) => {
+  readonly query: Query = async (sql, params) => {
     this.#assertOpen();
     try {
-      return await this.pool.query(text, params);
+      return typeof sql === 'string'
+        ? await this.pool.query(sql, params)
+        : await this.pool.query({ name: sql.name, text: sql.text, values: params ?? [] });
     } catch (error) {
       throw toStoreError(error);
     }
@@ -44,7 +51,8 @@ export class PgDatabase {
       connectionError = error;
     };
     client.on('error', onError);
-    const query: Query = (text, params) => client.query(text, params);
+    const query: Query = (sql, params) =>
+      typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
     let releaseError: Error | undefined;
     try {
       await query('BEGIN');

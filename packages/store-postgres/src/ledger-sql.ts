@@ -1,3 +1,9 @@
+import { preparedStatement } from './prepared-statement.ts';
+
+/** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
+const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
+  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at`;
+
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
   const selectRequest = `
@@ -49,40 +55,76 @@ export function ledgerSql(s: string) {
       UPDATE ${s}.approval_requests SET status = 'revoked'
       WHERE request_id = $1 AND status IN ('pending', 'approved') AND expires_at > $2`,
     /**
-     * The single-use step as ONE statement ($1 proposal, $2 request or NULL, $3 token
-     * id, $4 now). Why it is exactly-once under READ COMMITTED:
+     * The single-use step as ONE statement and ONE round trip, for winners and losers
+     * alike ($1 proposal, $2 request or NULL, $3 token id, $4 now). It returns one row:
+     * the dispatched proposal (`d.*`, all NULL unless this call won) plus what the
+     * caller needs to name a failure without reading again: `seen_state`,
+     * `proposal_locked` and, for a loser, `locked_request` (the request row as locked).
+     *
+     * Why it is exactly-once under READ COMMITTED, and why the answer is never stale:
      * - `locked` takes the proposal's row lock (FOR NO KEY UPDATE, the lock the UPDATE
-     *   below would take) before anything changes. A concurrent consumer of the same
-     *   proposal waits for it; when the winner commits, PostgreSQL re-reads the newest
-     *   row version and re-checks `state = 'proposed'` (EvalPlanQual), which now fails,
-     *   so the loser's `locked` is empty and it changes nothing.
-     * - `consumed` changes the request only if it is still approved, unexpired, holds
-     *   this token and belongs to this proposal — re-checked on the newest version too,
-     *   so a revoke that commits first wins — and only while we hold the proposal lock.
-     * - `dispatched` moves the proposal only if there is no approval to check or
-     *   `consumed` returned the request: both rows change together or neither does.
-     * Lock order is always proposal then request; addDecision and revoke lock only the
-     * request, so no cycle (no deadlock) is possible.
+     *   below would take) if the row is still `proposed`. A concurrent consumer of the
+     *   same proposal waits for it; when the winner commits, PostgreSQL re-reads the
+     *   newest row version and re-checks `state = 'proposed'` (EvalPlanQual), which now
+     *   fails, so the loser's `locked` is empty and it changes nothing.
+     * - `request` then locks the request row (proposal before request, always) and,
+     *   like any SELECT … FOR UPDATE under READ COMMITTED, returns the NEWEST committed
+     *   version, not the statement's snapshot: after it, nobody can change the row
+     *   until we commit. The decision is made on those locked values: `consumed` moves
+     *   the request only if the locked version is approved, unexpired and holds this
+     *   token. Its own WHERE finds the row by id, and EvalPlanQual applies the update
+     *   to that same newest version. A revoke that committed first is therefore seen
+     *   and wins; one that comes later waits for us and then finds `consumed`. The
+     *   row conditions after the EXISTS are a second guard, re-checked on the newest
+     *   version too; they admit a snapshot version still `pending` (an approval that
+     *   committed after our snapshot but before our lock), since the lock decides.
+     *   No retry is needed: nothing is decided on the snapshot except "missing".
+     * - `dispatched` moves the proposal only if we hold its lock and there is no
+     *   approval to check or `consumed` returned the request: both rows change
+     *   together or neither does.
+     * - Failure reasons come from the same statement: the locked request values above,
+     *   or, when `locked` is empty, `seen` (the proposal in the statement's snapshot).
+     *   `locked` is empty only if the proposal is missing or its newest version is not
+     *   `proposed`; proposals are never deleted and only ever move proposed → dispatched,
+     *   so "seen, but not locked" means a concurrent consume won: already_consumed.
+     *   A proposal or request created after our snapshot reads as not found: this
+     *   consume is ordered before that insert, which was concurrent with it.
+     * A loser that finds the proposal already dispatched in its snapshot takes no lock
+     * and writes nothing. Lock order is proposal then request everywhere; addDecision
+     * and revoke lock only the request, so no cycle (no deadlock) is possible.
      */
-    consume: `
-      WITH locked AS (
+    consume: preparedStatement(`
+      WITH seen AS MATERIALIZED (
+        SELECT state FROM ${s}.proposals WHERE proposal_id = $1
+      ), locked AS MATERIALIZED (
         SELECT proposal_id FROM ${s}.proposals
         WHERE proposal_id = $1 AND state = 'proposed'
         FOR NO KEY UPDATE
+      ), request AS MATERIALIZED (
+        SELECT * FROM ${s}.approval_requests
+        WHERE $2::text IS NOT NULL AND request_id = $2 AND proposal_id = $1
+          AND EXISTS (SELECT 1 FROM locked)
+        FOR NO KEY UPDATE
       ), consumed AS (
         UPDATE ${s}.approval_requests SET status = 'consumed', consumed_at = $4
-        WHERE $2::text IS NOT NULL AND request_id = $2 AND proposal_id = $1
-          AND status = 'approved' AND token_id = $3 AND expires_at > $4
-          AND EXISTS (SELECT 1 FROM locked)
+        WHERE request_id = $2 AND proposal_id = $1
+          AND EXISTS (SELECT 1 FROM request WHERE status = 'approved' AND token_id = $3 AND expires_at > $4)
+          AND status IN ('pending', 'approved') AND (token_id IS NULL OR token_id = $3) AND expires_at > $4
         RETURNING request_id
       ), dispatched AS (
         UPDATE ${s}.proposals SET state = 'dispatched', dispatched_at = $4
         WHERE proposal_id = $1 AND state = 'proposed'
           AND EXISTS (SELECT 1 FROM locked)
           AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM consumed))
-        RETURNING *
+        RETURNING ${PROPOSAL_COLUMNS}
       )
-      SELECT * FROM dispatched`,
+      SELECT d.*,
+        (SELECT state FROM seen) AS seen_state,
+        EXISTS (SELECT 1 FROM locked) AS proposal_locked,
+        CASE WHEN d.proposal_id IS NULL THEN row_to_json(r) END AS locked_request
+      FROM (VALUES (1)) AS one (x)
+      LEFT JOIN request r ON true
+      LEFT JOIN dispatched d ON true`),
     recordResult: `UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4 WHERE proposal_id = $1`,
   };
 }

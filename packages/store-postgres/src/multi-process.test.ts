@@ -49,15 +49,19 @@ describePg('postgres store shared by several processes', () => {
     }
   });
 
-  it('4 processes × 100 audit appends form one valid chain of 400', async () => {
+  it('4 processes × 100 audit appends (10 in flight each, batched) form one valid chain of 400, each in submission order', async () => {
     const before = (await store.audit.head())?.seq ?? 0;
     const results = (await runChildren(CHILD, [0, 1, 2, 3].map((i) => ['audit', TEST_PG_URL, schema, '100', `proc-${i}`]))) as {
       seqs: number[];
     }[];
     expect(new Set(results.flatMap((r) => r.seqs)).size).toBe(400);
+    for (const r of results) expect(r.seqs).toEqual([...r.seqs].sort((a, b) => a - b));
     const records = await store.audit.read();
     expect(records).toHaveLength(before + 400);
     expect(verifyChain(records, { anchor: (await store.audit.head())! })).toMatchObject({ ok: true, count: before + 400 });
-    for (let i = 0; i < 4; i++) expect(records.filter((r) => r.actor === `proc-${i}`)).toHaveLength(100);
+    for (let i = 0; i < 4; i++) {
+      const mine = records.filter((r) => r.seq > before && r.actor === `proc-${i}`);
+      expect(mine.map((r) => r.callId)).toEqual(Array.from({ length: 100 }, (_, j) => `c${j}`));
+    }
   });
 });

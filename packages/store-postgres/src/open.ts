@@ -41,13 +41,8 @@ const poolTypes = {
     oid === INT8_OID ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
 };
 
-/**
- * Opens a pool on `connectionString` and brings the schema up to date. Several
- * replicas may open the same database and schema at once; see README.md.
- */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const schema = options.schema ?? DEFAULT_SCHEMA;
-  const quoted = quoteSchema(schema);
+/** The pool with our defaults (timeouts, int8 as numbers), wrapped as a PgDatabase. No migration. */
+export function createDatabase(options: Omit<PostgresStoreOptions, 'schema'>): PgDatabase {
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const pool = new Pool({
     connectionTimeoutMillis: 5_000,
@@ -64,7 +59,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // already dropped it and the next query opens a fresh one. Without a listener
   // the process would crash on a database restart.
   pool.on('error', () => {});
-  const db = new PgDatabase(pool);
+  return new PgDatabase(pool);
+}
+
+/**
+ * Opens a pool on `connectionString` and brings the schema up to date. Several
+ * replicas may open the same database and schema at once; see README.md.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const quoted = quoteSchema(schema);
+  const db = createDatabase(options);
   try {
     await migrate(db, schema);
   } catch (error) {

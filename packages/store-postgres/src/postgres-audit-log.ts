@@ -1,43 +1,37 @@
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
-import { AuditLogError, buildRecord } from '@countersign/core';
-import { auditEventJson, auditRecordFromRow } from '@countersign/core/store-kit';
-import type { PgDatabase } from './database.ts';
+import { AuditLogError, buildRecord, LedgerError } from '@countersign/core';
+import { auditEventJson, auditRecordFromRow, integer, text } from '@countersign/core/store-kit';
+import { AppendBatcher, type BatchJob } from './append-batcher.ts';
+import type { PgDatabase, Query } from './database.ts';
 import { advisoryLockKey } from './lock-keys.ts';
-import { integer, text } from '@countersign/core/store-kit';
+
+type Built = { ok: true; record: AuditRecord } | { ok: false; error: unknown };
 
 /**
- * AuditLog on PostgreSQL. Each append is a transaction that first takes a
- * transaction-scoped advisory lock, then reads the head, builds the next record and
- * inserts it. Under READ COMMITTED each statement takes a fresh snapshot, so the
- * head read after the lock sees the previous holder's committed record: appends
- * from any number of processes and replicas form one chain. PRIMARY KEY (seq) is
- * the backstop if anything ever bypassed the lock.
+ * AuditLog on PostgreSQL. Appends submitted while a batch is in flight are queued and
+ * written together (group commit): one transaction takes a transaction-scoped
+ * advisory lock, reads the head, builds the records in submission order (consecutive
+ * seqs, each linked to the one before) and inserts them with one statement. Under
+ * READ COMMITTED each statement takes a fresh snapshot, so the head read after the
+ * lock sees the previous holder's committed records: appends from any number of
+ * processes and replicas form one chain. PRIMARY KEY (seq) is the backstop if
+ * anything ever bypassed the lock.
  */
 export class PostgresAuditLog implements AuditLog {
   readonly #db: PgDatabase;
   readonly #table: string;
   readonly #lockKey: string;
+  readonly #batcher: AppendBatcher<AuditEvent, AuditRecord>;
 
-  constructor(db: PgDatabase, quotedSchema: string, schema: string) {
+  constructor(db: PgDatabase, quotedSchema: string, schema: string, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
     this.#table = `${quotedSchema}.audit_records`;
     this.#lockKey = advisoryLockKey(schema, 'audit-append');
+    this.#batcher = new AppendBatcher((batch) => this.#appendBatch(batch), options.maxBatch);
   }
 
   async append(event: AuditEvent): Promise<AuditRecord> {
-    return this.#db.transaction(async (query) => {
-      await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
-      const { rows } = await query(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
-      const head = rows[0] === undefined ? undefined : { seq: integer(rows[0], 'seq'), hash: text(rows[0], 'hash') };
-      const record = buildRecord(head, event);
-      await query(`INSERT INTO ${this.#table} (seq, prev_hash, hash, event) VALUES ($1, $2, $3, $4)`, [
-        record.seq,
-        record.prevHash,
-        record.hash,
-        auditEventJson(record),
-      ]);
-      return record;
-    });
+    return this.#batcher.submit(event);
   }
 
   async read(opts: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {
@@ -54,7 +48,66 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   async head(): Promise<AuditHead | undefined> {
-    const { rows } = await this.#db.query(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
+    return this.#head(this.#db.query);
+  }
+
+  /**
+   * One transaction for the whole batch. An event that fails validation is rejected
+   * on its own and takes no seq; the others still chain. If the transaction fails,
+   * every append of the batch fails with store_unavailable and none of them was written.
+   */
+  async #appendBatch(batch: BatchJob<AuditEvent, AuditRecord>[]): Promise<void> {
+    let built: Built[];
+    try {
+      built = await this.#db.transaction(async (query) => {
+        await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
+        let head = await this.#head(query);
+        const outcomes: Built[] = [];
+        for (const job of batch) {
+          try {
+            const record = buildRecord(head, job.input);
+            outcomes.push({ ok: true, record });
+            head = record;
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+        const records = outcomes.flatMap((o) => (o.ok ? [o.record] : []));
+        if (records.length > 0) await this.#insert(query, records);
+        return outcomes;
+      });
+    } catch (error) {
+      // Nothing of the batch was written (or, if the link died during COMMIT, we cannot
+      // know): each append gets the outage answer, whichever item or cause it was.
+      const failure =
+        error instanceof LedgerError
+          ? error
+          : new LedgerError('store_unavailable', `postgres audit batch not committed: ${messageOf(error)}`, { cause: error });
+      for (const job of batch) job.reject(failure);
+      return;
+    }
+    batch.forEach((job, i) => {
+      const outcome = built[i]!;
+      if (outcome.ok) job.resolve(outcome.record);
+      else job.reject(outcome.error);
+    });
+  }
+
+  /** All records in one statement; the arrays are bound as parameters, never spliced. */
+  async #insert(query: Query, records: readonly AuditRecord[]): Promise<void> {
+    await query(
+      `INSERT INTO ${this.#table} (seq, prev_hash, hash, event)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::json[])`,
+      [records.map((r) => r.seq), records.map((r) => r.prevHash), records.map((r) => r.hash), records.map(auditEventJson)],
+    );
+  }
+
+  async #head(query: Query): Promise<AuditHead | undefined> {
+    const { rows } = await query(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
     return rows[0] === undefined ? undefined : { seq: integer(rows[0], 'seq'), hash: text(rows[0], 'hash') };
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -17,10 +17,7 @@ import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
-import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
-
-/** How often consume re-runs when the diagnosis read saw a state newer than the statement did. */
-const CONSUME_ATTEMPTS = 3;
+import { proposalFromRow, proposalParams, type Row, requestFromRow } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -142,20 +139,19 @@ export class PostgresLedger implements LedgerStore {
 
   async consume(input: ConsumeInput): Promise<ConsumeResult> {
     const { proposalId, approval, now } = input;
-    for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
-      const { rows } = await this.#db.query(this.#sql.consume, [
-        proposalId,
-        approval?.requestId ?? null,
-        approval?.tokenId ?? null,
-        now,
-      ]);
-      if (rows[0] !== undefined) return { ok: true, proposal: proposalFromRow(rows[0]) };
-      const reason = await this.#whyNotConsumed(input);
-      if (reason !== undefined) return { ok: false, reason };
-      // The statement's snapshot predates a change (say, the approval landing just
-      // now) that the diagnosis saw: the call may be consumable, so try again.
+    // One round trip decides and explains (see `consume` in ledger-sql.ts). No retry:
+    // the statement decides on the rows it has locked, and its failure reasons come
+    // from those same locked rows, so the answer cannot disagree with the decision.
+    const { rows } = await this.#db.query(this.#sql.consume, [proposalId, approval?.requestId ?? null, approval?.tokenId ?? null, now]);
+    const row = rows[0];
+    if (row === undefined) throw new LedgerError('corrupt_record', 'consume statement returned no row');
+    if (row.proposal_id !== null) return { ok: true, proposal: proposalFromRow(row) };
+    const reason = consumeFailure(row, input);
+    if (reason === undefined) {
+      // Unreachable: we held both locks and the locked rows allowed the consume.
+      throw new LedgerError('corrupt_record', `consume of ${proposalId} changed nothing although its locked rows allowed it`);
     }
-    throw new LedgerError('store_unavailable', `consume of ${proposalId} kept racing concurrent changes`);
+    return { ok: false, reason };
   }
 
   async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
@@ -167,18 +163,23 @@ export class PostgresLedger implements LedgerStore {
     ]);
     if (rowCount !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
   }
+}
 
-  /**
-   * Why the consume statement changed nothing, read afterwards. This only names
-   * the failure; the decision was the statement's. Same order of checks as MemoryLedger.
-   */
-  async #whyNotConsumed(input: ConsumeInput): Promise<ConsumeFailure | undefined> {
-    const proposal = await this.getProposal(input.proposalId);
-    if (proposal === undefined) return 'not_found';
-    if (proposal.state !== 'proposed') return 'already_consumed';
-    if (input.approval === undefined) return undefined;
-    const request = await this.getApprovalRequest(input.approval.requestId);
-    if (request === undefined || request.proposalId !== proposal.proposalId) return 'not_found';
-    return approvalConsumeFailure(request, input.approval.tokenId, input.now);
+/**
+ * Why the consume statement changed nothing, from what that statement returned.
+ * Same order of checks as MemoryLedger; undefined means nothing stood in the way.
+ */
+function consumeFailure(row: Row, input: ConsumeInput): ConsumeFailure | undefined {
+  if (row.proposal_locked !== true) {
+    // Not locked: missing in our snapshot, or its newest version is no longer proposed.
+    return row.seen_state === null ? 'not_found' : 'already_consumed';
   }
+  if (input.approval === undefined) return undefined;
+  // The request row as locked (its newest version), or NULL: absent, or another proposal's.
+  const locked = row.locked_request;
+  if (locked === null || locked === undefined) return 'not_found';
+  if (typeof locked !== 'object') throw new LedgerError('corrupt_record', 'column locked_request: expected a JSON object');
+  // Decisions are not part of the row and play no part in consuming.
+  const request = requestFromRow({ ...(locked as Row), decisions: [] });
+  return approvalConsumeFailure(request, input.approval.tokenId, input.now);
 }

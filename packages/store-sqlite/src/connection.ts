@@ -1,20 +1,37 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core';
 import { toStoreError } from './errors.ts';
+import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
+
+type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * One open database shared by the ledger and the audit log of a store.
- * node:sqlite is synchronous, so each `autocommit`/`immediate` body runs to completion
- * without yielding to the event loop: calls from one process never interleave,
- * and `BEGIN IMMEDIATE` serialises writers across processes sharing the file.
+ *
+ * Writes are group-committed: every write submitted while the event loop is busy
+ * joins one `BEGIN IMMEDIATE … COMMIT`, so N concurrent consumes or appends cost one
+ * fsync instead of N (synchronous = FULL stays: each commit is durable before any
+ * caller hears of it). Inside the transaction each write runs in submission order,
+ * synchronously (node:sqlite never yields), under its own SAVEPOINT, and sees the
+ * writes before it in the batch: exactly what it would have seen running alone, one
+ * transaction after the other. `BEGIN IMMEDIATE` takes the write lock before the first
+ * read, so other processes sharing the file serialise with the whole batch.
  */
 export class SqliteConnection {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #queue: WriteQueue;
   #closed = false;
+  #commits = 0;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
+    this.#queue = new WriteQueue((batch) => this.#runBatch(batch), options.maxBatch ?? DEFAULT_MAX_BATCH);
+  }
+
+  /** Write transactions committed so far by this connection (one per batch). */
+  get commits(): number {
+    return this.#commits;
   }
 
   /** A cached prepared statement; statements are reused for the life of the connection. */
@@ -27,8 +44,8 @@ export class SqliteConnection {
     return stmt;
   }
 
-  /** Runs `fn` without an explicit transaction: for reads and single atomic statements. */
-  autocommit<T>(fn: () => T): T {
+  /** Runs `fn` at once without an explicit transaction: for reads only (WAL: never blocked by a writer). */
+  read<T>(fn: () => T): T {
     this.#assertOpen();
     try {
       return fn();
@@ -38,32 +55,76 @@ export class SqliteConnection {
   }
 
   /**
-   * Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken before the
-   * first read, so what `fn` reads cannot change under it, in this process or any
-   * other one (a competing writer waits up to busy_timeout, then gets store_unavailable).
+   * Queues `fn` for the next group commit. It settles only after the batch's COMMIT:
+   * with `fn`'s value, with `fn`'s own error (its SAVEPOINT rolled back, the rest of
+   * the batch unaffected), or with store_unavailable if the batch could not commit,
+   * in which case nothing of the batch was written.
    */
-  immediate<T>(fn: () => T): T {
+  write<T>(fn: () => T): Promise<T> {
     this.#assertOpen();
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    try {
-      const result = fn();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      this.#rollbackQuietly();
-      throw toStoreError(error);
-    }
+    return this.#queue.enqueue(fn) as Promise<T>;
   }
 
+  /** Commits writes already queued, then closes; later calls fail with store_unavailable. */
   close(): void {
     if (this.#closed) return;
+    this.#queue.drain();
     this.#closed = true;
     this.#statements.clear();
     this.#db.close();
+  }
+
+  #runBatch(batch: WriteJob[]): void {
+    const outcomes: ItemOutcome[] = [];
+    try {
+      this.#assertOpen();
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      // No lock (busy past busy_timeout, closed, I/O): nothing ran, same answer for all.
+      const mapped = toStoreError(error);
+      for (const job of batch) job.reject(mapped);
+      return;
+    }
+    try {
+      for (const job of batch) outcomes.push(this.#runItem(job.run));
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#rollbackQuietly();
+      // Outcomes computed inside a transaction that did not commit are void, failures
+      // included: every caller gets the same outage answer and nothing was written.
+      const failure = new LedgerError('store_unavailable', `sqlite write batch not committed: ${messageOf(error)}`, {
+        cause: error,
+      });
+      for (const job of batch) job.reject(failure);
+      return;
+    }
+    this.#commits++;
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+
+  /**
+   * One write under its own savepoint. Its error (duplicate id, invalid event, a
+   * corrupt row…) undoes only its own changes. An outage-class error (I/O, disk full)
+   * propagates and aborts the batch: SQLite may already have rolled the whole
+   * transaction back, and nothing of a batch is reported unless all of it commits.
+   */
+  #runItem(run: () => unknown): ItemOutcome {
+    this.statement('SAVEPOINT batch_item').run();
+    try {
+      const value = run();
+      this.statement('RELEASE batch_item').run();
+      return { ok: true, value };
+    } catch (error) {
+      const mapped = toStoreError(error);
+      if ((mapped instanceof LedgerError && mapped.code === 'store_unavailable') || !this.#db.isTransaction) throw error;
+      this.statement('ROLLBACK TO batch_item').run();
+      this.statement('RELEASE batch_item').run();
+      return { ok: false, error: mapped };
+    }
   }
 
   // The error that made us roll back is the one to report; a failing ROLLBACK
@@ -77,4 +138,8 @@ export class SqliteConnection {
   #assertOpen(): void {
     if (this.#closed) throw new LedgerError('store_unavailable', 'sqlite store is closed');
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

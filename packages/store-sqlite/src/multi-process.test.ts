@@ -15,9 +15,9 @@ describe('sqlite store shared by several processes', () => {
   });
   afterAll(() => t.cleanup());
 
-  it('4 processes racing to consume the same approvals: each is consumed exactly once', async () => {
-    const approvals: { proposalId: string; requestId: string; tokenId: string }[] = [];
-    for (let i = 0; i < 10; i++) {
+  async function approvals(count: number) {
+    const list: { proposalId: string; requestId: string; tokenId: string }[] = [];
+    for (let i = 0; i < count; i++) {
       const p = sampleProposal();
       await t.store.ledger.recordProposal(p);
       const requestId = `req-mp-${i}-${p.proposalId}`;
@@ -29,34 +29,48 @@ describe('sqlite store shared by several processes', () => {
         requiredApprovals: 1,
         eligible: {},
       });
-      const tokenId = `tok-${i}`;
+      const tokenId = `tok-${i}-${p.proposalId}`;
       await t.store.ledger.addDecision(requestId, { approver: 'alice', decision: 'approve', at: T0 }, { now: T0, tokenIdIfApproved: tokenId });
-      approvals.push({ proposalId: p.proposalId, requestId, tokenId });
+      list.push({ proposalId: p.proposalId, requestId, tokenId });
     }
-    const args = JSON.stringify(approvals);
-    const results = (await runChildren(CHILD, [0, 1, 2, 3].map(() => ['consume', t.path, args, '5']))) as {
+    return list;
+  }
+
+  it.each([
+    ['one attempt at a time', 'consume', 10, 5],
+    ['every attempt at once, in group-committed batches', 'consume-burst', 100, 5],
+  ])('4 processes racing to consume the same approvals (%s): each is consumed exactly once', async (_name, mode, count, attempts) => {
+    const list = await approvals(count);
+    const results = (await runChildren(CHILD, [0, 1, 2, 3].map(() => [mode, t.path, JSON.stringify(list), String(attempts)]))) as {
       won: string[];
       reasons: Record<string, number>;
     }[];
     const won = results.flatMap((r) => r.won);
-    expect(won.sort()).toEqual(approvals.map((a) => a.proposalId).sort());
+    expect(won.sort()).toEqual(list.map((a) => a.proposalId).sort());
     const failures = results.reduce((n, r) => n + (r.reasons.already_consumed ?? 0), 0);
-    expect(failures).toBe(4 * 5 * approvals.length - approvals.length);
-    for (const a of approvals) {
+    expect(failures).toBe(4 * attempts * list.length - list.length);
+    for (const a of list) {
       expect(await t.store.ledger.getApprovalRequest(a.requestId)).toMatchObject({ status: 'consumed' });
     }
   });
 
-  it('4 processes × 100 audit appends form one valid chain of 400', async () => {
+  it.each([
+    ['one at a time', 'audit'],
+    ['all at once, in group-committed batches', 'audit-burst'],
+  ])('4 processes × 100 audit appends (%s) form one valid chain of 400, each in its submission order', async (_name, mode) => {
     const before = (await t.store.audit.head())?.seq ?? 0;
-    const results = (await runChildren(CHILD, [0, 1, 2, 3].map((i) => ['audit', t.path, '100', `proc-${i}`]))) as {
+    const results = (await runChildren(CHILD, [0, 1, 2, 3].map((i) => [mode, t.path, '100', `proc-${i}`]))) as {
       seqs: number[];
     }[];
     const seqs = results.flatMap((r) => r.seqs);
     expect(new Set(seqs).size).toBe(400);
+    for (const r of results) expect(r.seqs).toEqual([...r.seqs].sort((a, b) => a - b));
     const records = await t.store.audit.read();
     expect(records).toHaveLength(before + 400);
     expect(verifyChain(records, { anchor: (await t.store.audit.head())! })).toMatchObject({ ok: true, count: before + 400 });
-    for (let i = 0; i < 4; i++) expect(records.filter((r) => r.actor === `proc-${i}`)).toHaveLength(100);
+    for (let i = 0; i < 4; i++) {
+      const mine = records.filter((r) => r.seq > before && r.actor === `proc-${i}`);
+      expect(mine.map((r) => r.callId)).toEqual(Array.from({ length: 100 }, (_, j) => `c${j}`));
+    }
   });
 });

@@ -8,8 +8,10 @@ const SELECT_HEAD = 'SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT
 
 /**
  * AuditLog on SQLite. An append reads the head, builds the next record and inserts
- * it inside one BEGIN IMMEDIATE transaction, so appends from any number of
- * processes sharing the file form a single chain; `seq` as PRIMARY KEY backs it up.
+ * it inside a BEGIN IMMEDIATE transaction, so appends from any number of processes
+ * sharing the file form a single chain; `seq` as PRIMARY KEY backs it up. Appends
+ * submitted together share one transaction (group commit): each reads the head the
+ * one before it wrote, so they get consecutive seqs in submission order.
  */
 export class SqliteAuditLog implements AuditLog {
   readonly #conn: SqliteConnection;
@@ -19,7 +21,7 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   async append(event: AuditEvent): Promise<AuditRecord> {
-    return this.#conn.immediate(() => {
+    return this.#conn.write(() => {
       const record = buildRecord(this.#head(), event);
       this.#conn
         .statement('INSERT INTO audit_records (seq, prev_hash, hash, event) VALUES (?, ?, ?, ?)')
@@ -34,7 +36,7 @@ export class SqliteAuditLog implements AuditLog {
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || !Number.isSafeInteger(limit) || limit < -1 || opts.limit === -1) {
       throw new AuditLogError('invalid_argument', 'afterSeq and limit must be non-negative integers');
     }
-    return this.#conn.autocommit(() => {
+    return this.#conn.read(() => {
       const rows = this.#conn
         .statement('SELECT seq, prev_hash, hash, event FROM audit_records WHERE seq > ? ORDER BY seq LIMIT ?')
         .all(afterSeq, limit);
@@ -43,7 +45,7 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   async head(): Promise<AuditHead | undefined> {
-    return this.#conn.autocommit(() => this.#head());
+    return this.#conn.read(() => this.#head());
   }
 
   #head(): AuditHead | undefined {

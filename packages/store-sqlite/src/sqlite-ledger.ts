@@ -47,10 +47,11 @@ function statusFilter(status: ListRequestsFilter['status'], now: number): { sql:
 }
 
 /**
- * LedgerStore on SQLite. Every method that reads-then-writes runs inside one
- * BEGIN IMMEDIATE transaction (see SqliteConnection.write), so the decision it
- * makes cannot be raced by another process on the same file; the conditional
- * UPDATEs (`WHERE state = 'proposed'`, `status = 'approved'`) are a second guard.
+ * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
+ * (group-committed with the writes submitted alongside it, see SqliteConnection.write),
+ * so a method that reads then writes decides on state no other process or batch item
+ * can change under it; the conditional UPDATEs (`WHERE state = 'proposed'`,
+ * `status = 'approved'`) are a second guard. Reads run at once, outside any batch.
  */
 export class SqliteLedger implements LedgerStore {
   readonly #conn: SqliteConnection;
@@ -60,7 +61,7 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
-    return this.#conn.immediate(() => {
+    return this.#conn.write(() => {
       const existing = this.#proposalByCall(input.runId, input.callId);
       if (existing !== undefined) {
         if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
@@ -75,15 +76,15 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
-    return this.#conn.autocommit(() => this.#proposal(proposalId));
+    return this.#conn.read(() => this.#proposal(proposalId));
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
-    return this.#conn.autocommit(() => this.#proposalByCall(runId, callId));
+    return this.#conn.read(() => this.#proposalByCall(runId, callId));
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
-    return this.#conn.immediate(() => {
+    return this.#conn.write(() => {
       if (this.#proposal(input.proposalId) === undefined) {
         throw new LedgerError('not_found', `no proposal ${input.proposalId}`);
       }
@@ -112,18 +113,18 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
-    return this.#conn.autocommit(() => this.#request(requestId));
+    return this.#conn.read(() => this.#request(requestId));
   }
 
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
-    return this.#conn.autocommit(() => {
+    return this.#conn.read(() => {
       const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
       return row === undefined ? undefined : requestFromRow(row);
     });
   }
 
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
-    return this.#conn.autocommit(() => {
+    return this.#conn.read(() => {
       const where = statusFilter(filter.status, now);
       const rows = this.#conn
         .statement(`${SELECT_REQUEST} WHERE ${where.sql} ORDER BY r.created_at DESC, r.request_id DESC LIMIT ?`)
@@ -137,7 +138,7 @@ export class SqliteLedger implements LedgerStore {
     decision: Decision,
     opts: { now: number; tokenIdIfApproved: string },
   ): Promise<AddDecisionResult> {
-    return this.#conn.immediate((): AddDecisionResult => {
+    return this.#conn.write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
       const status = effectiveStatus(request, opts.now);
@@ -174,7 +175,7 @@ export class SqliteLedger implements LedgerStore {
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {
     // One conditional UPDATE: it revokes only what is still pending/approved and unexpired.
-    return this.#conn.autocommit(() => {
+    return this.#conn.write(() => {
       const { changes } = this.#conn
         .statement(
           `UPDATE approval_requests SET status = 'revoked'
@@ -186,7 +187,7 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async consume(input: ConsumeInput): Promise<ConsumeResult> {
-    return this.#conn.immediate((): ConsumeResult => {
+    return this.#conn.write((): ConsumeResult => {
       const proposal = this.#proposal(input.proposalId);
       if (proposal === undefined) return { ok: false, reason: 'not_found' };
       if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
@@ -213,7 +214,7 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
-    this.#conn.autocommit(() => {
+    await this.#conn.write(() => {
       const { changes } = this.#conn
         .statement('UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ? WHERE proposal_id = ?')
         .run(result.status, result.resultDigest, result.at, proposalId);

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteConnection } from '../connection.ts';
+import { openDatabase } from '../database.ts';
+import { SqliteAuditLog } from '../sqlite-audit-log.ts';
+import { SqliteLedger } from '../sqlite-ledger.ts';
+
+/**
+ * A ledger and audit log on a new file, built from their parts so a test can watch
+ * the shared connection (how many transactions it committed).
+ */
+export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number } = {}): {
+  conn: SqliteConnection;
+  ledger: SqliteLedger;
+  audit: SqliteAuditLog;
+  path: string;
+  cleanup: () => Promise<void>;
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-sqlite-parts-'));
+  const path = join(dir, 'countersign.sqlite');
+  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000), { maxBatch: options.maxBatch });
+  return {
+    conn,
+    ledger: new SqliteLedger(conn),
+    audit: new SqliteAuditLog(conn),
+    path,
+    cleanup: async () => {
+      conn.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
