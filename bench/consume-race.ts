@@ -64,11 +64,18 @@ async function createApprovals(ledger: LedgerStore, prefix: string, count: numbe
 }
 
 /**
- * Issue 3: `workers` concurrent clients consume `count` approvals, each approval
- * attempted by two different workers at about the same moment (worker w takes the
- * approvals i with i ≡ w and i ≡ w − 1 mod workers, in order), then checks exactly-once.
+ * Issue 3: `workers` concurrent clients consume `count` approvals, then exactly-once is
+ * checked. With `attemptsPerApproval` 2 every approval is attempted by two different
+ * workers at about the same moment (worker w takes the approvals i with i ≡ w and
+ * i ≡ w − 1 mod workers, in order); with 1 each approval has one consumer (the normal case).
  */
-export async function benchConsumeRace(ledger: LedgerStore, prefix: string, count: number, workers: number): Promise<ConsumeRaceResult> {
+export async function benchConsumeRace(
+  ledger: LedgerStore,
+  prefix: string,
+  count: number,
+  workers: number,
+  attemptsPerApproval: 1 | 2 = 2,
+): Promise<ConsumeRaceResult> {
   const approvals = await createApprovals(ledger, prefix, count, workers);
   const wins = new Uint8Array(count);
   const losses = new Map<ConsumeFailure | 'error', number>();
@@ -78,7 +85,8 @@ export async function benchConsumeRace(ledger: LedgerStore, prefix: string, coun
   const start = performance.now();
   await runWorkers(workers, async (w) => {
     for (let i = 0; i < count; i++) {
-      if (i % workers !== w && (i + 1) % workers !== w) continue;
+      const mine = i % workers === w || (attemptsPerApproval === 2 && (i + 1) % workers === w);
+      if (!mine) continue;
       const a = approvals[i]!;
       attempts++;
       try {
