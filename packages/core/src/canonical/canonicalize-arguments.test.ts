@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
 import { canonicalDigest, canonicalizeArguments } from './canonicalize-arguments.ts';
-import { CanonicalizationError } from './errors.ts';
+import { rejection } from './rejection.test-helper.ts';
 import { RECIPE_ID } from './recipe.ts';
-
-function rejection(f: () => unknown): { code: string; path: string | undefined } {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return { code: error.code, path: error.path };
-    throw error;
-  }
-  throw new Error('expected a CanonicalizationError, got a result');
-}
 
 const digestOf = (input: unknown): string => canonicalizeArguments(input).digest;
 

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError } from './errors.ts';
+import { rejection } from './rejection.test-helper.ts';
 import { parseStrictJson } from './parse-strict.ts';
-
-/** The code and path a call is rejected with. */
-function rejection(f: () => unknown): { code: string; path: string | undefined } {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return { code: error.code, path: error.path };
-    throw error;
-  }
-  throw new Error('expected a CanonicalizationError, got a result');
-}
 
 const rejectCode = (text: string, limits?: { maxDepth?: number; maxBytes?: number }): string =>
   rejection(() => parseStrictJson(text, limits)).code;

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CanonicalizationError } from './errors.ts';
+import { rejection } from './rejection.test-helper.ts';
 import { validateJsonValue } from './validate-value.ts';
-
-function rejection(f: () => unknown): { code: string; path: string | undefined } {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return { code: error.code, path: error.path };
-    throw error;
-  }
-  throw new Error('expected a CanonicalizationError, got a result');
-}
 
 const rejectionOf = (value: unknown, limits?: { maxDepth?: number; maxBytes?: number }) =>
   rejection(() => validateJsonValue(value, limits));
