@@ -13,7 +13,7 @@ import type {
   RecordProposalResult,
   ResultRecord,
 } from '@countersign/core';
-import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '@countersign/core';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, sameCall, statusAfterDecision } from '@countersign/core';
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
@@ -106,12 +106,8 @@ export class PostgresLedger implements LedgerStore {
       if (locked.rows[0] === undefined) return { ok: false, reason: 'not_found' };
       const current = await query(this.#sql.requestById, [requestId]);
       const request = requestFromRow(current.rows[0]!);
-      const status = effectiveStatus(request, opts.now);
-      if (status === 'expired') return { ok: false, reason: 'expired' };
-      if (status !== 'pending') return { ok: false, reason: 'already_decided' };
-      if (request.decisions.some((d) => d.approver === decision.approver)) {
-        return { ok: false, reason: 'duplicate_approver' };
-      }
+      const refusal = decisionRefusal(request, decision, opts.now);
+      if (refusal !== undefined) return { ok: false, reason: refusal };
       await query(this.#sql.insertDecision, [
         requestId,
         request.decisions.length + 1,
@@ -121,10 +117,10 @@ export class PostgresLedger implements LedgerStore {
         decision.at,
         decision.editedProposalId ?? null,
       ]);
-      const approvals = [...request.decisions, decision].filter((d) => d.decision === 'approve').length;
-      if (decision.decision === 'deny') {
+      const next = statusAfterDecision(request, decision);
+      if (next === 'denied') {
         await query(this.#sql.denyRequest, [requestId]);
-      } else if (approvals >= request.requiredApprovals) {
+      } else if (next === 'approved') {
         await query(this.#sql.approveRequest, [requestId, opts.tokenIdIfApproved, opts.now]);
       }
       const updated = await query(this.#sql.requestById, [requestId]);

@@ -12,7 +12,7 @@ import type {
   RecordProposalResult,
   ResultRecord,
 } from '@countersign/core';
-import { approvalConsumeFailure, effectiveStatus, LedgerError, sameCall } from '@countersign/core';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, sameCall, statusAfterDecision } from '@countersign/core';
 import type { SqliteConnection } from './connection.ts';
 import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
 
@@ -141,12 +141,8 @@ export class SqliteLedger implements LedgerStore {
     return this.#conn.write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
-      const status = effectiveStatus(request, opts.now);
-      if (status === 'expired') return { ok: false, reason: 'expired' };
-      if (status !== 'pending') return { ok: false, reason: 'already_decided' };
-      if (request.decisions.some((d) => d.approver === decision.approver)) {
-        return { ok: false, reason: 'duplicate_approver' };
-      }
+      const refusal = decisionRefusal(request, decision, opts.now);
+      if (refusal !== undefined) return { ok: false, reason: refusal };
       this.#conn
         .statement(
           `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
@@ -161,10 +157,10 @@ export class SqliteLedger implements LedgerStore {
           decision.at,
           decision.editedProposalId ?? null,
         );
-      const approvals = request.decisions.filter((d) => d.decision === 'approve').length + (decision.decision === 'approve' ? 1 : 0);
-      if (decision.decision === 'deny') {
+      const next = statusAfterDecision(request, decision);
+      if (next === 'denied') {
         this.#conn.statement("UPDATE approval_requests SET status = 'denied' WHERE request_id = ?").run(requestId);
-      } else if (approvals >= request.requiredApprovals) {
+      } else if (next === 'approved') {
         this.#conn
           .statement("UPDATE approval_requests SET status = 'approved', token_id = ?, approved_at = ? WHERE request_id = ?")
           .run(opts.tokenIdIfApproved, opts.now, requestId);

@@ -1,4 +1,5 @@
 export type * from './types.ts';
+export { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 export { effectiveStatus } from './effective-status.ts';
 export { LedgerError, type LedgerErrorCode } from './errors.ts';
 export { MemoryLedger, approvalConsumeFailure } from './memory-ledger.ts';

@@ -16,6 +16,7 @@ import type {
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
 import { copyProposal, copyRequest } from './copy-records.ts';
+import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 
 /**
  * In-process ledger for tests, demos and single-process agents.
@@ -94,17 +95,12 @@ export class MemoryLedger implements LedgerStore {
   ): Promise<AddDecisionResult> {
     const request = this.#requests.get(requestId);
     if (request === undefined) return { ok: false, reason: 'not_found' };
-    const status = effectiveStatus(request, opts.now);
-    if (status === 'expired') return { ok: false, reason: 'expired' };
-    if (status !== 'pending') return { ok: false, reason: 'already_decided' };
-    if (request.decisions.some((d) => d.approver === decision.approver)) {
-      return { ok: false, reason: 'duplicate_approver' };
-    }
+    const refusal = decisionRefusal(request, decision, opts.now);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
+    const next = statusAfterDecision(request, decision);
     request.decisions.push({ ...decision });
-    if (decision.decision === 'deny') {
-      request.status = 'denied';
-    } else if (request.decisions.filter((d) => d.decision === 'approve').length >= request.requiredApprovals) {
-      request.status = 'approved';
+    request.status = next;
+    if (next === 'approved') {
       request.tokenId = opts.tokenIdIfApproved;
       request.approvedAt = opts.now;
     }

@@ -1,0 +1,28 @@
+import { effectiveStatus } from './effective-status.ts';
+import type { AddDecisionResult, ApprovalRequest, Decision } from './types.ts';
+
+// The approval state machine, in one place for every LedgerStore backend: each store
+// runs these inside its own atomic step (event-loop turn, transaction, row lock).
+
+/** Why `decision` cannot be added to `request` at `now`, or undefined when it can. */
+export function decisionRefusal(
+  request: ApprovalRequest,
+  decision: Decision,
+  now: number,
+): Extract<AddDecisionResult, { ok: false }>['reason'] | undefined {
+  const status = effectiveStatus(request, now);
+  if (status === 'expired') return 'expired';
+  if (status !== 'pending') return 'already_decided';
+  if (request.decisions.some((d) => d.approver === decision.approver)) return 'duplicate_approver';
+  return undefined;
+}
+
+/**
+ * The status after adding an accepted `decision`: one deny ends the request; it is
+ * approved once distinct approvals reach `requiredApprovals` (n of m).
+ */
+export function statusAfterDecision(request: ApprovalRequest, decision: Decision): 'pending' | 'approved' | 'denied' {
+  if (decision.decision === 'deny') return 'denied';
+  const approvals = request.decisions.filter((d) => d.decision === 'approve').length + 1;
+  return approvals >= request.requiredApprovals ? 'approved' : 'pending';
+}
