@@ -3,6 +3,7 @@ import { CliError, EXIT_ERROR, EXIT_OK } from './cli-error.ts';
 import { type CliIo, writeJson, writeLine } from './cli-io.ts';
 import { createCommandContext } from './command-context.ts';
 import { registerAuditCommands } from './commands/audit.ts';
+import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeygen } from './commands/keygen.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
 import { registerServe } from './commands/serve.ts';
@@ -23,6 +24,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerServe(program, ctx);
   registerKeygen(program, ctx);
   registerPolicyCommands(program, ctx);
+  registerAuthCommands(program, ctx);
   registerAuditCommands(program, ctx);
   registerTokenCommands(program, ctx);
 

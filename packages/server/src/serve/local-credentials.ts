@@ -1,13 +1,12 @@
 import type { AuthConfig } from '../app/options.ts';
 import { deriveSecret } from './derive-secret.ts';
+import { secretProblem } from './secret-rule.ts';
 import { ServeError } from './serve-error.ts';
 
 export const LOCAL_AGENT_NAME = 'agent';
 export const LOCAL_APPROVER_ID = 'approver';
 /** Enough to decide every rule of the example policy except the two-person deploy rule. */
 export const LOCAL_APPROVER_ROLES: readonly string[] = ['approver', 'finance', 'release-manager'];
-
-const MIN_TOKEN_LENGTH = 16;
 
 export interface LocalCredential {
   value: string;
@@ -54,12 +53,8 @@ export function authConfigFor(credentials: LocalCredentials, sessionSecret: stri
 function pick(env: Readonly<Record<string, string | undefined>>, name: string, derive: () => string): LocalCredential {
   const value = env[name];
   if (value === undefined || value === '') return { value: derive(), from: 'derived' };
-  if (value.length < MIN_TOKEN_LENGTH) {
-    throw new ServeError('invalid_config', `${name} must be at least ${MIN_TOKEN_LENGTH} characters`);
-  }
-  if (!/^[\x21-\x7e]+$/.test(value)) {
-    throw new ServeError('invalid_config', `${name} must be printable ASCII without spaces`);
-  }
+  const problem = secretProblem(value);
+  if (problem !== undefined) throw new ServeError('invalid_config', `${name} ${problem}`);
   return { value, from: 'env' };
 }
 

@@ -1,7 +1,14 @@
+import type { AuthSummary } from '../../serve/auth-file.ts';
 import type { DemoExecution } from '../../serve/demo-tools.ts';
 import type { LocalCredential, LocalCredentials } from '../../serve/local-credentials.ts';
 import type { MasterKeySource } from '../../serve/master-key.ts';
 import { type CliIo, writeJson, writeLine } from '../cli-io.ts';
+import { countAuthSummary, describeAuthSummary } from '../describe-auth.ts';
+
+/** Who may call: the generated local agent and approver, or the identities of an --auth file. */
+export type StartupIdentities =
+  | { kind: 'local'; credentials: LocalCredentials; approver: { id: string; roles: string[] } }
+  | { kind: 'file'; file: string; summary: AuthSummary };
 
 export interface StartupReport {
   url: string;
@@ -11,8 +18,7 @@ export interface StartupReport {
   master: MasterKeySource;
   warnings: string[];
   tools: string[];
-  credentials: LocalCredentials;
-  approver: { id: string; roles: string[] };
+  identities: StartupIdentities;
 }
 
 export interface ServeReporter {
@@ -26,6 +32,7 @@ export interface ServeReporter {
  * What `serve` prints. The line with the URL comes last, once the port is open:
  * scripts and tests wait for it. Credentials taken from the environment are not
  * echoed; derived ones are, since the operator has no other way to learn them.
+ * Secrets of an --auth file are never printed: the operator wrote them.
  */
 export function serveReporter(io: CliIo, json: boolean): ServeReporter {
   return json ? jsonReporter(io) : textReporter(io);
@@ -43,9 +50,15 @@ function textReporter(io: CliIo): ServeReporter {
       }
       out(`keys      ${describeMaster(r.master)}`);
       out(`tools     demo tools ${r.tools.join(', ')} (no side effects: they echo their arguments)`);
-      out(`agent     bearer token ${shown(r.credentials.agentToken, 'COUNTERSIGN_AGENT_TOKEN')}`);
-      out(`approver  login "${r.approver.id}" (roles ${r.approver.roles.join(', ')}), password ${shown(r.credentials.approverPassword, 'COUNTERSIGN_APPROVER_PASSWORD')}`);
-      out(`          API bearer token ${shown(r.credentials.approverToken, 'COUNTERSIGN_APPROVER_TOKEN')}`);
+      const ids = r.identities;
+      if (ids.kind === 'local') {
+        out(`agent     bearer token ${shown(ids.credentials.agentToken, 'COUNTERSIGN_AGENT_TOKEN')}`);
+        out(`approver  login "${ids.approver.id}" (roles ${ids.approver.roles.join(', ')}), password ${shown(ids.credentials.approverPassword, 'COUNTERSIGN_APPROVER_PASSWORD')}`);
+        out(`          API bearer token ${shown(ids.credentials.approverToken, 'COUNTERSIGN_APPROVER_TOKEN')}`);
+      } else {
+        out(`auth      ${ids.file} (${countAuthSummary(ids.summary)}; COUNTERSIGN_AGENT_TOKEN and COUNTERSIGN_APPROVER_* are ignored)`);
+        for (const [label, text] of describeAuthSummary(ids.summary)) out(`${label.padEnd(9)} ${text}`);
+      }
       for (const warning of r.warnings) writeLine(io.stderr, `warning: ${warning}`);
       out(`countersign listening on ${r.url}`);
     },
@@ -75,13 +88,7 @@ function jsonReporter(io: CliIo): ServeReporter {
         rules: r.policy.rules,
         master: r.master,
         tools: r.tools,
-        agent: { name: 'agent', token: visible(r.credentials.agentToken) },
-        approver: {
-          id: r.approver.id,
-          roles: r.approver.roles,
-          password: visible(r.credentials.approverPassword),
-          token: visible(r.credentials.approverToken),
-        },
+        ...identitiesJson(r.identities),
       });
     },
     executed(e) {
@@ -92,6 +99,20 @@ function jsonReporter(io: CliIo): ServeReporter {
     },
     stopped() {
       emit({ event: 'stopped' });
+    },
+  };
+}
+
+/** Local mode keeps its `agent` / `approver` fields; an --auth file gives `auth` with names and roles only. */
+function identitiesJson(ids: StartupIdentities): Record<string, unknown> {
+  if (ids.kind === 'file') return { auth: { file: ids.file, ...ids.summary } };
+  return {
+    agent: { name: 'agent', token: visible(ids.credentials.agentToken) },
+    approver: {
+      id: ids.approver.id,
+      roles: ids.approver.roles,
+      password: visible(ids.credentials.approverPassword),
+      token: visible(ids.credentials.approverToken),
     },
   };
 }

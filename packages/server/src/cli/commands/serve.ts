@@ -1,10 +1,12 @@
 import { PolicyError } from '@countersign/core';
 import type { Command } from 'commander';
-import { ServerConfigError, type WebhookOptions } from '../../app/options.ts';
+import { type AuthConfig, ServerConfigError, type WebhookOptions } from '../../app/options.ts';
+import { type LoadedAuth, loadAuthFile } from '../../serve/auth-file.ts';
+import { AuthFileError } from '../../serve/auth-file-error.ts';
 import { demoTools, DEMO_TOOL_NAMES } from '../../serve/demo-tools.ts';
 import { deriveSecret } from '../../serve/derive-secret.ts';
 import { isLoopback } from '../../serve/listen.ts';
-import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, localCredentials } from '../../serve/local-credentials.ts';
+import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, type LocalCredentials, localCredentials } from '../../serve/local-credentials.ts';
 import { resolveMasterKey } from '../../serve/master-key.ts';
 import { ServeError } from '../../serve/serve-error.ts';
 import { loadServePolicy } from '../../serve/serve-policy.ts';
@@ -16,10 +18,11 @@ import { openStoreForCli } from '../open-store-for-cli.ts';
 import { parseIntegerFlag } from '../parse-number.ts';
 import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
-import { serveReporter } from './serve-reporter.ts';
+import { serveReporter, type StartupIdentities } from './serve-reporter.ts';
 
 interface ServeFlags extends StoreFlags {
   policy?: string;
+  auth?: string;
   port: string;
   host: string;
   publicUrl?: string;
@@ -38,6 +41,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       .description('Run the approval service: agent API, approver API and approval web page, on SQLite (default) or Postgres.'),
   )
     .option('--policy <file>', 'policy file (.yaml, .yml, .json); default: the example policy')
+    .option('--auth <file>', 'agents and approvers (.yaml, .yml, .json); default: one local agent and approver (see `countersign auth check`)')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option('--host <address>', 'address to bind', DEFAULT_HOST)
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
@@ -59,6 +63,9 @@ Environment:
   COUNTERSIGN_APPROVER_TOKEN     API bearer token of approver "${LOCAL_APPROVER_ID}" (default: derived)
   COUNTERSIGN_WEBHOOK_SECRET     signing secret for --webhook-url
 
+With --auth FILE the agents and approvers come from FILE only: no local credentials are generated and
+COUNTERSIGN_AGENT_TOKEN / COUNTERSIGN_APPROVER_* are ignored. Secrets in FILE may be "env:NAME".
+
 Stops cleanly on SIGINT or SIGTERM.`,
     )
     .action(async (flags: ServeFlags) => {
@@ -77,8 +84,10 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
 
   // Everything that can be wrong with the configuration fails before the store is touched.
   const policy = await loadServePolicy(flags.policy === undefined ? undefined : ctx.resolvePath(flags.policy)).catch(policyFailure);
+  const auth = flags.auth === undefined ? undefined : await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => authFailure(error, flags.auth));
   const master = await resolveMasterKey(env, target).catch(serveFailure);
-  const credentials = withServeErrors(() => localCredentials(env, master.secret));
+  const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
+  const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
 
   // Loaded here so the other commands never load the HTTP stack.
   const { startServer } = await import('../../serve/start-server.ts');
@@ -91,7 +100,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       policy: policy.policy,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),
-      auth: authConfigFor(credentials, deriveSecret(master.secret, 'session-cookie').toString('hex')),
+      auth: authConfig,
       host: flags.host,
       port,
       publicOrigin,
@@ -106,11 +115,10 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       master: master.source,
       warnings: [
         ...master.warnings,
-        ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; use your own credentials and TLS in front`]),
+        ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
       tools: [...DEMO_TOOL_NAMES],
-      credentials,
-      approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] },
+      identities,
     });
     await waitForAbort(ctx.io.signal);
     report.stopping();
@@ -120,6 +128,22 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   }
   report.stopped();
   return EXIT_OK;
+}
+
+/** The --auth file's identities, or the local ones (only generated when there is no file). */
+function whoMayCall(
+  auth: LoadedAuth | undefined,
+  sessionSecret: string,
+  local: () => LocalCredentials,
+): { identities: StartupIdentities; authConfig: AuthConfig } {
+  if (auth !== undefined) {
+    return { identities: { kind: 'file', file: auth.file, summary: auth.summary }, authConfig: { ...auth.config, sessionSecret } };
+  }
+  const credentials = local();
+  return {
+    identities: { kind: 'local', credentials, approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] } },
+    authConfig: authConfigFor(credentials, sessionSecret),
+  };
 }
 
 function parseOrigin(flag: string, text: string): string {
@@ -145,6 +169,13 @@ function webhookFrom(url: string | undefined, secret: string | undefined): Webho
 function policyFailure(error: unknown): never {
   if (error instanceof PolicyError) {
     throw new CliError(error.code === 'invalid_policy' ? 'config' : 'io', error.message, { cause: error });
+  }
+  throw error;
+}
+
+function authFailure(error: unknown, file: string | undefined): never {
+  if (error instanceof AuthFileError) {
+    throw new CliError(error.code === 'invalid_auth' ? 'config' : 'io', `--auth ${file}: ${error.message}`, { cause: error });
   }
   throw error;
 }
