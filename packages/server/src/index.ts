@@ -1,4 +1,11 @@
-export { type AuthConfig, createApp, type ServerOptions, type ServerTuning, type WebhookOptions } from './app/create-app.ts';
+export {
+  type AuthConfig,
+  createApp,
+  type ServerOptions,
+  type ServerTuning,
+  type ThrottleTuning,
+  type WebhookOptions,
+} from './app/create-app.ts';
 export type { AppEnv } from './app/env.ts';
 export { DEFAULT_BODY_LIMIT_BYTES, ServerConfigError, type ServerConfigErrorCode } from './app/options.ts';
 export type { ApiErrorBody, ApiErrorCode } from './errors/api-error.ts';

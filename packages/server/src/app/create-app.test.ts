@@ -32,4 +32,13 @@ describe('createApp configuration', () => {
     expect(() => createApp({ gate: gate(), auth, publicOrigin: 'not a url' })).toThrow(expect.objectContaining({ code: 'invalid_public_origin' }));
     expect(() => createApp({ gate: gate(), auth, webhook: { url: 'mailto:x@y', secret: 's' } })).toThrow(expect.objectContaining({ code: 'invalid_webhook' }));
   });
+
+  it.each([
+    ['a zero failure limit', { loginThrottle: { maxFailures: 0 } }],
+    ['a fractional window', { bearerThrottle: { windowMs: 1.5 } }],
+    ['a maximum lockout below the first', { loginAddressThrottle: { lockoutMs: 60_000, maxLockoutMs: 1000 } }],
+    ['no room for keys', { throttleMaxKeys: 0 }],
+  ])('refuses throttle tuning with %s', (_name, tuning) => {
+    expect(() => createApp({ gate: gate(), auth: { agents: [], approvers: [] }, tuning })).toThrow(expect.objectContaining({ code: 'invalid_tuning' }));
+  });
 });

@@ -9,6 +9,7 @@ import { auditRoutes } from '../api/approver/audit.ts';
 import { decisionRoutes } from '../api/approver/decisions.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { Sessions } from '../auth/sessions.ts';
+import { createThrottles } from '../auth/throttles.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { toApiError } from '../errors/to-api-error.ts';
 import { RequestEvents } from '../events/request-events.ts';
@@ -30,7 +31,7 @@ import {
 } from './options.ts';
 import type { Services } from './services.ts';
 
-export type { AuthConfig, ServerOptions, ServerTuning, WebhookOptions } from './options.ts';
+export type { AuthConfig, ServerOptions, ServerTuning, ThrottleTuning, WebhookOptions } from './options.ts';
 
 // Levels a request body adds around tool arguments (body → toolCalls → call → arguments).
 const ENVELOPE_DEPTH = 3;
@@ -46,12 +47,14 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   const sessions = new Sessions(options.auth.sessionSecret);
   const closing = new AbortController();
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const tuning = resolveTuning(options.tuning);
   const services: Services = {
     gate: options.gate,
     authenticator: new Authenticator(options.auth, sessions),
     sessions,
     events: new RequestEvents(),
-    tuning: resolveTuning(options.tuning),
+    tuning,
+    throttles: createThrottles(tuning),
     publicOrigin,
     bodyLimits: {
       maxBytes: bodyLimitBytes,

@@ -1,4 +1,5 @@
 import type { Gate } from '@countersign/core';
+import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 
 export interface AuthConfig {
   /** Agent runtimes: service-to-service bearer tokens. */
@@ -23,7 +24,21 @@ export interface WebhookOptions {
 }
 
 /**
- * Timing knobs for waiting clients. The defaults suit production; tests shorten them.
+ * One throttle: `maxFailures` failures within `windowMs` lock the key for `lockoutMs`,
+ * doubling with each further lockout up to `maxLockoutMs`. A key is forgiven after a
+ * quiet `windowMs`. Omitted fields keep their defaults.
+ */
+export interface ThrottleTuning {
+  maxFailures?: number | undefined;
+  windowMs?: number | undefined;
+  lockoutMs?: number | undefined;
+  maxLockoutMs?: number | undefined;
+}
+
+/**
+ * Timing knobs for waiting clients and limits on guessing. The defaults suit
+ * production; tests shorten them. The throttles live in memory: each replica
+ * counts failures on its own.
  */
 export interface ServerTuning {
   /** How often long-polls and event streams re-read the ledger (decisions made by other replicas). Default 1000. */
@@ -34,6 +49,17 @@ export interface ServerTuning {
   maxWaitSeconds?: number | undefined;
   /** Lifetime of a login session. Default 8 hours. */
   sessionTtlSeconds?: number | undefined;
+  /** Failed logins per approver id as typed (known or not). Default 5 in 15 min → 1 min lockout, doubling, max 15 min. */
+  loginThrottle?: ThrottleTuning | undefined;
+  /**
+   * Failed logins per client address (IPv6: per /64). Higher than per id because people
+   * behind one NAT or proxy share an address. Default 20 in 15 min → 1 min, doubling, max 15 min.
+   */
+  loginAddressThrottle?: ThrottleTuning | undefined;
+  /** Invalid bearer tokens per client address. Default 20 in 15 min → 1 min, doubling, max 15 min. */
+  bearerThrottle?: ThrottleTuning | undefined;
+  /** Keys each throttle tracks at most; the least recently failing is forgotten first. Default 10000. */
+  throttleMaxKeys?: number | undefined;
 }
 
 export interface ServerOptions {
@@ -49,7 +75,12 @@ export interface ServerOptions {
 
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
-export type ServerConfigErrorCode = 'invalid_auth_config' | 'invalid_session_secret' | 'invalid_public_origin' | 'invalid_webhook';
+export type ServerConfigErrorCode =
+  | 'invalid_auth_config'
+  | 'invalid_session_secret'
+  | 'invalid_public_origin'
+  | 'invalid_webhook'
+  | 'invalid_tuning';
 
 /** A configuration the server refuses to start with (a programming or deployment error). */
 export class ServerConfigError extends Error {
@@ -67,7 +98,13 @@ export interface ResolvedTuning {
   heartbeatMs: number;
   maxWaitSeconds: number;
   sessionTtlSeconds: number;
+  loginThrottle: ThrottleRule;
+  loginAddressThrottle: ThrottleRule;
+  bearerThrottle: ThrottleRule;
+  throttleMaxKeys: number;
 }
+
+const MINUTE_MS = 60_000;
 
 export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning {
   return {
@@ -75,7 +112,30 @@ export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning 
     heartbeatMs: tuning?.heartbeatMs ?? 15_000,
     maxWaitSeconds: tuning?.maxWaitSeconds ?? 30,
     sessionTtlSeconds: tuning?.sessionTtlSeconds ?? 8 * 3600,
+    loginThrottle: resolveThrottle('loginThrottle', tuning?.loginThrottle, 5),
+    loginAddressThrottle: resolveThrottle('loginAddressThrottle', tuning?.loginAddressThrottle, 20),
+    bearerThrottle: resolveThrottle('bearerThrottle', tuning?.bearerThrottle, 20),
+    throttleMaxKeys: positiveInteger('throttleMaxKeys', tuning?.throttleMaxKeys ?? 10_000),
   };
+}
+
+function resolveThrottle(name: string, tuning: ThrottleTuning | undefined, maxFailures: number): ThrottleRule {
+  const rule = {
+    maxFailures: positiveInteger(`${name}.maxFailures`, tuning?.maxFailures ?? maxFailures),
+    windowMs: positiveInteger(`${name}.windowMs`, tuning?.windowMs ?? 15 * MINUTE_MS),
+    lockoutMs: positiveInteger(`${name}.lockoutMs`, tuning?.lockoutMs ?? MINUTE_MS),
+    maxLockoutMs: positiveInteger(`${name}.maxLockoutMs`, tuning?.maxLockoutMs ?? 15 * MINUTE_MS),
+  };
+  if (rule.maxLockoutMs < rule.lockoutMs) {
+    throw new ServerConfigError('invalid_tuning', `${name}.maxLockoutMs must not be less than lockoutMs`);
+  }
+  return rule;
+}
+
+// A zero or NaN limit would silently disable a throttle (or lock everyone out); refuse it at startup.
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ServerConfigError('invalid_tuning', `${name} must be a positive integer`);
+  return value;
 }
 
 /** Normalizes `publicOrigin` to `scheme://host[:port]`, or throws. */

@@ -1,6 +1,7 @@
 import type { Gate } from '@countersign/core';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Sessions } from '../auth/sessions.ts';
+import type { Throttles } from '../auth/throttles.ts';
 import type { RequestEvents } from '../events/request-events.ts';
 import type { JsonBodyLimits } from '../http/read-json.ts';
 import type { ResolvedTuning } from './options.ts';
@@ -12,6 +13,8 @@ export interface Services {
   sessions: Sessions;
   events: RequestEvents;
   tuning: ResolvedTuning;
+  /** Failed-login and bad-token limits; in memory, per replica. */
+  throttles: Throttles;
   publicOrigin: string | undefined;
   bodyLimits: JsonBodyLimits;
   /** Aborted by `close()`: ends long-polls and event streams. */

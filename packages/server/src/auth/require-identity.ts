@@ -3,14 +3,32 @@ import type { AppEnv } from '../app/env.ts';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { AuthResult } from './authenticator.ts';
+import { clientAddress } from './client-address.ts';
 import { expectedOrigin, isSameOriginRequest } from './same-origin.ts';
 import { readSessionCookie } from './session-cookie.ts';
+import { tooManyAttempts } from './throttles.ts';
 
+/**
+ * Who is calling. An address that sent too many invalid bearer tokens is refused
+ * (429) for every bearer attempt before any token is compared, so the refusal says
+ * nothing about the token; sessions and proxy logins from it are unaffected.
+ */
 export function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): AuthResult {
-  return services.authenticator.authenticate(
+  const now = services.gate.deps.clock();
+  const bearer = c.req.header('authorization') !== undefined;
+  const address = bearer ? clientAddress(c) : undefined;
+  const limiter = services.throttles.bearerByAddress;
+  if (address !== undefined) {
+    const retryAfterMs = limiter.retryAfterMs(address, now);
+    if (retryAfterMs > 0) throw tooManyAttempts(c, retryAfterMs);
+  }
+  const result = services.authenticator.authenticate(
     { header: (name) => c.req.header(name), sessionCookie: readSessionCookie(c, services.publicOrigin) },
-    services.gate.deps.clock(),
+    now,
   );
+  // A valid token does not reset the count: one leaked token must not buy unlimited guesses at the others.
+  if (!result.ok && address !== undefined) limiter.recordFailure(address, now);
+  return result;
 }
 
 function unauthenticated(): ApiError {

@@ -20,10 +20,11 @@ export type ApiErrorCode =
   | 'already_decided'
   | 'duplicate_approver'
   | 'not_approved'
+  | 'too_many_attempts'
   | 'store_unavailable'
   | 'internal_error';
 
-const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503> = {
+const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503> = {
   unauthenticated: 401,
   forbidden: 403,
   csrf_rejected: 403,
@@ -40,6 +41,7 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500
   already_decided: 409,
   duplicate_approver: 409,
   not_approved: 409,
+  too_many_attempts: 429,
   store_unavailable: 503,
   internal_error: 500,
 };

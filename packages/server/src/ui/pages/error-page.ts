@@ -8,6 +8,7 @@ const TITLES: Partial<Record<ApiError['code'], string>> = {
   csrf_rejected: 'Request refused',
   forbidden: 'Not allowed',
   unauthenticated: 'Sign-in required',
+  too_many_attempts: 'Too many attempts',
 };
 
 export function errorPage(error: ApiError): Html {

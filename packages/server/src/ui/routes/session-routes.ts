@@ -2,13 +2,20 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import { clientAddress } from '../../auth/client-address.ts';
 import { expectedOrigin, isSameOriginRequest } from '../../auth/same-origin.ts';
 import { clearSessionCookie, readSessionCookie, writeSessionCookie } from '../../auth/session-cookie.ts';
+import { loginIdKey, tooManyAttempts } from '../../auth/throttles.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readForm } from '../../http/read-form.ts';
 import { layout } from '../layout.ts';
 import { loginPage } from '../pages/login-page.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
+
+function lockedMessage(retryAfterMs: number): string {
+  const minutes = Math.ceil(retryAfterMs / 60_000);
+  return `Too many failed sign-in attempts. Try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}.`;
+}
 
 /** GET/POST /login and GET/POST /logout. */
 export function sessionRoutes(services: Services): Hono<AppEnv> {
@@ -23,12 +30,27 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     }
     const form = await readForm(c, ['username', 'password']);
     const username = form.username ?? '';
+    const now = services.gate.deps.clock();
+    const { loginById, loginByAddress } = services.throttles;
+    const idKey = loginIdKey(username);
+    const address = clientAddress(c);
+    // Checked before the password, and the same for ids that exist and ids that do not:
+    // a locked key gets no answer about the password and no hint about the account.
+    const retryAfterMs = Math.max(loginById.retryAfterMs(idKey, now), address === undefined ? 0 : loginByAddress.retryAfterMs(address, now));
+    if (retryAfterMs > 0) {
+      const refusal = tooManyAttempts(c, retryAfterMs);
+      return c.html(loginPage({ error: lockedMessage(retryAfterMs) }), refusal.status);
+    }
     const approver = services.authenticator.login(username, form.password ?? '');
     if (approver === undefined) {
+      loginById.recordFailure(idKey, now);
+      if (address !== undefined) loginByAddress.recordFailure(address, now);
       return c.html(loginPage({ error: 'Unknown approver id or wrong password.', username }), 401);
     }
+    // Only the id's count: a success with one account must not reset the address's guesses at others.
+    loginById.reset(idKey);
     const ttl = services.tuning.sessionTtlSeconds;
-    const session = services.sessions.create(approver.id, services.gate.deps.clock(), ttl);
+    const session = services.sessions.create(approver.id, now, ttl);
     writeSessionCookie(c, services.publicOrigin, session.value, ttl);
     return c.redirect('/', 303);
   });
