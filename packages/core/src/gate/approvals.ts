@@ -4,6 +4,7 @@ import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
 import { mintApprovalToken } from '../token/mint.ts';
 import type { GateDeps } from './config.ts';
+import type { ToolDefinition } from './tools.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 
@@ -40,11 +41,22 @@ export type DecisionOutcome =
     }
   | { ok: false; reason: DecisionFailure; message: string };
 
+/**
+ * The tool definition an approver is shown beside a call: the one this gate runs,
+ * when its digest is the one recorded with the call. `changed` means the tool's
+ * definition is no longer the pinned one (the call cannot dispatch); `unknown_tool`
+ * that no such tool is registered; `none` that the tool has no definition.
+ */
+export type DefinitionView =
+  | { status: 'pinned'; definition: ToolDefinition }
+  | { status: 'changed' | 'unknown_tool' | 'none' };
+
 /** A request with the call it is about, exactly as recorded. */
 export interface RequestView {
   request: ApprovalRequest;
   proposal: Proposal;
   status: ReturnType<typeof effectiveStatus>;
+  definition: DefinitionView;
 }
 
 export type TokenOutcome =
@@ -67,7 +79,15 @@ export class ApprovalService {
     if (request === undefined) return undefined;
     const proposal = await this.#deps.ledger.getProposal(request.proposalId);
     if (proposal === undefined) return undefined;
-    return { request, proposal, status: effectiveStatus(request, this.#deps.clock()) };
+    return { request, proposal, status: effectiveStatus(request, this.#deps.clock()), definition: this.#definitionOf(proposal) };
+  }
+
+  #definitionOf(proposal: Proposal): DefinitionView {
+    const pinned = this.#deps.toolIndex.get(proposal.toolName);
+    if (pinned === undefined) return { status: 'unknown_tool' };
+    if (pinned.definitionDigest !== proposal.definitionDigest) return { status: 'changed' };
+    const definition = pinned.tool.definition;
+    return definition === undefined ? { status: 'none' } : { status: 'pinned', definition };
   }
 
   /** Requests this approver may decide, with their calls. */
@@ -80,7 +100,7 @@ export class ApprovalService {
       if (views.length >= limit) break;
       const proposal = await this.#deps.ledger.getProposal(request.proposalId);
       if (proposal !== undefined && mayDecide(request.eligible, approver, proposal.principal)) {
-        views.push({ request, proposal, status: effectiveStatus(request, now) });
+        views.push({ request, proposal, status: effectiveStatus(request, now), definition: this.#definitionOf(proposal) });
       }
     }
     return views;

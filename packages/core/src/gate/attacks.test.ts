@@ -470,6 +470,26 @@ describe('approvals', () => {
     expect(await f.gate.approvals.listFor({ id: 'mallory' })).toEqual([]);
   });
 
+  it('a request view carries the definition the approver sees, or why there is none', async () => {
+    const f = makeGateFixture();
+    const { requestId } = await f.proposeAndApprove();
+    expect((await f.gate.approvals.view(requestId))?.definition).toMatchObject({
+      status: 'pinned',
+      definition: { name: 'transfer', description: 'Move money to a recipient' },
+    });
+    const deploy = await f.gate.propose(f.call({ toolName: 'deploy', arguments: {} }));
+    const deployId = deploy.status === 'approval_required' ? deploy.requestId : 'none';
+    expect((await f.gate.approvals.view(deployId))?.definition).toEqual({ status: 'none' });
+    const changed = makeGateFixture({
+      ledger: f.ledger,
+      audit: f.audit,
+      tools: { transfer: { execute: () => 0, definition: { name: 'transfer', description: 'changed' } } },
+    });
+    expect((await changed.gate.approvals.view(requestId))?.definition).toEqual({ status: 'changed' });
+    const gone = makeGateFixture({ ledger: f.ledger, audit: f.audit, tools: {} });
+    expect((await gone.gate.approvals.view(requestId))?.definition).toEqual({ status: 'unknown_tool' });
+  });
+
   it('a denied request never runs', async () => {
     const f = makeGateFixture();
     const c = f.call();

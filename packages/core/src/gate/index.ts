@@ -2,6 +2,7 @@ export {
   type DecisionFailure,
   type DecisionInput,
   type DecisionOutcome,
+  type DefinitionView,
   ApprovalService,
   type RequestView,
   type TokenOutcome,

@@ -1,4 +1,4 @@
-import { makeGateFixture } from '@countersign/core/testing';
+import { type GateFixtureOptions, makeGateFixture } from '@countersign/core/testing';
 import { type AuthConfig, createApp, type ServerOptions } from '../app/create-app.ts';
 
 export const AGENT_TOKEN = 'agent-token-aaaaaaaaaaaaaaaa';
@@ -26,8 +26,8 @@ type Body = unknown;
  * A gate fixture (memory stores, demo tools, manual clock) behind a server, with
  * helpers that call it through `app.request` (no network).
  */
-export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>> = {}) {
-  const gate = makeGateFixture();
+export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>> = {}, gateOptions: GateFixtureOptions = {}) {
+  const gate = makeGateFixture(gateOptions);
   const { app, close } = createApp({
     gate: gate.gate,
     auth: TEST_AUTH,

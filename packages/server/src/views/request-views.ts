@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ApprovalStatus, Gate, RequestView } from '@countersign/core';
+import type { ApprovalRequest, ApprovalStatus, DefinitionView, Gate, RequestView } from '@countersign/core';
 
 export interface DecisionView {
   approver: string;
@@ -31,6 +31,8 @@ export interface ApprovalView {
     proposalId: string;
     toolName: string;
     definitionDigest?: string | undefined;
+    /** The definition the approver is shown: the gate's, when its digest is the recorded one. */
+    definition: DefinitionView;
     /** RFC 8785 text of the arguments: byte for byte what will run. */
     canonicalArguments: string;
     /** SHA-256 (hex) of `canonicalArguments`. */
@@ -88,6 +90,7 @@ export async function approvalView(gate: Gate, view: RequestView): Promise<Appro
       proposalId: proposal.proposalId,
       toolName: proposal.toolName,
       ...(proposal.definitionDigest === undefined ? {} : { definitionDigest: proposal.definitionDigest }),
+      definition: view.definition,
       canonicalArguments: proposal.canonicalArgs,
       argsDigest: proposal.argsDigest,
       principal: proposal.principal,

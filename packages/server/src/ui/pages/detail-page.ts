@@ -38,14 +38,17 @@ ${view.edited === undefined ? '' : html`<p class="notice info">This call was rep
 
 <section class="card" aria-labelledby="what-runs">
 <h2 id="what-runs">What will run</h2>
+${definitionWarning(call.definition)}
 <dl class="facts">
 <dt>Tool</dt><dd><code id="tool-name">${call.toolName}</code></dd>
+${call.definition.status === 'pinned' && call.definition.definition.description !== undefined ? html`<dt>Tool description</dt><dd id="tool-description">${call.definition.definition.description}</dd>` : ''}
 <dt>Tool definition digest</dt><dd class="mono" id="definition-digest">${call.definitionDigest ?? 'none (tool has no pinned definition)'}</dd>
 <dt>Arguments digest (SHA-256)</dt><dd class="mono" id="args-digest">${call.argsDigest}</dd>
 </dl>
-<h3 class="sr-only">Arguments</h3>
+<h3>Arguments</h3>
 <pre class="args" id="arguments" aria-label="Arguments">${pretty}</pre>
 <details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${call.canonicalArguments}</pre></details>
+${call.definition.status === 'pinned' && call.definition.definition.inputSchema !== undefined ? html`<details><summary>Tool input schema (pinned)</summary><pre class="args" id="tool-schema">${JSON.stringify(call.definition.definition.inputSchema, null, 2)}</pre></details>` : ''}
 </section>
 
 <section class="card" aria-labelledby="who-asked">
@@ -76,6 +79,17 @@ ${
 
 ${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? pretty, props.error !== undefined) : ''}`,
   });
+}
+
+/** A call whose tool is not the one pinned when it was proposed cannot run: say so first. */
+function definitionWarning(definition: ApprovalView['call']['definition']): Html | string {
+  if (definition.status === 'changed') {
+    return html`<p class="notice error" role="alert" id="definition-changed">The tool's definition changed after this call was proposed. The call cannot run; approving it has no effect until the definition is re-approved.</p>`;
+  }
+  if (definition.status === 'unknown_tool') {
+    return html`<p class="notice error" role="alert" id="definition-changed">No tool with this name is registered here; the call cannot run.</p>`;
+  }
+  return '';
 }
 
 function decisionForms(action: string, csrf: string, editText: string, hasError: boolean): Html {
