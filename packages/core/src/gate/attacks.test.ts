@@ -401,6 +401,26 @@ describe('gate: attacks are rejected with their reason code', () => {
     expect(await f.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'executed' });
   });
 
+  it('a store failure after the tool ran is reported as executed, result not recorded', async () => {
+    const f = makeGateFixture();
+    const { call, token } = await f.proposeAndApprove();
+    const flaky = makeGateFixture({
+      ledger: withOverrides(f.ledger, {
+        recordResult: async () => {
+          throw new Error('connection terminated');
+        },
+      }),
+      audit: f.audit,
+    });
+    expect(await flaky.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({
+      status: 'executed',
+      resultRecorded: false,
+    });
+    expect(flaky.executions).toHaveLength(1);
+    expect(await flaky.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ reason: 'already_consumed' });
+    expect(flaky.executions).toHaveLength(1);
+  });
+
   it('an audit outage before execution stops the tool', async () => {
     const f = makeGateFixture();
     const { call, token } = await f.proposeAndApprove();

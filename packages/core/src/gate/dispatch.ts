@@ -171,17 +171,32 @@ async function execute(deps: GateDeps, proposal: Proposal, tool: Tool, args: unk
     result = await tool.execute(args, context);
   } catch (error) {
     const message = errorMessage(error);
-    const at = deps.clock();
-    const resultDigest = sha256Hex(message);
-    await deps.ledger.recordResult(proposal.proposalId, { status: 'failed', resultDigest, at });
-    await auditBestEffort(deps.audit, { ...eventAbout(proposal, 'result', at), reason: 'tool_failed', detail: { resultDigest } });
-    return { status: 'tool_failed', ...ids, error: message };
+    const resultRecorded = await recordResult(deps, proposal, 'failed', sha256Hex(message));
+    return { status: 'tool_failed', ...ids, error: message, ...(resultRecorded ? {} : { resultRecorded }) };
   }
-  const at = deps.clock();
   const resultDigest = digestResult(result);
-  await deps.ledger.recordResult(proposal.proposalId, { status: 'succeeded', resultDigest, at });
-  await deps.audit.append({ ...eventAbout(proposal, 'result', at), detail: { resultDigest } });
-  return { status: 'executed', ...ids, result, resultDigest };
+  const resultRecorded = await recordResult(deps, proposal, 'succeeded', resultDigest);
+  return { status: 'executed', ...ids, result, resultDigest, ...(resultRecorded ? {} : { resultRecorded }) };
+}
+
+/**
+ * Records what the tool returned, in the ledger and the audit log. The tool has run by
+ * now, so a store failure here must not turn the outcome into a rejection (the caller
+ * would think nothing happened); it is reported as `resultRecorded: false` instead.
+ */
+async function recordResult(deps: GateDeps, proposal: Proposal, status: 'succeeded' | 'failed', resultDigest: string): Promise<boolean> {
+  const at = deps.clock();
+  try {
+    await deps.ledger.recordResult(proposal.proposalId, { status, resultDigest, at });
+    await deps.audit.append({
+      ...eventAbout(proposal, 'result', at),
+      reason: status === 'failed' ? 'tool_failed' : undefined,
+      detail: { resultDigest },
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */

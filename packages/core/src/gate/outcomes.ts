@@ -39,8 +39,10 @@ export type DispatchOutcome =
       result: unknown;
       /** SHA-256 (hex) of the canonical result, as recorded in the ledger and the audit log. */
       resultDigest: string;
+      /** Present (false) only when the store failed while recording the result of a call that ran. */
+      resultRecorded?: false;
     }
-  | { status: 'tool_failed'; proposalId: string; callId: string; toolName: string; error: string }
+  | { status: 'tool_failed'; proposalId: string; callId: string; toolName: string; error: string; resultRecorded?: false }
   | { status: 'approval_required'; proposalId: string; requestId: string; expiresAt: number }
   | { status: 'not_approved'; reason: NotApprovedReason; message: string; proposalId?: string | undefined }
   | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined };
