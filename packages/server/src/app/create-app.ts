@@ -30,6 +30,7 @@ import {
   validateAuthConfig,
 } from './options.ts';
 import type { Services } from './services.ts';
+import { ChainStatusCache } from '../audit/chain-status-cache.ts';
 
 export type { AuthConfig, ServerOptions, ServerTuning, ThrottleTuning, WebhookOptions } from './options.ts';
 
@@ -60,6 +61,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
       maxBytes: bodyLimitBytes,
       maxDepth: (options.gate.deps.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
     },
+    chainStatus: new ChainStatusCache(options.gate.deps.audit, options.gate.deps.clock, tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
   };
 

@@ -49,6 +49,11 @@ export interface ServerTuning {
   maxWaitSeconds?: number | undefined;
   /** Lifetime of a login session. Default 8 hours. */
   sessionTtlSeconds?: number | undefined;
+  /**
+   * Audit views reuse a full chain verification for this long (concurrent views share
+   * one), so viewing cannot force a linear-time check per request. Default 10000.
+   */
+  chainStatusMaxAgeMs?: number | undefined;
   /** Failed logins per approver id as typed (known or not). Default 5 in 15 min → 1 min lockout, doubling, max 15 min. */
   loginThrottle?: ThrottleTuning | undefined;
   /**
@@ -98,6 +103,7 @@ export interface ResolvedTuning {
   heartbeatMs: number;
   maxWaitSeconds: number;
   sessionTtlSeconds: number;
+  chainStatusMaxAgeMs: number;
   loginThrottle: ThrottleRule;
   loginAddressThrottle: ThrottleRule;
   bearerThrottle: ThrottleRule;
@@ -112,6 +118,7 @@ export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning 
     heartbeatMs: tuning?.heartbeatMs ?? 15_000,
     maxWaitSeconds: tuning?.maxWaitSeconds ?? 30,
     sessionTtlSeconds: tuning?.sessionTtlSeconds ?? 8 * 3600,
+    chainStatusMaxAgeMs: tuning?.chainStatusMaxAgeMs ?? 10_000,
     loginThrottle: resolveThrottle('loginThrottle', tuning?.loginThrottle, 5),
     loginAddressThrottle: resolveThrottle('loginAddressThrottle', tuning?.loginAddressThrottle, 20),
     bearerThrottle: resolveThrottle('bearerThrottle', tuning?.bearerThrottle, 20),

@@ -1,4 +1,5 @@
 import type { Gate } from '@countersign/core';
+import type { ChainStatusCache } from '../audit/chain-status-cache.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Sessions } from '../auth/sessions.ts';
 import type { Throttles } from '../auth/throttles.ts';
@@ -17,6 +18,8 @@ export interface Services {
   throttles: Throttles;
   publicOrigin: string | undefined;
   bodyLimits: JsonBodyLimits;
+  /** The audit chain's status for audit views, verified at most once per interval. */
+  chainStatus: ChainStatusCache;
   /** Aborted by `close()`: ends long-polls and event streams. */
   closing: AbortSignal;
 }

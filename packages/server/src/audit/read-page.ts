@@ -1,11 +1,13 @@
 import type { AuditRecord } from '@countersign/core';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { type ChainStatus, chainStatus } from './chain-status.ts';
+import type { ChainStatus } from './chain-status.ts';
 
 export interface AuditPage {
   records: AuditRecord[];
   chain: ChainStatus;
+  /** When `chain` was verified (the status is shared and refreshed at most every few seconds). */
+  chainCheckedAt: number;
   /** Pass as `afterSeq` for the next page; null when this page is the end. */
   nextAfterSeq: number | null;
 }
@@ -21,9 +23,14 @@ export function parseAuditQuery(afterSeqRaw: string | undefined, limitRaw: strin
 export async function readAuditPage(services: Services, afterSeq: number, limit: number): Promise<AuditPage> {
   try {
     const audit = services.gate.deps.audit;
-    const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), chainStatus(audit)]);
+    const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), services.chainStatus.get()]);
     const page = records.slice(0, limit);
-    return { records: page, chain, nextAfterSeq: records.length > limit ? (page.at(-1)?.seq ?? null) : null };
+    return {
+      records: page,
+      chain: chain.status,
+      chainCheckedAt: chain.checkedAt,
+      nextAfterSeq: records.length > limit ? (page.at(-1)?.seq ?? null) : null,
+    };
   } catch {
     throw new ApiError('store_unavailable', 'the audit store is unavailable');
   }

@@ -28,6 +28,7 @@ h2 { font-size: 1.15rem; margin: 1.75rem 0 .6rem; }
 .card { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
 .card > h2:first-child, .card > h1:first-child { margin-top: 0; }
 .lead { color: var(--muted); margin-top: 0; }
+.muted { color: var(--muted); }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace; font-size: .9rem; }
 .mono { overflow-wrap: anywhere; }
 pre.args { background: #0d1117; color: #e6edf3; padding: 1rem 1.25rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; }

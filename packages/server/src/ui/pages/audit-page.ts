@@ -23,8 +23,8 @@ export function auditPage(props: AuditPageProps): Html {
     body: html`<h1>Audit log</h1>
 ${
   chain.ok
-    ? html`<p class="notice ok" role="status" id="chain-status">Chain status: ok — ${chain.count} record${chain.count === 1 ? '' : 's'} verified from the first to the last.</p>`
-    : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted.</p>`
+    ? html`<p class="notice ok" role="status" id="chain-status">Chain status: ok — ${chain.count} record${chain.count === 1 ? '' : 's'} verified from the first to the last <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span>.</p>`
+    : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted. <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span></p>`
 }
 ${
   page.records.length === 0
