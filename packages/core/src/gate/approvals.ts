@@ -2,6 +2,7 @@ import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
 import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { signDecisionRecord } from '../token/decision-record.ts';
 import { mintApprovalToken } from '../token/mint.ts';
 import type { GateDeps } from './config.ts';
 import type { ToolDefinition } from './tools.ts';
@@ -211,7 +212,7 @@ export class ApprovalService {
     if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
     const editedProposal = recorded.proposal;
     await deps.audit.append({ ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } });
-    await this.#auditDecision(original, closed.request, approver.id, 'deny', 'edited', now, editedProposalId);
+    await this.#auditDecision(original, closed.request, approver.id, 'deny', input.reason ?? 'edited', now, editedProposalId);
 
     const editedRequest = await deps.ledger.createApprovalRequest({
       requestId: deps.newId(),
@@ -242,12 +243,32 @@ export class ApprovalService {
     at: number,
     editedProposalId?: string,
   ): Promise<void> {
+    // Each decision is its own signed record, bound to the call the approver was shown.
+    const record = signDecisionRecord(
+      {
+        run: proposal.runId,
+        sid: proposal.sessionId,
+        call: proposal.callId,
+        tool: proposal.toolName,
+        def: proposal.definitionDigest ?? null,
+        args: proposal.argsDigest,
+        sub: proposal.principal,
+        req: request.requestId,
+        prop: proposal.proposalId,
+        apr: approver,
+        dec: decision,
+        rsn: reason ?? null,
+        edit: editedProposalId ?? null,
+        at,
+      },
+      this.#deps.keyring,
+    );
     await this.#deps.audit.append({
       ...eventAbout(proposal, 'decision', at),
       requestId: request.requestId,
       actor: approver,
       reason,
-      detail: { decision, status: request.status, ...(editedProposalId ? { editedProposalId } : {}) },
+      detail: { decision, status: request.status, record, ...(editedProposalId ? { editedProposalId } : {}) },
     });
     if (request.status === 'approved' && request.tokenId !== undefined) {
       await this.#deps.audit.append({

@@ -1,11 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../audit/types.ts';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { sha256Hex } from '../digest.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
+import { checkDecisionEvidence } from './decision-evidence.ts';
 import type { LedgerStore, Proposal } from '../ledger/types.ts';
 import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
-import { generateEd25519Key, Keyring } from '../token/keyring.ts';
+import { generateEd25519Key, hmacKey, Keyring } from '../token/keyring.ts';
 import { mintApprovalToken } from '../token/mint.ts';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -508,6 +510,27 @@ describe('approvals', () => {
     expect((await changed.gate.approvals.view(requestId))?.definition).toEqual({ status: 'changed' });
     const gone = makeGateFixture({ ledger: f.ledger, audit: f.audit, tools: {} });
     expect((await gone.gate.approvals.view(requestId))?.definition).toEqual({ status: 'unknown_tool' });
+  });
+
+  it('each decision is its own signed record, bound to the call; swapped or forged records are caught', async () => {
+    const f = makeGateFixture();
+    const c = f.call({ toolName: 'deploy', arguments: { service: 'api' } });
+    const proposed = await f.gate.propose(c);
+    if (proposed.status !== 'approval_required') throw new Error('expected approval');
+    await f.gate.approvals.decide({ id: 'alice' }, { requestId: proposed.requestId, decision: 'approve' });
+    await f.gate.approvals.decide({ id: 'bob' }, { requestId: proposed.requestId, decision: 'approve', reason: 'ok' });
+    const records = await f.audit.read();
+    const decisions = records.filter((r) => r.type === 'decision');
+    expect(decisions.map((r) => r.actor)).toEqual(['alice', 'bob']);
+    expect(checkDecisionEvidence(records, f.keyring)).toEqual([]);
+    // bob's signed record moved onto alice's audit record: the signature holds, the binding does not
+    const [alice, bob] = decisions as [AuditRecord, AuditRecord];
+    const swapped = { ...alice, detail: { ...alice.detail, record: bob.detail?.record ?? null } };
+    expect(checkDecisionEvidence([swapped], f.keyring)).toEqual([{ seq: alice.seq, reason: 'signed actor differs from the record' }]);
+    const forged = { ...alice, detail: { ...alice.detail, record: 'eyJ4IjoxfQ.eyJ4IjoxfQ.AAAA' } };
+    expect(checkDecisionEvidence([forged], f.keyring)[0]?.reason).toMatch(/^malformed/);
+    const otherKey = new Keyring([hmacKey('k1', Buffer.alloc(32, 1))]);
+    expect(checkDecisionEvidence([alice], otherKey)[0]?.reason).toMatch(/^bad_signature/);
   });
 
   it('a denied request never runs', async () => {

@@ -8,6 +8,7 @@ export {
   type TokenOutcome,
 } from './approvals.ts';
 export type { GateConfig, GateDeps } from './config.ts';
+export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export { type DispatchRequest, digestResult } from './dispatch.ts';
 export { type Approver, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';

@@ -2,6 +2,8 @@ import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 
 /** HKDF purpose label for approval-token MAC keys; a new purpose gets a new label. */
 export const APPROVAL_TOKEN_PURPOSE = 'countersign/v1/approval-token';
+/** HKDF purpose label for signed decision records, so a decision can never pass as a token. */
+export const DECISION_RECORD_PURPOSE = 'countersign/v1/decision-record';
 
 /**
  * Per-run key = HKDF-SHA256(master, salt = run id, info = purpose) (invariant 8).
@@ -23,11 +25,11 @@ export class RunKeyCache {
     this.#max = maxEntries;
   }
 
-  get(kid: string, master: Uint8Array, runId: string): KeyObject {
-    const cacheKey = `${kid}\u0000${runId}`;
+  get(kid: string, master: Uint8Array, runId: string, purpose = APPROVAL_TOKEN_PURPOSE): KeyObject {
+    const cacheKey = `${purpose}\u0000${kid}\u0000${runId}`;
     let key = this.#keys.get(cacheKey);
     if (key === undefined) {
-      key = createSecretKey(deriveRunKey(master, runId));
+      key = createSecretKey(deriveRunKey(master, runId, purpose));
       if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
       this.#keys.set(cacheKey, key);
     }

@@ -1,5 +1,12 @@
 export { decodeApprovalToken, type DecodedToken, type DecodeResult } from './decode.ts';
-export { APPROVAL_TOKEN_PURPOSE, deriveRunKey } from './derive-run-key.ts';
+export {
+  DECISION_RECORD_TYPE,
+  type DecisionClaims,
+  type DecisionRecordCheck,
+  signDecisionRecord,
+  verifyDecisionRecord,
+} from './decision-record.ts';
+export { APPROVAL_TOKEN_PURPOSE, DECISION_RECORD_PURPOSE, deriveRunKey } from './derive-run-key.ts';
 export { KeyError, type KeyErrorCode } from './errors.ts';
 export {
   type ApprovalClaims,

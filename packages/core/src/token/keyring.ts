@@ -76,8 +76,8 @@ export class Keyring {
   }
 
   /** The HS256 MAC key for one run, derived from the master secret and cached. */
-  runKey(entry: HmacKeyEntry, runId: string): KeyObject {
-    return this.#runKeys.get(entry.kid, entry.secret, runId);
+  runKey(entry: HmacKeyEntry, runId: string, purpose?: string): KeyObject {
+    return this.#runKeys.get(entry.kid, entry.secret, runId, purpose);
   }
 }
 

@@ -1,5 +1,6 @@
 import { RECIPE_ID } from '../canonical/recipe.ts';
 import { type ApprovalClaims, TOKEN_FORMAT_VERSION, TOKEN_TYPE, type TokenHeader } from './format.ts';
+import { encodeSegment } from './jws.ts';
 import type { Keyring } from './keyring.ts';
 import { signWith } from './sign.ts';
 
@@ -29,10 +30,6 @@ export function mintApprovalToken(input: MintInput, keyring: Keyring): string {
     exp: input.exp,
     jti: input.jti,
   };
-  const signingInput = `${encodeJson(header)}.${encodeJson(claims)}`;
+  const signingInput = `${encodeSegment(header)}.${encodeSegment(claims)}`;
   return `${signingInput}.${signWith(keyring, key, claims.run, signingInput).toString('base64url')}`;
-}
-
-function encodeJson(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }

@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { type AuditHead, type AuditRecord, buildRecord, exportJsonl } from '@countersign/core';
+import { FIXTURE_SECRET } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';
 import { seedStore } from './testing/seed-store.ts';
@@ -153,3 +155,46 @@ describe('countersign audit verify', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'io' } });
   });
 });
+
+describe('countersign audit verify: signed decision records', () => {
+  const env = { COUNTERSIGN_MASTER_SECRET: FIXTURE_SECRET.toString('hex') };
+
+  it('with the key, every decision record is verified', async () => {
+    const run = await runCaptured(['audit', 'verify', '--db', 'data/store.sqlite'], { cwd, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/signed decision records: [1-9]\d* verified \(keys: COUNTERSIGN_MASTER_SECRET\)/);
+    const without = await runCaptured(['audit', 'verify', '--db', 'data/store.sqlite'], { cwd });
+    expect(without.stdout).toContain('signed decision records: not checked');
+  });
+
+  it('a chain rewritten with recomputed hashes passes the chain check but not the decision records', async () => {
+    await runCaptured(['audit', 'export', '--db', 'data/store.sqlite', '--out', 'export.jsonl'], { cwd });
+    const records = readFileSync(join(cwd, 'export.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditRecord);
+    // Someone with write access to the store claims another approver decided, and
+    // rebuilds every hash from there on so the chain itself still verifies.
+    let prev: AuditHead | undefined;
+    const rewritten = records.map((record) => {
+      const { seq: _seq, prevHash: _prev, hash: _hash, ...event } = record;
+      const next = buildRecord(prev, record.type === 'decision' ? { ...event, actor: 'mallory' } : event);
+      prev = { seq: next.seq, hash: next.hash };
+      return next;
+    });
+    writeFileSync(join(cwd, 'rewritten.jsonl'), exportJsonl(rewritten));
+    const firstDecision = rewritten.find((r) => r.type === 'decision')!;
+
+    const chainOnly = await runCaptured(['audit', 'verify', '--file', 'rewritten.jsonl'], { cwd });
+    expect(chainOnly.code).toBe(0);
+    const withKey = await runCaptured(['audit', 'verify', '--file', 'rewritten.jsonl', '--json'], { cwd, env });
+    expect(withKey.code).toBe(1);
+    expect(JSON.parse(withKey.stdout)).toMatchObject({
+      ok: false,
+      reason: 'decision_evidence',
+      seq: firstDecision.seq,
+      message: 'signed actor differs from the record',
+    });
+  });
+});
+

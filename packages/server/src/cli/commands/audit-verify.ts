@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { type AuditHead, type ChainVerification, ChainVerifier, parseJsonl } from '@countersign/core';
+import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, checkDecisionEvidence, parseJsonl } from '@countersign/core';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { withStore } from '../open-store-for-cli.ts';
+import { verifyingKeys, type VerifyingKeys } from '../inspect-keyring.ts';
 import { formatAnchor, parseAnchor } from '../parse-anchor.ts';
 import { readAuditPages } from '../read-audit-pages.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
@@ -16,10 +17,15 @@ interface VerifyFlags extends StoreFlags {
   json?: true;
 }
 
+/** What was checked of the signed decision records: how many, with which keys; or why not. */
+type DecisionsChecked = { checked: number; keys: string } | { checked: null; why: string };
+
 /** Where the chain broke; `line` is set for files. */
 type VerifyReport =
-  | { ok: true; source: string; count: number; head: AuditHead | undefined }
+  | { ok: true; source: string; count: number; head: AuditHead | undefined; decisions: DecisionsChecked }
   | { ok: false; source: string; seq: number | undefined; line: number | undefined; reason: string; message: string };
+
+const NO_KEY = 'no key: set COUNTERSIGN_MASTER_SECRET (or keep master.key next to the SQLite database) to check them';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
   addStoreOptions(
@@ -30,7 +36,12 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
     .option('--file <path>', 'verify a JSON-lines export instead of a store')
     .option('--anchor <seq:hash>', 'expected head from an earlier verify/export; detects records dropped from the end')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExit status: 0 the chain holds, 1 it is broken, 2 usage or I/O error.')
+    .addHelpText(
+      'after',
+      '\nWith a key (COUNTERSIGN_MASTER_SECRET, or master.key next to the SQLite database) the signed decision\n' +
+        'records are checked too: each must verify and name exactly its audit record\'s call and approver.\n' +
+        'Exit status: 0 the chain (and the decisions) hold, 1 broken, 2 usage or I/O error.',
+    )
     .action(async (flags: VerifyFlags) => {
       ctx.setExitCode(await verifyAudit(ctx, flags));
     });
@@ -59,24 +70,53 @@ async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string,
   }
   const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
   for (const record of parsed.records) if (verifier.push(record) !== undefined) break;
-  return toReport(file, verifier.finish(), true);
+  const keys = await verifyingKeys(ctx, { kid: keyId(ctx), store: undefined });
+  return toReport(file, verifier.finish(), true, decisionsOf(parsed.records), keys);
 }
 
 async function verifyStore(ctx: CommandContext, flags: VerifyFlags, anchor: AuditHead | undefined): Promise<VerifyReport> {
   const target = storeTargetFrom(ctx, flags, { mustExist: true });
   const source = describeStoreTarget(target);
+  const decisions: AuditRecord[] = [];
   const verdict = await withStore(target, async (store) => {
     const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
     for await (const page of readAuditPages(store.audit)) {
-      for (const record of page) if (verifier.push(record) !== undefined) return verifier.finish();
+      for (const record of page) {
+        if (verifier.push(record) !== undefined) return verifier.finish();
+        if (record.type === 'decision') decisions.push(record);
+      }
     }
     return verifier.finish();
   });
-  return toReport(source, verdict, false);
+  const keys = await verifyingKeys(ctx, { kid: keyId(ctx), store: target });
+  return toReport(source, verdict, false, decisions, keys);
 }
 
-function toReport(source: string, verdict: ChainVerification, fromFile: boolean): VerifyReport {
-  if (verdict.ok) return { ok: true, source, count: verdict.count, head: verdict.head };
+function keyId(ctx: CommandContext): string {
+  return ctx.io.env.COUNTERSIGN_KEY_ID || 'k1';
+}
+
+function decisionsOf(records: readonly AuditRecord[]): AuditRecord[] {
+  return records.filter((r) => r.type === 'decision');
+}
+
+function toReport(
+  source: string,
+  verdict: ChainVerification,
+  fromFile: boolean,
+  decisions: readonly AuditRecord[],
+  keys: VerifyingKeys | undefined,
+): VerifyReport {
+  if (verdict.ok) {
+    if (keys === undefined) return { ok: true, source, count: verdict.count, head: verdict.head, decisions: { checked: null, why: NO_KEY } };
+    // The chain proves nothing was edited after the fact; the signatures prove each
+    // decision came from the service holding the key, about exactly this call.
+    const problem = checkDecisionEvidence(decisions, keys.keyring)[0];
+    if (problem !== undefined) {
+      return { ok: false, source, seq: problem.seq, line: undefined, reason: 'decision_evidence', message: problem.reason };
+    }
+    return { ok: true, source, count: verdict.count, head: verdict.head, decisions: { checked: decisions.length, keys: keys.source } };
+  }
   return {
     ok: false,
     source,
@@ -111,6 +151,12 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
     }
     writeLine(out, `audit chain ok: ${report.count} record${report.count === 1 ? '' : 's'} in ${report.source}`);
     writeLine(out, `head: ${formatAnchor(report.head)}`);
+    writeLine(
+      out,
+      report.decisions.checked === null
+        ? `signed decision records: not checked (${report.decisions.why})`
+        : `signed decision records: ${report.decisions.checked} verified (keys: ${report.decisions.keys})`,
+    );
     writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
     return;
   }

@@ -1,0 +1,97 @@
+import { MAX_TOKEN_LENGTH } from './format.ts';
+
+/**
+ * The JWS compact form (RFC 7515) our signed objects share: approval tokens and
+ * decision records. Only `alg`, `typ` and `kid` are allowed in the protected header,
+ * `typ` must be the one the caller expects (so one kind can never pass as the other),
+ * and the signature must be canonical base64url. Nothing here checks a signature.
+ */
+export interface JwsHeader {
+  alg: string;
+  typ: string;
+  kid: string;
+}
+
+export interface JwsParts {
+  header: JwsHeader;
+  payload: Record<string, unknown>;
+  signingInput: string;
+  signature: Buffer;
+}
+
+export type JwsDecode = { ok: true; parts: JwsParts } | { ok: false; reason: 'missing' | 'malformed'; message: string };
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const HEADER_KEYS = new Set(['alg', 'typ', 'kid']);
+
+export function decodeJws(token: unknown, typ: string): JwsDecode {
+  if (token === undefined || token === null || token === '') {
+    return { ok: false, reason: 'missing', message: 'nothing was presented' };
+  }
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) {
+    return malformed(`must be a string of at most ${MAX_TOKEN_LENGTH} characters`);
+  }
+  const parts = token.split('.');
+  if (parts.length !== 3) return malformed('must have three dot-separated parts');
+  const [h, p, s] = parts as [string, string, string];
+  if (!SEGMENT.test(h) || !SEGMENT.test(p) || !SEGMENT.test(s)) return malformed('parts must be base64url');
+
+  const header = decodeHeader(h, typ);
+  if (typeof header === 'string') return malformed(header);
+  const payload = parseSegment(p);
+  if (!isObject(payload)) return malformed('payload is not a JSON object');
+
+  const signature = Buffer.from(s, 'base64url');
+  // Re-encoding catches non-canonical base64url (extra trailing bits), so one
+  // signature has exactly one textual form.
+  if (signature.toString('base64url') !== s) return malformed('signature is not canonical base64url');
+  return { ok: true, parts: { header, payload, signingInput: `${h}.${p}`, signature } };
+}
+
+export function encodeSegment(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+// A service sees a handful of distinct headers (one per key id, algorithm and type), so
+// the checked result is cached by expected type and header text; bounded so junk cannot grow it.
+const headerCache = new Map<string, JwsHeader | string>();
+const HEADER_CACHE_LIMIT = 64;
+
+/** The checked header, or a message saying why it is not acceptable. */
+function decodeHeader(segment: string, typ: string): JwsHeader | string {
+  const cacheKey = `${typ}\u0000${segment}`;
+  const cached = headerCache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const result = checkHeader(parseSegment(segment), typ);
+  if (headerCache.size >= HEADER_CACHE_LIMIT) headerCache.clear();
+  headerCache.set(cacheKey, result);
+  return result;
+}
+
+function checkHeader(header: unknown, typ: string): JwsHeader | string {
+  if (!isObject(header)) return 'header is not a JSON object';
+  for (const key of Object.keys(header)) {
+    if (!HEADER_KEYS.has(key)) return `header parameter "${key}" is not allowed`;
+  }
+  if (header.typ !== typ) return `header typ must be "${typ}"`;
+  if (typeof header.alg !== 'string' || typeof header.kid !== 'string' || header.kid === '') {
+    return 'header needs string alg and kid';
+  }
+  return Object.freeze({ alg: header.alg, typ, kid: header.kid });
+}
+
+function parseSegment(segment: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(message: string): JwsDecode {
+  return { ok: false, reason: 'malformed', message };
+}
