@@ -7,6 +7,7 @@ import { mintApprovalToken } from '../token/mint.ts';
 import type { GateDeps } from './config.ts';
 import type { ToolDefinition } from './tools.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
+import { callClaimsOf } from './expected-call.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 
 /** How many requests `listFor` reads before filtering by eligibility. */
@@ -143,13 +144,7 @@ export class ApprovalService {
       }
       const token = mintApprovalToken(
         {
-          run: proposal.runId,
-          sid: proposal.sessionId,
-          call: proposal.callId,
-          tool: proposal.toolName,
-          def: proposal.definitionDigest ?? null,
-          args: proposal.argsDigest,
-          sub: proposal.principal,
+          ...callClaimsOf(proposal),
           apr: request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
           req: request.requestId,
           iat: Math.floor(request.approvedAt / 1000),
@@ -246,13 +241,7 @@ export class ApprovalService {
     // Each decision is its own signed record, bound to the call the approver was shown.
     const record = signDecisionRecord(
       {
-        run: proposal.runId,
-        sid: proposal.sessionId,
-        call: proposal.callId,
-        tool: proposal.toolName,
-        def: proposal.definitionDigest ?? null,
-        args: proposal.argsDigest,
-        sub: proposal.principal,
+        ...callClaimsOf(proposal),
         req: request.requestId,
         prop: proposal.proposalId,
         apr: approver,

@@ -13,3 +13,24 @@ export function expectedCallOf(proposal: Proposal): ExpectedCall {
     principal: proposal.principal,
   };
 }
+
+/** The claims every signed object about a call carries (tokens, decision records), from the ledger's record. */
+export function callClaimsOf(proposal: Proposal): {
+  run: string;
+  sid: string;
+  call: string;
+  tool: string;
+  def: string | null;
+  args: string;
+  sub: string;
+} {
+  return {
+    run: proposal.runId,
+    sid: proposal.sessionId,
+    call: proposal.callId,
+    tool: proposal.toolName,
+    def: proposal.definitionDigest ?? null,
+    args: proposal.argsDigest,
+    sub: proposal.principal,
+  };
+}

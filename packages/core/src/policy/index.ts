@@ -21,3 +21,5 @@ export type {
   VerdictKind,
 } from './types.ts';
 export { toWellFormedVerdict } from './verdict-shape.ts';
+export { formatPath } from './format-path.ts';
+export { parseStrictYaml, type StrictYamlOptions } from './yaml-text.ts';

@@ -5,13 +5,27 @@ import type { TextParseResult } from './parse-result.ts';
 /** Anchors may be reused a little (e.g. a shared approver list); beyond this it looks like an expansion attack. */
 export const MAX_YAML_ALIASES = 32;
 
-/**
- * Parses a YAML policy strictly, as plain JSON data: YAML 1.2 core schema only, no
- * custom or YAML 1.1 tags (`!!binary`, `!foo` are errors, not strings), no `<<` merge
- * keys, string keys only, one document, duplicate keys rejected, alias expansion
- * bounded (billion laughs), and any warning treated as an error.
- */
+export interface StrictYamlOptions {
+  /** Names the format in problem messages, e.g. `(yaml) line 3, column 1: …`. Default "yaml". */
+  label?: string | undefined;
+  /** Alias uses allowed when converting to data. Default MAX_YAML_ALIASES. */
+  maxAliasCount?: number | undefined;
+}
+
+/** Parses a YAML policy strictly; see `parseStrictYaml`. */
 export function parsePolicyYaml(text: string): TextParseResult {
+  return parseStrictYaml(text);
+}
+
+/**
+ * Parses a YAML configuration document strictly, as plain JSON data: YAML 1.2 core
+ * schema only, no custom or YAML 1.1 tags (`!!binary`, `!foo` are errors, not strings),
+ * no `<<` merge keys, string keys only, one document, duplicate keys rejected with
+ * their path, alias expansion bounded (billion laughs), and any warning treated as an
+ * error. JSON is YAML, so this also finds duplicate keys JSON.parse would drop silently.
+ */
+export function parseStrictYaml(text: string, options: StrictYamlOptions = {}): TextParseResult {
+  const label = options.label ?? 'yaml';
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, {
     version: '1.2',
@@ -30,7 +44,7 @@ export function parsePolicyYaml(text: string): TextParseResult {
   const doc = Array.isArray(docs) && docs.length === 1 ? docs[0] : undefined;
   if (doc === undefined) {
     const count = Array.isArray(docs) ? docs.length : 0;
-    return { ok: false, problems: [`(yaml): expected exactly one YAML document, found ${count}`] };
+    return { ok: false, problems: [`(${label}): expected exactly one YAML document, found ${count}`] };
   }
 
   const at = (offset: number) => {
@@ -42,14 +56,14 @@ export function parsePolicyYaml(text: string): TextParseResult {
   const problems = [...doc.errors, ...doc.warnings]
     // Reported below with their path instead of only a position.
     .filter((e) => !(e.code === 'DUPLICATE_KEY' && duplicates.length > 0))
-    .map((e) => `(yaml) ${at(e.pos[0])}: ${e.message}`);
+    .map((e) => `(${label}) ${at(e.pos[0])}: ${e.message}`);
   problems.push(...duplicates);
   if (problems.length > 0) return { ok: false, problems };
 
   try {
-    return { ok: true, value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
+    return { ok: true, value: doc.toJS({ maxAliasCount: options.maxAliasCount ?? MAX_YAML_ALIASES }) };
   } catch (error) {
-    return { ok: false, problems: [`(yaml): ${error instanceof Error ? error.message : String(error)}`] };
+    return { ok: false, problems: [`(${label}): ${error instanceof Error ? error.message : String(error)}`] };
   }
 }
 

@@ -67,7 +67,7 @@ describe('parseAuthFile', () => {
       'agents[0].token: duplicate key (line 1, column 57)',
     ]);
     expect(problemsOf('{"agents":', 'json')[0]).toMatch(/^\(json\): /);
-    expect(problemsOf('agents: [] \n---\nagents: []\n', 'yaml')[0]).toMatch(/^\(yaml\) /);
+    expect(problemsOf('agents: [] \n---\nagents: []\n', 'yaml')[0]).toMatch(/^\(yaml\): expected exactly one YAML document, found 2/);
     expect(problemsOf(`agents: [{ name: a, token: "env:not a name" }]\n`, 'yaml')).toEqual([
       'agents[0].token: "env:not a name" is not a valid env reference (env:NAME, NAME of letters, digits and _)',
     ]);

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { formatPath } from '@countersign/core';
 import { extname } from 'node:path';
 import type { AuthConfig } from '../app/options.ts';
 import { AuthFileError } from './auth-file-error.ts';
 import { type AuthFileDocument, authFileSchema } from './auth-file-schema.ts';
 import { type AuthFileFormat, parseAuthText } from './auth-file-text.ts';
-import { formatConfigPath } from './config-path.ts';
 import { secretProblem } from './secret-rule.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -57,8 +57,8 @@ export function parseAuthFile(text: string, format: AuthFileFormat, env: Env): O
       'invalid_auth',
       shaped.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => `${formatConfigPath([...issue.path, key])}: unknown key`)
-          : [`${formatConfigPath(issue.path)}: ${issue.message}`],
+          ? issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`)
+          : [`${formatPath(issue.path)}: ${issue.message}`],
       ),
     );
   }
@@ -70,7 +70,7 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
   // Every bearer token with where it was set: one token for two identities would make them one.
   const tokenOwners = new Map<string, string>();
   const secret = (ref: string, path: (string | number)[], bearer: boolean): string => {
-    const where = formatConfigPath(path);
+    const where = formatPath(path);
     const value = resolveRef(ref, where, env, problems);
     if (value === undefined) return '';
     const problem = secretProblem(value);
@@ -89,7 +89,7 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
   const agents = doc.agents.map((agent, i) => ({ name: agent.name, token: secret(agent.token, ['agents', i, 'token'], true) }));
   const approvers = doc.approvers.map((approver, i) => {
     if (approver.password === undefined && approver.token === undefined && doc.trustedProxy === undefined) {
-      problems.push(`${formatConfigPath(['approvers', i])}: needs a password or a token (or a trustedProxy that vouches for it)`);
+      problems.push(`${formatPath(['approvers', i])}: needs a password or a token (or a trustedProxy that vouches for it)`);
     }
     return {
       id: approver.id,
@@ -153,6 +153,6 @@ function duplicates(values: string[], list: string, key: string, what: string, p
   values.forEach((value, i) => {
     const earlier = first.get(value);
     if (earlier === undefined) first.set(value, i);
-    else problems.push(`${formatConfigPath([list, i, key])}: duplicate ${what} "${value}" (also ${formatConfigPath([list, earlier, key])})`);
+    else problems.push(`${formatPath([list, i, key])}: duplicate ${what} "${value}" (also ${formatPath([list, earlier, key])})`);
   });
 }
