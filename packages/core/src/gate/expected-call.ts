@@ -1,5 +1,5 @@
 import type { Proposal } from '../ledger/types.ts';
-import type { ExpectedCall } from '../token/format.ts';
+import type { CallClaims, ExpectedCall } from '../token/format.ts';
 
 /** What a token must bind, read from the ledger's record of the call (never from the token). */
 export function expectedCallOf(proposal: Proposal): ExpectedCall {
@@ -15,15 +15,7 @@ export function expectedCallOf(proposal: Proposal): ExpectedCall {
 }
 
 /** The claims every signed object about a call carries (tokens, decision records), from the ledger's record. */
-export function callClaimsOf(proposal: Proposal): {
-  run: string;
-  sid: string;
-  call: string;
-  tool: string;
-  def: string | null;
-  args: string;
-  sub: string;
-} {
+export function callClaimsOf(proposal: Proposal): CallClaims {
   return {
     run: proposal.runId,
     sid: proposal.sessionId,

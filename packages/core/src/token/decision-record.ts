@@ -1,5 +1,6 @@
 import { RECIPE_ID } from '../canonical/recipe.ts';
 import { DECISION_RECORD_PURPOSE } from './derive-run-key.ts';
+import type { CallClaims } from './format.ts';
 import { decodeJws, encodeSegment } from './jws.ts';
 import type { Keyring } from './keyring.ts';
 import { signatureValid, signWith } from './sign.ts';
@@ -13,18 +14,10 @@ import { signatureValid, signWith } from './sign.ts';
 export const DECISION_RECORD_TYPE = 'countersign-decision+jwt';
 export const DECISION_RECORD_VERSION = 1;
 
-export interface DecisionClaims {
+/** `args` is the digest of the canonical arguments the approver was shown. */
+export interface DecisionClaims extends CallClaims {
   v: typeof DECISION_RECORD_VERSION;
   canon: string;
-  run: string;
-  sid: string;
-  call: string;
-  tool: string;
-  def: string | null;
-  /** SHA-256 (hex) of the canonical arguments the approver was shown. */
-  args: string;
-  /** The principal the call acts for. */
-  sub: string;
   req: string;
   prop: string;
   /** The authenticated approver who decided. */

@@ -17,12 +17,8 @@ export interface TokenHeader {
   kid: string;
 }
 
-/** What one approval token asserts. Times are seconds since the epoch (JWT NumericDate). */
-export interface ApprovalClaims {
-  /** Format version. */
-  v: typeof TOKEN_FORMAT_VERSION;
-  /** Canonicalization recipe the args digest was computed with. */
-  canon: string;
+/** The call every signed object about it binds (tokens, decision records), as recorded in the ledger. */
+export interface CallClaims {
   run: string;
   /** Session id. */
   sid: string;
@@ -35,6 +31,14 @@ export interface ApprovalClaims {
   args: string;
   /** The principal the call acts for. */
   sub: string;
+}
+
+/** What one approval token asserts. Times are seconds since the epoch (JWT NumericDate). */
+export interface ApprovalClaims extends CallClaims {
+  /** Format version. */
+  v: typeof TOKEN_FORMAT_VERSION;
+  /** Canonicalization recipe the args digest was computed with. */
+  canon: string;
   /** The approvers whose decisions minted this token (n-of-m gives several). */
   apr: string[];
   /** Approval request id: the ledger record this token consumes. */

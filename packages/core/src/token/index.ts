@@ -10,6 +10,7 @@ export { APPROVAL_TOKEN_PURPOSE, DECISION_RECORD_PURPOSE, deriveRunKey } from '.
 export { KeyError, type KeyErrorCode } from './errors.ts';
 export {
   type ApprovalClaims,
+  type CallClaims,
   type ExpectedCall,
   MAX_TOKEN_LENGTH,
   TOKEN_FORMAT_VERSION,
