@@ -12,6 +12,7 @@ export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-
 export { type DispatchRequest, digestResult } from './dispatch.ts';
 export { type Approver, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';
+export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';
 export { Gate } from './gate.ts';
 export {
   type DeniedReason,
