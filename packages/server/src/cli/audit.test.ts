@@ -212,6 +212,5 @@ describe('countersign audit verify: signed decision records', () => {
       message: 'signed actor differs from the record',
     });
   });
-  });
 });
 
