@@ -21,6 +21,22 @@ export interface PostgresStoreOptions {
    * of a request that never returns. Default 10000.
    */
   statementTimeoutMs?: number | undefined;
+  /**
+   * Open for reading only (audit verification, export): no CREATE SCHEMA, no
+   * migration, and every session is READ ONLY. A schema that does not exist, or has
+   * no tables yet, fails with PostgresOpenError instead of being created empty.
+   */
+  readOnly?: boolean | undefined;
+}
+
+/** Why a read-only open found nothing to read. */
+export class PostgresOpenError extends Error {
+  readonly code: 'no_such_schema' | 'not_initialized';
+  constructor(code: PostgresOpenError['code'], message: string) {
+    super(message);
+    this.name = 'PostgresOpenError';
+    this.code = code;
+  }
 }
 
 export interface PostgresStore {
@@ -69,9 +85,12 @@ export function createDatabase(options: Omit<PostgresStoreOptions, 'schema'>): P
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const quoted = quoteSchema(schema);
-  const db = createDatabase(options);
+  const readOnly = options.readOnly === true;
+  const db = createDatabase(
+    readOnly ? { ...options, pool: { ...options.pool, options: `${options.pool?.options ?? ''} -c default_transaction_read_only=on`.trim() } } : options,
+  );
   try {
-    await migrate(db, schema);
+    await (readOnly ? checkReadable(db, schema) : migrate(db, schema));
   } catch (error) {
     await db.close();
     throw error;
@@ -83,4 +102,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     migrate: () => migrate(db, schema),
     close: () => db.close(),
   };
+}
+
+// A mistyped --pg-schema must read as an error, never as an empty, intact log.
+async function checkReadable(db: PgDatabase, schema: string): Promise<void> {
+  const found = await db.query<{ schema_exists: boolean; audit: string | null }>(
+    'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema_exists, to_regclass($2)::text AS audit',
+    [schema, `${quoteSchema(schema)}.audit_records`],
+  );
+  const row = found.rows[0];
+  if (row?.schema_exists !== true) throw new PostgresOpenError('no_such_schema', `no such schema "${schema}"`);
+  if (row.audit === null) throw new PostgresOpenError('not_initialized', `schema "${schema}" has no countersign tables`);
 }

@@ -33,3 +33,23 @@ export function openDatabase(path: string, busyTimeoutMs: number): DatabaseSync 
     throw toStoreError(error);
   }
 }
+
+/**
+ * Opens an existing database for reading only (audit verification, export): never
+ * creates the file or its directory, never migrates, and SQLite itself refuses any
+ * write. A file without our tables fails instead of reading as an empty log.
+ */
+export function openDatabaseReadOnly(path: string, busyTimeoutMs: number): DatabaseSync {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true, timeout: busyTimeoutMs });
+  } catch (error) {
+    throw toStoreError(error);
+  }
+  const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit_records'").get();
+  if (table === undefined) {
+    db.close();
+    throw new Error(`${path} is not a countersign database (no audit_records table)`);
+  }
+  return db;
+}

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { AuditLog, LedgerStore } from '@countersign/core';
 import { SqliteConnection } from './connection.ts';
-import { openDatabase } from './database.ts';
+import { openDatabase, openDatabaseReadOnly } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
 
@@ -12,6 +12,8 @@ export interface SqliteStoreOptions {
   path?: string | undefined;
   /** How long a writer waits for another process's write lock before failing with store_unavailable. Default 5000. */
   busyTimeoutMs?: number | undefined;
+  /** Read an existing database without creating, migrating or writing anything (audit verify). */
+  readOnly?: boolean | undefined;
 }
 
 export interface SqliteStore {
@@ -30,7 +32,8 @@ export interface SqliteStore {
  */
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
-  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000));
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  const conn = new SqliteConnection(options.readOnly === true ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs));
   return {
     ledger: new SqliteLedger(conn),
     audit: new SqliteAuditLog(conn),

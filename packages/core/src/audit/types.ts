@@ -13,7 +13,9 @@ export type AuditEventType =
   | 'dispatch'
   | 'rejection'
   | 'result'
-  | 'revocation';
+  | 'revocation'
+  /** A signed checkpoint of the chain head (`detail.checkpoint`), see audit-checkpoint.ts. */
+  | 'checkpoint';
 
 /** JSON values that may appear in `detail` (no raw arguments of sensitive tools, no secrets). */
 export type AuditValue = string | number | boolean | null | AuditValue[] | { [key: string]: AuditValue };

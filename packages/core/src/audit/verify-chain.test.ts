@@ -133,16 +133,20 @@ describe('verifyChain', () => {
     expect(verifyChain([], { anchor })).toMatchObject({ ok: false, index: 0, seq: 1, reason: 'truncated' });
   });
 
-  it('detects records appended past the anchor', () => {
+  it('accepts a chain that has grown past the anchor: a live log keeps growing', () => {
     const records = chainOf(5);
-    expect(verifyChain(records, { anchor: headOf(records.slice(0, 4)) })).toMatchObject({
+    expect(verifyChain(records, { anchor: headOf(records.slice(0, 4)) })).toEqual({ ok: true, count: 5, head: headOf(records) });
+    expect(verifyChain(records, { anchor: headOf(records.slice(0, 1)) })).toEqual({ ok: true, count: 5, head: headOf(records) });
+    expect(verifyChain(records.slice(0, 1), { anchor: { seq: 0, hash: GENESIS_HASH } })).toMatchObject({ ok: true, count: 1 });
+  });
+
+  it('still rejects a grown chain whose record at the anchor seq differs', () => {
+    const records = chainOf(5);
+    const other = chainOf(5, (i) => sampleAuditEvent(i, { actor: 'someone-else' }));
+    expect(verifyChain(records, { anchor: headOf(other.slice(0, 3)) })).toMatchObject({
       ok: false,
-      index: 4,
-      reason: 'anchor_mismatch',
-    });
-    expect(verifyChain(records.slice(0, 1), { anchor: { seq: 0, hash: GENESIS_HASH } })).toMatchObject({
-      ok: false,
-      index: 0,
+      index: 2,
+      seq: 3,
       reason: 'anchor_mismatch',
     });
   });

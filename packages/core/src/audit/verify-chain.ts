@@ -1,4 +1,5 @@
 import { GENESIS_HASH, hashValidatedRecord } from './chain.ts';
+import { type CheckpointOptions, type CheckpointSummary, CheckpointTracker } from './checkpoint-tracker.ts';
 import { chainedRecordProblem, isHexSha256 } from './record-shape.ts';
 import type { AuditHead, AuditRecord } from './types.ts';
 
@@ -13,8 +14,16 @@ export type ChainFailureReason =
   | 'hash_mismatch'
   /** The chain ends before the anchor's seq: records were dropped from the end. */
   | 'truncated'
-  /** The record at the anchor's seq has another hash, or the chain goes past the anchor. */
+  /** The record at the anchor's seq has another hash. */
   | 'anchor_mismatch'
+  /** With a key: a checkpoint record is malformed or its signature does not verify. */
+  | 'bad_checkpoint'
+  /** With a key: a checkpoint signs a head the chain does not have (records before it were rewritten). */
+  | 'checkpoint_mismatch'
+  /** With a key: the chain has records but no signed checkpoint at all. */
+  | 'no_checkpoint'
+  /** With a key: more records follow the last checkpoint than `maxUnsignedTail` allows. */
+  | 'unsigned_tail'
   /** A record is not a well-formed AuditRecord (missing, ill-typed or unknown fields). */
   | 'malformed';
 
@@ -28,19 +37,36 @@ export interface ChainFailure {
   message: string;
 }
 
-export type ChainVerification = { ok: true; count: number; head?: AuditHead } | ChainFailure;
+export type ChainVerification =
+  | {
+      ok: true;
+      count: number;
+      head?: AuditHead;
+      /** Present when `checkpoints` was given: what the signatures cover. */
+      checkpoints?: CheckpointSummary;
+    }
+  | ChainFailure;
 
 export interface VerifyChainOptions {
   /**
    * The expected last record, taken from somewhere the log's writer cannot rewrite
-   * (a signed checkpoint, another store, a printed receipt). Without it, records
-   * dropped from the END of a log are undetectable: the shorter chain is still a
-   * valid chain. With it, a shorter chain fails `truncated`, and a chain that
-   * differs at or continues past the anchor fails `anchor_mismatch`.
+   * (another store, a printed receipt). Without it, records dropped from the END of
+   * a log are undetectable: the shorter chain is still a valid chain. With it, a
+   * shorter chain fails `truncated`, and a chain whose record at the anchor's seq has
+   * another hash fails `anchor_mismatch`. A chain that has grown past the anchor is
+   * fine: a live log keeps growing after the anchor was taken.
    */
   anchor?: AuditHead | undefined;
   /** The trusted record just before the first input record, to verify a suffix of a log. */
   from?: AuditHead | undefined;
+  /**
+   * Check signed `checkpoint` records with these keys. Without a key the chain only
+   * proves internal consistency: anyone who can write the store can rewrite a record
+   * and recompute every later hash. With one, every checkpoint must verify and sign
+   * the chain's own head at its seq, the chain must hold at least one, and at most
+   * `maxUnsignedTail` records may follow the last one.
+   */
+  checkpoints?: CheckpointOptions | undefined;
 }
 
 /**
@@ -55,6 +81,7 @@ export class ChainVerifier {
   #anchor: AuditHead | undefined;
   #count = 0;
   #failure: ChainFailure | undefined;
+  #checkpoints: CheckpointTracker | undefined;
 
   constructor(opts: VerifyChainOptions = {}) {
     const { from, anchor } = opts;
@@ -64,6 +91,7 @@ export class ChainVerifier {
     this.#prevHash = from?.hash ?? GENESIS_HASH;
     this.#fromGenesis = from === undefined || from.seq === 0;
     this.#anchor = anchor;
+    if (opts.checkpoints !== undefined) this.#checkpoints = new CheckpointTracker(opts.checkpoints, from);
   }
 
   /** Checks the next record; returns the failure, or undefined while the chain holds. */
@@ -102,14 +130,14 @@ export class ChainVerifier {
       return fail(index, record.seq, 'hash_mismatch', 'hash does not match the record content');
     }
     const anchor = this.#anchor;
-    if (anchor !== undefined) {
-      if (record.seq > anchor.seq) {
-        return fail(index, record.seq, 'anchor_mismatch', `the chain continues past the anchor at seq ${anchor.seq}`);
-      }
-      if (record.seq === anchor.seq && record.hash !== anchor.hash) {
+    if (anchor !== undefined && record.seq === anchor.seq) {
+      if (record.hash !== anchor.hash) {
         return fail(index, record.seq, 'anchor_mismatch', `hash of seq ${anchor.seq} differs from the anchor`);
       }
+      this.#checkpoints?.trust(anchor.seq);
     }
+    const checkpointProblem = this.#checkpoints?.push(record);
+    if (checkpointProblem !== undefined) return fail(index, record.seq, checkpointProblem.reason, checkpointProblem.message);
     this.#prevSeq = record.seq;
     this.#prevHash = record.hash;
     return undefined;
@@ -127,8 +155,19 @@ export class ChainVerifier {
         `the chain ends at seq ${this.#prevSeq} but the anchor is at seq ${anchor.seq}`,
       );
     }
-    if (this.#prevSeq === 0 && this.#fromGenesis) return { ok: true, count: this.#count };
-    return { ok: true, count: this.#count, head: { seq: this.#prevSeq, hash: this.#prevHash } };
+    let checkpoints: CheckpointSummary | undefined;
+    if (this.#checkpoints !== undefined) {
+      const verdict = this.#checkpoints.finish(this.#prevSeq);
+      if (!verdict.ok) {
+        this.#failure = fail(this.#count, this.#prevSeq === 0 ? undefined : this.#prevSeq, verdict.reason, verdict.message);
+        return this.#failure;
+      }
+      checkpoints = verdict.summary;
+    }
+    const result: ChainVerification = { ok: true, count: this.#count };
+    if (!(this.#prevSeq === 0 && this.#fromGenesis)) result.head = { seq: this.#prevSeq, hash: this.#prevHash };
+    if (checkpoints !== undefined) result.checkpoints = checkpoints;
+    return result;
   }
 }
 
@@ -150,7 +189,8 @@ function checkHead(head: AuditHead, name: string, minSeq: number): void {
  * Verifies records in order (a whole log, or a suffix with `from`). Detects edited
  * (`hash_mismatch`), reordered, inserted and dropped records (`seq_gap`,
  * `prev_hash_mismatch`, `bad_genesis`) and malformed ones. Records dropped from the
- * end are detected only against `anchor` (`truncated`).
+ * end are detected only against `anchor` (`truncated`). Without `checkpoints` this
+ * proves consistency only, not authorship: see VerifyChainOptions.checkpoints.
  */
 export function verifyChain(records: Iterable<unknown>, opts?: VerifyChainOptions): ChainVerification {
   const verifier = new ChainVerifier(opts);

@@ -4,6 +4,8 @@ import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 export const APPROVAL_TOKEN_PURPOSE = 'countersign/v1/approval-token';
 /** HKDF purpose label for signed decision records, so a decision can never pass as a token. */
 export const DECISION_RECORD_PURPOSE = 'countersign/v1/decision-record';
+/** HKDF purpose label for signed audit checkpoints: a checkpoint MAC is never a token or a decision. */
+export const AUDIT_CHECKPOINT_PURPOSE = 'countersign/v1/audit-checkpoint';
 
 /**
  * Per-run key = HKDF-SHA256(master, salt = run id, info = purpose) (invariant 8).

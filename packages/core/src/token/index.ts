@@ -1,3 +1,10 @@
+export {
+  AUDIT_CHECKPOINT_TYPE,
+  type AuditCheckpointCheck,
+  type AuditCheckpointClaims,
+  signAuditCheckpoint,
+  verifyAuditCheckpoint,
+} from './audit-checkpoint.ts';
 export { decodeApprovalToken, type DecodedToken, type DecodeResult } from './decode.ts';
 export {
   DECISION_RECORD_TYPE,
@@ -6,7 +13,7 @@ export {
   signDecisionRecord,
   verifyDecisionRecord,
 } from './decision-record.ts';
-export { APPROVAL_TOKEN_PURPOSE, DECISION_RECORD_PURPOSE, deriveRunKey } from './derive-run-key.ts';
+export { APPROVAL_TOKEN_PURPOSE, AUDIT_CHECKPOINT_PURPOSE, DECISION_RECORD_PURPOSE, deriveRunKey } from './derive-run-key.ts';
 export { KeyError, type KeyErrorCode } from './errors.ts';
 export {
   type ApprovalClaims,

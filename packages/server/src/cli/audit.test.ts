@@ -187,12 +187,28 @@ describe('countersign audit verify: signed decision records', () => {
 
     const chainOnly = await runCaptured(['audit', 'verify', '--file', 'rewritten.jsonl'], { cwd });
     expect(chainOnly.code).toBe(0);
+    // The first checkpoint after the edited decision signs a head the rewritten chain no longer has.
+    const checkpointAfter = rewritten.find((r) => r.type === 'checkpoint' && r.seq > firstDecision.seq)!;
     const withKey = await runCaptured(['audit', 'verify', '--file', 'rewritten.jsonl', '--json'], { cwd, env });
+    expect(withKey.code).toBe(1);
+    expect(JSON.parse(withKey.stdout)).toMatchObject({ ok: false, reason: 'checkpoint_mismatch', seq: checkpointAfter.seq });
+  });
+
+  it('a forged decision in the unsigned tail passes the checkpoints but not the decision records', async () => {
+    const records = readFileSync(join(cwd, 'export.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditRecord);
+    const decision = records.find((r) => r.type === 'decision')!;
+    const { seq: _seq, prevHash: _prev, hash: _hash, ...event } = decision;
+    const forged = buildRecord(records.at(-1), { ...event, actor: 'mallory' });
+    writeFileSync(join(cwd, 'tail-forged.jsonl'), exportJsonl([...records, forged]));
+    const withKey = await runCaptured(['audit', 'verify', '--file', 'tail-forged.jsonl', '--json'], { cwd, env });
     expect(withKey.code).toBe(1);
     expect(JSON.parse(withKey.stdout)).toMatchObject({
       ok: false,
       reason: 'decision_evidence',
-      seq: firstDecision.seq,
+      seq: forged.seq,
       message: 'signed actor differs from the record',
     });
   });

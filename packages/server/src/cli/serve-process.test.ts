@@ -75,6 +75,12 @@ describe('countersign serve as a real process', () => {
     const events = server.events();
     expect(events.filter((e) => e.event === 'executed').map((e) => e.callId)).toEqual(['small', 'big']);
     expect(events.at(-1)).toEqual({ event: 'stopped' });
+
+    // SIGTERM wrote a last checkpoint: nothing but that checkpoint itself is unsigned.
+    const { runCaptured } = await import('./testing/capture-io.ts');
+    const verified = await runCaptured(['audit', 'verify', '--json', '--key-file', join('.countersign', 'master.key')], { cwd });
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, checkpoints: { unsignedTail: 1 } });
   });
 
   it('after a restart the same master.key is used, so an approval issued before still runs', async () => {
@@ -92,6 +98,10 @@ describe('countersign serve as a real process', () => {
     const { runCaptured } = await import('./testing/capture-io.ts');
     const run = await runCaptured(['audit', 'verify', '--json'], { cwd });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).count).toBeGreaterThan(10);
+    const report = JSON.parse(run.stdout);
+    expect(report.count).toBeGreaterThan(10);
+    // master.key next to the database is found without --key-file; SIGINT wrote a last checkpoint too.
+    expect(report.checkpoints).toMatchObject({ keys: expect.stringContaining('master.key'), unsignedTail: 1 });
+    expect(report.checkpoints.checked).toBe(2);
   });
 });

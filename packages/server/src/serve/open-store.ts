@@ -8,18 +8,21 @@ export interface OpenedStore {
 }
 
 /**
- * Opens the ledger and audit chain. Store packages are loaded on demand so a
+ * Opens the ledger and audit chain. `readOnly` (verify, export) never creates,
+ * migrates or writes anything, and fails on a store that does not exist. Store packages are loaded on demand so a
  * SQLite user never loads the Postgres driver, and commands that need no store
  * (keygen, policy check) load neither.
  */
-export async function openStore(target: StoreTarget): Promise<OpenedStore> {
+export async function openStore(target: StoreTarget, opts: { readOnly?: boolean } = {}): Promise<OpenedStore> {
+  const readOnly = opts.readOnly === true;
   if (target.kind === 'sqlite') {
     const { openSqliteStore } = await import('@countersign/store-sqlite');
-    return openSqliteStore({ path: target.path });
+    return openSqliteStore({ path: target.path, readOnly });
   }
   const { openPostgresStore } = await import('@countersign/store-postgres');
   return openPostgresStore({
     connectionString: target.connectionString,
     ...(target.schema === undefined ? {} : { schema: target.schema }),
+    readOnly,
   });
 }

@@ -50,7 +50,7 @@ async function exportAudit(ctx: CommandContext, flags: ExportFlags): Promise<num
         for (const record of page) verifier.push(record);
       }
       return verifier.finish();
-    });
+    }, { readOnly: true });
     if (file !== undefined && tempPath !== undefined && outPath !== undefined) {
       await file.close();
       file = undefined;

@@ -1,5 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, checkDecisionEvidence, parseJsonl } from '@countersign/core';
+import {
+  type AuditHead,
+  type AuditRecord,
+  type ChainVerification,
+  ChainVerifier,
+  type CheckpointSummary,
+  checkDecisionEvidence,
+  DEFAULT_MAX_UNSIGNED_TAIL,
+  parseJsonl,
+} from '@countersign/core';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
@@ -7,6 +16,7 @@ import type { CommandContext } from '../command-context.ts';
 import { withStore } from '../open-store-for-cli.ts';
 import { verifyingKeys, type VerifyingKeys } from '../inspect-keyring.ts';
 import { formatAnchor, parseAnchor } from '../parse-anchor.ts';
+import { parseIntegerFlag } from '../parse-number.ts';
 import { readAuditPages } from '../read-audit-pages.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
 import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
@@ -14,18 +24,30 @@ import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flag
 interface VerifyFlags extends StoreFlags {
   file?: string;
   anchor?: string;
+  keyFile?: string;
+  keyId?: string;
+  maxUnsignedTail?: string;
   json?: true;
 }
 
 /** What was checked of the signed decision records: how many, with which keys; or why not. */
 type DecisionsChecked = { checked: number; keys: string } | { checked: null; why: string };
+/** What the signed checkpoints cover, with which keys; or why they were not checked. */
+type CheckpointsChecked = (CheckpointSummary & { checked: number; keys: string }) | { checked: null; why: string };
 
 /** Where the chain broke; `line` is set for files. */
 type VerifyReport =
-  | { ok: true; source: string; count: number; head: AuditHead | undefined; decisions: DecisionsChecked }
+  | {
+      ok: true;
+      source: string;
+      count: number;
+      head: AuditHead | undefined;
+      checkpoints: CheckpointsChecked;
+      decisions: DecisionsChecked;
+    }
   | { ok: false; source: string; seq: number | undefined; line: number | undefined; reason: string; message: string };
 
-const NO_KEY = 'no key: set COUNTERSIGN_MASTER_SECRET (or keep master.key next to the SQLite database) to check them';
+const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
   addStoreOptions(
@@ -34,13 +56,21 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
       .description('Check the audit hash chain of a store (default: the SQLite database) or of a JSON-lines export (--file).'),
   )
     .option('--file <path>', 'verify a JSON-lines export instead of a store')
-    .option('--anchor <seq:hash>', 'expected head from an earlier verify/export; detects records dropped from the end')
+    .option('--anchor <seq:hash>', 'a head from an earlier verify/export: the record at that seq must still have that hash; detects records dropped from the end')
+    .option('--key-file <path>', 'verify signatures with this key: the master.key `serve` writes (or any file holding the master secret), or an Ed25519 public key (PEM)')
+    .option('--key-id <kid>', 'key id of --key-file (env COUNTERSIGN_KEY_ID, default k1)')
+    .option('--max-unsigned-tail <n>', `records allowed after the last signed checkpoint (default ${DEFAULT_MAX_UNSIGNED_TAIL})`)
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      '\nWith a key (COUNTERSIGN_MASTER_SECRET, or master.key next to the SQLite database) the signed decision\n' +
-        'records are checked too: each must verify and name exactly its audit record\'s call and approver.\n' +
-        'Exit status: 0 the chain (and the decisions) hold, 1 broken, 2 usage or I/O error.',
+      '\nWithout a key only the hash chain is checked: that proves the records agree with each other, not that\n' +
+        'nobody with write access to the store rewrote them and recomputed the hashes.\n' +
+        'With a key (--key-file, COUNTERSIGN_MASTER_SECRET, or master.key next to the SQLite database) the signed\n' +
+        'checkpoints must verify and match the chain, the chain must hold at least one, and at most\n' +
+        '--max-unsigned-tail records may follow the last one; each signed decision record must verify and name\n' +
+        "exactly its audit record's call and approver. Records after the last checkpoint are protected only by\n" +
+        '--anchor, kept somewhere the store\'s writers cannot reach.\n' +
+        'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
     )
     .action(async (flags: VerifyFlags) => {
       ctx.setExitCode(await verifyAudit(ctx, flags));
@@ -49,12 +79,27 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
 
 async function verifyAudit(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
   const anchor = flags.anchor === undefined ? undefined : parseAnchor(flags.anchor);
-  const report = flags.file === undefined ? await verifyStore(ctx, flags, anchor) : await verifyFile(ctx, flags, flags.file, anchor);
+  const maxUnsignedTail =
+    flags.maxUnsignedTail === undefined ? undefined : parseIntegerFlag('--max-unsigned-tail', flags.maxUnsignedTail, 0, Number.MAX_SAFE_INTEGER);
+  const opts = { anchor, maxUnsignedTail };
+  const report = flags.file === undefined ? await verifyStore(ctx, flags, opts) : await verifyFile(ctx, flags, flags.file, opts);
   print(ctx, report, flags.json === true);
   return report.ok ? EXIT_OK : EXIT_REJECTED;
 }
 
-async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string, anchor: AuditHead | undefined): Promise<VerifyReport> {
+interface CheckOptions {
+  anchor: AuditHead | undefined;
+  maxUnsignedTail: number | undefined;
+}
+
+function verifierFor(opts: CheckOptions, keys: VerifyingKeys | undefined): ChainVerifier {
+  return new ChainVerifier({
+    anchor: opts.anchor,
+    checkpoints: keys === undefined ? undefined : { keyring: keys.keyring, maxUnsignedTail: opts.maxUnsignedTail },
+  });
+}
+
+async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string, opts: CheckOptions): Promise<VerifyReport> {
   if (flags.db !== undefined || flags.databaseUrl !== undefined) {
     throw new CliError('usage', 'give either --file or a store (--db / --database-url), not both');
   }
@@ -64,36 +109,41 @@ async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string,
   } catch (error) {
     throw new CliError('io', `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+  const keys = await verifyingKeys(ctx, { keyFile: flags.keyFile, kid: keyId(ctx, flags), store: undefined });
   const parsed = parseJsonl(text);
   if (!parsed.ok) {
     return { ok: false, source: file, seq: seqOnLine(text, parsed.line), line: parsed.line, reason: parsed.reason, message: parsed.message };
   }
-  const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
+  const verifier = verifierFor(opts, keys);
   for (const record of parsed.records) if (verifier.push(record) !== undefined) break;
-  const keys = await verifyingKeys(ctx, { kid: keyId(ctx), store: undefined });
   return toReport(file, verifier.finish(), true, decisionsOf(parsed.records), keys);
 }
 
-async function verifyStore(ctx: CommandContext, flags: VerifyFlags, anchor: AuditHead | undefined): Promise<VerifyReport> {
+async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckOptions): Promise<VerifyReport> {
   const target = storeTargetFrom(ctx, flags, { mustExist: true });
   const source = describeStoreTarget(target);
+  const keys = await verifyingKeys(ctx, { keyFile: flags.keyFile, kid: keyId(ctx, flags), store: target });
   const decisions: AuditRecord[] = [];
-  const verdict = await withStore(target, async (store) => {
-    const verifier = new ChainVerifier(anchor === undefined ? {} : { anchor });
-    for await (const page of readAuditPages(store.audit)) {
-      for (const record of page) {
-        if (verifier.push(record) !== undefined) return verifier.finish();
-        if (record.type === 'decision') decisions.push(record);
+  // Read-only: verifying must never create a schema or database, nor migrate one.
+  const verdict = await withStore(
+    target,
+    async (store) => {
+      const verifier = verifierFor(opts, keys);
+      for await (const page of readAuditPages(store.audit)) {
+        for (const record of page) {
+          if (verifier.push(record) !== undefined) return verifier.finish();
+          if (record.type === 'decision') decisions.push(record);
+        }
       }
-    }
-    return verifier.finish();
-  });
-  const keys = await verifyingKeys(ctx, { kid: keyId(ctx), store: target });
+      return verifier.finish();
+    },
+    { readOnly: true },
+  );
   return toReport(source, verdict, false, decisions, keys);
 }
 
-function keyId(ctx: CommandContext): string {
-  return ctx.io.env.COUNTERSIGN_KEY_ID || 'k1';
+function keyId(ctx: CommandContext, flags: VerifyFlags): string {
+  return flags.keyId ?? (ctx.io.env.COUNTERSIGN_KEY_ID || 'k1');
 }
 
 function decisionsOf(records: readonly AuditRecord[]): AuditRecord[] {
@@ -108,14 +158,25 @@ function toReport(
   keys: VerifyingKeys | undefined,
 ): VerifyReport {
   if (verdict.ok) {
-    if (keys === undefined) return { ok: true, source, count: verdict.count, head: verdict.head, decisions: { checked: null, why: NO_KEY } };
+    if (keys === undefined) {
+      const why = { checked: null, why: NO_KEY };
+      return { ok: true, source, count: verdict.count, head: verdict.head, checkpoints: why, decisions: why };
+    }
     // The chain proves nothing was edited after the fact; the signatures prove each
     // decision came from the service holding the key, about exactly this call.
     const problem = checkDecisionEvidence(decisions, keys.keyring)[0];
     if (problem !== undefined) {
       return { ok: false, source, seq: problem.seq, line: undefined, reason: 'decision_evidence', message: problem.reason };
     }
-    return { ok: true, source, count: verdict.count, head: verdict.head, decisions: { checked: decisions.length, keys: keys.source } };
+    const summary = verdict.checkpoints ?? { count: 0, signedSeq: 0, unsignedTail: 0 };
+    return {
+      ok: true,
+      source,
+      count: verdict.count,
+      head: verdict.head,
+      checkpoints: { ...summary, checked: summary.count, keys: keys.source },
+      decisions: { checked: decisions.length, keys: keys.source },
+    };
   }
   return {
     ok: false,
@@ -151,6 +212,17 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
     }
     writeLine(out, `audit chain ok: ${report.count} record${report.count === 1 ? '' : 's'} in ${report.source}`);
     writeLine(out, `head: ${formatAnchor(report.head)}`);
+    const cp = report.checkpoints;
+    if (cp.checked === null) {
+      writeLine(out, `signed checkpoints: not checked (${cp.why})`);
+      writeLine(out, 'WARNING: without a key this proves only that the records agree with each other, not that nobody rewrote them');
+    } else {
+      writeLine(
+        out,
+        `signed checkpoints: ${cp.checked} verified (keys: ${cp.keys}); records up to seq ${cp.signedSeq} are signed, ` +
+          `${cp.unsignedTail} after the last checkpoint are not`,
+      );
+    }
     writeLine(
       out,
       report.decisions.checked === null

@@ -24,6 +24,8 @@ export interface StartupReport {
 export interface ServeReporter {
   started(report: StartupReport): void;
   executed(execution: DemoExecution): void;
+  /** Something went wrong while running that does not stop the service. */
+  warning(message: string): void;
   stopping(): void;
   stopped(): void;
 }
@@ -65,6 +67,9 @@ function textReporter(io: CliIo): ServeReporter {
     executed(e) {
       out(`executed  ${e.tool} (run ${e.runId}, call ${e.callId}, principal ${e.principal})`);
     },
+    warning(message) {
+      writeLine(io.stderr, `warning: ${message}`);
+    },
     stopping() {
       out('shutting down');
     },
@@ -93,6 +98,9 @@ function jsonReporter(io: CliIo): ServeReporter {
     },
     executed(e) {
       emit({ event: 'executed', ...e });
+    },
+    warning(message) {
+      emit({ event: 'warning', message });
     },
     stopping() {
       emit({ event: 'stopping' });

@@ -1,4 +1,4 @@
-import { PolicyError } from '@countersign/core';
+import { CheckpointingAuditLog, PolicyError } from '@countersign/core';
 import type { Command } from 'commander';
 import { type AuthConfig, ServerConfigError, type WebhookOptions } from '../../app/options.ts';
 import { type LoadedAuth, loadAuthFile } from '../../serve/auth-file.ts';
@@ -92,11 +92,19 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   // Loaded here so the other commands never load the HTTP stack.
   const { startServer } = await import('../../serve/start-server.ts');
   const store = await openStoreForCli(target);
+  // Signed checkpoints of the chain head, so someone who can write the store but has
+  // no key cannot rewrite the audit trail unnoticed (see `audit verify --key-file`).
+  const audit = new CheckpointingAuditLog(store.audit, {
+    keyring: master.keyring,
+    onError: (error) => report.warning(`audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`),
+  });
   let running: RunningServer | undefined;
   try {
+    // Signs what is there at startup: a log from before checkpoints existed gets covered from here on.
+    await audit.checkpoint().catch(serveFailure);
     running = await startServer({
       ledger: store.ledger,
-      audit: store.audit,
+      audit,
       policy: policy.policy,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),
@@ -124,6 +132,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     report.stopping();
   } finally {
     await running?.close();
+    // The last checkpoint, after the last request: a clean stop leaves no unsigned tail.
+    await audit.close().catch((error: unknown) => report.warning(`final audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
     await store.close().catch(() => undefined);
   }
   report.stopped();
