@@ -224,3 +224,15 @@ describe('a decision whose audit append fails reports what happened', () => {
     expect(decided).toMatchObject({ ok: true, auditRecorded: false, request: { status: 'denied' }, editedRequest: { status: 'approved' } });
   });
 });
+
+describe('listFor filters eligibility in the store', () => {
+  it('1,001 newer requests for other approvers do not hide the one this approver may decide', async () => {
+    const f = makeGateFixture();
+    const { requestId } = await pendingTransfer(f);
+    for (let i = 0; i < 1001; i++) {
+      f.clock.advance(1);
+      await f.gate.propose(f.call({ toolName: 'deploy', arguments: { service: `s${i}` } }));
+    }
+    expect((await f.gate.approvals.listFor(FINANCE)).map((v) => v.request.requestId)).toEqual([requestId]);
+  });
+});
