@@ -36,13 +36,24 @@ export function ledgerSql(s: string) {
      * transaction we waited for.
      */
     lockRequest: `SELECT 1 FROM ${s}.approval_requests WHERE request_id = $1 FOR UPDATE`,
-    /** $1 = effective status or NULL for all, $2 = now, $3 = limit. */
+    /**
+     * $1 = effective status or NULL for all, $2 = now, $3 = limit; $4 = approver id or
+     * NULL for everyone's requests, $5 = their roles, $6 = the principals they are.
+     * The eligibility test is `eligibleUnder` (core) in SQL: the call's own principal
+     * only under principalSelf: true, anyone else when named or holding a listed role.
+     */
     listRequests: `${selectRequest}
+      JOIN ${s}.proposals p ON p.proposal_id = r.proposal_id
       WHERE CASE
         WHEN $1::text IS NULL THEN true
         WHEN $1 = 'expired' THEN r.status IN ('pending', 'approved') AND r.expires_at <= $2
         WHEN $1 IN ('pending', 'approved') THEN r.status = $1 AND r.expires_at > $2
         ELSE r.status = $1
+      END
+      AND CASE
+        WHEN $4::text IS NULL THEN true
+        WHEN p.principal = ANY($6::text[]) THEN COALESCE(r.eligible -> 'principalSelf' = 'true'::jsonb, false)
+        ELSE COALESCE(r.eligible -> 'approvers' ? $4::text, false) OR COALESCE(r.eligible -> 'roles' ?| $5::text[], false)
       END
       ORDER BY r.created_at DESC, r.request_id COLLATE "C" DESC
       LIMIT $3`,

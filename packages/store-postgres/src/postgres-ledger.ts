@@ -90,7 +90,15 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
-    const { rows } = await this.#db.query(this.#sql.listRequests, [filter.status ?? null, now, filter.limit ?? 100]);
+    const who = filter.eligibleFor;
+    const { rows } = await this.#db.query(this.#sql.listRequests, [
+      filter.status ?? null,
+      now,
+      filter.limit ?? 100,
+      who?.approverId ?? null,
+      [...(who?.roles ?? [])],
+      [...(who?.principals ?? [])],
+    ]);
     return rows.map(requestFromRow);
   }
 

@@ -4,6 +4,7 @@ import type {
   ConsumeInput,
   ConsumeResult,
   Decision,
+  EligibilityFilter,
   LedgerStore,
   ListRequestsFilter,
   NewApprovalRequest,
@@ -44,6 +45,24 @@ function statusFilter(status: ListRequestsFilter['status'], now: number): { sql:
       // Bound, never spliced: the filter may come straight from an HTTP query string.
       return { sql: 'r.status = ?', params: [status] };
   }
+}
+
+/**
+ * WHERE clause keeping only requests `who` may decide: `eligibleUnder` in SQL, over the
+ * request's stored rule (JSON) and its call's principal (`p`, joined by the caller).
+ * The call's own principal decides only under principalSelf: true; anyone else when
+ * named in `approvers` or holding one of `roles`. JSON true reads back as 1.
+ */
+function eligibilityFilter(who: EligibilityFilter | undefined): { sql: string; params: string[] } {
+  if (who === undefined) return { sql: '1 = 1', params: [] };
+  return {
+    sql: `CASE WHEN p.principal IN (SELECT value FROM json_each(?))
+        THEN json_type(r.eligible, '$.principalSelf') = 'true'
+        ELSE EXISTS (SELECT 1 FROM json_each(r.eligible, '$.approvers') a WHERE a.value = ?)
+          OR EXISTS (SELECT 1 FROM json_each(r.eligible, '$.roles') a WHERE a.value IN (SELECT value FROM json_each(?)))
+      END`,
+    params: [JSON.stringify(who.principals), who.approverId, JSON.stringify(who.roles)],
+  };
 }
 
 /**
@@ -126,9 +145,13 @@ export class SqliteLedger implements LedgerStore {
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
     return this.#conn.read(() => {
       const where = statusFilter(filter.status, now);
+      const eligible = eligibilityFilter(filter.eligibleFor);
       const rows = this.#conn
-        .statement(`${SELECT_REQUEST} WHERE ${where.sql} ORDER BY r.created_at DESC, r.request_id DESC LIMIT ?`)
-        .all(...where.params, filter.limit ?? 100);
+        .statement(
+          `${SELECT_REQUEST} JOIN proposals p ON p.proposal_id = r.proposal_id
+           WHERE ${where.sql} AND ${eligible.sql} ORDER BY r.created_at DESC, r.request_id DESC LIMIT ?`,
+        )
+        .all(...where.params, ...eligible.params, filter.limit ?? 100);
       return rows.map(requestFromRow);
     });
   }

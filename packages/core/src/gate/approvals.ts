@@ -1,17 +1,16 @@
-import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
-import { CanonicalizationError } from '../canonical/errors.ts';
 import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
-import { signDecisionRecord } from '../token/decision-record.ts';
 import { mintApprovalToken } from '../token/mint.ts';
+import { approveWithEdits } from './approve-with-edits.ts';
+import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import type { GateDeps } from './config.ts';
 import type { ToolDefinition } from './tools.ts';
-import { type Approver, mayDecide } from './eligibility.ts';
+import { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 import { callClaimsOf } from './expected-call.ts';
+import type { InputSchemaProblem } from './input-schema.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 
-/** How many requests `listFor` reads before filtering by eligibility. */
-const LIST_WINDOW = 1000;
+const MAX_REASON_LENGTH = 1000;
 
 export interface DecisionInput {
   requestId: string;
@@ -31,6 +30,10 @@ export type DecisionFailure =
   | 'already_decided'
   | 'duplicate_approver'
   | 'invalid_arguments'
+  /** The input is not a decision: `decision` other than 'approve'/'deny', a non-string id or reason. */
+  | 'invalid_decision'
+  /** Approve-with-edits: policy denies the edited call, so the edit is refused (the original stays pending). */
+  | 'edit_denied_by_policy'
   | 'store_unavailable';
 
 export type DecisionOutcome =
@@ -40,8 +43,20 @@ export type DecisionOutcome =
       /** Present for approve-with-edits: the request for the edited call. */
       editedRequest?: ApprovalRequest | undefined;
       editedProposal?: Proposal | undefined;
+      /**
+       * Present (false) only when the decision took effect in the ledger but its audit
+       * record(s) could not be appended: the decision stands (it is not reported as
+       * failed), and the gap is the caller's to report (see `appendAfterEffect`).
+       */
+      auditRecorded?: false;
     }
-  | { ok: false; reason: DecisionFailure; message: string };
+  | {
+      ok: false;
+      reason: DecisionFailure;
+      message: string;
+      /** For `invalid_arguments` from the tool's input schema: what is wrong, by JSON Pointer. */
+      problems?: InputSchemaProblem[] | undefined;
+    };
 
 /**
  * The tool definition an approver is shown beside a call: the one this gate runs,
@@ -95,11 +110,10 @@ export class ApprovalService {
   /** Requests this approver may decide, with their calls. */
   async listFor(approver: Approver, status: RequestView['status'] = 'pending', limit = 100): Promise<RequestView[]> {
     const now = this.#deps.clock();
-    // Eligibility is filtered here, so read a wider window than `limit` from the ledger.
-    const requests = await this.#deps.ledger.listApprovalRequests({ status, limit: LIST_WINDOW }, now);
+    // The store filters by eligibility before the limit, so other requests can never crowd these out.
+    const requests = await this.#deps.ledger.listApprovalRequests({ status, limit, eligibleFor: eligibilityOf(approver) }, now);
     const views: RequestView[] = [];
     for (const request of requests) {
-      if (views.length >= limit) break;
       const proposal = await this.#deps.ledger.getProposal(request.proposalId);
       if (proposal !== undefined && mayDecide(request.eligible, approver, proposal.principal)) {
         views.push({ request, proposal, status: effectiveStatus(request, now), definition: this.#definitionOf(proposal) });
@@ -110,6 +124,8 @@ export class ApprovalService {
 
   async decide(approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
     const deps = this.#deps;
+    const invalid = invalidDecision(input);
+    if (invalid !== undefined) return fail('invalid_decision', invalid);
     try {
       const view = await this.view(input.requestId);
       if (view === undefined) return fail('not_found', 'no such approval request');
@@ -117,7 +133,7 @@ export class ApprovalService {
         return fail('not_eligible', `${approver.id} may not decide this request`);
       }
       if (input.decision === 'approve' && input.editedArguments !== undefined) {
-        return await this.#approveWithEdits(approver, view, input);
+        return await approveWithEdits(deps, approver, view, input);
       }
       const now = deps.clock();
       const result = await deps.ledger.addDecision(
@@ -126,8 +142,15 @@ export class ApprovalService {
         { now, tokenIdIfApproved: deps.newId() },
       );
       if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
-      await this.#auditDecision(view.proposal, result.request, approver.id, input.decision, input.reason, now);
-      return { ok: true, request: result.request };
+      // The decision has taken effect: from here on, nothing may report it as failed.
+      const events = decisionEvents(deps.keyring, view.proposal, result.request, {
+        approver: approver.id,
+        decision: input.decision,
+        reason: input.reason,
+        at: now,
+      });
+      const audited = await appendAfterEffect(deps.audit, events);
+      return audited ? { ok: true, request: result.request } : { ok: true, request: result.request, auditRecorded: false };
     } catch (error) {
       return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);
     }
@@ -169,107 +192,25 @@ export class ApprovalService {
     }
     return revoked;
   }
-
-  async #approveWithEdits(approver: Approver, view: RequestView, input: DecisionInput): Promise<DecisionOutcome> {
-    const deps = this.#deps;
-    let edited: ReturnType<typeof canonicalizeArguments>;
-    try {
-      edited = canonicalizeArguments(input.editedArguments, deps.argumentLimits);
-    } catch (error) {
-      const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : errorMessage(error);
-      return fail('invalid_arguments', message);
-    }
-    const now = deps.clock();
-    if (view.status !== 'pending') return fail(view.status === 'expired' ? 'expired' : 'already_decided', `request is ${view.status}`);
-    const original = view.proposal;
-    const editedProposalId = deps.newId();
-    const recorded = await deps.ledger.recordProposal({
-      proposalId: editedProposalId,
-      runId: original.runId,
-      sessionId: original.sessionId,
-      principal: original.principal,
-      callId: `${original.callId}~edit-${editedProposalId}`,
-      toolName: original.toolName,
-      definitionDigest: original.definitionDigest,
-      canonicalArgs: edited.canonical,
-      argsDigest: edited.digest,
-      modelResponseRef: original.modelResponseRef,
-      parentProposalId: original.proposalId,
-      createdAt: now,
-    });
-    if (!recorded.ok) return fail('already_decided', 'an edit of this call already exists');
-    // Close the original first: if that fails (already decided, expired), the edit never gets approved.
-    const closed = await deps.ledger.addDecision(
-      view.request.requestId,
-      { approver: approver.id, decision: 'deny', reason: input.reason ?? 'edited', at: now, editedProposalId },
-      { now, tokenIdIfApproved: deps.newId() },
-    );
-    if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
-    const editedProposal = recorded.proposal;
-    await deps.audit.append({ ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } });
-    await this.#auditDecision(original, closed.request, approver.id, 'deny', input.reason ?? 'edited', now, editedProposalId);
-
-    const editedRequest = await deps.ledger.createApprovalRequest({
-      requestId: deps.newId(),
-      proposalId: editedProposalId,
-      createdAt: now,
-      expiresAt: view.request.expiresAt,
-      requiredApprovals: view.request.requiredApprovals,
-      eligible: view.request.eligible,
-      ruleId: view.request.ruleId,
-    });
-    await deps.audit.append({ ...eventAbout(editedProposal, 'approval_requested', now), requestId: editedRequest.requestId, detail: { editedFrom: original.proposalId } });
-    const approved = await deps.ledger.addDecision(
-      editedRequest.requestId,
-      { approver: approver.id, decision: 'approve', reason: input.reason, at: now },
-      { now, tokenIdIfApproved: deps.newId() },
-    );
-    if (!approved.ok) return fail(approved.reason, `decision refused: ${approved.reason}`);
-    await this.#auditDecision(editedProposal, approved.request, approver.id, 'approve', input.reason, now);
-    return { ok: true, request: closed.request, editedRequest: approved.request, editedProposal };
-  }
-
-  async #auditDecision(
-    proposal: Proposal,
-    request: ApprovalRequest,
-    approver: string,
-    decision: 'approve' | 'deny',
-    reason: string | undefined,
-    at: number,
-    editedProposalId?: string,
-  ): Promise<void> {
-    // Each decision is its own signed record, bound to the call the approver was shown.
-    const record = signDecisionRecord(
-      {
-        ...callClaimsOf(proposal),
-        req: request.requestId,
-        prop: proposal.proposalId,
-        apr: approver,
-        dec: decision,
-        rsn: reason ?? null,
-        edit: editedProposalId ?? null,
-        at,
-      },
-      this.#deps.keyring,
-    );
-    await this.#deps.audit.append({
-      ...eventAbout(proposal, 'decision', at),
-      requestId: request.requestId,
-      actor: approver,
-      reason,
-      detail: { decision, status: request.status, record, ...(editedProposalId ? { editedProposalId } : {}) },
-    });
-    if (request.status === 'approved' && request.tokenId !== undefined) {
-      await this.#deps.audit.append({
-        ...eventAbout(proposal, 'token_minted', at),
-        requestId: request.requestId,
-        actor: approver,
-        detail: { tokenId: request.tokenId, expiresAt: request.expiresAt },
-      });
-    }
-  }
 }
 
 function fail(reason: DecisionFailure, message: string): DecisionOutcome {
   return { ok: false, reason, message };
+}
+
+/**
+ * Why `input` is not a decision, or undefined. The type says 'approve' | 'deny', but
+ * callers reach this from JSON and other languages: anything else ('reject', 'DENY',
+ * undefined) is refused here, before any store sees it, never counted as an approval.
+ */
+function invalidDecision(input: DecisionInput): string | undefined {
+  if (typeof input !== 'object' || input === null) return 'a decision must be an object';
+  if (typeof input.requestId !== 'string' || input.requestId.length === 0) return 'requestId must be a non-empty string';
+  const decision: unknown = input.decision;
+  if (decision !== 'approve' && decision !== 'deny') return `decision must be "approve" or "deny", not ${JSON.stringify(decision) ?? 'undefined'}`;
+  if (input.reason !== undefined && (typeof input.reason !== 'string' || input.reason.length > MAX_REASON_LENGTH)) {
+    return `reason must be a string of at most ${MAX_REASON_LENGTH} characters`;
+  }
+  if (decision === 'deny' && input.editedArguments !== undefined) return 'edited arguments only go with approve';
+  return undefined;
 }

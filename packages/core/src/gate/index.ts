@@ -10,7 +10,7 @@ export {
 export type { GateConfig, GateDeps } from './config.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export { type DispatchRequest, digestResult } from './dispatch.ts';
-export { type Approver, mayDecide } from './eligibility.ts';
+export { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';
 export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';
 export { Gate } from './gate.ts';

@@ -10,6 +10,9 @@ export function decisionRefusal(
   decision: Decision,
   now: number,
 ): Extract<AddDecisionResult, { ok: false }>['reason'] | undefined {
+  // The decision may come from untyped code (JSON, another language): anything but the
+  // two values is refused here, in every store, rather than counted as an approval.
+  if (decision.decision !== 'approve' && decision.decision !== 'deny') return 'invalid_decision';
   const status = effectiveStatus(request, now);
   if (status === 'expired') return 'expired';
   if (status !== 'pending') return 'already_decided';

@@ -5,6 +5,7 @@ import type {
   ConsumeInput,
   ConsumeResult,
   Decision,
+  EligibilityFilter,
   LedgerStore,
   ListRequestsFilter,
   NewApprovalRequest,
@@ -16,6 +17,7 @@ import type {
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
 import { copyProposal, copyRequest } from './copy-records.ts';
+import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 
 /**
@@ -84,8 +86,14 @@ export class MemoryLedger implements LedgerStore {
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
     const all = [...this.#requests.values()]
       .filter((r) => filter.status === undefined || effectiveStatus(r, now) === filter.status)
+      .filter((r) => filter.eligibleFor === undefined || this.#eligible(r, filter.eligibleFor))
       .sort((a, b) => b.createdAt - a.createdAt || (a.requestId < b.requestId ? 1 : -1));
     return all.slice(0, filter.limit ?? 100).map(copyRequest);
+  }
+
+  #eligible(request: ApprovalRequest, who: EligibilityFilter): boolean {
+    const proposal = this.#proposals.get(request.proposalId);
+    return proposal !== undefined && eligibleUnder(request.eligible, who, proposal.principal);
   }
 
   async addDecision(

@@ -100,7 +100,7 @@ export type RecordProposalResult =
 
 export type AddDecisionResult =
   | { ok: true; request: ApprovalRequest }
-  | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' };
+  | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' | 'invalid_decision' };
 
 export type ConsumeFailure =
   | 'not_found'
@@ -119,9 +119,23 @@ export interface ConsumeInput {
   now: number;
 }
 
+/** Who is asking for a listing: enough to apply `eligibleUnder` to every request. */
+export interface EligibilityFilter {
+  approverId: string;
+  roles: readonly string[];
+  /** Every principal this approver is, their own id included. */
+  principals: readonly string[];
+}
+
 export interface ListRequestsFilter {
   status?: ApprovalStatus | undefined;
   limit?: number | undefined;
+  /**
+   * Only requests this person may decide (`eligibleUnder` against the request's rule and
+   * its call's principal), filtered in the store before `limit`, so any number of other
+   * requests cannot push an eligible one out of the page.
+   */
+  eligibleFor?: EligibilityFilter | undefined;
 }
 
 export interface LedgerStore {

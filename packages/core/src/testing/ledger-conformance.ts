@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
 import type { LedgerStore, NewApprovalRequest, ProposalInput } from '../ledger/types.ts';
+import { describeApproverConformance } from './ledger-approver-conformance.ts';
 
 export interface LedgerHarness {
   store: LedgerStore;
@@ -267,6 +268,8 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         expect(limited).toHaveLength(2);
       });
     });
+
+    describeApproverConformance(() => store);
 
     describe('single use', () => {
       it('a call without approval dispatches once', async () => {

@@ -4,8 +4,12 @@ import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 export interface AuthConfig {
   /** Agent runtimes: service-to-service bearer tokens. */
   agents: Array<{ name: string; token: string }>;
-  /** People who approve: id, roles, and a password for the login form (and/or a bearer token for the API). */
-  approvers: Array<{ id: string; roles: string[]; password?: string; token?: string }>;
+  /**
+   * People who approve: id, roles, and a password for the login form (and/or a bearer token for the API).
+   * `principals`: the principals (end users agents act for) this approver also is; a call acting for
+   * one of them (or for the approver's own id) is never theirs to approve unless the rule says principalSelf.
+   */
+  approvers: Array<{ id: string; roles: string[]; principals?: string[]; password?: string; token?: string }>;
   /** Trust identity headers set by an authenticating reverse proxy (optional). */
   trustedProxy?: { userHeader: string; rolesHeader?: string; sharedSecretHeader?: string; sharedSecret?: string } | undefined;
   /** Secret for signing session cookies (≥ 32 bytes); generated per process when absent (sessions then end on restart). */
@@ -193,6 +197,9 @@ export function validateAuthConfig(auth: AuthConfig): void {
     names.add(`approver:${approver.id}`);
     if (!Array.isArray(approver.roles) || approver.roles.some((r) => typeof r !== 'string')) {
       throw new ServerConfigError('invalid_auth_config', `approver ${approver.id}: roles must be strings`);
+    }
+    if (approver.principals !== undefined && (!Array.isArray(approver.principals) || approver.principals.some((p) => typeof p !== 'string' || p.length === 0))) {
+      throw new ServerConfigError('invalid_auth_config', `approver ${approver.id}: principals must be non-empty strings`);
     }
     if (approver.token !== undefined) claim(approver.token, `approver ${approver.id}`);
     if (approver.password !== undefined && (typeof approver.password !== 'string' || approver.password.length === 0)) {

@@ -9,7 +9,9 @@ export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
  * Records one decision by an authenticated approver and tells waiting clients and
  * the webhook. `input` holds only what the approver chose; which call it is about
  * comes from the ledger. Failures are typed `ApiError`s whose messages describe
- * only the caller's own request.
+ * only the caller's own request. A decision that took effect is never reported as a
+ * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
+ * and the routes pass that on to the approver.
  */
 export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
   const view = await eligibleView(services, approver, input.requestId);
@@ -51,6 +53,11 @@ function decisionError(reason: DecisionFailure, message: string): ApiError {
     case 'invalid_arguments':
       // About the caller's own edited arguments: which rule they broke helps them fix it.
       return new ApiError('invalid_arguments', `edited arguments refused: ${message}`);
+    case 'invalid_decision':
+      return new ApiError('invalid_request', message);
+    case 'edit_denied_by_policy':
+      // The approver asked for this call themself; saying policy refuses it is no leak.
+      return new ApiError('edit_denied_by_policy', 'policy denies the edited call; the original call is still pending');
     case 'store_unavailable':
       return new ApiError('store_unavailable', 'the approval store is unavailable');
   }

@@ -39,7 +39,7 @@ export class Authenticator {
     for (const approver of config.approvers) {
       if (approver.token === undefined) continue;
       this.#tokenDigests.push(digestSecret(approver.token));
-      this.#tokenOwners.push({ kind: 'approver', approver: { id: approver.id, roles: [...approver.roles] }, via: 'bearer' });
+      this.#tokenOwners.push({ kind: 'approver', approver: approverOf(approver), via: 'bearer' });
     }
   }
 
@@ -69,12 +69,12 @@ export class Authenticator {
     const entry = this.#config.approvers.find((a) => a.id === id);
     // Unknown users and users without a password still cost one comparison.
     const matches = secretsEqual(password, entry?.password ?? NO_PASSWORD);
-    return matches && entry?.password !== undefined ? { id: entry.id, roles: [...entry.roles] } : undefined;
+    return matches && entry?.password !== undefined ? approverOf(entry) : undefined;
   }
 
   #approver(id: string): ApproverIdentity['approver'] | undefined {
     const entry = this.#config.approvers.find((a) => a.id === id);
-    return entry === undefined ? undefined : { id: entry.id, roles: [...entry.roles] };
+    return entry === undefined ? undefined : approverOf(entry);
   }
 
   /**
@@ -90,6 +90,7 @@ export class Authenticator {
       const presented = credentials.header(proxy.sharedSecretHeader);
       if (presented === undefined || !secretsEqual(presented, proxy.sharedSecret)) return undefined;
     }
+    const entry = this.#approver(user);
     const rolesHeader = proxy.rolesHeader === undefined ? undefined : credentials.header(proxy.rolesHeader);
     const roles =
       rolesHeader !== undefined
@@ -97,7 +98,18 @@ export class Authenticator {
             .split(',')
             .map((r) => r.trim())
             .filter((r) => r.length > 0)
-        : (this.#approver(user)?.roles ?? []);
-    return { kind: 'approver', approver: { id: user, roles }, via: 'proxy', csrfKey: `proxy:${user}` };
+        : (entry?.roles ?? []);
+    // Which principals the user is comes from this file only: no header can un-say it.
+    const principals = entry?.principals === undefined ? {} : { principals: entry.principals };
+    return { kind: 'approver', approver: { id: user, roles, ...principals }, via: 'proxy', csrfKey: `proxy:${user}` };
   }
+}
+
+/** The approver an auth entry describes: id, roles and, when listed, the principals they are. */
+function approverOf(entry: AuthConfig['approvers'][number]): ApproverIdentity['approver'] {
+  return {
+    id: entry.id,
+    roles: [...entry.roles],
+    ...(entry.principals === undefined ? {} : { principals: [...entry.principals] }),
+  };
 }

@@ -61,6 +61,11 @@ describe('countersign auth check', () => {
     expect(run.stdout).toContain('auth.yaml: valid, 1 agent, 2 approvers');
     expect(run.stdout).toMatch(/agent +billing-agent/);
     expect(run.stdout).toMatch(/approver +alice@example\.com \(roles finance, release-manager; password, API bearer token\)/);
+    const mapped = await runCaptured(['auth', 'check', 'auth.yaml'], {
+      cwd: withFile('auth.yaml', AUTH_YAML.replace('roles: [release-manager]', 'roles: [release-manager]\n    principals: [user:7, bob]')),
+      env: ENV,
+    });
+    expect(mapped.stdout).toMatch(/approver +bob@example\.com \(roles release-manager; also principal user:7, bob; password, API bearer token\)/);
     expect(run.stdout).toMatch(/proxy +trusted identity header x-forwarded-user, roles from x-forwarded-groups, shared secret required/);
     expectNoSecret(run.stdout, run.stderr);
   });

@@ -6,7 +6,9 @@ export function describeAuthSummary(summary: AuthSummary): Array<[label: string,
   for (const approver of summary.approvers) {
     const ways = [approver.password ? 'password' : undefined, approver.token ? 'API bearer token' : undefined].filter((w) => w !== undefined);
     const roles = approver.roles.length === 0 ? 'no roles' : `roles ${approver.roles.join(', ')}`;
-    lines.push(['approver', `${approver.id} (${roles}; ${ways.length === 0 ? 'via the trusted proxy only' : ways.join(', ')})`]);
+    // Calls acting for these principals (or for the approver's own id) never count them as approvers, unless principalSelf.
+    const self = approver.principals === undefined || approver.principals.length === 0 ? '' : `; also principal ${approver.principals.join(', ')}`;
+    lines.push(['approver', `${approver.id} (${roles}${self}; ${ways.length === 0 ? 'via the trusted proxy only' : ways.join(', ')})`]);
   }
   const proxy = summary.trustedProxy;
   if (proxy !== undefined) {

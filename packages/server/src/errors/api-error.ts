@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | 'expired'
   | 'already_decided'
   | 'duplicate_approver'
+  | 'edit_denied_by_policy'
   | 'not_approved'
   | 'too_many_attempts'
   | 'store_unavailable'
@@ -40,6 +41,7 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   expired: 409,
   already_decided: 409,
   duplicate_approver: 409,
+  edit_denied_by_policy: 403,
   not_approved: 409,
   too_many_attempts: 429,
   store_unavailable: 503,

@@ -17,6 +17,8 @@ export const authFileSchema = z.strictObject({
       z.strictObject({
         id: nonEmpty,
         roles: z.array(nonEmpty),
+        /** The principals (end users agents act for) this approver also is: never approvers of their own calls. */
+        principals: z.array(nonEmpty).optional(),
         password: secretRef.optional(),
         token: secretRef.optional(),
       }),

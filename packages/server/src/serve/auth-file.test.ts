@@ -25,6 +25,14 @@ describe('parseAuthFile', () => {
     expect(parseAuthFile(json, 'json', { A_TOKEN: AGENT })).toEqual(fromYaml);
   });
 
+  it('approvers may name the principals they are; an empty principal is refused', () => {
+    const yaml = `agents:\n  - name: a\n    token: ${AGENT}\napprovers:\n  - id: fiona@corp\n    roles: [finance]\n    principals: [user:42]\n    token: ${ALICE}\n`;
+    const parsed = parseAuthFile(yaml, 'yaml', {});
+    expect(parsed.config.approvers[0]).toEqual({ id: 'fiona@corp', roles: ['finance'], principals: ['user:42'], token: ALICE });
+    expect(parsed.summary.approvers[0]).toEqual({ id: 'fiona@corp', roles: ['finance'], principals: ['user:42'], password: false, token: true });
+    expect(problemsOf(yaml.replace('[user:42]', '[""]'), 'yaml')).toEqual(['approvers[0].principals[0]: must not be empty']);
+  });
+
   it('lists every problem with its path, and never a secret', () => {
     const text = [
       'agents:',

@@ -13,7 +13,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface AuthSummary {
   agents: Array<{ name: string }>;
   /** `password` / `token`: whether that way of signing in is configured. */
-  approvers: Array<{ id: string; roles: string[]; password: boolean; token: boolean }>;
+  /** `principals`: present when the file lists the principals this approver also is. */
+  approvers: Array<{ id: string; roles: string[]; principals?: string[]; password: boolean; token: boolean }>;
   trustedProxy?: { userHeader: string; rolesHeader?: string; sharedSecret: boolean };
 }
 
@@ -94,6 +95,7 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
     return {
       id: approver.id,
       roles: [...approver.roles],
+      ...(approver.principals === undefined ? {} : { principals: [...approver.principals] }),
       ...(approver.password === undefined ? {} : { password: secret(approver.password, ['approvers', i, 'password'], false) }),
       ...(approver.token === undefined ? {} : { token: secret(approver.token, ['approvers', i, 'token'], true) }),
     };
@@ -118,7 +120,13 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
     config: { agents, approvers, ...(trustedProxy === undefined ? {} : { trustedProxy }) },
     summary: {
       agents: agents.map((a) => ({ name: a.name })),
-      approvers: approvers.map((a) => ({ id: a.id, roles: a.roles, password: a.password !== undefined, token: a.token !== undefined })),
+      approvers: approvers.map((a) => ({
+        id: a.id,
+        roles: a.roles,
+        ...(a.principals === undefined ? {} : { principals: a.principals }),
+        password: a.password !== undefined,
+        token: a.token !== undefined,
+      })),
       ...(proxy === undefined
         ? {}
         : {

@@ -25,6 +25,8 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
     return c.json({
       request: request === undefined ? null : await approvalView(services.gate, request),
       ...(edited === undefined ? {} : { editedRequest: await approvalView(services.gate, edited) }),
+      // The decision took effect; its audit record did not get written (an audit outage).
+      ...(outcome.auditRecorded === false ? { auditRecorded: false } : {}),
     });
   });
   return routes;

@@ -15,7 +15,11 @@ const NOTICES: Record<string, string> = {
   approved: 'Your approval was recorded.',
   denied: 'You denied this call. It will not run.',
   edited: 'Your edited call was recorded and approved. The original call will not run.',
+  edited_pending:
+    'Your edited call was recorded and now waits for the approvals its own policy rule requires. The original call will not run.',
 };
+/** Added to the notice when the decision took effect but the audit log did not record it. */
+const UNAUDITED = ' Warning: the audit log could not record this decision; tell your administrator.';
 
 /** GET / (requests to decide), GET /requests/:id (the exact call), POST /requests/:id/decision. */
 export function approvalPages(services: Services): Hono<AppEnv> {
@@ -40,7 +44,9 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     const identity = pageApprover(c);
     const view = await approvalView(services.gate, await eligibleView(services, identity.approver, c.req.param('id')));
     const done = c.req.query('done');
-    return c.html(renderDetail(services, identity, view, { notice: done === undefined ? undefined : NOTICES[done] }));
+    const notice = done === undefined ? undefined : NOTICES[done];
+    const unaudited = notice !== undefined && c.req.query('audit') === 'missing';
+    return c.html(renderDetail(services, identity, view, { notice: unaudited ? `${notice}${UNAUDITED}` : notice }));
   });
 
   routes.post('/requests/:id/decision', signedIn, async (c) => {
@@ -66,10 +72,17 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     if (reason !== undefined && reason.length > 1000) throw new ApiError('invalid_request', 'reason is longer than 1000 characters');
     try {
       const outcome = await decide(services, identity.approver, input);
-      if (outcome.editedRequest !== undefined) {
-        return c.redirect(`/requests/${encodeURIComponent(outcome.editedRequest.requestId)}?done=edited`, 303);
+      const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
+      const edited = outcome.editedRequest;
+      if (edited !== undefined) {
+        // The edited call may need other approvers (its own rule), whom the editor may not be:
+        // then they stay on the original, closed request, which links to the edit.
+        const decidedByEditor = edited.decisions.some((d) => d.approver === identity.approver.id);
+        const target = decidedByEditor ? edited.requestId : requestId;
+        const done = edited.status === 'approved' ? 'edited' : 'edited_pending';
+        return c.redirect(`/requests/${encodeURIComponent(target)}?done=${done}${audit}`, 303);
       }
-      return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=${input.decision === 'approve' ? 'approved' : 'denied'}`, 303);
+      return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=${input.decision === 'approve' ? 'approved' : 'denied'}${audit}`, 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'store_unavailable') throw error;
       // Show the refusal next to the call, keeping what the approver typed.

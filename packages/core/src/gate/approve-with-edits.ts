@@ -1,0 +1,166 @@
+import type { AuditEvent } from '../audit/types.ts';
+import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { CanonicalizationError } from '../canonical/errors.ts';
+import type { ApproverRule, Proposal } from '../ledger/types.ts';
+import { decideSafely } from '../policy/safe-decide.ts';
+import { auditBestEffort } from './audit-safely.ts';
+import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import type { GateDeps } from './config.ts';
+import type { DecisionInput, DecisionOutcome, RequestView } from './approvals.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { checkInputSchema, type InputSchemaProblem } from './input-schema.ts';
+import { errorMessage, eventAbout } from './propose.ts';
+
+/** What the edited call's own approval request carries. */
+interface EditedRule {
+  eligible: ApproverRule;
+  requiredApprovals: number;
+  expiresAt: number;
+  ruleId: string | undefined;
+}
+
+/**
+ * Approve-with-edits: the approver's arguments become a new proposal, approved as its
+ * own call (the original is closed, linked to it). The edit is a new call, so it gets
+ * its own checks before anything is written:
+ * - the arguments must canonicalize and fit the tool's pinned input schema;
+ * - policy decides the edited call: `deny` refuses the edit (the original stays
+ *   pending); `approve` gives the new request that rule's approvers, count and TTL;
+ *   `allow` keeps the original request's rule (see `editedRule`).
+ * The editor's approval is recorded on the new request only if they are eligible under
+ * its rule; otherwise it waits, pending, for approvers who are.
+ */
+export async function approveWithEdits(deps: GateDeps, approver: Approver, view: RequestView, input: DecisionInput): Promise<DecisionOutcome> {
+  const original = view.proposal;
+  let edited: ReturnType<typeof canonicalizeArguments>;
+  try {
+    edited = canonicalizeArguments(input.editedArguments, deps.argumentLimits);
+  } catch (error) {
+    const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : errorMessage(error);
+    return fail('invalid_arguments', message);
+  }
+  const schemaProblem = editSchemaProblem(deps, original, edited.value);
+  if (schemaProblem !== undefined) return { ok: false, reason: 'invalid_arguments', ...schemaProblem };
+  if (view.status !== 'pending') return fail(view.status === 'expired' ? 'expired' : 'already_decided', `request is ${view.status}`);
+
+  const now = deps.clock();
+  const verdict = await decideSafely(deps.policy, {
+    toolName: original.toolName,
+    args: edited.value,
+    principal: original.principal,
+    runId: original.runId,
+    sessionId: original.sessionId,
+    definitionDigest: original.definitionDigest,
+  });
+  if (verdict.kind === 'deny') {
+    // Nothing was written: the original call stays pending as it was.
+    await auditBestEffort(deps.audit, {
+      ...eventAbout(original, 'rejection', now),
+      requestId: view.request.requestId,
+      actor: approver.id,
+      reason: 'edit_denied_by_policy',
+      detail: { editedArgsDigest: edited.digest, verdict: verdict.reason, ruleId: verdict.ruleId ?? null },
+    });
+    return fail('edit_denied_by_policy', `policy denies the edited call (${verdict.reason}${verdict.ruleId ? `, rule ${verdict.ruleId}` : ''})`);
+  }
+  const rule = editedRule(view, verdict, now);
+
+  const editedProposalId = deps.newId();
+  const recorded = await deps.ledger.recordProposal({
+    proposalId: editedProposalId,
+    runId: original.runId,
+    sessionId: original.sessionId,
+    principal: original.principal,
+    callId: `${original.callId}~edit-${editedProposalId}`,
+    toolName: original.toolName,
+    definitionDigest: original.definitionDigest,
+    canonicalArgs: edited.canonical,
+    argsDigest: edited.digest,
+    modelResponseRef: original.modelResponseRef,
+    parentProposalId: original.proposalId,
+    createdAt: now,
+  });
+  if (!recorded.ok) return fail('already_decided', 'an edit of this call already exists');
+  // Close the original first: if that fails (already decided, expired), the edit never gets approved.
+  const reason = input.reason ?? 'edited';
+  const closed = await deps.ledger.addDecision(
+    view.request.requestId,
+    { approver: approver.id, decision: 'deny', reason, at: now, editedProposalId },
+    { now, tokenIdIfApproved: deps.newId() },
+  );
+  if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
+  const editedProposal = recorded.proposal;
+  // From here on the original is closed: every later step runs, and audit events are
+  // appended after the ledger writes so an audit outage cannot strand the edit half-made.
+  const events: AuditEvent[] = [
+    { ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
+    ...decisionEvents(deps.keyring, original, closed.request, { approver: approver.id, decision: 'deny', reason, at: now, editedProposalId }),
+    {
+      ...eventAbout(editedProposal, 'verdict', now),
+      detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId },
+    },
+  ];
+  let editedRequest = await deps.ledger.createApprovalRequest({
+    requestId: deps.newId(),
+    proposalId: editedProposalId,
+    createdAt: now,
+    ...rule,
+  });
+  events.push({
+    ...eventAbout(editedProposal, 'approval_requested', now),
+    requestId: editedRequest.requestId,
+    detail: { editedFrom: original.proposalId, expiresAt: rule.expiresAt, requiredApprovals: rule.requiredApprovals, ruleId: rule.ruleId ?? null },
+  });
+  if (mayDecide(rule.eligible, approver, original.principal)) {
+    const approved = await deps.ledger.addDecision(
+      editedRequest.requestId,
+      { approver: approver.id, decision: 'approve', reason: input.reason, at: now },
+      { now, tokenIdIfApproved: deps.newId() },
+    );
+    if (approved.ok) {
+      editedRequest = approved.request;
+      events.push(...decisionEvents(deps.keyring, editedProposal, approved.request, { approver: approver.id, decision: 'approve', reason: input.reason, at: now }));
+    }
+  }
+  const audited = await appendAfterEffect(deps.audit, events);
+  return { ok: true, request: closed.request, editedRequest, editedProposal, ...(audited ? {} : { auditRecorded: false as const }) };
+}
+
+/**
+ * The rule the edited call's request carries.
+ * - `approve`: the edited call's own rule (approvers, count, TTL). Its deadline is the
+ *   sooner of now + that rule's TTL and the original request's deadline: an edit
+ *   never extends how long the agent's call may wait or its token may live.
+ * - `allow`: the original request's rule and deadline. Policy would let the edited call
+ *   run without approval, but it exists only because an approver changed a call that
+ *   needed one; it stays an approved request so the edit is recorded, signed and
+ *   attributed to the editor, never a silent free call.
+ */
+function editedRule(view: RequestView, verdict: { kind: 'allow'; ruleId: string } | { kind: 'approve'; ruleId: string; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number } }, now: number): EditedRule {
+  if (verdict.kind === 'allow') {
+    const { eligible, requiredApprovals, expiresAt, ruleId } = view.request;
+    return { eligible, requiredApprovals, expiresAt, ruleId };
+  }
+  return {
+    eligible: verdict.approval.eligible,
+    requiredApprovals: verdict.approval.requiredApprovals,
+    expiresAt: Math.min(view.request.expiresAt, now + verdict.approval.ttlSeconds * 1000),
+    ruleId: verdict.ruleId,
+  };
+}
+
+/** Why the edited arguments do not fit the tool's pinned input schema, or undefined when they do. */
+function editSchemaProblem(deps: GateDeps, original: Proposal, args: unknown): { message: string; problems?: InputSchemaProblem[] } | undefined {
+  const pinned = deps.toolIndex.get(original.toolName);
+  // Without the pinned definition there is no schema to trust: refuse rather than wave the edit through.
+  if (pinned === undefined) return { message: `no tool named ${original.toolName} is registered` };
+  if (pinned.definitionDigest !== original.definitionDigest) return { message: 'the tool definition changed since the call was proposed' };
+  const checked = checkInputSchema(pinned.tool.definition?.inputSchema, args);
+  if (checked.ok) return undefined;
+  const listed = checked.problems.map((p) => `${p.pointer === '' ? '(arguments)' : p.pointer}: ${p.message}`).join('; ');
+  return { message: `does not match the tool's input schema: ${listed}`, problems: checked.problems };
+}
+
+function fail(reason: Extract<DecisionOutcome, { ok: false }>['reason'], message: string): DecisionOutcome {
+  return { ok: false, reason, message };
+}

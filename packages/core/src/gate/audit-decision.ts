@@ -1,0 +1,70 @@
+import type { AuditEvent, AuditLog } from '../audit/types.ts';
+import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { signDecisionRecord } from '../token/decision-record.ts';
+import type { Keyring } from '../token/keyring.ts';
+import { callClaimsOf } from './expected-call.ts';
+import { eventAbout } from './propose.ts';
+
+/**
+ * The audit events of one recorded decision: the decision itself, carrying its signed
+ * decision record bound to the call the approver was shown, and `token_minted` when
+ * the decision approved the request.
+ */
+export function decisionEvents(
+  keyring: Keyring,
+  proposal: Proposal,
+  request: ApprovalRequest,
+  decision: { approver: string; decision: 'approve' | 'deny'; reason: string | undefined; at: number; editedProposalId?: string | undefined },
+): AuditEvent[] {
+  const { approver, reason, at, editedProposalId } = decision;
+  const record = signDecisionRecord(
+    {
+      ...callClaimsOf(proposal),
+      req: request.requestId,
+      prop: proposal.proposalId,
+      apr: approver,
+      dec: decision.decision,
+      rsn: reason ?? null,
+      edit: editedProposalId ?? null,
+      at,
+    },
+    keyring,
+  );
+  const events: AuditEvent[] = [
+    {
+      ...eventAbout(proposal, 'decision', at),
+      requestId: request.requestId,
+      actor: approver,
+      reason,
+      detail: { decision: decision.decision, status: request.status, record, ...(editedProposalId ? { editedProposalId } : {}) },
+    },
+  ];
+  if (request.status === 'approved' && request.tokenId !== undefined) {
+    events.push({
+      ...eventAbout(proposal, 'token_minted', at),
+      requestId: request.requestId,
+      actor: approver,
+      detail: { tokenId: request.tokenId, expiresAt: request.expiresAt },
+    });
+  }
+  return events;
+}
+
+/**
+ * Appends the audit events of decisions that have ALREADY taken effect in the ledger.
+ * The ledger and the audit log are separate stores today, so the two writes cannot
+ * share a transaction; what must never happen is reporting "failed" for a decision
+ * that took effect. So an audit failure here is not thrown: it is returned as `false`
+ * (the caller reports `auditRecorded: false`). Appending stops at the first failure,
+ * so the chain never holds a later event of the step without the earlier one.
+ */
+export async function appendAfterEffect(audit: AuditLog, events: readonly AuditEvent[]): Promise<boolean> {
+  for (const event of events) {
+    try {
+      await audit.append(event);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
