@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { verifyChain } from '@countersign/core';
 import { sampleProposal } from '@countersign/core/testing';
@@ -74,6 +75,31 @@ describe('openSqliteStore', () => {
       expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       db.close();
+    }
+  });
+
+  it('run ownership migration: runs recorded before it belong to the in-process owner (fail closed for agents)', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    // A database as version 1 left it (node:sqlite directly: openDatabase migrates to the latest).
+    const db = new DatabaseSync(path);
+    try {
+      migrate(db, MIGRATIONS.filter((m) => m.version === 1));
+      db.prepare(
+        `INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'transfer', '{}', 'd', 5, 'proposed')`,
+      ).run();
+      expect(migrate(db)).toContain(2);
+    } finally {
+      db.close();
+    }
+    const store = openSqliteStore({ path });
+    try {
+      expect(await store.ledger.getRunOwner('run-old')).toBe('in-process');
+      expect((await store.ledger.getProposal('p-old'))?.agent).toBe('in-process');
+      const late = sampleProposal({ runId: 'run-old', agent: 'runtime' });
+      expect(await store.ledger.recordProposal(late)).toEqual({ ok: false, reason: 'run_owned_by_other_agent' });
+    } finally {
+      await store.close();
     }
   });
 
