@@ -52,6 +52,7 @@ describe('propose → list → view → decide → token → dispatch', () => {
         canonicalArguments: '{"amount":500,"to":"alice"}',
         argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
         principal: 'user:42',
+        agent: 'runtime',
         sessionId: 'session-1',
         runId: 'run-1',
         callId: 'call-1',
