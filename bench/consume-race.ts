@@ -38,6 +38,7 @@ async function createApprovals(ledger: LedgerStore, prefix: string, count: numbe
         runId: `${prefix}-run`,
         sessionId: 'session-bench',
         principal: 'user:bench',
+        agent: 'bench',
         callId: `call-${i}`,
         toolName: 'transfer',
         canonicalArgs: ARGS,

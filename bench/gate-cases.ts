@@ -69,7 +69,7 @@ export async function approveCalls(gate: Gate, args: unknown, count: number, pre
     const proposal = await gate.deps.ledger.findProposalByCall(CALL.runId, callId);
     if (proposal === undefined) throw new Error('bench setup: proposal vanished');
     approved.push({
-      request: { ...CALL, callId, token: issued.token },
+      request: { ...CALL, proposalId: proposed.proposalId, callId, token: issued.token },
       expected: { ...CALL, callId, toolName: TOOL, definitionDigest: proposal.definitionDigest, argsDigest: proposal.argsDigest },
     });
   }

@@ -44,7 +44,9 @@ show('replay onto another call id', await f.gate.dispatch(f.dispatchFor(other, a
 const otherRun = f.call({ runId: 'run-2', callId: 'call-transfer', arguments: '{"amount":500,"to":"alice"}' });
 await f.gate.propose(otherRun);
 show('cross-run replay (same call id)', await f.gate.dispatch(f.dispatchFor(otherRun, approved.token)));
-show('fabricated call the model never made', await f.gate.dispatch({ ...honest, callId: 'call-ghost' }));
+show('fabricated call the model never made', await f.gate.dispatch({ ...honest, proposalId: 'made-up', callId: 'call-ghost' }));
+show('another agent dispatches this call', await f.gate.dispatch(honest, { id: 'agent-b' }));
+show('another agent records into this run', await f.gate.propose(f.call({ callId: 'call-squat' }), { id: 'agent-b' }));
 show('duplicate keys in arguments', await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"a","to":"mallory"}' })));
 show('integer beyond 2^53', await f.gate.propose(f.call({ arguments: '{"amount":9007199254740993,"to":"a"}' })));
 show('unclassified tool', await f.gate.propose(f.call({ toolName: 'unlisted_tool', arguments: {} })));

@@ -54,9 +54,15 @@ export class AgentApi {
     return answer.outcomes;
   }
 
-  /** Runs a recorded call through the gate. `token` is needed for calls that required approval. */
-  dispatch(run: RunContext, callId: string, token?: string): Promise<DispatchOutcome> {
-    return this.#request('POST', '/api/v1/dispatch', { ...run, callId, ...(token === undefined ? {} : { token }) });
+  /**
+   * Runs a recorded call through the gate. `proposed` is the propose outcome of the
+   * call (only `allowed` and `approval_required` outcomes carry a proposal id, so a
+   * refused call cannot be dispatched by mistake); the run and call id ride along as
+   * cross-checks. `token` is needed for calls that required approval.
+   */
+  dispatch(run: RunContext, proposed: { proposalId: string; callId: string }, token?: string): Promise<DispatchOutcome> {
+    const body = { ...run, proposalId: proposed.proposalId, callId: proposed.callId, ...(token === undefined ? {} : { token }) };
+    return this.#request('POST', '/api/v1/dispatch', body);
   }
 
   /** The request's status; with `waitSeconds`, a long-poll that returns as soon as it leaves pending. */

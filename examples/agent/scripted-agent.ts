@@ -62,7 +62,7 @@ async function handleCall(api: AgentApi, run: RunContext, call: ToolCall, option
       return [{ ...step, status: 'rejected', reason: proposed.reason }];
     case 'allowed': {
       log('gate:  allowed by policy; dispatching');
-      return [report(step, await api.dispatch(run, call.id), log)];
+      return [report(step, await api.dispatch(run, proposed), log)];
     }
     case 'approval_required': {
       log(`gate:  needs approval; open ${api.approvalPageUrl(proposed.requestId)}`);
@@ -77,10 +77,10 @@ async function handleCall(api: AgentApi, run: RunContext, call: ToolCall, option
         return [{ ...step, status: decided.status }];
       }
       const token = await api.token(proposed.requestId);
-      const first = report(step, await api.dispatch(run, call.id, token), log);
+      const first = report(step, await api.dispatch(run, proposed, token), log);
       // A replayed token must not run the call again.
       log('agent: replaying the same token once more');
-      const replay = report({ ...step, callId: `${call.id} (replay)` }, await api.dispatch(run, call.id, token), log);
+      const replay = report({ ...step, callId: `${call.id} (replay)` }, await api.dispatch(run, proposed, token), log);
       return [first, replay];
     }
   }

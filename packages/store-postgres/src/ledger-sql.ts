@@ -2,7 +2,7 @@ import { preparedStatement } from './prepared-statement.ts';
 
 /** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
 const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
-  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at`;
+  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent`;
 
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
@@ -16,10 +16,27 @@ export function ledgerSql(s: string) {
   return {
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
+    /**
+     * Claims the run for $2 if nobody has, and returns its owner ($1 run, $2 agent, $3 now).
+     * The claim's row is invisible to the SELECT of the same statement, so at most one
+     * branch answers. Both are empty only when another transaction inserted the run
+     * after our snapshot: ON CONFLICT then waited for it to commit, and the caller reads
+     * the owner again with `runOwner` (a fresh snapshot that sees the winner).
+     */
+    claimRun: `
+      WITH claim AS (
+        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($1, $2, $3)
+        ON CONFLICT (run_id) DO NOTHING
+        RETURNING agent
+      )
+      SELECT agent FROM claim
+      UNION ALL
+      SELECT agent FROM ${s}.runs WHERE run_id = $1`,
+    runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     proposalById: `SELECT * FROM ${s}.proposals WHERE proposal_id = $1`,
     proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
     insertRequest: `

@@ -51,17 +51,43 @@ describePg('postgres migrations and reopen', () => {
     }
   });
 
+  it('run ownership migration: runs recorded before it belong to the in-process owner (fail closed for agents)', async () => {
+    const schema = fresh();
+    const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
+    try {
+      await migrate(db, schema, MIGRATIONS.filter((m) => m.version === 1));
+      await db.query(
+        `INSERT INTO "${schema}".proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'transfer', '{}', 'd', 5, 'proposed')`,
+      );
+      expect(await migrate(db, schema)).toContain(2);
+    } finally {
+      await db.close();
+    }
+    const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema });
+    try {
+      expect(await store.ledger.getRunOwner('run-old')).toBe('in-process');
+      expect((await store.ledger.getProposal('p-old'))?.agent).toBe('in-process');
+      const late = sampleProposal({ runId: 'run-old', agent: 'runtime' });
+      expect(await store.ledger.recordProposal(late)).toEqual({ ok: false, reason: 'run_owned_by_other_agent' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a failing migration rolls back entirely', async () => {
     const schema = fresh();
     const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
     try {
-      expect(await migrate(db, schema)).toEqual([1]);
-      const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: (s: string) => `CREATE TABLE ${s}.half (a int); SELECT * FROM nowhere` }];
+      const versions = MIGRATIONS.map((m) => m.version);
+      const latest = Math.max(...versions);
+      expect(await migrate(db, schema)).toEqual(versions);
+      const broken = [...MIGRATIONS, { version: latest + 1, name: 'broken', sql: (s: string) => `CREATE TABLE ${s}.half (a int); SELECT * FROM nowhere` }];
       await expect(migrate(db, schema, broken)).rejects.toThrow();
       const { rows } = await db.query(
         `SELECT (SELECT MAX(version) FROM "${schema}".schema_migrations) AS v, to_regclass('"${schema}".half') AS half`,
       );
-      expect(rows[0]).toEqual({ v: 1, half: null });
+      expect(rows[0]).toEqual({ v: latest, half: null });
     } finally {
       await db.close();
     }

@@ -76,6 +76,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'run ownership',
+    // A run belongs to the agent that recorded its first call; the primary key makes
+    // "first" atomic across replicas. Runs recorded before this migration belong to the
+    // in-process default owner ('in-process'): agents over HTTP no longer see them (fail closed).
+    sql: (s) => `
+      CREATE TABLE ${s}.runs (
+        run_id text PRIMARY KEY,
+        agent text NOT NULL,
+        created_at bigint NOT NULL
+      );
+      ALTER TABLE ${s}.proposals ADD COLUMN agent text NOT NULL DEFAULT 'in-process';
+      ALTER TABLE ${s}.proposals ALTER COLUMN agent DROP DEFAULT;
+      INSERT INTO ${s}.runs (run_id, agent, created_at)
+        SELECT run_id, 'in-process', MIN(created_at) FROM ${s}.proposals GROUP BY run_id;
+    `,
+  },
 ];
 
 /**

@@ -17,7 +17,7 @@ import { approvalConsumeFailure, decisionRefusal, LedgerError, sameCall, statusA
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
-import { proposalFromRow, proposalParams, type Row, requestFromRow } from '@countersign/core/store-kit';
+import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -34,6 +34,10 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+    // Ownership first, and before any comparison: another agent learns nothing about the run's calls.
+    // The runs row never changes once inserted, so no transaction is needed around the two steps.
+    const owner = await this.#claimRun(input.runId, input.agent, input.createdAt);
+    if (owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
     // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
     // call to commit, so the lookup below always finds the row that beat us.
     const inserted = await this.#db.query(this.#sql.insertProposal, proposalParams(input));
@@ -43,6 +47,20 @@ export class PostgresLedger implements LedgerStore {
     if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
     return { ok: false, reason: 'conflict', existing };
+  }
+
+  async getRunOwner(runId: string): Promise<string | undefined> {
+    const { rows } = await this.#db.query(this.#sql.runOwner, [runId]);
+    return rows[0] === undefined ? undefined : text(rows[0], 'agent');
+  }
+
+  /** The run's owner after claiming it for `agent` if it had none. */
+  async #claimRun(runId: string, agent: string, now: number): Promise<string> {
+    const claimed = await this.#db.query(this.#sql.claimRun, [runId, agent, now]);
+    if (claimed.rows[0] !== undefined) return text(claimed.rows[0], 'agent');
+    const owner = await this.getRunOwner(runId);
+    if (owner === undefined) throw new LedgerError('corrupt_record', `run ${runId} has no owner although its claim conflicted`);
+    return owner;
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {

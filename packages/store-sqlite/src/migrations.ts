@@ -74,6 +74,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: 'run ownership',
+    // A run belongs to the agent that recorded its first call; the primary key makes
+    // "first" atomic. Runs recorded before this migration belong to the in-process
+    // default owner ('in-process'): agents over HTTP no longer see them (fail closed).
+    sql: `
+      CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      ALTER TABLE proposals ADD COLUMN agent TEXT NOT NULL DEFAULT 'in-process';
+      INSERT INTO runs (run_id, agent, created_at)
+        SELECT run_id, 'in-process', MIN(created_at) FROM proposals GROUP BY run_id;
+    `,
+  },
 ];
 
 /**

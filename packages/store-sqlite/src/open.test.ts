@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { verifyChain } from '@countersign/core';
 import { sampleProposal } from '@countersign/core/testing';
@@ -77,15 +78,41 @@ describe('openSqliteStore', () => {
     }
   });
 
+  it('run ownership migration: runs recorded before it belong to the in-process owner (fail closed for agents)', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    // A database as version 1 left it (node:sqlite directly: openDatabase migrates to the latest).
+    const db = new DatabaseSync(path);
+    try {
+      migrate(db, MIGRATIONS.filter((m) => m.version === 1));
+      db.prepare(
+        `INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'transfer', '{}', 'd', 5, 'proposed')`,
+      ).run();
+      expect(migrate(db)).toContain(2);
+    } finally {
+      db.close();
+    }
+    const store = openSqliteStore({ path });
+    try {
+      expect(await store.ledger.getRunOwner('run-old')).toBe('in-process');
+      expect((await store.ledger.getProposal('p-old'))?.agent).toBe('in-process');
+      const late = sampleProposal({ runId: 'run-old', agent: 'runtime' });
+      expect(await store.ledger.recordProposal(late)).toEqual({ ok: false, reason: 'run_owned_by_other_agent' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a failing migration rolls back entirely', () => {
     const path = join(tempDir(), 'db.sqlite');
     const db = openDatabase(path, 100);
     try {
-      const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE half (a); SELECT * FROM nowhere;' }];
+      const latest = Math.max(...MIGRATIONS.map((m) => m.version));
+      const broken = [...MIGRATIONS, { version: latest + 1, name: 'broken', sql: 'CREATE TABLE half (a); SELECT * FROM nowhere;' }];
       expect(() => migrate(db, broken)).toThrow();
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
-      expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
-      expect(migrate(db, [...MIGRATIONS, { version: 2, name: 'fixed', sql: 'CREATE TABLE half (a)' }])).toEqual([2]);
+      expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: latest });
+      expect(migrate(db, [...MIGRATIONS, { version: latest + 1, name: 'fixed', sql: 'CREATE TABLE half (a)' }])).toEqual([latest + 1]);
     } finally {
       db.close();
     }

@@ -19,8 +19,8 @@ import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/co
 
 const INSERT_PROPOSAL = `
   INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
+    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
 
 // The decisions ride along as one JSON array, so a request is read in one statement.
 const SELECT_REQUEST = `
@@ -80,7 +80,10 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
-    return this.#conn.write(() => {
+    return this.#conn.write((): RecordProposalResult => {
+      // Inside the write transaction: the owner read here cannot change before the insert below.
+      const owner = this.#runOwner(input.runId);
+      if (owner !== undefined && owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
       const existing = this.#proposalByCall(input.runId, input.callId);
       if (existing !== undefined) {
         if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
@@ -89,9 +92,16 @@ export class SqliteLedger implements LedgerStore {
       if (this.#proposal(input.proposalId) !== undefined) {
         throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
       }
+      if (owner === undefined) {
+        this.#conn.statement('INSERT INTO runs (run_id, agent, created_at) VALUES (?, ?, ?)').run(input.runId, input.agent, input.createdAt);
+      }
       this.#conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
       return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true };
     });
+  }
+
+  async getRunOwner(runId: string): Promise<string | undefined> {
+    return this.#conn.read(() => this.#runOwner(runId));
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
@@ -239,6 +249,11 @@ export class SqliteLedger implements LedgerStore {
         .run(result.status, result.resultDigest, result.at, proposalId);
       if (Number(changes) !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
     });
+  }
+
+  #runOwner(runId: string): string | undefined {
+    const row = this.#conn.statement('SELECT agent FROM runs WHERE run_id = ?').get(runId);
+    return row === undefined ? undefined : String(row.agent);
   }
 
   #proposal(proposalId: string): Proposal | undefined {

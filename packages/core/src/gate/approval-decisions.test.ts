@@ -61,7 +61,7 @@ describe('approve-with-edits: the edited call gets its own policy verdict', () =
     expect(decided.request.status).toBe('denied'); // the original is closed, linked to the edit
     expect(await f.gate.approvals.token(edited.requestId)).toMatchObject({ ok: false, reason: 'not_approved' });
     const editedCall = { ...call, callId: decided.editedProposal.callId, arguments: undefined };
-    expect(await f.gate.dispatch(f.dispatchFor(editedCall))).toMatchObject({ status: 'approval_required', requestId: edited.requestId });
+    expect(await f.gate.dispatch({ ...f.dispatchFor(editedCall), proposalId: decided.editedProposal.proposalId })).toMatchObject({ status: 'approval_required', requestId: edited.requestId });
 
     // Only two CFOs can approve it; the finance editor is not among the eligible.
     expect(await f.gate.approvals.decide(FINANCE, { requestId: edited.requestId, decision: 'approve' })).toMatchObject({ ok: false, reason: 'not_eligible' });
@@ -71,7 +71,7 @@ describe('approve-with-edits: the edited call gets its own policy verdict', () =
     await f.gate.approvals.decide(CFO_2, { requestId: edited.requestId, decision: 'approve' });
     const issued = await f.gate.approvals.token(edited.requestId);
     if (!issued.ok) throw new Error('expected a token');
-    expect(await f.gate.dispatch(f.dispatchFor(editedCall, issued.token))).toMatchObject({ status: 'executed', result: { transferred: 1_000_000 } });
+    expect(await f.gate.dispatch({ ...f.dispatchFor(editedCall, issued.token), proposalId: decided.editedProposal.proposalId })).toMatchObject({ status: 'executed', result: { transferred: 1_000_000 } });
     expect(f.executions).toHaveLength(1);
   });
 

@@ -1,6 +1,7 @@
 import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
 import { mintApprovalToken } from '../token/mint.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from './agent.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import type { GateDeps } from './config.ts';
@@ -107,6 +108,15 @@ export class ApprovalService {
     return definition === undefined ? { status: 'none' } : { status: 'pinned', definition };
   }
 
+  /**
+   * The request as its agent sees it: undefined unless `agent` owns the request's run,
+   * so another agent's request reads exactly like one that does not exist.
+   */
+  async agentView(agent: Agent, requestId: string): Promise<RequestView | undefined> {
+    const view = await this.view(requestId);
+    return view !== undefined && isOwnedBy(view.proposal.agent, agent) ? view : undefined;
+  }
+
   /** Requests this approver may decide, with their calls. */
   async listFor(approver: Approver, status: RequestView['status'] = 'pending', limit = 100): Promise<RequestView[]> {
     const now = this.#deps.clock();
@@ -156,10 +166,14 @@ export class ApprovalService {
     }
   }
 
-  /** The token for an approved request, minted from the ledger's record (deterministic, so it can be fetched again). */
-  async token(requestId: string): Promise<TokenOutcome> {
+  /**
+   * The token for an approved request, minted from the ledger's record (deterministic,
+   * so it can be fetched again). Only for the agent that owns the call's run; for any
+   * other agent the request is `not_found`.
+   */
+  async token(requestId: string, agent: Agent = DEFAULT_AGENT): Promise<TokenOutcome> {
     try {
-      const view = await this.view(requestId);
+      const view = await this.agentView(agent, requestId);
       if (view === undefined) return { ok: false, reason: 'not_found', message: 'no such approval request' };
       const { request, proposal } = view;
       if (view.status !== 'approved' || request.tokenId === undefined || request.approvedAt === undefined) {

@@ -71,6 +71,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     runId: original.runId,
     sessionId: original.sessionId,
     principal: original.principal,
+    agent: original.agent,
     callId: `${original.callId}~edit-${editedProposalId}`,
     toolName: original.toolName,
     definitionDigest: original.definitionDigest,

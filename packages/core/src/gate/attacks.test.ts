@@ -27,6 +27,10 @@ function withOverrides<T extends object>(inner: T, overrides: Partial<T>): T {
 /** A ledger whose reads an attacker has tampered with (row edited in the store). */
 function tamperedLedger(inner: LedgerStore, edit: (p: Proposal) => Proposal): LedgerStore {
   return withOverrides(inner, {
+    getProposal: async (proposalId: string) => {
+      const p = await inner.getProposal(proposalId);
+      return p && edit(p);
+    },
     findProposalByCall: async (runId: string, callId: string) => {
       const p = await inner.findProposalByCall(runId, callId);
       return p && edit(p);
@@ -564,7 +568,8 @@ describe('approvals', () => {
       reason: 'call_mismatch',
     });
     const edited = { ...c, callId: decided.editedProposal.callId, arguments: undefined };
-    expect(await f.gate.dispatch(f.dispatchFor(edited, issued.token))).toMatchObject({
+    const editedRequest = { ...f.dispatchFor(edited, issued.token), proposalId: decided.editedProposal.proposalId };
+    expect(await f.gate.dispatch(editedRequest)).toMatchObject({
       status: 'executed',
       result: { transferred: 500 },
     });

@@ -6,6 +6,7 @@ import type { ApprovalStatus, ConsumeFailure, Proposal } from '../ledger/types.t
 import { decideSafely } from '../policy/safe-decide.ts';
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import { expectedCallOf } from './expected-call.ts';
@@ -14,16 +15,18 @@ import { errorMessage, eventAbout } from './propose.ts';
 import type { Tool } from './tools.ts';
 
 /**
- * What the runtime asks to execute. Only (runId, callId) selects the call; the
- * call itself is read from the ledger. `toolName` and `arguments`, when given, are
- * what the runtime was about to send: they must equal the ledger's call (CASA checks
- * 3 and 4) or nothing runs.
+ * What the runtime asks to execute. `proposalId`, the id `propose` returned, selects
+ * the call (so a runtime cannot dispatch without having looked at the propose
+ * outcome); the call itself is read from the ledger. Every other field is a
+ * cross-check: when given it must equal the ledger's call or nothing runs. `toolName`
+ * and `arguments` are what the runtime was about to send (CASA checks 3 and 4).
  */
 export interface DispatchRequest {
-  runId: string;
-  callId: string;
-  sessionId: string;
-  principal: string;
+  proposalId: string;
+  runId?: string | undefined;
+  callId?: string | undefined;
+  sessionId?: string | undefined;
+  principal?: string | undefined;
   /** The approval token, for tools that need one. */
   token?: string | undefined;
   toolName?: string | undefined;
@@ -33,22 +36,28 @@ export interface DispatchRequest {
 type Rejection = { status: 'not_approved'; reason: NotApprovedReason } | { status: 'denied'; reason: DeniedReason };
 
 /**
- * The one checkpoint (invariant 2): looks the call up in the ledger, re-applies
- * policy, verifies and consumes the approval atomically, then runs the tool with
- * the ledger's arguments and records the result. Never throws.
+ * The one checkpoint (invariant 2): looks the call up in the ledger, checks it belongs
+ * to `agent`, re-applies policy, verifies and consumes the approval atomically, then
+ * runs the tool with the ledger's arguments and records the result. Never throws.
  */
-export async function dispatch(deps: GateDeps, request: DispatchRequest): Promise<DispatchOutcome> {
+export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: Agent = DEFAULT_AGENT): Promise<DispatchOutcome> {
   let proposal: Proposal | undefined;
   try {
-    if (typeof request !== 'object' || request === null || typeof request.runId !== 'string' || typeof request.callId !== 'string') {
-      return await reject(deps, undefined, { status: 'not_approved', reason: 'unknown_call' }, 'dispatch needs runId and callId');
+    if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'dispatch needs the proposalId that propose returned', undefined, agent);
     }
-    proposal = await deps.ledger.findProposalByCall(request.runId, request.callId);
-    if (proposal === undefined) {
-      return await reject(deps, undefined, { status: 'not_approved', reason: 'unknown_call' }, 'no such call was recorded from a model response', request);
+    const found = await deps.ledger.getProposal(request.proposalId);
+    // Another agent's call is answered exactly like a call that does not exist.
+    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
     }
+    proposal = found;
     const mismatch = contextMismatch(deps, proposal, request);
     if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
+    // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.
+    if (!mayActFor(agent, proposal.principal)) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'principal_not_allowed' }, `agent ${agent.id} may not act for ${proposal.principal}`);
+    }
 
     const pinned = deps.toolIndex.get(proposal.toolName);
     if (pinned === undefined) {
@@ -92,9 +101,13 @@ export async function dispatch(deps: GateDeps, request: DispatchRequest): Promis
   }
 }
 
+const UNKNOWN_CALL: Rejection = { status: 'not_approved', reason: 'unknown_call' };
+
 function contextMismatch(deps: GateDeps, proposal: Proposal, request: DispatchRequest): [NotApprovedReason, string] | undefined {
-  if (request.sessionId !== proposal.sessionId) return ['session_mismatch', 'dispatch comes from another session'];
-  if (request.principal !== proposal.principal) return ['principal_mismatch', 'dispatch acts for another principal'];
+  if (request.runId !== undefined && request.runId !== proposal.runId) return ['run_mismatch', 'the proposal belongs to another run'];
+  if (request.callId !== undefined && request.callId !== proposal.callId) return ['call_mismatch', 'the proposal is another tool call'];
+  if (request.sessionId !== undefined && request.sessionId !== proposal.sessionId) return ['session_mismatch', 'dispatch comes from another session'];
+  if (request.principal !== undefined && request.principal !== proposal.principal) return ['principal_mismatch', 'dispatch acts for another principal'];
   if (request.toolName !== undefined && request.toolName !== proposal.toolName) {
     return ['tool_mismatch', `runtime asked for ${request.toolName}; the model called ${proposal.toolName}`];
   }
@@ -149,7 +162,7 @@ async function checkApproval(deps: GateDeps, proposal: Proposal, token: string |
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;
-    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, tokenId) };
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, undefined, tokenId) };
   }
   if (request === undefined || request.requestId !== verified.claims.req) {
     return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request") };
@@ -230,12 +243,32 @@ async function reject(
   rejection: Rejection,
   message: string,
   request?: DispatchRequest,
+  agent?: Agent,
   tokenId?: string,
 ): Promise<DispatchOutcome> {
   const at = deps.clock();
   const base = proposal
     ? eventAbout(proposal, 'rejection', at)
-    : { type: 'rejection' as const, at, runId: request?.runId, sessionId: request?.sessionId, callId: request?.callId, actor: request?.principal };
-  await auditBestEffort(deps.audit, { ...base, reason: rejection.reason, detail: { status: rejection.status, ...(tokenId ? { tokenId } : {}) } });
+    : {
+        type: 'rejection' as const,
+        at,
+        runId: stringOrUndefined(request?.runId),
+        sessionId: stringOrUndefined(request?.sessionId),
+        callId: stringOrUndefined(request?.callId),
+        actor: stringOrUndefined(request?.principal),
+      };
+  // For a call that is unknown (or another agent's) the audit keeps what was asked and by whom.
+  const asked = proposal === undefined && typeof request?.proposalId === 'string' ? { proposalId: request.proposalId } : {};
+  const who = proposal === undefined && agent !== undefined ? { agent: agent.id } : {};
+  await auditBestEffort(deps.audit, {
+    ...base,
+    reason: rejection.reason,
+    detail: { status: rejection.status, ...asked, ...who, ...(tokenId ? { tokenId } : {}) },
+  });
   return { ...rejection, message, proposalId: proposal?.proposalId } as DispatchOutcome;
+}
+
+/** Request fields come from the runtime unchecked; only strings go into the audit record. */
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

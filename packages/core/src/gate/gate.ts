@@ -1,3 +1,4 @@
+import type { Agent } from './agent.ts';
 import { ApprovalService } from './approvals.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
@@ -17,13 +18,17 @@ export class Gate {
     this.approvals = new ApprovalService(this.deps);
   }
 
-  /** Call when the model responds with a tool call, before anything executes. */
-  propose(call: ModelToolCall): Promise<ProposeOutcome> {
-    return propose(this.deps, call);
+  /**
+   * Call when the model responds with a tool call, before anything executes. `agent`
+   * is the authenticated agent runtime recording it (default: the in-process owner);
+   * the run becomes that agent's on its first call.
+   */
+  propose(call: ModelToolCall, agent?: Agent): Promise<ProposeOutcome> {
+    return propose(this.deps, call, agent);
   }
 
-  /** The one place tools run. */
-  dispatch(request: DispatchRequest): Promise<DispatchOutcome> {
-    return dispatch(this.deps, request);
+  /** The one place tools run: only calls `agent` recorded, selected by the proposal id propose returned. */
+  dispatch(request: DispatchRequest, agent?: Agent): Promise<DispatchOutcome> {
+    return dispatch(this.deps, request, agent);
   }
 }

@@ -1,3 +1,4 @@
+export { type Agent, DEFAULT_AGENT, DEFAULT_AGENT_ID, isOwnedBy, mayActFor } from './agent.ts';
 export {
   type DecisionFailure,
   type DecisionInput,

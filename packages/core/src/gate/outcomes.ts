@@ -6,8 +6,12 @@ import type { TokenRejection } from '../token/verify.ts';
  * boundary and the audit log can tell attacks apart.
  */
 export type NotApprovedReason =
+  /** Also used when a cross-check field of the dispatch request (run, call, session, principal) differs from the selected call. */
   | TokenRejection
-  /** No call with this (run, call id) was recorded from a model response (CASA check 2). */
+  /**
+   * No call with this proposal id was recorded from a model response by this agent
+   * (CASA check 2). Another agent's call reads exactly like a call that does not exist.
+   */
   | 'unknown_call'
   /** The approval (or, for allowed tools, the call) was already used. */
   | 'already_consumed'
@@ -28,7 +32,9 @@ export type DeniedReason =
   | 'policy_error'
   | 'unknown_verdict'
   | 'unknown_tool'
-  | 'approval_denied';
+  | 'approval_denied'
+  /** The dispatching agent may no longer act for the call's principal. */
+  | 'principal_not_allowed';
 
 export type DispatchOutcome =
   | {
@@ -53,7 +59,15 @@ export type ProposeOutcome =
   | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined }
   | {
       status: 'rejected';
-      reason: 'invalid_arguments' | 'call_conflict' | 'invalid_call' | 'store_unavailable';
+      reason:
+        | 'invalid_arguments'
+        | 'call_conflict'
+        | 'invalid_call'
+        | 'store_unavailable'
+        /** The agent may not act for the call's principal. */
+        | 'principal_not_allowed'
+        /** The run belongs to the agent that recorded its first call, and that is another agent. */
+        | 'run_owned_by_other_agent';
       message: string;
     };
 

@@ -4,6 +4,7 @@ import { CanonicalizationError } from '../canonical/errors.ts';
 import type { Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
+import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import type { ProposeOutcome } from './outcomes.ts';
@@ -25,11 +26,17 @@ const MAX_ID_LENGTH = 256;
 
 /**
  * Records the model's call in the ledger (the server's own copy from now on), asks
- * policy for a verdict and, for `approve`, opens an approval request. Never throws.
+ * policy for a verdict and, for `approve`, opens an approval request. `agent` is who
+ * records it: the call's run must be this agent's (or new), and the agent must be
+ * allowed to act for the call's principal. Never throws.
  */
-export async function propose(deps: GateDeps, call: ModelToolCall): Promise<ProposeOutcome> {
-  const invalid = invalidCallField(call);
+export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome> {
+  const invalid = invalidCallField(call) ?? invalidAgent(agent);
   if (invalid !== undefined) return { status: 'rejected', reason: 'invalid_call', message: invalid };
+  if (!mayActFor(agent, call.principal)) {
+    await auditRefusal(deps, call, agent, 'principal_not_allowed');
+    return { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` };
+  }
 
   let args: ReturnType<typeof canonicalizeArguments>;
   try {
@@ -56,6 +63,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall): Promise<Prop
       runId: call.runId,
       sessionId: call.sessionId,
       principal: call.principal,
+      agent: agent.id,
       callId: call.callId,
       toolName: call.toolName,
       definitionDigest: deps.toolIndex.get(call.toolName)?.definitionDigest,
@@ -64,6 +72,14 @@ export async function propose(deps: GateDeps, call: ModelToolCall): Promise<Prop
       modelResponseRef: call.modelResponseRef,
       createdAt: now,
     });
+    if (!recorded.ok && recorded.reason === 'run_owned_by_other_agent') {
+      await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', args.digest);
+      return {
+        status: 'rejected',
+        reason: 'run_owned_by_other_agent',
+        message: `run ${call.runId} was started by another agent; use a new run id`,
+      };
+    }
     if (!recorded.ok) {
       await auditBestEffort(deps.audit, {
         ...eventAbout(recorded.existing, 'rejection', now),
@@ -77,7 +93,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall): Promise<Prop
       };
     }
     const proposal = recorded.proposal;
-    if (recorded.created) await deps.audit.append(eventAbout(proposal, 'proposal', now));
+    if (recorded.created) await deps.audit.append({ ...eventAbout(proposal, 'proposal', now), detail: { agent: proposal.agent } });
 
     const verdict = await decideSafely(deps.policy, {
       toolName: proposal.toolName,
@@ -142,12 +158,41 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
   };
 }
 
+/** Audits a call refused before it was recorded; the refused agent goes in the detail. */
+async function auditRefusal(deps: GateDeps, call: ModelToolCall, agent: Agent, reason: string, argsDigest?: string): Promise<void> {
+  await auditBestEffort(deps.audit, {
+    type: 'rejection',
+    at: deps.clock(),
+    runId: call.runId,
+    sessionId: call.sessionId,
+    callId: call.callId,
+    toolName: call.toolName,
+    argsDigest,
+    actor: call.principal,
+    reason,
+    detail: { agent: agent.id },
+  });
+}
+
+function invalidAgent(agent: Agent): string | undefined {
+  if (typeof agent !== 'object' || agent === null || !validId(agent.id)) {
+    return `agent id must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
+  }
+  if (agent.principals !== undefined && (!Array.isArray(agent.principals) || !agent.principals.every((p) => typeof p === 'string'))) {
+    return 'agent principals must be a list of strings';
+  }
+  return undefined;
+}
+
+function validId(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && value.isWellFormed();
+}
+
 function invalidCallField(call: ModelToolCall): string | undefined {
   if (typeof call !== 'object' || call === null) return 'call must be an object';
   for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
-    const value = call[field];
     // Well-formed (no lone surrogates): these strings are hashed into the audit chain and tokens.
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || !value.isWellFormed()) {
+    if (!validId(call[field])) {
       return `${field} must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
     }
   }

@@ -30,8 +30,12 @@ export class MemoryLedger implements LedgerStore {
   readonly #proposalByCall = new Map<string, string>();
   readonly #requests = new Map<string, ApprovalRequest>();
   readonly #requestByProposal = new Map<string, string>();
+  /** run id → the agent that recorded the run's first call. */
+  readonly #runOwners = new Map<string, string>();
 
   async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+    const owner = this.#runOwners.get(input.runId);
+    if (owner !== undefined && owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
     const callKey = `${input.runId}\u0000${input.callId}`;
     const existingId = this.#proposalByCall.get(callKey);
     if (existingId !== undefined) {
@@ -43,9 +47,14 @@ export class MemoryLedger implements LedgerStore {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
     const proposal: Proposal = { ...input, state: 'proposed' };
+    this.#runOwners.set(input.runId, input.agent);
     this.#proposals.set(input.proposalId, proposal);
     this.#proposalByCall.set(callKey, input.proposalId);
     return { ok: true, proposal: copyProposal(proposal), created: true };
+  }
+
+  async getRunOwner(runId: string): Promise<string | undefined> {
+    return this.#runOwners.get(runId);
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {

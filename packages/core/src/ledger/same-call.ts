@@ -4,6 +4,7 @@ import type { ProposalInput } from './types.ts';
 export function sameCall(a: ProposalInput, b: ProposalInput): boolean {
   return (
     a.runId === b.runId &&
+    a.agent === b.agent &&
     a.sessionId === b.sessionId &&
     a.principal === b.principal &&
     a.callId === b.callId &&

@@ -15,6 +15,12 @@ export interface ProposalInput {
   sessionId: string;
   /** On whose behalf the agent acts (the end user / tenant). */
   principal: string;
+  /**
+   * The agent identity that recorded the call (the authenticated agent runtime, or
+   * `DEFAULT_AGENT_ID` in process). A run belongs to the agent that recorded its first
+   * call: every later call of the run must come from the same agent.
+   */
+  agent: string;
   /** The tool-call id the model gave the call. Unique within a run. */
   callId: string;
   toolName: string;
@@ -96,7 +102,9 @@ export interface ApprovalRequest extends NewApprovalRequest {
 
 export type RecordProposalResult =
   | { ok: true; proposal: Proposal; created: boolean }
-  | { ok: false; reason: 'conflict'; existing: Proposal };
+  | { ok: false; reason: 'conflict'; existing: Proposal }
+  /** The run was started by another agent: nothing about it (not even a matching call) is returned. */
+  | { ok: false; reason: 'run_owned_by_other_agent' };
 
 export type AddDecisionResult =
   | { ok: true; request: ApprovalRequest }
@@ -140,11 +148,17 @@ export interface ListRequestsFilter {
 
 export interface LedgerStore {
   /**
-   * Records a proposal. (runId, callId) is unique: recording the same call again
-   * with the same tool, arguments, principal and session is idempotent
-   * (`created: false`); anything different is a `conflict` and changes nothing.
+   * Records a proposal. The first proposal of a run makes `input.agent` the run's
+   * owner, in the same atomic step (of concurrent first proposals by different agents,
+   * exactly one wins); a proposal by any other agent in that run is refused with
+   * `run_owned_by_other_agent` before anything else is compared, and changes nothing.
+   * (runId, callId) is unique: recording the same call again with the same tool,
+   * arguments, principal and session is idempotent (`created: false`); anything
+   * different is a `conflict` and changes nothing.
    */
   recordProposal(input: ProposalInput): Promise<RecordProposalResult>;
+  /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */
+  getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
   findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined>;
 

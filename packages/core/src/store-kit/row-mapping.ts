@@ -11,6 +11,7 @@ export function proposalFromRow(row: Row): Proposal {
     runId: text(row, 'run_id'),
     sessionId: text(row, 'session_id'),
     principal: text(row, 'principal'),
+    agent: text(row, 'agent'),
     callId: text(row, 'call_id'),
     toolName: text(row, 'tool_name'),
     canonicalArgs: text(row, 'canonical_args'),
@@ -51,6 +52,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.modelResponseRef ?? null,
     input.parentProposalId ?? null,
     input.createdAt,
+    input.agent,
   ];
 }
 

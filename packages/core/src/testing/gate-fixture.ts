@@ -98,6 +98,18 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
   const idPrefix = randomUUID().slice(0, 8);
   let nextId = 0;
   const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, newId: () => `${idPrefix}-${++nextId}` });
+  // Dispatch selects a call by the proposal id propose returned. Attack tests build
+  // dispatch requests from the model call, so the fixture remembers each call's
+  // proposal id (per ledger: fixtures sharing a ledger share what was proposed).
+  const proposalIds = proposalIdsOf(ledger);
+  const proposeAndRemember = gate.propose.bind(gate);
+  gate.propose = async (modelCall, agent) => {
+    const outcome = await proposeAndRemember(modelCall, agent);
+    if ('proposalId' in outcome && outcome.proposalId !== undefined && typeof modelCall === 'object' && modelCall !== null) {
+      proposalIds.set(callKey(modelCall), outcome.proposalId);
+    }
+    return outcome;
+  };
 
   let nextCall = 0;
   const call = (overrides: Partial<ModelToolCall> = {}): ModelToolCall => ({
@@ -122,8 +134,9 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     return { call: modelCall, requestId: proposed.requestId, proposalId: proposed.proposalId, token: issued.token };
   }
 
-  /** The dispatch request an honest runtime sends for `modelCall`. */
+  /** The dispatch request an honest runtime sends for `modelCall` (a call never proposed gets an id nobody has). */
   const dispatchFor = (modelCall: ModelToolCall, token?: string) => ({
+    proposalId: proposalIds.get(callKey(modelCall)) ?? 'never-proposed',
     runId: modelCall.runId,
     callId: modelCall.callId,
     sessionId: modelCall.sessionId,
@@ -134,4 +147,19 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
   });
 
   return { gate, clock, ledger, audit, keyring, executions, call, proposeAndApprove, dispatchFor };
+}
+
+const PROPOSAL_IDS = new WeakMap<LedgerStore, Map<string, string>>();
+
+function proposalIdsOf(ledger: LedgerStore): Map<string, string> {
+  let ids = PROPOSAL_IDS.get(ledger);
+  if (ids === undefined) {
+    ids = new Map();
+    PROPOSAL_IDS.set(ledger, ids);
+  }
+  return ids;
+}
+
+function callKey(call: Pick<ModelToolCall, 'runId' | 'callId'>): string {
+  return `${call.runId}\u0000${call.callId}`;
 }

@@ -23,6 +23,7 @@ export function describeApproverConformance(getStore: () => LedgerStore): void {
       runId: uid('run'),
       sessionId: 'session-1',
       principal,
+      agent: 'agent-1',
       callId: uid('call'),
       toolName: 'transfer',
       canonicalArgs,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
 import type { LedgerStore, NewApprovalRequest, ProposalInput } from '../ledger/types.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
+import { describeRunOwnership } from './run-ownership-conformance.ts';
 
 export interface LedgerHarness {
   store: LedgerStore;
@@ -24,6 +25,7 @@ export function sampleProposal(overrides: Partial<ProposalInput> = {}): Proposal
     runId: uid('run'),
     sessionId: 'session-1',
     principal: 'user:42',
+    agent: 'agent-a',
     callId: uid('call'),
     toolName: 'transfer',
     canonicalArgs,
@@ -125,6 +127,8 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         expect((await store.getProposal(p.proposalId))?.canonicalArgs).toBe(args);
       });
     });
+
+    describeRunOwnership(() => store, sampleProposal);
 
     describe('approval lifecycle', () => {
       it('pending → approved with a token id, then consumed once', async () => {

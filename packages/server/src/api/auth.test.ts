@@ -11,7 +11,7 @@ const agentRoutes: Array<[string, string, unknown?]> = [
   ['GET', '/api/v1/requests/id-1'],
   ['GET', '/api/v1/requests/id-1/token'],
   ['GET', '/api/v1/requests/id-1/events'],
-  ['POST', '/api/v1/dispatch', { runId: 'r', callId: 'c', sessionId: 's', principal: 'p' }],
+  ['POST', '/api/v1/dispatch', { proposalId: 'p-1', runId: 'r', callId: 'c', sessionId: 's', principal: 'p' }],
 ];
 const approverRoutes: Array<[string, string, unknown?]> = [
   ['GET', '/api/v1/approvals'],

@@ -52,6 +52,7 @@ describe('propose → list → view → decide → token → dispatch', () => {
         canonicalArguments: '{"amount":500,"to":"alice"}',
         argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
         principal: 'user:42',
+        agent: 'runtime',
         sessionId: 'session-1',
         runId: 'run-1',
         callId: 'call-1',
@@ -72,11 +73,11 @@ describe('propose → list → view → decide → token → dispatch', () => {
     expect(status).toMatchObject({ status: 'approved', decisions: [{ approver: 'fiona', decision: 'approve', reason: 'invoice 17' }] });
 
     const issued = await read<{ token: string }>(await f.agent('GET', `/api/v1/requests/${requestId}/token`));
-    const dispatched = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody('call-1', issued.token)));
+    const dispatched = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody('call-1', issued.token)));
     expect(dispatched).toMatchObject({ status: 'executed', result: { transferred: 500 } });
     expect(f.executions).toEqual([{ tool: 'transfer', args: JSON.parse(shown.call.canonicalArguments), callId: 'call-1' }]);
 
-    const again = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody('call-1', issued.token)));
+    const again = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody('call-1', issued.token)));
     expect(again).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
     expect(f.executions).toHaveLength(1);
 
@@ -100,8 +101,8 @@ describe('propose → list → view → decide → token → dispatch', () => {
         { id: 'call-2', name: 'delete_repo', arguments: {} },
       ]),
     );
-    expect(await read(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody('call-1')))).toMatchObject({ status: 'executed' });
-    expect(await read(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody('call-2')))).toMatchObject({ status: 'denied', reason: 'policy_deny' });
+    expect(await read(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody('call-1')))).toMatchObject({ status: 'executed' });
+    expect(await read(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody('call-2')))).toMatchObject({ status: 'denied', reason: 'policy_deny' });
     expect(f.executions.map((e) => e.tool)).toEqual(['get_balance']);
   });
 
@@ -112,7 +113,7 @@ describe('propose → list → view → decide → token → dispatch', () => {
     const token = await f.agent('GET', `/api/v1/requests/${requestId}/token`);
     expect(token.status).toBe(409);
     expect(((await token.json()) as { error: { status: string } }).error.status).toBe('denied');
-    const dispatched = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody(callId)));
+    const dispatched = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(callId)));
     expect(dispatched.status).not.toBe('executed');
     expect(f.executions).toHaveLength(0);
   });
@@ -146,10 +147,10 @@ describe('approve with edits', () => {
       argsDigest: editedRequest.call.argsDigest,
     });
 
-    const original = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody('call-1')));
+    const original = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody('call-1')));
     expect(original.status).not.toBe('executed');
     const { token } = await read<{ token: string }>(await f.agent('GET', `/api/v1/requests/${editedRequest.requestId}/token`));
-    const ran = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', f.dispatchBody(editedRequest.call.callId, token)));
+    const ran = await read<DispatchOutcome>(await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(editedRequest.call.callId, token)));
     expect(ran).toMatchObject({ status: 'executed', result: { transferred: 500 } });
     expect(f.executions).toEqual([{ tool: 'transfer', args: { amount: 500, to: 'alice' }, callId: editedRequest.call.callId }]);
 

@@ -25,12 +25,17 @@ export const ProposalsBody = z
   })
   .strict();
 
+/**
+ * `proposalId` (from the proposals outcome) selects the call; the other ids are
+ * optional cross-checks that must match the recorded call.
+ */
 export const DispatchBody = z
   .object({
-    runId: Id,
-    callId: Id,
-    sessionId: Id,
-    principal: Id,
+    proposalId: Id,
+    runId: Id.optional(),
+    callId: Id.optional(),
+    sessionId: Id.optional(),
+    principal: Id.optional(),
     token: z.string().min(1).max(8192).optional(),
     toolName: Id.optional(),
     arguments: z.unknown().optional(),

@@ -2,8 +2,12 @@ import type { Gate } from '@countersign/core';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 
 export interface AuthConfig {
-  /** Agent runtimes: service-to-service bearer tokens. */
-  agents: Array<{ name: string; token: string }>;
+  /**
+   * Agent runtimes: service-to-service bearer tokens. Each agent sees only the runs it
+   * started. `principals` (exact names or `*` patterns) limits whom it may act for;
+   * absent, any principal.
+   */
+  agents: Array<{ name: string; token: string; principals?: string[] | undefined }>;
   /**
    * People who approve: id, roles, and a password for the login form (and/or a bearer token for the API).
    * `principals`: the principals (end users agents act for) this approver also is; a call acting for
@@ -186,6 +190,9 @@ export function validateAuthConfig(auth: AuthConfig): void {
     if (names.has(`agent:${agent.name}`)) throw new ServerConfigError('invalid_auth_config', `duplicate agent ${agent.name}`);
     names.add(`agent:${agent.name}`);
     claim(agent.token, `agent ${agent.name}`);
+    if (agent.principals !== undefined && (!Array.isArray(agent.principals) || agent.principals.some((p) => typeof p !== 'string' || p.length === 0))) {
+      throw new ServerConfigError('invalid_auth_config', `agent ${agent.name}: principals must be non-empty strings`);
+    }
   }
   for (const approver of auth.approvers) {
     if (typeof approver.id !== 'string' || approver.id.length === 0) {

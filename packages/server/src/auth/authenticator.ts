@@ -34,7 +34,11 @@ export class Authenticator {
     this.#tokenOwners = [];
     for (const agent of config.agents) {
       this.#tokenDigests.push(digestSecret(agent.token));
-      this.#tokenOwners.push({ kind: 'agent', name: agent.name });
+      this.#tokenOwners.push({
+        kind: 'agent',
+        name: agent.name,
+        ...(agent.principals === undefined ? {} : { principals: [...agent.principals] }),
+      });
     }
     for (const approver of config.approvers) {
       if (approver.token === undefined) continue;

@@ -15,6 +15,8 @@ export interface ApproverIdentity {
 export interface AgentIdentity {
   kind: 'agent';
   name: string;
+  /** Principals this agent may act for (exact names or `*` patterns); undefined: any. */
+  principals?: readonly string[] | undefined;
 }
 
 export type Identity = AgentIdentity | ApproverIdentity;

@@ -131,7 +131,7 @@ describe('countersign serve --auth', () => {
     expect((await agent.get(`/api/v1/requests/${requestId}`)).body.status).toBe('approved');
 
     const token = (await agent.get(`/api/v1/requests/${requestId}/token`)).body.token;
-    const dispatch = { runId: 'r1', callId: 'd1', sessionId: 's1', principal: 'user:ci', token };
+    const dispatch = { proposalId: proposed.proposalId, runId: 'r1', callId: 'd1', sessionId: 's1', principal: 'user:ci', token };
     expect((await agent.post('/api/v1/dispatch', dispatch)).body).toMatchObject({ status: 'executed' });
     expect((await agent.post('/api/v1/dispatch', dispatch)).body).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
 

@@ -2,7 +2,10 @@ import type { AuthSummary } from '../serve/auth-file.ts';
 
 /** One line per agent, approver and proxy setting, label first; never a secret, only which kinds are set. */
 export function describeAuthSummary(summary: AuthSummary): Array<[label: string, text: string]> {
-  const lines: Array<[string, string]> = summary.agents.map((agent) => ['agent', `${agent.name} (bearer token)`]);
+  const lines: Array<[string, string]> = summary.agents.map((agent) => [
+    'agent',
+    `${agent.name} (bearer token; ${agent.principals === undefined ? 'any principal' : `principals ${agent.principals.join(', ') || 'none'}`})`,
+  ]);
   for (const approver of summary.approvers) {
     const ways = [approver.password ? 'password' : undefined, approver.token ? 'API bearer token' : undefined].filter((w) => w !== undefined);
     const roles = approver.roles.length === 0 ? 'no roles' : `roles ${approver.roles.join(', ')}`;

@@ -27,16 +27,18 @@ const call = (callId: string, amount: number) => ({
   principal: 'user:7',
   toolCalls: [{ id: callId, name: 'transfer', arguments: { amount, to: 'dana' } }],
 });
-const dispatchBody = (callId: string, token?: string) => ({
+const dispatchBody = (proposed: { proposalId: string; callId: string }, token?: string) => ({
+  proposalId: proposed.proposalId,
+  callId: proposed.callId,
   runId: 'run-proc',
   sessionId: 'session-proc',
   principal: 'user:7',
-  callId,
   ...(token === undefined ? {} : { token }),
 });
 
 describe('countersign serve as a real process', () => {
   let tokenFromFirstProcess = '';
+  let laterFromFirstProcess = { proposalId: '', callId: '' };
 
   it('serves the API on SQLite, runs an approved call once, and stops cleanly on SIGTERM', async () => {
     const server = await start();
@@ -51,17 +53,18 @@ describe('countersign serve as a real process', () => {
     const agent = apiClient(server.url, AGENT);
     const approver = apiClient(server.url, APPROVER);
 
-    expect((await agent.post('/api/v1/proposals', call('small', 10))).body.outcomes[0].status).toBe('allowed');
-    expect((await agent.post('/api/v1/dispatch', dispatchBody('small'))).body.status).toBe('executed');
+    const small = (await agent.post('/api/v1/proposals', call('small', 10))).body.outcomes[0];
+    expect(small.status).toBe('allowed');
+    expect((await agent.post('/api/v1/dispatch', dispatchBody(small))).body.status).toBe('executed');
 
     const big = (await agent.post('/api/v1/proposals', call('big', 5000))).body.outcomes[0];
     expect(big.status).toBe('approval_required');
-    expect((await agent.post('/api/v1/dispatch', dispatchBody('big'))).body.status).toBe('approval_required');
+    expect((await agent.post('/api/v1/dispatch', dispatchBody(big))).body.status).toBe('approval_required');
     const decided = await approver.post('/api/v1/decisions', { requestId: big.requestId, decision: 'approve' });
     expect(decided.status).toBe(200);
     const token = (await agent.get(`/api/v1/requests/${big.requestId}/token`)).body.token as string;
-    expect((await agent.post('/api/v1/dispatch', dispatchBody('big', token))).body.status).toBe('executed');
-    expect((await agent.post('/api/v1/dispatch', dispatchBody('big', token))).body).toMatchObject({
+    expect((await agent.post('/api/v1/dispatch', dispatchBody(big, token))).body.status).toBe('executed');
+    expect((await agent.post('/api/v1/dispatch', dispatchBody(big, token))).body).toMatchObject({
       status: 'not_approved',
       reason: 'already_consumed',
     });
@@ -69,6 +72,7 @@ describe('countersign serve as a real process', () => {
     // An approval left unused for the restart test below.
     const later = (await agent.post('/api/v1/proposals', call('later', 900))).body.outcomes[0];
     await approver.post('/api/v1/decisions', { requestId: later.requestId, decision: 'approve' });
+    laterFromFirstProcess = later;
     tokenFromFirstProcess = (await agent.get(`/api/v1/requests/${later.requestId}/token`)).body.token;
 
     expect(await server.stop('SIGTERM')).toBe(0);
@@ -89,7 +93,7 @@ describe('countersign serve as a real process', () => {
     const listening = server.events().find((e) => e.event === 'listening')!;
     expect(listening.master).toMatchObject({ kind: 'file', created: false });
     const agent = apiClient(server.url, AGENT);
-    const outcome = await agent.post('/api/v1/dispatch', dispatchBody('later', tokenFromFirstProcess));
+    const outcome = await agent.post('/api/v1/dispatch', dispatchBody(laterFromFirstProcess, tokenFromFirstProcess));
     expect(outcome.body).toMatchObject({ status: 'executed', callId: 'later' });
     expect(await server.stop('SIGINT')).toBe(0);
   });

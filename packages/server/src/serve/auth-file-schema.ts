@@ -11,7 +11,16 @@ const nonEmpty = z.string().min(1, 'must not be empty');
  * key is an error, since a misspelt `pasword` would otherwise leave an approver unable to log in.
  */
 export const authFileSchema = z.strictObject({
-  agents: z.array(z.strictObject({ name: nonEmpty, token: secretRef })).min(1, 'at least one agent is required'),
+  agents: z
+    .array(
+      z.strictObject({
+        name: nonEmpty,
+        token: secretRef,
+        /** Principals the agent may act for: exact names or `*` patterns. Absent: any principal. */
+        principals: z.array(nonEmpty).optional(),
+      }),
+    )
+    .min(1, 'at least one agent is required'),
   approvers: z
     .array(
       z.strictObject({

@@ -33,6 +33,15 @@ describe('parseAuthFile', () => {
     expect(problemsOf(yaml.replace('[user:42]', '[""]'), 'yaml')).toEqual(['approvers[0].principals[0]: must not be empty']);
   });
 
+  it('reads an agent\'s principals (exact names or patterns) and refuses malformed ones', () => {
+    const yaml = `agents:\n  - name: a\n    token: ${AGENT}\n    principals: ['team:*', user:7]\n`;
+    const parsed = parseAuthFile(yaml, 'yaml', {});
+    expect(parsed.config.agents).toEqual([{ name: 'a', token: AGENT, principals: ['team:*', 'user:7'] }]);
+    expect(parsed.summary.agents).toEqual([{ name: 'a', principals: ['team:*', 'user:7'] }]);
+    expect(problemsOf(`agents:\n  - name: a\n    token: ${AGENT}\n    principals: ['']\n`, 'yaml')).toEqual(['agents[0].principals[0]: must not be empty']);
+    expect(problemsOf(`agents:\n  - name: a\n    token: ${AGENT}\n    principals: user:7\n`, 'yaml')).toHaveLength(1);
+  });
+
   it('lists every problem with its path, and never a secret', () => {
     const text = [
       'agents:',

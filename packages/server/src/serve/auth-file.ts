@@ -11,7 +11,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Who the file lets in, without any secret: safe to print. */
 export interface AuthSummary {
-  agents: Array<{ name: string }>;
+  agents: Array<{ name: string; principals?: string[] }>;
   /** `password` / `token`: whether that way of signing in is configured. */
   /** `principals`: present when the file lists the principals this approver also is. */
   approvers: Array<{ id: string; roles: string[]; principals?: string[]; password: boolean; token: boolean }>;
@@ -87,7 +87,11 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
   duplicates(doc.agents.map((a) => a.name), 'agents', 'name', 'agent name', problems);
   duplicates(doc.approvers.map((a) => a.id), 'approvers', 'id', 'approver id', problems);
 
-  const agents = doc.agents.map((agent, i) => ({ name: agent.name, token: secret(agent.token, ['agents', i, 'token'], true) }));
+  const agents = doc.agents.map((agent, i) => ({
+    name: agent.name,
+    token: secret(agent.token, ['agents', i, 'token'], true),
+    ...(agent.principals === undefined ? {} : { principals: [...agent.principals] }),
+  }));
   const approvers = doc.approvers.map((approver, i) => {
     if (approver.password === undefined && approver.token === undefined && doc.trustedProxy === undefined) {
       problems.push(`${formatPath(['approvers', i])}: needs a password or a token (or a trustedProxy that vouches for it)`);
@@ -119,7 +123,7 @@ function resolveDocument(doc: AuthFileDocument, env: Env): Omit<LoadedAuth, 'fil
   return {
     config: { agents, approvers, ...(trustedProxy === undefined ? {} : { trustedProxy }) },
     summary: {
-      agents: agents.map((a) => ({ name: a.name })),
+      agents: agents.map((a) => ({ name: a.name, ...(a.principals === undefined ? {} : { principals: a.principals }) })),
       approvers: approvers.map((a) => ({
         id: a.id,
         roles: a.roles,

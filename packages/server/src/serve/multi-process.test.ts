@@ -44,7 +44,8 @@ describePg('two serve processes on one PostgreSQL database', () => {
     principal: 'user:mp',
     toolCalls: [{ id: callId, name: 'transfer', arguments: { amount, to: 'erin' } }],
   });
-  const dispatchBody = (callId: string, token?: string) => ({
+  const dispatchBody = (proposalId: string, callId: string, token?: string) => ({
+    proposalId,
     runId: 'run-mp',
     sessionId: 'session-mp',
     principal: 'user:mp',
@@ -85,7 +86,7 @@ describePg('two serve processes on one PostgreSQL database', () => {
     const tokenB = (await agentB.get(`/api/v1/requests/${proposed.requestId}/token`)).body.token;
     expect(tokenA).toBe(tokenB);
 
-    const outcomes = await raceDispatch(dispatchBody('big', tokenA), ATTEMPTS_PER_PROCESS);
+    const outcomes = await raceDispatch(dispatchBody(proposed.proposalId, 'big', tokenA), ATTEMPTS_PER_PROCESS);
     expect(outcomes.filter((o) => o.status === 'executed')).toHaveLength(1);
     const losers = outcomes.filter((o) => o.status !== 'executed');
     expect(losers).toHaveLength(2 * ATTEMPTS_PER_PROCESS - 1);
@@ -96,8 +97,9 @@ describePg('two serve processes on one PostgreSQL database', () => {
   });
 
   it('an allowed call dispatched through both at once also runs exactly once', async () => {
-    expect((await apiClient(b.url, AGENT).post('/api/v1/proposals', call('small', 3))).body.outcomes[0].status).toBe('allowed');
-    const outcomes = await raceDispatch(dispatchBody('small'), ATTEMPTS_PER_PROCESS);
+    const proposed = (await apiClient(b.url, AGENT).post('/api/v1/proposals', call('small', 3))).body.outcomes[0];
+    expect(proposed.status).toBe('allowed');
+    const outcomes = await raceDispatch(dispatchBody(proposed.proposalId, 'small'), ATTEMPTS_PER_PROCESS);
     expect(outcomes.filter((o) => o.status === 'executed')).toHaveLength(1);
     await expect.poll(() => executedEvents().filter((e) => e.callId === 'small').length).toBe(1);
   });

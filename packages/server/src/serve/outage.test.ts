@@ -36,7 +36,8 @@ describePg('serve when PostgreSQL becomes unreachable', () => {
   });
 
   const executions = () => server.stdout().split('\n').filter((line) => line.includes('"event":"executed"')).length;
-  const body = (callId: string, token?: string) => ({
+  const body = (proposalId: string, callId: string, token?: string) => ({
+    proposalId,
     runId: 'run-out',
     sessionId: 'session-out',
     principal: 'user:out',
@@ -58,7 +59,7 @@ describePg('serve when PostgreSQL becomes unreachable', () => {
     const token = (await agent.get(`/api/v1/requests/${proposed.requestId}/token`)).body.token as string;
 
     await proxy.cut('refuse');
-    const during = await agent.post('/api/v1/dispatch', body('c1', token));
+    const during = await agent.post('/api/v1/dispatch', body(proposed.proposalId, 'c1', token));
     expect(during.status).toBe(200);
     expect(during.body).toMatchObject({ status: 'not_approved', reason: 'store_unavailable' });
     const proposeDuring = await agent.post('/api/v1/proposals', {
@@ -71,9 +72,9 @@ describePg('serve when PostgreSQL becomes unreachable', () => {
     expect(executions()).toBe(0);
 
     await proxy.restore();
-    const after = await agent.post('/api/v1/dispatch', body('c1', token));
+    const after = await agent.post('/api/v1/dispatch', body(proposed.proposalId, 'c1', token));
     expect(after.body).toMatchObject({ status: 'executed', callId: 'c1' });
-    expect((await agent.post('/api/v1/dispatch', body('c1', token))).body).toMatchObject({ reason: 'already_consumed' });
+    expect((await agent.post('/api/v1/dispatch', body(proposed.proposalId, 'c1', token))).body).toMatchObject({ reason: 'already_consumed' });
     expect(executions()).toBe(1);
   });
 });

@@ -2,6 +2,10 @@ import { type GateFixtureOptions, makeGateFixture } from '@countersign/core/test
 import { type AuthConfig, createApp, type ServerOptions } from '../app/create-app.ts';
 
 export const AGENT_TOKEN = 'agent-token-aaaaaaaaaaaaaaaa';
+/** A second agent runtime on the same server: it must see nothing of the first one's runs. */
+export const RIVAL_TOKEN = 'rival-token-rrrrrrrrrrrrrrrr';
+/** A third agent, limited to principals matching `team:*` and the exact `user:7`. */
+export const SCOPED_TOKEN = 'scoped-token-ssssssssssssssss';
 export const FIONA_TOKEN = 'fiona-token-ffffffffffffffff';
 export const OSCAR_TOKEN = 'oscar-token-oooooooooooooooo';
 export const FIONA_PASSWORD = 'correct horse battery staple';
@@ -9,7 +13,11 @@ export const PROXY_SECRET = 'proxy-shared-secret-pppppppppppp';
 export const ORIGIN = 'http://countersign.test';
 
 export const TEST_AUTH: AuthConfig = {
-  agents: [{ name: 'runtime', token: AGENT_TOKEN }],
+  agents: [
+    { name: 'runtime', token: AGENT_TOKEN },
+    { name: 'rival', token: RIVAL_TOKEN },
+    { name: 'scoped', token: SCOPED_TOKEN, principals: ['team:*', 'user:7'] },
+  ],
   approvers: [
     // fiona holds the finance role the fixture policy requires for large transfers.
     { id: 'fiona', roles: ['finance'], password: FIONA_PASSWORD, token: FIONA_TOKEN },
@@ -48,6 +56,8 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
     });
 
   const agent = (method: string, path: string, body?: Body) => send(method, path, AGENT_TOKEN, body);
+  const rival = (method: string, path: string, body?: Body) => send(method, path, RIVAL_TOKEN, body);
+  const scoped = (method: string, path: string, body?: Body) => send(method, path, SCOPED_TOKEN, body);
   const fiona = (method: string, path: string, body?: Body) => send(method, path, FIONA_TOKEN, body);
   const oscar = (method: string, path: string, body?: Body) => send(method, path, OSCAR_TOKEN, body);
 
@@ -63,15 +73,17 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
   /** Proposes one transfer that needs approval and returns its request id. */
   async function proposeTransfer(args: unknown = { amount: 500, to: 'alice' }, callId = 'call-1') {
     const res = await agent('POST', '/api/v1/proposals', proposalBody([{ id: callId, name: 'transfer', arguments: args }]));
-    const json = (await res.json()) as { outcomes: Array<{ status: string; requestId?: string; argsDigest?: string }> };
+    const json = (await res.json()) as { outcomes: Array<{ status: string; requestId?: string; argsDigest?: string; proposalId?: string }> };
     const outcome = json.outcomes[0];
     if (outcome?.status !== 'approval_required' || outcome.requestId === undefined) {
       throw new Error(`expected approval_required, got ${JSON.stringify(json)}`);
     }
-    return { requestId: outcome.requestId, argsDigest: outcome.argsDigest!, callId };
+    return { requestId: outcome.requestId, argsDigest: outcome.argsDigest!, callId, proposalId: outcome.proposalId! };
   }
 
-  const dispatchBody = (callId: string, token?: string) => ({
+  /** The dispatch body an honest runtime sends for a call of run-1: its proposal id, with the ids as cross-checks. */
+  const dispatchBody = async (callId: string, token?: string) => ({
+    proposalId: (await gate.ledger.findProposalByCall('run-1', callId))?.proposalId ?? 'never-proposed',
     runId: 'run-1',
     callId,
     sessionId: 'session-1',
@@ -79,7 +91,7 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
     ...(token === undefined ? {} : { token }),
   });
 
-  return { ...gate, app, close, send, agent, fiona, oscar, proposalBody, proposeTransfer, dispatchBody };
+  return { ...gate, app, close, send, agent, rival, scoped, fiona, oscar, proposalBody, proposeTransfer, dispatchBody };
 }
 
 export type ServerFixture = ReturnType<typeof makeServerFixture>;

@@ -144,7 +144,9 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
     expect(await page.getByRole('status').textContent()).toBe('Your approval was recorded.');
 
     const { token } = await agentCall<{ token: string }>('GET', `/api/v1/requests/${requestId}/token`);
+    const proposalId = (await f.ledger.findProposalByCall('run-1', 'call-ui-1'))?.proposalId;
     const outcome = await agentCall<DispatchOutcome>('POST', '/api/v1/dispatch', {
+      proposalId,
       runId: 'run-1',
       callId: 'call-ui-1',
       sessionId: 'session-1',

@@ -75,11 +75,11 @@ describe('the pinned tool definition beside a request', () => {
     const decided = await after.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve' });
     expect(decided.status).toBe(200);
     const token = (await (await after.agent('GET', `/api/v1/requests/${requestId}/token`)).json()) as { token: string };
-    const outcome = await (await after.agent('POST', '/api/v1/dispatch', after.dispatchBody(callId, token.token))).json();
+    const outcome = await (await after.agent('POST', '/api/v1/dispatch', await after.dispatchBody(callId, token.token))).json();
     expect(outcome).toMatchObject({ status: 'not_approved', reason: 'definition_mismatch' });
     expect(executed).toHaveLength(0);
     // the same approval through the gate whose definition matches still runs: the check is the digest
-    const honest = await (await before.agent('POST', '/api/v1/dispatch', before.dispatchBody(callId, token.token))).json();
+    const honest = await (await before.agent('POST', '/api/v1/dispatch', await before.dispatchBody(callId, token.token))).json();
     expect(honest).toMatchObject({ status: 'executed' });
     expect(executed).toHaveLength(1);
   });

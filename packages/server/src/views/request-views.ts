@@ -38,6 +38,8 @@ export interface ApprovalView {
     /** SHA-256 (hex) of `canonicalArguments`. */
     argsDigest: string;
     principal: string;
+    /** The agent runtime that recorded the call (the owner of its run). */
+    agent: string;
     runId: string;
     sessionId: string;
     callId: string;
@@ -94,6 +96,7 @@ export async function approvalView(gate: Gate, view: RequestView): Promise<Appro
       canonicalArguments: proposal.canonicalArgs,
       argsDigest: proposal.argsDigest,
       principal: proposal.principal,
+      agent: proposal.agent,
       runId: proposal.runId,
       sessionId: proposal.sessionId,
       callId: proposal.callId,

@@ -2,21 +2,29 @@ import type { ProposeOutcome } from '@countersign/core';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
 import { ProposalsBody } from '../schemas.ts';
 
 export type ProposalResult = ProposeOutcome & { callId: string };
 
-/** POST /proposals: records every tool call of one model response, in order. */
+/**
+ * POST /proposals: records every tool call of one model response, in order, as the
+ * authenticated agent's. A run another agent started is a 404 (start a new run), and
+ * a principal this agent may not act for is a 403: the whole response is refused.
+ */
 export function proposalRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/proposals', requireAgent(services), async (c) => {
     const body = validate(ProposalsBody, await readJsonBody(c, services.bodyLimits));
+    const agent = agentOf(c);
     const outcomes: ProposalResult[] = [];
     for (const call of body.toolCalls) {
-      const outcome = await services.gate.propose({
+      const outcome = await services.gate.propose(
+        {
         runId: body.runId,
         sessionId: body.sessionId,
         principal: body.principal,
@@ -24,7 +32,15 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
         toolName: call.name,
         arguments: call.arguments,
         modelResponseRef: body.modelResponseRef,
-      });
+        },
+        agent,
+      );
+      if (outcome.status === 'rejected' && outcome.reason === 'run_owned_by_other_agent') {
+        throw new ApiError('not_found', `no run ${body.runId} for this agent (another agent started it); use a new run id`);
+      }
+      if (outcome.status === 'rejected' && outcome.reason === 'principal_not_allowed') {
+        throw new ApiError('forbidden', `this agent may not act for ${body.principal}`);
+      }
       // The agent runtime is inside the trust boundary: it gets the full outcome.
       outcomes.push({ ...outcome, callId: call.id });
       if (outcome.status === 'approval_required') {

@@ -2,6 +2,7 @@ import type { Handler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import { agentOf } from '../../auth/agent-of.ts';
 import { waitForWake } from '../../events/wait-for-wake.ts';
 import { statusFingerprint } from '../../views/request-views.ts';
 import { readRequest } from './read-request.ts';
@@ -15,8 +16,9 @@ import { readRequest } from './read-request.ts';
 export function requestEventsRoute(services: Services): Handler<AppEnv> {
   return async (c) => {
     const requestId = c.req.param('id') ?? '';
-    // Unknown ids fail as a plain JSON 404 before the stream starts.
-    const first = await readRequest(services, requestId);
+    const agent = agentOf(c);
+    // Unknown ids (and other agents' requests) fail as a plain JSON 404 before the stream starts.
+    const first = await readRequest(services, agent, requestId);
     const signal = AbortSignal.any([c.req.raw.signal, services.closing]);
     return streamSSE(c, async (stream) => {
       const aborted = new AbortController();
@@ -33,7 +35,7 @@ export function requestEventsRoute(services: Services): Handler<AppEnv> {
         if (wake === 'aborted' || stream.aborted || stream.closed) return;
         let view: Awaited<ReturnType<typeof readRequest>>;
         try {
-          view = await readRequest(services, requestId);
+          view = await readRequest(services, agent, requestId);
         } catch {
           await stream.writeSSE({ event: 'error', data: JSON.stringify({ code: 'store_unavailable' }) });
           return;

@@ -1,6 +1,8 @@
+import type { Agent } from '@countersign/core';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { waitForWake } from '../../events/wait-for-wake.ts';
@@ -20,11 +22,11 @@ export function requestRoutes(services: Services): Hono<AppEnv> {
     const requestId = c.req.param('id');
     const waitSeconds = parseWait(c.req.query('wait'), services.tuning.maxWaitSeconds);
     const signal = AbortSignal.any([c.req.raw.signal, services.closing]);
-    return c.json(await waitWhilePending(services, requestId, waitSeconds * 1000, signal));
+    return c.json(await waitWhilePending(services, agentOf(c), requestId, waitSeconds * 1000, signal));
   });
 
   routes.get('/requests/:id/token', agentOnly, async (c) => {
-    const issued = await services.gate.approvals.token(c.req.param('id'));
+    const issued = await services.gate.approvals.token(c.req.param('id'), agentOf(c));
     if (issued.ok) return c.json({ token: issued.token, requestId: issued.requestId, expiresAt: issued.expiresAt });
     switch (issued.reason) {
       case 'not_found':
@@ -47,10 +49,10 @@ function parseWait(raw: string | undefined, max: number): number {
 }
 
 /** Re-reads the ledger on every in-process event and at the poll interval, until not pending or out of time. */
-async function waitWhilePending(services: Services, requestId: string, waitMs: number, signal: AbortSignal): Promise<ApprovalView> {
+async function waitWhilePending(services: Services, agent: Agent, requestId: string, waitMs: number, signal: AbortSignal): Promise<ApprovalView> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const view = await readRequest(services, requestId);
+    const view = await readRequest(services, agent, requestId);
     const remaining = deadline - Date.now();
     if (view.status !== 'pending' || remaining <= 0) return view;
     const wake = await waitForWake(services.events, requestId, Math.min(services.tuning.pollIntervalMs, remaining), signal);
