@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { serializeCanonical } from '../canonical/serialize.ts';
 import { inspectForDisplay, inspectString } from './inspect.ts';
 import { displayJson, displaySegments, displayText, segmentsToText } from './segments.ts';
 
@@ -127,6 +128,11 @@ describe('rendering: one set of segments for HTML, CLI and JSON views', () => {
   it('renders plain JSON exactly as JSON.stringify does', () => {
     const value = { to: 'alice', amount: 500.5, memo: 'rent, "June"\n\\x', nested: { list: [1, true, null, {}, []], empty: '' } };
     expect(displayJson(value)).toEqual([{ escaped: false, text: JSON.stringify(value, null, 2) }]);
+  });
+
+  it('renders plain canonical JSON exactly as the canonical serializer does', () => {
+    const value = { b: [1, 2.5, 'x"\\y\n'], a: { '10': true, '9': null, é: 'é' }, '': {} };
+    expect(segmentsToText(displayJson(value, 'canonical'))).toBe(serializeCanonical(value));
   });
 
   it('escapes in JSON are valid JSON for the same value', () => {

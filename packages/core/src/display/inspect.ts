@@ -42,8 +42,14 @@ export function inspectForDisplay(value: unknown): DisplayInspection {
     else truncated = true;
   };
   const walk = (node: unknown, path: PathSegment[]): void => {
-    if (typeof node === 'string') return inspectOne(node, toJsonPointer(path), 'value', add);
-    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, [...path, i]));
+    if (typeof node === 'string') {
+      inspectOne(node, toJsonPointer(path), 'value', add);
+      return;
+    }
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, [...path, i]);
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     for (const [key, item] of Object.entries(node)) {
       const child = [...path, key];

@@ -31,15 +31,26 @@ export function displaySegments(text: string): DisplaySegment[] {
 }
 
 /**
- * `value` as indented JSON (what `JSON.stringify(value, null, 2)` gives when nothing
- * needs escaping), with every suspicious character in keys and strings shown as a
- * JSON escape. The escapes are valid JSON, so the text still means the same value.
+ * `value` as JSON with every suspicious character in keys and strings shown as a JSON
+ * escape; the escapes are valid JSON, so the text still means the same value. When
+ * nothing needs escaping, `pretty` is `JSON.stringify(value, null, 2)` and `canonical`
+ * is the RFC 8785 text (keys sorted by UTF-16 code units, no whitespace).
  */
-export function displayJson(value: unknown, indent = 2): DisplaySegment[] {
+export function displayJson(value: unknown, format: 'pretty' | 'canonical' = 'pretty'): DisplaySegment[] {
   const out = new Builder();
-  writeJson(out, value, '', ' '.repeat(indent));
+  writeJson(out, value, format === 'pretty' ? PRETTY : CANONICAL, '');
   return out.done();
 }
+
+interface Layout {
+  step: string;
+  open: string;
+  comma: string;
+  colon: string;
+  sortKeys: boolean;
+}
+const PRETTY: Layout = { step: '  ', open: '\n', comma: ',\n', colon: ': ', sortKeys: false };
+const CANONICAL: Layout = { step: '', open: '', comma: ',', colon: ':', sortKeys: true };
 
 /** The segments as plain text, escapes included: for terminals, logs and text boxes. */
 export function segmentsToText(segments: readonly DisplaySegment[]): string {
@@ -51,33 +62,45 @@ export function displayText(text: string): string {
   return segmentsToText(displaySegments(text));
 }
 
-function writeJson(out: Builder, value: unknown, pad: string, step: string): void {
-  if (typeof value === 'string') return writeString(out, value);
+function writeJson(out: Builder, value: unknown, layout: Layout, pad: string): void {
+  if (typeof value === 'string') {
+    writeString(out, value);
+    return;
+  }
+  const inner = pad + layout.step;
+  const close = layout.open === '' ? '' : `\n${pad}`;
   if (Array.isArray(value)) {
-    if (value.length === 0) return out.text('[]');
-    const inner = pad + step;
-    out.text('[\n');
+    if (value.length === 0) {
+      out.text('[]');
+      return;
+    }
+    out.text(`[${layout.open}`);
     value.forEach((item, i) => {
-      out.text(inner);
-      writeJson(out, item, inner, step);
-      out.text(i < value.length - 1 ? ',\n' : '\n');
+      out.text(i === 0 ? inner : `${layout.comma}${inner}`);
+      writeJson(out, item, layout, inner);
     });
-    return out.text(`${pad}]`);
+    out.text(`${close}]`);
+    return;
   }
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return out.text('{}');
-    const inner = pad + step;
-    out.text('{\n');
+    // Default sort compares UTF-16 code units: RFC 8785's order.
+    if (layout.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (entries.length === 0) {
+      out.text('{}');
+      return;
+    }
+    out.text(`{${layout.open}`);
     entries.forEach(([key, item], i) => {
-      out.text(inner);
+      out.text(i === 0 ? inner : `${layout.comma}${inner}`);
       writeString(out, key);
-      out.text(': ');
-      writeJson(out, item, inner, step);
-      out.text(i < entries.length - 1 ? ',\n' : '\n');
+      out.text(layout.colon);
+      writeJson(out, item, layout, inner);
     });
-    return out.text(`${pad}}`);
+    out.text(`${close}}`);
+    return;
   }
+  // Numbers as ECMAScript prints them: RFC 8785's number form too.
   out.text(JSON.stringify(value) ?? 'null');
 }
 

@@ -1,4 +1,5 @@
 import type { ApprovalRequest, ApprovalStatus, DefinitionView, Gate, RequestView } from '@countersign/core';
+import { type CallDisplay, callDisplayOf } from './call-display.ts';
 
 export interface DecisionView {
   approver: string;
@@ -47,6 +48,8 @@ export interface ApprovalView {
   };
   decisions: DecisionView[];
   edited?: EditedCallView | undefined;
+  /** For people: what in this call does not read as what it is, and where it breaks the tool's schema. */
+  display: CallDisplay;
 }
 
 export function approvalCount(request: ApprovalRequest): number {
@@ -102,6 +105,7 @@ export async function approvalView(gate: Gate, view: RequestView): Promise<Appro
     },
     decisions: decisionViews(request),
     ...(edited === undefined ? {} : { edited }),
+    display: callDisplayOf(view),
   };
 }
 
