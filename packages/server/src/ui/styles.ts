@@ -65,7 +65,7 @@ button.secondary { background: #fff; color: var(--accent); border-color: var(--a
 .decisions { list-style: none; padding: 0; margin: 0; }
 .decisions li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
 .decisions li:last-child { border-bottom: 0; }
-.filters a { margin-right: .9rem; }
+.filters { display: flex; flex-wrap: wrap; gap: .25rem .9rem; }
 .filters a[aria-current=page] { font-weight: 700; color: var(--ink); text-decoration: none; }
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
 .login { max-width: 24rem; margin: 4rem auto; }
@@ -77,6 +77,12 @@ pre.args .esc { background: #ffd33d; color: #1b1f24; border-color: #ffd33d; }
 .flag p { margin: .25rem 0; color: var(--ink); }
 .flag ul { margin: .4rem 0 0; padding-left: 1.25rem; color: var(--ink); }
 .flag li { margin: .2rem 0; }
-.badge.flagged { background: var(--bad-wash); color: var(--bad); border-color: #cf222e; white-space: normal; }
+.badge.flagged { display: inline-block; min-width: 9rem; margin-top: .3rem; border-radius: 6px; background: var(--bad-wash); color: var(--bad); border-color: #cf222e; white-space: normal; }
 td.text, td code { overflow-wrap: anywhere; }
+/* On a phone the label column would squeeze values into a few characters a line: stack them. */
+@media (max-width: 40rem) {
+  dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  dl.facts dd { margin-bottom: .5rem; }
+  .card { padding: 1rem; }
+}
 `;
