@@ -203,9 +203,9 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
       expect(await finding.count(), attack.name).toBe(1);
       // The escape is on screen, in its own style, where the hidden character was.
       const where = attack.pointer === '/principal' ? page.locator('#principal') : page.locator('#arguments');
-      const escape = where.locator('.esc', { hasText: attack.escape }).first();
-      expect(await escape.isVisible(), attack.name).toBe(true);
-      const style = await escape.evaluate((el) => {
+      const shownEscape = where.locator('.esc', { hasText: attack.escape }).first();
+      expect(await shownEscape.isVisible(), attack.name).toBe(true);
+      const style = await shownEscape.evaluate((el) => {
         const s = (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string; fontWeight: string } }).getComputedStyle(el);
         return { background: s.backgroundColor, weight: s.fontWeight };
       });
