@@ -41,6 +41,17 @@ describe('the approval pages show what runs, visibly', () => {
     expect(list).toContain('class="badge flagged"');
   });
 
+  it('the audit page shows the recorded tool, actor and reason with the same escapes', async () => {
+    f = makeServerFixture();
+    const requestId = await propose({ amount: 500, to: 'alice' }, 'user:\u202Enimda\u202C');
+    await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'deny', reason: 'looks like \u0430dmin\u200B' });
+    const browser = browserSession(f.app, ORIGIN);
+    await browser.login('fiona', FIONA_PASSWORD);
+    const audit = await (await browser.request('GET', '/audit')).text();
+    for (const raw of ['\u202E', '\u0430', '\u200B']) expect(audit).not.toContain(raw);
+    expect(audit).toContain('<span class="esc" title="U+202E RIGHT-TO-LEFT OVERRIDE">\\u202E</span>');
+  });
+
   it('a plain ASCII call carries no warning, no escape and no flag', async () => {
     f = makeServerFixture();
     const requestId = await propose({ amount: 500, to: 'alice', memo: 'rent, June\nline two' });
