@@ -13,6 +13,7 @@ export { ApiError } from './errors/api-error.ts';
 export type { AgentIdentity, ApproverIdentity, Identity } from './auth/identity.ts';
 export { type ChainStatus, chainStatus } from './audit/chain-status.ts';
 export { CONTENT_SECURITY_POLICY } from './http/security-headers.ts';
+export type { CallDisplay } from './views/call-display.ts';
 export type { ApprovalView, DecisionView, EditedCallView } from './views/request-views.ts';
 export {
   SIGNATURE_HEADER,

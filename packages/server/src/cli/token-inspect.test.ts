@@ -65,6 +65,26 @@ describe('countersign token inspect', () => {
     expect(JSON.parse(alone.stdout).verification).toMatchObject({ checked: 'claims', reason: 'bad_signature' });
   });
 
+  it('shows hidden characters in claims as escapes and warns, in text and JSON', async () => {
+    const [h, p, s] = seeded.unused.token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+    claims.sub = 'user:\u202Enimda\u202C';
+    claims.tool = 'trans\u200Bfer';
+    const hostile = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
+    const text = await inspect(hostile, [], { env: {} });
+    expect(text.stdout).toContain('principal  user:\\u202Enimda\\u202C\n');
+    expect(text.stdout).toContain('tool       trans\\u200Bfer\n');
+    expect(text.stdout).toMatch(/warning {4}\/sub: bidi_control: .*U\+202E RIGHT-TO-LEFT OVERRIDE/);
+    expect(text.stdout).toMatch(/warning {4}\/tool: invisible: .*U\+200B ZERO WIDTH SPACE/);
+    expect(text.stdout).not.toMatch(/[\u202E\u200B]/);
+    const json = JSON.parse((await inspect(hostile, ['--json'], { env: {} })).stdout);
+    expect(json.claims.sub).toBe('user:\u202Enimda\u202C');
+    expect(json.display.findings.map((f: { pointer: string }) => f.pointer)).toEqual(['/tool', '/sub']);
+    const plain = await inspect(seeded.unused.token, ['--json'], { env: {} });
+    expect(JSON.parse(plain.stdout).display).toEqual({ findings: [], truncated: false });
+    expect((await inspect(seeded.unused.token, [], { env: {} })).stdout).not.toContain('warning');
+  });
+
   it('a correctly signed token for the recorded call that the server never issued: token_mismatch', async () => {
     const claims = decodeApprovalToken(seeded.unused.token);
     if (!claims.ok) throw new Error('seed token does not decode');

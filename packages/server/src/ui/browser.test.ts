@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
-import type { DispatchOutcome } from '@countersign/core';
+import { type DispatchOutcome, displayText } from '@countersign/core';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HOSTILE_CALLS } from '../testing/hostile-calls.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -70,11 +71,11 @@ async function agentCall<T>(method: string, path: string, body?: unknown): Promi
   return (await res.json()) as T;
 }
 
-async function proposeTransfer(callId: string, args: unknown): Promise<string> {
+async function proposeTransfer(callId: string, args: unknown, principal = 'user:42'): Promise<string> {
   const out = await agentCall<{ outcomes: Array<{ requestId: string; status: string }> }>('POST', '/api/v1/proposals', {
     runId: 'run-1',
     sessionId: 'session-1',
-    principal: 'user:42',
+    principal,
     toolCalls: [{ id: callId, name: 'transfer', arguments: args }],
   });
   expect(out.outcomes[0]?.status).toBe('approval_required');
@@ -183,6 +184,56 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
     for (const payload of Object.values(payloads)) expect(text).toContain(JSON.stringify(payload).slice(1, -1));
     expect(await page.locator('#arguments').isVisible()).toBe(true);
     expect(dialogs).toBe(0);
+  });
+
+  it('every hostile payload is shown visibly distinct and flagged; a plain call carries no warning', async () => {
+    const ids = new Map<string, string>();
+    for (const [i, attack] of HOSTILE_CALLS.entries()) {
+      ids.set(attack.name, await proposeTransfer(`call-hostile-${i}`, attack.args, 'principal' in attack ? attack.principal : undefined));
+    }
+    const plainId = await proposeTransfer('call-plain', { amount: 500, to: 'alice', memo: 'rent, June' });
+    const page = await signIn();
+    // The list flags every hostile call, and only those.
+    expect(await page.locator('.badge.flagged').count()).toBe(HOSTILE_CALLS.length);
+    expect(await page.locator('tr', { has: page.locator(`a[href="/requests/${plainId}"]`) }).locator('.badge.flagged').count()).toBe(0);
+
+    for (const attack of HOSTILE_CALLS) {
+      await page.goto(`${base}/requests/${ids.get(attack.name)}`);
+      const warnings = page.locator('#display-warnings');
+      expect(await warnings.isVisible()).toBe(true);
+      const finding = warnings.locator(`li[data-kind="${attack.kind}"]`, { has: page.locator('code.pointer', { hasText: displayText(attack.pointer) }) });
+      expect(await finding.count(), attack.name).toBe(1);
+      // The escape is on screen, in its own style, where the hidden character was.
+      const where = attack.pointer === '/principal' ? page.locator('#principal') : page.locator('#arguments');
+      const shownEscape = where.locator('.esc', { hasText: attack.escape }).first();
+      expect(await shownEscape.isVisible(), attack.name).toBe(true);
+      const style = await shownEscape.evaluate((el) => {
+        const s = (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string; fontWeight: string } }).getComputedStyle(el);
+        return { background: s.backgroundColor, weight: s.fontWeight };
+      });
+      expect(style.background).not.toBe('rgba(0, 0, 0, 0)');
+      expect(style.weight).toBe('700');
+      // What a person reads never contains the raw character, and the shown arguments still parse to what runs.
+      expect(await page.locator('main').innerText()).not.toContain(attack.raw);
+      expect(JSON.parse((await page.locator('#arguments').textContent()) ?? '')).toEqual(attack.args);
+    }
+
+    await page.goto(`${base}/requests/${plainId}`);
+    expect(await page.locator('#display-warnings').count()).toBe(0);
+    expect(await page.locator('#schema-problems').count()).toBe(0);
+    expect(await page.locator('.flag').count()).toBe(0);
+    expect(await page.locator('.esc').count()).toBe(0);
+    expect(await page.locator('#arguments').textContent()).toBe(JSON.stringify({ amount: 500, memo: 'rent, June', to: 'alice' }, null, 2));
+  });
+
+  it('arguments outside the pinned input schema are flagged on the page', async () => {
+    const requestId = await proposeTransfer('call-schema', { amount: '500', to: 42 });
+    const page = await signIn();
+    expect(await page.locator('.badge.flagged').isVisible()).toBe(true);
+    await page.goto(`${base}/requests/${requestId}`);
+    const box = page.locator('#schema-problems');
+    expect(await box.isVisible()).toBe(true);
+    expect(await box.locator('code.pointer').allTextContents()).toEqual(expect.arrayContaining(['/arguments/amount', '/arguments/to']));
   });
 
   it('a forged cross-site POST is refused and the request stays pending', async () => {

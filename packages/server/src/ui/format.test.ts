@@ -24,4 +24,10 @@ describe('format', () => {
   it('pretty arguments are the canonical JSON, indented', () => {
     expect(prettyArguments('{"a":[1,{"b":"<x>"}],"c":1e+21}')).toBe('{\n  "a": [\n    1,\n    {\n      "b": "<x>"\n    }\n  ],\n  "c": 1e+21\n}');
   });
+
+  it('pretty arguments show hidden characters as JSON escapes of the same value', () => {
+    const canonical = '{"to":"acct-\u202E4321\u202C"}';
+    expect(prettyArguments(canonical)).toBe('{\n  "to": "acct-\\u202E4321\\u202C"\n}');
+    expect(JSON.parse(prettyArguments(canonical))).toEqual(JSON.parse(canonical));
+  });
 });

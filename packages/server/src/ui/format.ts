@@ -1,3 +1,5 @@
+import { displayJson, segmentsToText } from '@countersign/core';
+
 /** `2026-06-01 12:00:00 UTC`: unambiguous for approvers in any time zone. */
 export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
@@ -21,7 +23,10 @@ export function relativeTo(ms: number, now: number): string {
   return ms >= now ? `in ${formatDuration(ms - now)}` : `${formatDuration(now - ms)} ago`;
 }
 
-/** Arguments as the approver reads them: the canonical JSON, indented. */
+/**
+ * Arguments as the approver reads them in a text box: the canonical JSON, indented,
+ * with hidden or misleading characters as JSON escapes (same value, nothing hidden).
+ */
 export function prettyArguments(canonicalArgs: string): string {
-  return JSON.stringify(JSON.parse(canonicalArgs), null, 2);
+  return segmentsToText(displayJson(JSON.parse(canonicalArgs)));
 }

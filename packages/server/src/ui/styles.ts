@@ -65,8 +65,24 @@ button.secondary { background: #fff; color: var(--accent); border-color: var(--a
 .decisions { list-style: none; padding: 0; margin: 0; }
 .decisions li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
 .decisions li:last-child { border-bottom: 0; }
-.filters a { margin-right: .9rem; }
+.filters { display: flex; flex-wrap: wrap; gap: .25rem .9rem; }
 .filters a[aria-current=page] { font-weight: 700; color: var(--ink); text-decoration: none; }
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
 .login { max-width: 24rem; margin: 4rem auto; }
+/* Escapes stand for characters a reader could not see or tell apart: they must never pass for text. */
+.esc { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; font-weight: 700; background: #ffebe9; color: #a40e26; border: 1px solid #cf222e; border-radius: 3px; padding: 0 .15em; margin: 0 .05em; white-space: nowrap; }
+pre.args .esc { background: #ffd33d; color: #1b1f24; border-color: #ffd33d; }
+.flag { background: var(--bad-wash); color: var(--bad); border: 2px solid #cf222e; border-left-width: .5rem; border-radius: 6px; padding: .75rem 1rem; margin-bottom: 1rem; overflow-wrap: anywhere; }
+.flag h2 { font-size: 1.05rem; margin: 0 0 .4rem; }
+.flag p { margin: .25rem 0; color: var(--ink); }
+.flag ul { margin: .4rem 0 0; padding-left: 1.25rem; color: var(--ink); }
+.flag li { margin: .2rem 0; }
+.badge.flagged { display: inline-block; min-width: 9rem; margin-top: .3rem; border-radius: 6px; background: var(--bad-wash); color: var(--bad); border-color: #cf222e; white-space: normal; }
+td.text, td code { overflow-wrap: anywhere; }
+/* On a phone the label column would squeeze values into a few characters a line: stack them. */
+@media (max-width: 40rem) {
+  dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  dl.facts dd { margin-bottom: .5rem; }
+  .card { padding: 1rem; }
+}
 `;

@@ -1,4 +1,5 @@
 import type { ApprovalRequest, ApprovalStatus, DefinitionView, Gate, RequestView } from '@countersign/core';
+import { type CallDisplay, callDisplayOf } from './call-display.ts';
 
 export interface DecisionView {
   approver: string;
@@ -49,6 +50,8 @@ export interface ApprovalView {
   };
   decisions: DecisionView[];
   edited?: EditedCallView | undefined;
+  /** For people: what in this call does not read as what it is, and where it breaks the tool's schema. */
+  display: CallDisplay;
 }
 
 export function approvalCount(request: ApprovalRequest): number {
@@ -105,6 +108,7 @@ export async function approvalView(gate: Gate, view: RequestView): Promise<Appro
     },
     decisions: decisionViews(request),
     ...(edited === undefined ? {} : { edited }),
+    display: callDisplayOf(view),
   };
 }
 

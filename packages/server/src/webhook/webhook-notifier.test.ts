@@ -38,6 +38,20 @@ describe('webhook from the app', () => {
         request: expect.objectContaining({ status: 'approved', approvals: 1, decisions: [expect.objectContaining({ approver: 'fiona', decision: 'approve' })] }),
       }),
     ]);
+    for (const p of payloads) expect(p.display).toEqual({ findings: [], truncated: false, argumentsFlagged: false });
+  });
+
+  it('flags hidden characters for receivers that show the call to people, without revealing the arguments', async () => {
+    receiver = await startWebhookReceiver([]);
+    f = makeServerFixture({ webhook: { url: receiver.url, secret: SECRET, maxAttempts: 3, baseDelayMs: 10 } });
+    const body = { ...f.proposalBody([{ id: 'call-1', name: 'transfer', arguments: { amount: 500, 'se\u200Bcret-key': 'acct-\u202E4321\u202C' } }]), principal: 'user:\u202Enimda\u202C' };
+    expect((await f.agent('POST', '/api/v1/proposals', body)).status).toBe(200);
+    await receiver.waitFor(1);
+    const payload = JSON.parse(receiver.received[0]!.body) as WebhookPayload;
+    expect(payload.request.principal).toBe('user:\u202Enimda\u202C');
+    expect(payload.display.findings).toMatchObject([{ pointer: '/principal', where: 'value', kind: 'bidi_control' }]);
+    expect(payload.display.argumentsFlagged).toBe(true);
+    expect(receiver.received[0]!.body).not.toContain('cret-key');
   });
 
   it('a receiver that is down does not slow the API', async () => {

@@ -1,4 +1,4 @@
-import type { Gate } from '@countersign/core';
+import { type DisplayFinding, type Gate, inspectForDisplay } from '@countersign/core';
 import type { RequestEvent, RequestEvents } from '../events/request-events.ts';
 import { approvalCount } from '../views/request-views.ts';
 import type { WebhookSender } from './webhook-sender.ts';
@@ -26,6 +26,12 @@ export interface WebhookPayload {
     /** Link to the approval page, when the server knows its public origin. */
     url: string | null;
   };
+  /**
+   * For receivers that show the call to people (chat, e-mail): what in the fields above
+   * does not read as what it is (pointers into `request`), and whether the arguments,
+   * which the payload leaves out, have such findings too (see the approval page).
+   */
+  display: { findings: DisplayFinding[]; truncated: boolean; argumentsFlagged: boolean };
 }
 
 /** Turns request events into signed webhook deliveries. Returns the unsubscribe function. */
@@ -59,6 +65,17 @@ async function payloadFor(gate: Gate, event: RequestEvent, publicOrigin: string 
   const view = await gate.approvals.view(event.requestId);
   if (view === undefined) return undefined;
   const { request, proposal } = view;
+  const fields = {
+    toolName: proposal.toolName,
+    principal: proposal.principal,
+    runId: proposal.runId,
+    sessionId: proposal.sessionId,
+    callId: proposal.callId,
+    decisions: request.decisions.map((d) => ({ approver: d.approver })),
+  };
+  const { findings, truncated } = inspectForDisplay(fields);
+  // Only whether the arguments are flagged: their pointers would name keys the payload withholds.
+  const argumentsFlagged = inspectForDisplay(JSON.parse(proposal.canonicalArgs)).findings.length > 0;
   const id = event.type === 'request.created' ? `${event.type}:${request.requestId}` : `${event.type}:${request.requestId}:${request.decisions.length}`;
   return {
     id,
@@ -80,5 +97,6 @@ async function payloadFor(gate: Gate, event: RequestEvent, publicOrigin: string 
       decisions: request.decisions.map((d) => ({ approver: d.approver, decision: d.decision, at: d.at })),
       url: publicOrigin === undefined ? null : `${publicOrigin}/requests/${encodeURIComponent(request.requestId)}`,
     },
+    display: { findings, truncated, argumentsFlagged },
   };
 }

@@ -2,6 +2,7 @@ import type { AuthSummary } from '../../serve/auth-file.ts';
 import type { DemoExecution } from '../../serve/demo-tools.ts';
 import type { LocalCredential, LocalCredentials } from '../../serve/local-credentials.ts';
 import type { MasterKeySource } from '../../serve/master-key.ts';
+import { displayText } from '@countersign/core';
 import { type CliIo, writeJson, writeLine } from '../cli-io.ts';
 import { countAuthSummary, describeAuthSummary } from '../describe-auth.ts';
 
@@ -65,7 +66,7 @@ function textReporter(io: CliIo): ServeReporter {
       out(`countersign listening on ${r.url}`);
     },
     executed(e) {
-      out(`executed  ${e.tool} (run ${e.runId}, call ${e.callId}, principal ${e.principal})`);
+      out(`executed  ${displayText(e.tool)} (run ${displayText(e.runId)}, call ${displayText(e.callId)}, principal ${displayText(e.principal)})`);
     },
     warning(message) {
       writeLine(io.stderr, `warning: ${message}`);

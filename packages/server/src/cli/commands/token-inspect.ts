@@ -1,4 +1,4 @@
-import { type DecodedToken, decodeApprovalToken } from '@countersign/core';
+import { type DecodedToken, decodeApprovalToken, displayText, inspectForDisplay } from '@countersign/core';
 import type { Command } from 'commander';
 import type { StoreTarget } from '../../serve/store-target.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
@@ -110,6 +110,8 @@ function print(
       ok: verification.ok,
       header: decoded?.header ?? null,
       claims: decoded?.claims ?? null,
+      // What in the claims would not read as what it is, by pointer into `claims`.
+      display: decoded === undefined ? null : inspectForDisplay(decoded.claims),
       times: decoded === undefined ? null : { issuedAt: iso(decoded.claims.iat), expiresAt: iso(decoded.claims.exp), checkedAt: iso(now / 1000) },
       verification: { ...verification, key: keySource ?? null, store: store === undefined ? null : describeStoreTarget(store) },
     });
@@ -133,7 +135,11 @@ function print(
       ['expires', describeTime(claims.exp * 1000, now)],
       ['format', `v${claims.v}, ${claims.canon}`],
     ];
-    for (const [name, value] of rows) writeLine(out, `${name.padEnd(10)} ${value}`);
+    // Claims are shown with hidden characters as escapes: a terminal would otherwise reorder or hide them.
+    for (const [name, value] of rows) writeLine(out, `${name.padEnd(10)} ${displayText(value)}`);
+    const { findings, truncated } = inspectForDisplay(claims);
+    for (const f of findings) writeLine(out, `warning    ${displayText(f.pointer)}${f.where === 'key' ? ' (key)' : ''}: ${f.kind}: ${f.detail}`);
+    if (truncated) writeLine(out, 'warning    ... and more');
   }
   const against =
     decoded === undefined

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { AuditPage } from '../../audit/read-page.ts';
+import { shown } from '../display-html.ts';
 import { formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
@@ -37,11 +38,11 @@ ${
 <td>${r.seq}</td>
 <td class="nowrap">${formatTime(r.at)}</td>
 <td>${r.type}${decisionOf(r.detail)}</td>
-<td>${r.toolName === undefined ? '' : html`<code>${r.toolName}</code>`}</td>
-<td>${r.actor ?? ''}</td>
-<td class="mono">${r.requestId ?? ''}</td>
+<td>${r.toolName === undefined ? '' : html`<code>${shown(r.toolName)}</code>`}</td>
+<td class="text">${r.actor === undefined ? '' : shown(r.actor)}</td>
+<td class="mono">${r.requestId === undefined ? '' : shown(r.requestId)}</td>
 <td class="mono">${r.argsDigest ?? ''}</td>
-<td>${r.reason ?? ''}</td>
+<td class="text">${r.reason === undefined ? '' : shown(r.reason)}</td>
 </tr>`,
       )}</tbody>
 </table></div>`

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { ApprovalView } from '../../views/request-views.ts';
+import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts';
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
@@ -21,46 +22,49 @@ export interface DetailPageProps {
 export function detailPage(props: DetailPageProps): Html {
   const { view, now } = props;
   const call = view.call;
-  const pretty = prettyArguments(call.canonicalArguments);
+  const args: unknown = JSON.parse(call.canonicalArguments);
+  // The edit box holds the same escapes as the page: valid JSON for the same value, nothing hidden.
+  const editable = prettyArguments(call.canonicalArguments);
   const action = `/requests/${encodeURIComponent(view.requestId)}/decision`;
   return layout({
-    title: `${call.toolName} request`,
+    title: `${shownText(call.toolName)} request`,
     user: props.user,
     current: 'pending',
-    body: html`<h1>${view.status === 'pending' ? 'Approve a call to ' : 'Call to '}<code>${call.toolName}</code>${view.status === 'pending' ? '?' : ''}</h1>
+    body: html`<h1>${view.status === 'pending' ? 'Approve a call to ' : 'Call to '}<code>${shown(call.toolName)}</code>${view.status === 'pending' ? '?' : ''}</h1>
 <p class="lead"><span class="badge ${view.status}">${view.status}</span>
 · ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}
 · expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span></p>
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
-${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${call.parentProposalId}</span>.</p>`}
+${displayWarnings(view.display)}
+${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
 ${view.edited === undefined ? '' : html`<p class="notice info">This call was replaced by an edited call: <a href="/requests/${encodeURIComponent(view.edited.requestId)}">view the edited request</a>.</p>`}
 
 <section class="card" aria-labelledby="what-runs">
 <h2 id="what-runs">What will run</h2>
 ${definitionWarning(call.definition)}
 <dl class="facts">
-<dt>Tool</dt><dd><code id="tool-name">${call.toolName}</code></dd>
+<dt>Tool</dt><dd><code id="tool-name">${shown(call.toolName)}</code></dd>
 ${call.definition.status === 'pinned' && call.definition.definition.description !== undefined ? html`<dt>Tool description</dt><dd id="tool-description">${call.definition.definition.description}</dd>` : ''}
 <dt>Tool definition digest</dt><dd class="mono" id="definition-digest">${call.definitionDigest ?? 'none (tool has no pinned definition)'}</dd>
 <dt>Arguments digest (SHA-256)</dt><dd class="mono" id="args-digest">${call.argsDigest}</dd>
 </dl>
 <h3>Arguments</h3>
-<pre class="args" id="arguments" aria-label="Arguments">${pretty}</pre>
-<details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${call.canonicalArguments}</pre></details>
+<pre class="args" id="arguments" aria-label="Arguments">${shownJson(args)}</pre>
+<details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${shownJson(args, 'canonical')}</pre></details>
 ${call.definition.status === 'pinned' && call.definition.definition.inputSchema !== undefined ? html`<details><summary>Tool input schema (pinned)</summary><pre class="args" id="tool-schema">${JSON.stringify(call.definition.definition.inputSchema, null, 2)}</pre></details>` : ''}
 </section>
 
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>
 <dl class="facts">
-<dt>Principal</dt><dd id="principal">${call.principal}</dd>
-<dt>Run</dt><dd class="mono">${call.runId}</dd>
-<dt>Session</dt><dd class="mono">${call.sessionId}</dd>
-<dt>Call id</dt><dd class="mono">${call.callId}</dd>
-<dt>Proposal</dt><dd class="mono">${call.proposalId}</dd>
-${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${call.modelResponseRef}</dd>`}
-${view.ruleId === undefined ? '' : html`<dt>Policy rule</dt><dd class="mono">${view.ruleId}</dd>`}
+<dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
+<dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
+<dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
+<dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
+<dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
+${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}
+${view.ruleId === undefined ? '' : html`<dt>Policy rule</dt><dd class="mono">${shown(view.ruleId)}</dd>`}
 <dt>Requested</dt><dd>${formatTime(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
 <dt>Expires</dt><dd>${formatTime(view.expiresAt)} (${relativeTo(view.expiresAt, now)})</dd>
 </dl>
@@ -72,12 +76,12 @@ ${
   view.decisions.length === 0
     ? html`<p>None yet.</p>`
     : html`<ul class="decisions">${view.decisions.map(
-        (d) => html`<li><strong>${d.approver}</strong> ${d.editedProposalId === undefined ? (d.decision === 'approve' ? 'approved' : 'denied') : 'replaced it with an edited call'} at ${formatTime(d.at)}${d.reason === undefined ? '' : html` — “${d.reason}”`}</li>`,
+        (d) => html`<li><strong>${shown(d.approver)}</strong> ${d.editedProposalId === undefined ? (d.decision === 'approve' ? 'approved' : 'denied') : 'replaced it with an edited call'} at ${formatTime(d.at)}${d.reason === undefined ? '' : html` — “${shown(d.reason)}”`}</li>`,
       )}</ul>`
 }
 </section>
 
-${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? pretty, props.error !== undefined) : ''}`,
+${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
   });
 }
 

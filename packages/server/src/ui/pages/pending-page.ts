@@ -1,6 +1,7 @@
 import type { ApprovalStatus } from '@countersign/core';
 import { html } from 'hono/html';
 import type { ApprovalView } from '../../views/request-views.ts';
+import { isFlagged, shown } from '../display-html.ts';
 import { formatTime, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
@@ -18,8 +19,8 @@ export function pendingPage(props: PendingPageProps): Html {
   const { status, now } = props;
   const rows = props.approvals.map(
     (a) => html`<tr>
-<td><a href="/requests/${encodeURIComponent(a.requestId)}"><code>${a.call.toolName}</code></a></td>
-<td>${a.call.principal}</td>
+<td><a href="/requests/${encodeURIComponent(a.requestId)}"><code>${shown(a.call.toolName)}</code></a>${flag(a)}</td>
+<td class="text">${shown(a.call.principal)}</td>
 <td><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
 <td><span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span></td>
 <td>${a.approvals} of ${a.requiredApprovals}</td>
@@ -45,4 +46,14 @@ ${
 </table></div>`
 }`,
   });
+}
+
+/** Seen in the list already: this call needs a closer look than its name suggests. */
+function flag(a: ApprovalView): Html | string {
+  if (!isFlagged(a.display)) return '';
+  const what = [
+    a.display.findings.length > 0 ? 'hidden or look-alike characters' : undefined,
+    a.display.inputSchema.problems.length > 0 ? 'arguments outside the tool schema' : undefined,
+  ].filter((w) => w !== undefined);
+  return html` <span class="badge flagged" title="${what.join('; ')}">check: ${what.join(', ')}</span>`;
 }

@@ -1,0 +1,66 @@
+import { type HiddenKind, hiddenKindOf, isOrdinaryControl } from './characters.ts';
+import { type LatinLookalike, latinLookalikes } from './confusable.ts';
+
+/** Why one character of a string is shown as an escape. */
+export type EscapeReason = HiddenKind | 'not_nfc' | 'confusable';
+
+export interface StringAnalysis {
+  /** UTF-16 offset of each character to show as an escape, and why. */
+  escapes: Map<number, EscapeReason>;
+  /** Hidden characters a reader should be warned about (tab, LF and CR are escaped but not listed). */
+  hidden: Array<{ index: number; char: string; kind: HiddenKind }>;
+  /** The string is not in NFC: it looks like its NFC form but is other code points. */
+  notNfc: boolean;
+  lookalikes: LatinLookalike[];
+}
+
+/** A base character and the marks on it; the unit NFC composes. Leading marks form their own. */
+const CLUSTER = /\P{M}\p{M}*|\p{M}+/gu;
+const MARK = /^\p{M}$/u;
+
+/**
+ * The one analysis behind both the warnings and the rendering, so that whatever is
+ * flagged is also what is shown escaped, and the other way round.
+ */
+export function analyzeString(text: string): StringAnalysis {
+  const escapes = new Map<number, EscapeReason>();
+  const hidden: StringAnalysis['hidden'] = [];
+  let index = 0;
+  for (const char of text) {
+    const kind = hiddenKindOf(char);
+    if (kind !== undefined) {
+      escapes.set(index, kind);
+      if (!isOrdinaryControl(char)) hidden.push({ index, char, kind });
+    }
+    index += char.length;
+  }
+  // normalize() cannot take lone surrogates into account; they are already escaped as invisible.
+  const notNfc = text.normalize('NFC') !== text;
+  if (notNfc) markNotNfc(text, escapes);
+  const lookalikes = latinLookalikes(text);
+  for (const l of lookalikes) if (!escapes.has(l.index)) escapes.set(l.index, 'confusable');
+  return { escapes, hidden, notNfc, lookalikes };
+}
+
+/** Escapes the marks (or, for singleton decompositions like U+212B, the characters) NFC would change. */
+function markNotNfc(text: string, escapes: Map<number, EscapeReason>): void {
+  let marked = false;
+  for (const match of text.matchAll(CLUSTER)) {
+    const cluster = match[0];
+    if (cluster.normalize('NFC') === cluster) continue;
+    const hasMark = [...cluster].some((c) => MARK.test(c));
+    let offset = match.index;
+    for (const char of cluster) {
+      if ((!hasMark || MARK.test(char)) && !escapes.has(offset)) escapes.set(offset, 'not_nfc');
+      offset += char.length;
+    }
+    marked = true;
+  }
+  if (marked) return;
+  // Composition across clusters (Hangul jamo): escape every non-ASCII character instead.
+  let offset = 0;
+  for (const char of text) {
+    if (char.charCodeAt(0) >= 0x80 && !escapes.has(offset)) escapes.set(offset, 'not_nfc');
+    offset += char.length;
+  }
+}
