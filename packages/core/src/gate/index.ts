@@ -25,3 +25,5 @@ export {
 } from './outcomes.ts';
 export type { ModelToolCall } from './propose.ts';
 export { definitionDigest, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
+export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
+export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
