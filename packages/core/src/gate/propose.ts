@@ -5,6 +5,7 @@ import type { Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { auditBestEffort } from './audit-safely.ts';
+import { idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 
@@ -20,8 +21,6 @@ export interface ModelToolCall {
   /** Model response id or similar, kept with the proposal. */
   modelResponseRef?: string | undefined;
 }
-
-const MAX_ID_LENGTH = 256;
 
 /**
  * Records the model's call in the ledger (the server's own copy from now on), asks
@@ -145,11 +144,8 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
 function invalidCallField(call: ModelToolCall): string | undefined {
   if (typeof call !== 'object' || call === null) return 'call must be an object';
   for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
-    const value = call[field];
-    // Well-formed (no lone surrogates): these strings are hashed into the audit chain and tokens.
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || !value.isWellFormed()) {
-      return `${field} must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
-    }
+    const problem = idProblem(field, call[field]);
+    if (problem !== undefined) return problem;
   }
   return undefined;
 }
