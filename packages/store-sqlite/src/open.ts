@@ -30,7 +30,7 @@ export interface SqliteStore {
  */
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
-  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000));
+  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000), { path });
   return {
     ledger: new SqliteLedger(conn),
     audit: new SqliteAuditLog(conn),
