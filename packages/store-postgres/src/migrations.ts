@@ -76,6 +76,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // 2 and 3 are other changes' numbers.
+    version: 4,
+    name: 'revoked login sessions',
+    sql: (s) => `
+      -- Logged-out sessions until their own expiry, so logout holds across restarts and replicas.
+      CREATE TABLE ${s}.revoked_sessions (
+        session_id text PRIMARY KEY,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX revoked_sessions_expiry ON ${s}.revoked_sessions (expires_at);
+    `,
+  },
 ];
 
 /**

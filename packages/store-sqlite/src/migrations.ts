@@ -74,6 +74,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    // 2 and 3 are other changes' numbers.
+    version: 4,
+    name: 'revoked login sessions',
+    sql: `
+      -- Logged-out sessions until their own expiry, so logout holds across restarts.
+      CREATE TABLE revoked_sessions (
+        session_id TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX revoked_sessions_expiry ON revoked_sessions (expires_at);
+    `,
+  },
 ];
 
 /**

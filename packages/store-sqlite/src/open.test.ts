@@ -81,11 +81,12 @@ describe('openSqliteStore', () => {
     const path = join(tempDir(), 'db.sqlite');
     const db = openDatabase(path, 100);
     try {
-      const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE half (a); SELECT * FROM nowhere;' }];
+      const last = MIGRATIONS.at(-1)!.version;
+      const broken = [...MIGRATIONS, { version: last + 1, name: 'broken', sql: 'CREATE TABLE half (a); SELECT * FROM nowhere;' }];
       expect(() => migrate(db, broken)).toThrow();
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
-      expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
-      expect(migrate(db, [...MIGRATIONS, { version: 2, name: 'fixed', sql: 'CREATE TABLE half (a)' }])).toEqual([2]);
+      expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: last });
+      expect(migrate(db, [...MIGRATIONS, { version: last + 1, name: 'fixed', sql: 'CREATE TABLE half (a)' }])).toEqual([last + 1]);
     } finally {
       db.close();
     }
