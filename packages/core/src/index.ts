@@ -7,3 +7,4 @@ export * from './gate/index.ts';
 export * from './ledger/index.ts';
 export * from './policy/index.ts';
 export * from './token/index.ts';
+export * from './session/index.ts';

@@ -94,6 +94,18 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT run_id, 'in-process', MIN(created_at) FROM ${s}.proposals GROUP BY run_id;
     `,
   },
+  {
+    version: 3,
+    name: 'revoked login sessions',
+    sql: (s) => `
+      -- Logged-out sessions until their own expiry, so logout holds across restarts and replicas.
+      CREATE TABLE ${s}.revoked_sessions (
+        session_id text PRIMARY KEY,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX revoked_sessions_expiry ON ${s}.revoked_sessions (expires_at);
+    `,
+  },
 ];
 
 /**

@@ -1,10 +1,11 @@
-import type { AuditLog, LedgerStore } from '@countersign/core';
+import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
 import { Pool, type PoolConfig, types } from 'pg';
 import { PgDatabase } from './database.ts';
 import { ledgerSql } from './ledger-sql.ts';
 import { migrate } from './migrations.ts';
 import { PostgresAuditLog } from './postgres-audit-log.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
+import { PostgresSessionRevocations } from './postgres-session-revocations.ts';
 import { quoteSchema } from './schema-name.ts';
 
 export const DEFAULT_SCHEMA = 'countersign';
@@ -42,6 +43,8 @@ export class PostgresOpenError extends Error {
 export interface PostgresStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
+  /** Logged-out login sessions, shared by every replica on this schema. */
+  readonly sessions: SessionRevocationStore;
   readonly schema: string;
   /** Applies pending migrations (already done by openPostgresStore); returns the versions applied. */
   migrate(): Promise<number[]>;
@@ -98,6 +101,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return {
     ledger: new PostgresLedger(db, ledgerSql(quoted)),
     audit: new PostgresAuditLog(db, quoted, schema),
+    sessions: new PostgresSessionRevocations(db, quoted),
     schema,
     migrate: () => migrate(db, schema),
     close: () => db.close(),

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core';
 import { toStoreError } from './errors.ts';
+import { FileIdentityGuard } from './file-identity.ts';
 import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
 
 type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -21,11 +22,19 @@ export class SqliteConnection {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   readonly #queue: WriteQueue;
+  readonly #identity: FileIdentityGuard | undefined;
   #closed = false;
   #commits = 0;
 
-  constructor(db: DatabaseSync, options: { maxBatch?: number | undefined } = {}) {
+  /** `path`: the database file, watched so a deleted or replaced file fails closed (see FileIdentityGuard). */
+  constructor(db: DatabaseSync, options: { maxBatch?: number | undefined; path?: string | undefined } = {}) {
     this.#db = db;
+    try {
+      this.#identity = options.path === undefined ? undefined : new FileIdentityGuard(options.path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     this.#queue = new WriteQueue((batch) => this.#runBatch(batch), options.maxBatch ?? DEFAULT_MAX_BATCH);
   }
 
@@ -47,6 +56,8 @@ export class SqliteConnection {
   /** Runs `fn` at once without an explicit transaction: for reads only (WAL: never blocked by a writer). */
   read<T>(fn: () => T): T {
     this.#assertOpen();
+    // Only the latch, no stat: a read cannot lose data, and the next write batch looks.
+    this.#identity?.assertNotLost();
     try {
       return fn();
     } catch (error) {
@@ -78,6 +89,7 @@ export class SqliteConnection {
     const outcomes: ItemOutcome[] = [];
     try {
       this.#assertOpen();
+      this.#identity?.assertNotLost();
       this.#db.exec('BEGIN IMMEDIATE');
     } catch (error) {
       // No lock (busy past busy_timeout, closed, I/O): nothing ran, same answer for all.
@@ -87,6 +99,9 @@ export class SqliteConnection {
     }
     try {
       for (const job of batch) outcomes.push(this.#runItem(job.run));
+      // Last thing before COMMIT, under the write lock: a batch committed into a deleted
+      // or replaced file would be reported durable and then vanish at the next open.
+      this.#identity?.check();
       this.#db.exec('COMMIT');
     } catch (error) {
       this.#rollbackQuietly();

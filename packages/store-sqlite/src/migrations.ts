@@ -91,6 +91,18 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT run_id, 'in-process', MIN(created_at) FROM proposals GROUP BY run_id;
     `,
   },
+  {
+    version: 3,
+    name: 'revoked login sessions',
+    sql: `
+      -- Logged-out sessions until their own expiry, so logout holds across restarts.
+      CREATE TABLE revoked_sessions (
+        session_id TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX revoked_sessions_expiry ON revoked_sessions (expires_at);
+    `,
+  },
 ];
 
 /**

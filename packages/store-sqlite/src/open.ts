@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import type { AuditLog, LedgerStore } from '@countersign/core';
+import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
 import { SqliteConnection } from './connection.ts';
 import { openDatabase, openDatabaseReadOnly } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
+import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 
 export const DEFAULT_SQLITE_PATH = '.countersign/countersign.sqlite';
 
@@ -19,6 +20,8 @@ export interface SqliteStoreOptions {
 export interface SqliteStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
+  /** Logged-out login sessions, so a logout survives a restart. */
+  readonly sessions: SessionRevocationStore;
   /** Absolute path of the database file. */
   readonly path: string;
   /** Closes the database; later calls on `ledger` and `audit` fail with store_unavailable. */
@@ -33,10 +36,11 @@ export interface SqliteStore {
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-  const conn = new SqliteConnection(options.readOnly === true ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs));
+  const conn = new SqliteConnection(options.readOnly === true ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs), { path });
   return {
     ledger: new SqliteLedger(conn),
     audit: new SqliteAuditLog(conn),
+    sessions: new SqliteSessionRevocations(conn),
     path,
     close: async () => conn.close(),
   };

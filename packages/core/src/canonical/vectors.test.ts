@@ -7,12 +7,8 @@ import { checkNumberLiteral } from './number-literal.ts';
 import { parseStrictJson } from './parse-strict.ts';
 import { serializeCanonical } from './serialize.ts';
 
-// /work/main/packages/core/src/canonical -> /work/shared (the repo's sibling), unless overridden.
-const sharedDir = process.env.COUNTERSIGN_SHARED_DIR;
-const jcsDir =
-  sharedDir === undefined
-    ? new URL('../../../../../shared/vectors/jcs/', import.meta.url)
-    : new URL('vectors/jcs/', `file://${sharedDir.endsWith('/') ? sharedDir : `${sharedDir}/`}`);
+// Vendored beside the package (packages/core/test-vectors/jcs, see its SOURCE.md), so a plain clone runs it.
+const jcsDir = new URL('../../test-vectors/jcs/', import.meta.url);
 
 const read = (relative: string): Buffer => readFileSync(new URL(relative, jcsDir));
 

@@ -450,6 +450,22 @@ describe('gate: attacks are rejected with their reason code', () => {
       expect(await f.gate.propose(bad as never)).toMatchObject({ status: 'rejected', reason: 'invalid_call' });
     }
   });
+
+  it('ids with control or bidirectional-formatting characters are refused at propose, before anything is recorded', async () => {
+    const f = makeGateFixture();
+    const good = { runId: 'r', sessionId: 's', principal: 'p', callId: 'c', toolName: 't', arguments: {} };
+    // NUL: "r" and "r\u0000" must never be two runs that look (or hash, or key) alike.
+    const refused = ['r\u0000', '\u0000', 'r\u001b[2J', 'r\u007f', 'r\u0085', 'r\u009f', 'r\u202e', 'r\u2066', 'r\u2028'];
+    for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
+      for (const value of refused) {
+        const outcome = await f.gate.propose({ ...good, [field]: value });
+        expect(outcome).toMatchObject({ status: 'rejected', reason: 'invalid_call' });
+        expect('message' in outcome && outcome.message).toMatch(new RegExp(`^${field} must not contain control`));
+      }
+    }
+    // Ordinary non-ASCII ids stay fine.
+    expect(await f.gate.propose({ ...good, runId: 'run-é-日本-🙂', callId: 'c 1' })).not.toMatchObject({ reason: 'invalid_call' });
+  });
 });
 
 describe('approvals', () => {

@@ -6,6 +6,7 @@ import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
+import { idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 
@@ -21,8 +22,6 @@ export interface ModelToolCall {
   /** Model response id or similar, kept with the proposal. */
   modelResponseRef?: string | undefined;
 }
-
-const MAX_ID_LENGTH = 256;
 
 /**
  * Records the model's call in the ledger (the server's own copy from now on), asks
@@ -175,26 +174,20 @@ async function auditRefusal(deps: GateDeps, call: ModelToolCall, agent: Agent, r
 }
 
 function invalidAgent(agent: Agent): string | undefined {
-  if (typeof agent !== 'object' || agent === null || !validId(agent.id)) {
-    return `agent id must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
-  }
+  if (typeof agent !== 'object' || agent === null) return 'agent must be an object';
+  const problem = idProblem('agent id', agent.id);
+  if (problem !== undefined) return problem;
   if (agent.principals !== undefined && (!Array.isArray(agent.principals) || !agent.principals.every((p) => typeof p === 'string'))) {
     return 'agent principals must be a list of strings';
   }
   return undefined;
 }
 
-function validId(value: unknown): boolean {
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && value.isWellFormed();
-}
-
 function invalidCallField(call: ModelToolCall): string | undefined {
   if (typeof call !== 'object' || call === null) return 'call must be an object';
   for (const field of ['runId', 'sessionId', 'principal', 'callId', 'toolName'] as const) {
-    // Well-formed (no lone surrogates): these strings are hashed into the audit chain and tokens.
-    if (!validId(call[field])) {
-      return `${field} must be a non-empty, well-formed string of at most ${MAX_ID_LENGTH} characters`;
-    }
+    const problem = idProblem(field, call[field]);
+    if (problem !== undefined) return problem;
   }
   return undefined;
 }

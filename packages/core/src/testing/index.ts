@@ -8,3 +8,4 @@ export {
 } from './gate-fixture.ts';
 export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
+export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
-import { type DecisionClaims, signDecisionRecord, verifyDecisionRecord } from './decision-record.ts';
+import { DECISION_RECORD_VERSION, type DecisionClaims, signDecisionRecord, verifyDecisionRecord } from './decision-record.ts';
 import { APPROVAL_TOKEN_PURPOSE, deriveRunKey } from './derive-run-key.ts';
 import { generateEd25519Key, hmacKey, Keyring } from './keyring.ts';
 import { mintApprovalToken } from './mint.ts';
@@ -71,7 +71,7 @@ describe('signed decision records', () => {
 
   it('a record signed with the approval-token key (wrong HKDF purpose) does not verify', () => {
     const header = b64({ alg: 'HS256', typ: 'countersign-decision+jwt', kid: 'k1' });
-    const payload = b64({ v: 1, canon: 'jcs-sha256-v1', ...input });
+    const payload = b64({ v: DECISION_RECORD_VERSION, canon: 'jcs-sha256-v1', ...input });
     const wrongKey = deriveRunKey(SECRET, 'run-1', APPROVAL_TOKEN_PURPOSE);
     const sig = createHmac('sha256', wrongKey).update(`${header}.${payload}`).digest('base64url');
     expect(verifyDecisionRecord(`${header}.${payload}.${sig}`, ring)).toMatchObject({ ok: false, reason: 'bad_signature' });

@@ -12,7 +12,8 @@ import { signatureValid, signWith } from './sign.ts';
  * never be presented as an approval token, nor the reverse.
  */
 export const DECISION_RECORD_TYPE = 'countersign-decision+jwt';
-export const DECISION_RECORD_VERSION = 1;
+/** 2: same key derivation change as approval tokens (run id in the HKDF info). */
+export const DECISION_RECORD_VERSION = 2;
 
 /** `args` is the digest of the canonical arguments the approver was shown. */
 export interface DecisionClaims extends CallClaims {

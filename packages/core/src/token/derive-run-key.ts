@@ -1,19 +1,49 @@
 import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 
-/** HKDF purpose label for approval-token MAC keys; a new purpose gets a new label. */
-export const APPROVAL_TOKEN_PURPOSE = 'countersign/v1/approval-token';
+/**
+ * HKDF purpose label for approval-token MAC keys; a new purpose gets a new label. The
+ * `v2` marks the derivation below (run id in `info`); v1 used the run id as the salt.
+ */
+export const APPROVAL_TOKEN_PURPOSE = 'countersign/v2/approval-token';
 /** HKDF purpose label for signed decision records, so a decision can never pass as a token. */
-export const DECISION_RECORD_PURPOSE = 'countersign/v1/decision-record';
+export const DECISION_RECORD_PURPOSE = 'countersign/v2/decision-record';
 /** HKDF purpose label for signed audit checkpoints: a checkpoint MAC is never a token or a decision. */
-export const AUDIT_CHECKPOINT_PURPOSE = 'countersign/v1/audit-checkpoint';
+export const AUDIT_CHECKPOINT_PURPOSE = 'countersign/v2/audit-checkpoint';
+
+// Fixed, empty salt (RFC 5869 §3.1 allows it): the run must not go in the salt, because
+// HMAC pads short keys with zeros, so run ids differing only by trailing NUL bytes
+// ("r" and "r\u0000") would derive the same key.
+const NO_SALT = Buffer.alloc(0);
+// Node refuses an HKDF info longer than this.
+const MAX_INFO_BYTES = 1024;
 
 /**
- * Per-run key = HKDF-SHA256(master, salt = run id, info = purpose) (invariant 8).
- * Deterministic: the same run gets the same key after a restart or a durable replay,
- * and a key leaked for one run says nothing about another.
+ * Per-run key = HKDF-SHA256(master, salt = empty, info = hkdfInfo(purpose, run id))
+ * (invariant 8). Deterministic: the same run gets the same key after a restart or a
+ * durable replay, and a key leaked for one run says nothing about another.
+ * Throws a RangeError for a run id too long to encode (propose caps ids far below it).
  */
 export function deriveRunKey(master: Uint8Array, runId: string, purpose = APPROVAL_TOKEN_PURPOSE): Buffer {
-  return Buffer.from(hkdfSync('sha256', master, Buffer.from(runId, 'utf8'), Buffer.from(purpose, 'utf8'), 32));
+  return Buffer.from(hkdfSync('sha256', master, NO_SALT, hkdfInfo(purpose, runId), 32));
+}
+
+/**
+ * `info` = for purpose, then run id: a 4-byte big-endian byte length and the UTF-8 bytes.
+ * Length prefixes make the encoding injective: no two (purpose, run id) pairs share bytes.
+ */
+export function hkdfInfo(purpose: string, runId: string): Buffer {
+  const info = Buffer.concat([lengthPrefixed(purpose), lengthPrefixed(runId)]);
+  if (info.length > MAX_INFO_BYTES) {
+    throw new RangeError(`run id too long to derive a key from (${info.length} > ${MAX_INFO_BYTES} bytes of HKDF info)`);
+  }
+  return info;
+}
+
+function lengthPrefixed(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
 }
 
 /**
@@ -28,7 +58,9 @@ export class RunKeyCache {
   }
 
   get(kid: string, master: Uint8Array, runId: string, purpose = APPROVAL_TOKEN_PURPOSE): KeyObject {
-    const cacheKey = `${purpose}\u0000${kid}\u0000${runId}`;
+    // Length-prefixed like the HKDF info, so (kid "a\u0000b", run "c") and (kid "a", run "b\u0000c")
+    // can never share a cache entry.
+    const cacheKey = `${purpose.length}:${purpose}${kid.length}:${kid}${runId}`;
     let key = this.#keys.get(cacheKey);
     if (key === undefined) {
       key = createSecretKey(deriveRunKey(master, runId, purpose));

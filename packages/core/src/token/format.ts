@@ -5,7 +5,8 @@
  * signed bytes: `alg`, `typ` and `kid` in the protected header, the rest in the payload.
  */
 export const TOKEN_TYPE = 'countersign-approval+jwt';
-export const TOKEN_FORMAT_VERSION = 1;
+/** 2: per-run keys carry the run id in the HKDF info (v1 used it as the salt); v1 tokens are refused. */
+export const TOKEN_FORMAT_VERSION = 2;
 /** Tokens longer than this are rejected as malformed before any parsing. */
 export const MAX_TOKEN_LENGTH = 8192;
 

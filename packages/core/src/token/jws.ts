@@ -1,10 +1,15 @@
+import { CanonicalizationError } from '../canonical/errors.ts';
+import { parseStrictJson } from '../canonical/parse-strict.ts';
 import { MAX_TOKEN_LENGTH } from './format.ts';
 
 /**
  * The JWS compact form (RFC 7515) our signed objects share: approval tokens and
  * decision records. Only `alg`, `typ` and `kid` are allowed in the protected header,
  * `typ` must be the one the caller expects (so one kind can never pass as the other),
- * and the signature must be canonical base64url. Nothing here checks a signature.
+ * and the signature must be canonical base64url. Header and payload are read with the
+ * strict JSON parser, so a duplicate member name (`JSON.parse` keeps the last one, another
+ * JOSE library may keep the first) is refused rather than resolved. Nothing here checks a
+ * signature.
  */
 export interface JwsHeader {
   alg: string;
@@ -38,7 +43,9 @@ export function decodeJws(token: unknown, typ: string): JwsDecode {
 
   const header = decodeHeader(h, typ);
   if (typeof header === 'string') return malformed(header);
-  const payload = parseSegment(p);
+  const parsed = parseSegment(p);
+  if (!parsed.ok) return malformed(`payload ${parsed.message}`);
+  const payload = parsed.value;
   if (!isObject(payload)) return malformed('payload is not a JSON object');
 
   const signature = Buffer.from(s, 'base64url');
@@ -62,7 +69,8 @@ function decodeHeader(segment: string, typ: string): JwsHeader | string {
   const cacheKey = `${typ}\u0000${segment}`;
   const cached = headerCache.get(cacheKey);
   if (cached !== undefined) return cached;
-  const result = checkHeader(parseSegment(segment), typ);
+  const parsed = parseSegment(segment);
+  const result = parsed.ok ? checkHeader(parsed.value, typ) : `header ${parsed.message}`;
   if (headerCache.size >= HEADER_CACHE_LIMIT) headerCache.clear();
   headerCache.set(cacheKey, result);
   return result;
@@ -80,13 +88,25 @@ function checkHeader(header: unknown, typ: string): JwsHeader | string {
   return Object.freeze({ alg: header.alg, typ, kid: header.kid });
 }
 
-function parseSegment(segment: string): unknown {
+type SegmentParse = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * One segment's JSON value, read strictly. Kept apart from the checks so the payload
+ * can later be parsed only after its MAC has been checked.
+ */
+function parseSegment(segment: string): SegmentParse {
   try {
-    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
+    return { ok: true, value: parseStrictJson(Buffer.from(segment, 'base64url').toString('utf8'), SEGMENT_LIMITS) };
+  } catch (error) {
+    if (error instanceof CanonicalizationError) {
+      return { ok: false, message: error.code === 'duplicate_key' ? `has a ${error.message}` : `is not strict JSON (${error.code})` };
+    }
+    return { ok: false, message: 'is not JSON' };
   }
 }
+
+// A token is at most MAX_TOKEN_LENGTH characters, and our objects are flat.
+const SEGMENT_LIMITS = { maxBytes: MAX_TOKEN_LENGTH, maxDepth: 4 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -65,7 +65,7 @@ describe('approval tokens', () => {
     const mac = createHmac('sha256', deriveRunKey(SECRET, 'run-1')).update(`${h}.${p}`).digest('base64url');
     expect(s).toBe(mac);
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-    expect(claims).toMatchObject({ v: 1, canon: RECIPE_ID, run: 'run-1', jti: 'tok-1', req: 'req-1' });
+    expect(claims).toMatchObject({ v: 2, canon: RECIPE_ID, run: 'run-1', jti: 'tok-1', req: 'req-1' });
   });
 
   it('an executor holding only the Ed25519 public key verifies', () => {
@@ -182,7 +182,7 @@ describe('approval tokens', () => {
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     const h = parts(token)[0];
     expect(check(`${h}.${b64({ ...claims, approved: true })}.${s}`)).toMatchObject({ reason: 'malformed' });
-    expect(check(`${h}.${b64({ ...claims, v: 2 })}.${s}`)).toMatchObject({ reason: 'unsupported_format' });
+    expect(check(`${h}.${b64({ ...claims, v: 3 })}.${s}`)).toMatchObject({ reason: 'unsupported_format' });
     expect(check(`${h}.${b64({ ...claims, exp: '9999999999' })}.${s}`)).toMatchObject({ reason: 'malformed' });
   });
 

@@ -45,7 +45,7 @@ const ENVELOPE_DEPTH = 3;
 export function createApp(options: ServerOptions): { app: Hono; close(): Promise<void> } {
   validateAuthConfig(options.auth);
   const publicOrigin = resolvePublicOrigin(options.publicOrigin);
-  const sessions = new Sessions(options.auth.sessionSecret);
+  const sessions = new Sessions(options.auth.sessionSecret, options.sessionRevocations);
   const closing = new AbortController();
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const tuning = resolveTuning(options.tuning);

@@ -1,4 +1,4 @@
-import type { Gate } from '@countersign/core';
+import type { Gate, SessionRevocationStore } from '@countersign/core';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 
 export interface AuthConfig {
@@ -84,6 +84,11 @@ export interface ServerOptions {
   /** Absolute origin the browser uses, e.g. http://127.0.0.1:8787; for CSRF origin checks. */
   publicOrigin?: string | undefined;
   tuning?: ServerTuning | undefined;
+  /**
+   * Where logouts are recorded: pass the store's (`store.sessions`) so a logged-out cookie
+   * stays refused after a restart and on every replica. Default: this process's memory.
+   */
+  sessionRevocations?: SessionRevocationStore | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;

@@ -47,7 +47,7 @@ export class Authenticator {
     }
   }
 
-  authenticate(credentials: Credentials, now: number): AuthResult {
+  async authenticate(credentials: Credentials, now: number): Promise<AuthResult> {
     const authorization = credentials.header('authorization');
     if (authorization !== undefined) {
       const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
@@ -58,7 +58,7 @@ export class Authenticator {
     }
     const proxied = this.#fromProxy(credentials);
     if (proxied !== undefined) return { ok: true, identity: proxied };
-    const claims = this.#sessions.open(credentials.sessionCookie, now);
+    const claims = await this.#sessions.check(credentials.sessionCookie, now);
     if (claims !== undefined) {
       const approver = this.#approver(claims.uid);
       if (approver !== undefined) {

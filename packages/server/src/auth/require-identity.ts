@@ -13,7 +13,7 @@ import { tooManyAttempts } from './throttles.ts';
  * (429) for every bearer attempt before any token is compared, so the refusal says
  * nothing about the token; sessions and proxy logins from it are unaffected.
  */
-export function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): AuthResult {
+export async function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<AuthResult> {
   const now = services.gate.deps.clock();
   const bearer = c.req.header('authorization') !== undefined;
   const address = bearer ? clientAddress(c) : undefined;
@@ -22,7 +22,7 @@ export function authenticateRequest(services: Services, c: Parameters<Middleware
     const retryAfterMs = limiter.retryAfterMs(address, now);
     if (retryAfterMs > 0) throw tooManyAttempts(c, retryAfterMs);
   }
-  const result = services.authenticator.authenticate(
+  const result = await services.authenticator.authenticate(
     { header: (name) => c.req.header(name), sessionCookie: readSessionCookie(c, services.publicOrigin) },
     now,
   );
@@ -38,7 +38,7 @@ function unauthenticated(): ApiError {
 /** Agent runtimes only (service bearer tokens). People cannot call agent routes. */
 export function requireAgent(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const result = authenticateRequest(services, c);
+    const result = await authenticateRequest(services, c);
     if (!result.ok) {
       c.header('WWW-Authenticate', 'Bearer');
       throw unauthenticated();
@@ -56,7 +56,7 @@ export function requireAgent(services: Services): MiddlewareHandler<AppEnv> {
  */
 export function requireApprover(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const result = authenticateRequest(services, c);
+    const result = await authenticateRequest(services, c);
     if (!result.ok) {
       c.header('WWW-Authenticate', 'Bearer');
       throw unauthenticated();

@@ -1,3 +1,4 @@
+import { LedgerError, MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core';
 import { describe, expect, it } from 'vitest';
 import { Sessions } from './sessions.ts';
 
@@ -25,11 +26,30 @@ describe('Sessions', () => {
     expect(new Sessions(undefined).open(value, now)).toBeUndefined();
   });
 
-  it('ends a session on logout', () => {
-    const sessions = new Sessions(SECRET);
+  it('ends a session on logout, in every Sessions on the same store (restart, replica)', async () => {
+    const store = new MemorySessionRevocations();
+    const sessions = new Sessions(SECRET, store);
     const { value, claims } = sessions.create('fiona', now, 60);
-    sessions.end(claims, now);
-    expect(sessions.open(value, now)).toBeUndefined();
+    const other = sessions.create('fiona', now, 60);
+    expect(await sessions.check(value, now)).toEqual(claims);
+    await sessions.end(claims, now);
+    expect(await sessions.check(value, now)).toBeUndefined();
+    const restarted = new Sessions(SECRET, store);
+    expect(await restarted.check(value, now)).toBeUndefined();
+    expect(await restarted.check(other.value, now)).toEqual(other.claims);
+  });
+
+  it('fails closed when the store cannot answer: store_unavailable, never a session', async () => {
+    const down: SessionRevocationStore = {
+      revoke: () => Promise.reject(new LedgerError('store_unavailable', 'down')),
+      isRevoked: () => Promise.reject(new LedgerError('store_unavailable', 'down')),
+    };
+    const sessions = new Sessions(SECRET, down);
+    const { value, claims } = sessions.create('fiona', now, 60);
+    await expect(sessions.check(value, now)).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+    await expect(sessions.end(claims, now)).rejects.toMatchObject({ code: 'store_unavailable' });
+    // A cookie that is not genuine never reaches the store.
+    expect(await sessions.check('forged.cookie', now)).toBeUndefined();
   });
 
   it('CSRF tokens are bound to the session key and are not session signatures', () => {

@@ -1,5 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core';
 import { ServerConfigError } from '../app/options.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { secretsEqual } from './constant-time.ts';
 
 export interface SessionClaims {
@@ -15,16 +17,18 @@ const MIN_SECRET_BYTES = 32;
 const MAX_COOKIE_LENGTH = 1024;
 
 /**
- * Stateless signed session cookies plus per-session CSRF tokens. Both are HMACs
- * under one secret with distinct labels, so a CSRF token can never pass as a
- * session signature or the other way round.
+ * Signed session cookies plus per-session CSRF tokens. Both are HMACs under one
+ * secret with distinct labels, so a CSRF token can never pass as a session signature
+ * or the other way round. A cookie carries its own expiry; logout before then is
+ * recorded in `revocations` (the store, so it holds across restarts and replicas).
  */
 export class Sessions {
   readonly #secret: Buffer;
-  /** Sessions ended by logout before their expiry (this process only). */
-  readonly #ended = new Map<string, number>();
+  readonly #revocations: SessionRevocationStore;
 
-  constructor(secret: string | undefined) {
+  /** Without a store, logouts last as long as this process (fine only for an in-memory ledger). */
+  constructor(secret: string | undefined, revocations: SessionRevocationStore = new MemorySessionRevocations()) {
+    this.#revocations = revocations;
     if (secret === undefined) {
       this.#secret = randomBytes(32);
     } else {
@@ -41,7 +45,24 @@ export class Sessions {
     return { value: `${payload}.${this.#mac('session', payload)}`, claims };
   }
 
-  /** The claims of a genuine, unexpired, not-logged-out session cookie; otherwise undefined. */
+  /**
+   * The claims of a genuine, unexpired session cookie that was not logged out; otherwise
+   * undefined. If the store cannot say whether it was logged out, the request fails
+   * (store_unavailable): a session is never accepted on an unanswered question.
+   */
+  async check(value: string | undefined, now: number): Promise<SessionClaims | undefined> {
+    const claims = this.open(value, now);
+    if (claims === undefined) return undefined;
+    let revoked: boolean;
+    try {
+      revoked = await this.#revocations.isRevoked(claims.sid, now);
+    } catch {
+      throw new ApiError('store_unavailable', 'cannot check the session right now; try again');
+    }
+    return revoked ? undefined : claims;
+  }
+
+  /** The claims of a genuine, unexpired session cookie, WITHOUT the logout check: use `check`. */
   open(value: string | undefined, now: number): SessionClaims | undefined {
     if (value === undefined || value.length > MAX_COOKIE_LENGTH) return undefined;
     const dot = value.indexOf('.');
@@ -54,13 +75,17 @@ export class Sessions {
     } catch {
       return undefined;
     }
-    if (!isClaims(claims) || now >= claims.exp || this.#ended.has(claims.sid)) return undefined;
+    if (!isClaims(claims) || now >= claims.exp) return undefined;
     return claims;
   }
 
-  end(claims: SessionClaims, now: number): void {
-    for (const [sid, exp] of this.#ended) if (exp <= now) this.#ended.delete(sid);
-    this.#ended.set(claims.sid, claims.exp);
+  /** Logout: the session stays refused, in every process on the store, until it would have expired. */
+  async end(claims: SessionClaims, now: number): Promise<void> {
+    try {
+      await this.#revocations.revoke(claims.sid, claims.exp, now);
+    } catch {
+      throw new ApiError('store_unavailable', 'cannot sign out right now; try again');
+    }
   }
 
   /** Synchronizer token for forms: HMAC of the session key, so it cannot be guessed cross-site. */

@@ -1,9 +1,10 @@
-import type { AuditLog, LedgerStore } from '@countersign/core';
+import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
+  readonly sessions: SessionRevocationStore;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,14 @@
 import type { Server } from 'node:http';
-import { type AuditLog, type Clock, Gate, type Keyring, type LedgerStore, type PolicyEngine, type ToolRegistry } from '@countersign/core';
+import {
+  type AuditLog,
+  type Clock,
+  Gate,
+  type Keyring,
+  type LedgerStore,
+  type PolicyEngine,
+  type SessionRevocationStore,
+  type ToolRegistry,
+} from '@countersign/core';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';
@@ -8,6 +17,8 @@ import { closeServer, listen, localUrl } from './listen.ts';
 export interface StartServerOptions {
   ledger: LedgerStore;
   audit: AuditLog;
+  /** Logouts, kept in the same store as the ledger (see ServerOptions.sessionRevocations). */
+  sessions?: SessionRevocationStore | undefined;
   policy: PolicyEngine;
   keyring: Keyring;
   tools: ToolRegistry;
@@ -49,6 +60,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const created = createApp({
     gate,
     auth: options.auth,
+    ...(options.sessions === undefined ? {} : { sessionRevocations: options.sessions }),
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),

@@ -7,5 +7,6 @@ export const HOSTILE_CALLS = [
   { name: 'decomposed (not NFC)', args: { amount: 500, to: 'Jose\u0301' }, raw: '\u0301', escape: '\\u0301', pointer: '/arguments/to', kind: 'not_nfc' },
   { name: 'Cyrillic look-alike', args: { amount: 500, to: '\u0430lice' }, raw: '\u0430', escape: '\\u0430', pointer: '/arguments/to', kind: 'confusable' },
   { name: 'invisible character in a key', args: { amount: 500, to: 'alice', 'no\u200Bte': 'x' }, raw: '\u200B', escape: '\\u200B', pointer: '/arguments/no\u200Bte', kind: 'invisible' },
-  { name: 'bidi override in the principal', args: { amount: 500, to: 'alice' }, principal: 'user:\u202Enimda\u202C', raw: '\u202E', escape: '\\u202E', pointer: '/principal', kind: 'bidi_control' },
+  // Bidi controls in ids (principal included) are refused at propose; a look-alike is accepted and must show.
+  { name: 'Cyrillic look-alike in the principal', args: { amount: 500, to: 'alice' }, principal: 'user:\u0430dmin', raw: '\u0430', escape: '\\u0430', pointer: '/principal', kind: 'confusable' },
 ] as const;

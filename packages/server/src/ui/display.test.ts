@@ -43,8 +43,8 @@ describe('the approval pages show what runs, visibly', () => {
 
   it('the audit page shows the recorded tool, actor and reason with the same escapes', async () => {
     f = makeServerFixture();
-    const requestId = await propose({ amount: 500, to: 'alice' }, 'user:\u202Enimda\u202C');
-    await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'deny', reason: 'looks like \u0430dmin\u200B' });
+    const requestId = await propose({ amount: 500, to: 'alice' }, 'user:\u0430dmin');
+    await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'deny', reason: 'looks like \u202E\u0430dmin\u200B' });
     const browser = browserSession(f.app, ORIGIN);
     await browser.login('fiona', FIONA_PASSWORD);
     const audit = await (await browser.request('GET', '/audit')).text();
@@ -89,13 +89,13 @@ describe('the approval pages show what runs, visibly', () => {
 describe('the API views carry the findings beside the byte-exact values', () => {
   it('approver and agent views list findings and schema problems; raw values are untouched', async () => {
     f = makeServerFixture();
-    const requestId = await propose({ amount: 500, to: 'acct-\u202E4321\u202C' }, 'user:\u202Enimda\u202C');
+    const requestId = await propose({ amount: 500, to: 'acct-\u202E4321\u202C' }, 'user:\u0430dmin');
     for (const res of [await f.fiona('GET', `/api/v1/approvals/${requestId}`), await f.agent('GET', `/api/v1/requests/${requestId}`)]) {
       const view = (await res.json()) as ApprovalView;
       expect(view.call.canonicalArguments).toBe('{"amount":500,"to":"acct-\u202E4321\u202C"}');
-      expect(view.call.principal).toBe('user:\u202Enimda\u202C');
+      expect(view.call.principal).toBe('user:\u0430dmin');
       expect(view.display.findings.map((x) => [x.pointer, x.kind])).toEqual([
-        ['/principal', 'bidi_control'],
+        ['/principal', 'confusable'],
         ['/arguments/to', 'bidi_control'],
       ]);
       expect(view.display.inputSchema).toEqual({ checked: true, problems: [] });

@@ -18,7 +18,7 @@ export function requirePageApprover(services: Services): MiddlewareHandler<AppEn
     if (!isSafeMethod(c.req.method) && !isSameOriginRequest((n) => c.req.header(n), expectedOrigin(services.publicOrigin, c.req.url))) {
       throw new ApiError('csrf_rejected', 'cross-site form post refused');
     }
-    const result = authenticateRequest(services, c);
+    const result = await authenticateRequest(services, c);
     if (!result.ok) {
       if (isSafeMethod(c.req.method)) return c.redirect('/login', 303);
       throw new ApiError('unauthenticated', 'sign in first');

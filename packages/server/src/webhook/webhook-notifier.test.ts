@@ -44,12 +44,12 @@ describe('webhook from the app', () => {
   it('flags hidden characters for receivers that show the call to people, without revealing the arguments', async () => {
     receiver = await startWebhookReceiver([]);
     f = makeServerFixture({ webhook: { url: receiver.url, secret: SECRET, maxAttempts: 3, baseDelayMs: 10 } });
-    const body = { ...f.proposalBody([{ id: 'call-1', name: 'transfer', arguments: { amount: 500, 'se\u200Bcret-key': 'acct-\u202E4321\u202C' } }]), principal: 'user:\u202Enimda\u202C' };
+    const body = { ...f.proposalBody([{ id: 'call-1', name: 'transfer', arguments: { amount: 500, 'se\u200Bcret-key': 'acct-\u202E4321\u202C' } }]), principal: 'user:\u0430dmin' };
     expect((await f.agent('POST', '/api/v1/proposals', body)).status).toBe(200);
     await receiver.waitFor(1);
     const payload = JSON.parse(receiver.received[0]!.body) as WebhookPayload;
-    expect(payload.request.principal).toBe('user:\u202Enimda\u202C');
-    expect(payload.display.findings).toMatchObject([{ pointer: '/principal', where: 'value', kind: 'bidi_control' }]);
+    expect(payload.request.principal).toBe('user:\u0430dmin');
+    expect(payload.display.findings).toMatchObject([{ pointer: '/principal', where: 'value', kind: 'confusable' }]);
     expect(payload.display.argumentsFlagged).toBe(true);
     expect(receiver.received[0]!.body).not.toContain('cret-key');
   });

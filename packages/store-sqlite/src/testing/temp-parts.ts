@@ -19,7 +19,7 @@ export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number }
 } {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-sqlite-parts-'));
   const path = join(dir, 'countersign.sqlite');
-  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000), { maxBatch: options.maxBatch });
+  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000), { maxBatch: options.maxBatch, path });
   return {
     conn,
     ledger: new SqliteLedger(conn),

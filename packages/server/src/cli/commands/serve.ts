@@ -105,6 +105,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     running = await startServer({
       ledger: store.ledger,
       audit,
+      sessions: store.sessions,
       policy: policy.policy,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),

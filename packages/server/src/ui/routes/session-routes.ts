@@ -75,9 +75,9 @@ ${
   routes.post('/logout', requirePageApprover(services), async (c) => {
     await readCheckedForm(c, services, []);
     const now = services.gate.deps.clock();
-    const claims = services.sessions.open(readSessionCookie(c, services.publicOrigin), now);
-    // The cookie stays valid until its expiry unless this process remembers the logout.
-    if (claims !== undefined) services.sessions.end(claims, now);
+    const claims = await services.sessions.check(readSessionCookie(c, services.publicOrigin), now);
+    // The signed cookie stays valid until its expiry unless the store remembers the logout.
+    if (claims !== undefined) await services.sessions.end(claims, now);
     clearSessionCookie(c, services.publicOrigin);
     return c.redirect('/login?signed-out=1', 303);
   });

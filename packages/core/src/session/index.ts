@@ -1,0 +1,2 @@
+export { MemorySessionRevocations } from './memory-session-revocations.ts';
+export type { SessionRevocationStore } from './types.ts';
