@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { serializeCanonical } from '../canonical/serialize.ts';
+import { READ_ONLY_AJV_OPTIONS } from '../policy/args-schema.ts';
 
 /** One way the arguments break the tool's input schema, located by JSON Pointer (RFC 6901). */
 export interface InputSchemaProblem {
@@ -73,18 +74,7 @@ function compiled(schema: Record<string, unknown>): Validator | string {
   return result;
 }
 
-const options = {
-  strict: false,
-  allErrors: true,
-  $data: false,
-  coerceTypes: false,
-  useDefaults: false,
-  removeAdditional: false,
-  ownProperties: true,
-  addUsedSchema: false,
-  validateFormats: true,
-  logger: false,
-} as const;
+const options = { ...READ_ONLY_AJV_OPTIONS, strict: false, allErrors: true } as const;
 
 function draft2020(): Ajv2020 {
   return new Ajv2020(options);

@@ -42,16 +42,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
     args = canonicalizeArguments(call.arguments, deps.argumentLimits);
   } catch (error) {
     const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : String(error);
-    await auditBestEffort(deps.audit, {
-      type: 'rejection',
-      at: deps.clock(),
-      runId: call.runId,
-      sessionId: call.sessionId,
-      callId: call.callId,
-      toolName: call.toolName,
-      actor: call.principal,
-      reason: 'invalid_arguments',
-    });
+    await auditRefusal(deps, call, agent, 'invalid_arguments');
     return { status: 'rejected', reason: 'invalid_arguments', message };
   }
 

@@ -22,19 +22,24 @@ const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
  * - `allErrors: false`: we only need yes/no, and stopping early is cheaper.
  */
 export function createArgsAjv(): Ajv2020 {
-  return new Ajv2020({
-    strict: true,
-    allErrors: false,
-    $data: false,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    ownProperties: true,
-    addUsedSchema: false,
-    validateFormats: true,
-    logger: false,
-  });
+  return new Ajv2020({ ...READ_ONLY_AJV_OPTIONS, strict: true, allErrors: false });
 }
+
+/**
+ * Options under which validation can only read the value it checks: no coercion, no
+ * defaults, nothing removed, no `$data`, own properties only, no schema registered for
+ * later compiles. Shared by policy conditions and the tool input-schema check.
+ */
+export const READ_ONLY_AJV_OPTIONS = {
+  $data: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  ownProperties: true,
+  addUsedSchema: false,
+  validateFormats: true,
+  logger: false,
+} as const;
 
 /** Compiles one rule's `when` schema, reporting (not throwing) anything that makes it unusable. */
 export function compileWhen(ajv: Ajv2020, schema: Record<string, unknown>): CompileWhenResult {
