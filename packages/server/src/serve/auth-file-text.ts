@@ -1,4 +1,4 @@
-import { parseStrictYaml } from '@countersign/core';
+import { parseStrictYaml } from '@countersign/core/policy';
 
 export type AuthFileFormat = 'json' | 'yaml';
 export type AuthTextResult = { ok: true; value: unknown } | { ok: false; problems: string[] };

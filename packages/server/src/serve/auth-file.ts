@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { formatPath } from '@countersign/core';
+import { formatPath } from '@countersign/core/policy';
 import { extname } from 'node:path';
 import type { AuthConfig } from '../app/options.ts';
 import { AuthFileError } from './auth-file-error.ts';
