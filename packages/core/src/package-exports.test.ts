@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,10 @@ describe('package exports', () => {
     mkdirSync(installed, { recursive: true });
     cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
     const tsc = join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
-    execFileSync(process.execPath, [tsc, '-p', join(packageDir, 'tsconfig.build.json'), '--outDir', join(installed, 'dist')]);
+    const build = spawnSync(process.execPath, [tsc, '-p', join(packageDir, 'tsconfig.build.json'), '--outDir', join(installed, 'dist')], {
+      encoding: 'utf8',
+    });
+    expect(build.stdout + build.stderr).toBe('');
     const subpaths = Object.keys(manifest.exports).map((s) => (s === '.' ? '@countersign/core' : `@countersign/core/${s.slice(2)}`));
     const script = `
       for (const s of ${JSON.stringify(subpaths)}) await import(s);
