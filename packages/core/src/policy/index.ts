@@ -11,5 +11,3 @@ export type {
   Verdict,
   VerdictKind,
 } from './types.ts';
-export { formatPath } from './format-path.ts';
-export { parseStrictYaml, type StrictYamlOptions } from './yaml-text.ts';
