@@ -39,7 +39,6 @@ const approvalSchema = z.strictObject({
   approvers: approverRuleSchema.optional(),
   required: z.int().min(1).optional(),
   ttlSeconds: ttlSeconds.optional(),
-  sensitive: z.boolean().optional(),
 });
 
 const ruleSchema = z.strictObject({
@@ -161,7 +160,6 @@ function approvalFor(
     eligible,
     requiredApprovals,
     ttlSeconds: spec?.ttlSeconds ?? defaultTtl,
-    sensitive: spec?.sensitive ?? false,
   });
 }
 
