@@ -28,9 +28,9 @@ export type SignedCheck<C, R extends string = never> =
 /**
  * Where the per-run HS256 key's run id comes from. `known`: the verifier knows it up
  * front (the expected call's run, or a fixed label), so the signature is checked over
- * the exact signing input BEFORE the payload is parsed; `explain` may then name a better
- * reason than `bad_signature` from the unauthenticated claims (diagnostics only — the
- * result is a rejection either way). `fromClaims`: only the signed object says which run
+ * the exact signing input BEFORE the payload is parsed. Without `explain` a bad signature
+ * is rejected without reading the payload at all; with it, the unauthenticated claims are
+ * read to name a more precise reason (diagnostics only: a rejection either way). `fromClaims`: only the signed object says which run
  * it belongs to, so its claims are read first and the key derived from them.
  */
 export type RunSalt<C, R extends string> =
@@ -59,9 +59,11 @@ export function verifySigned<C, R extends string = never>(
 
   if ('known' in salt) {
     if (!checkSignature(keyring, key, salt.known, split.parts, kind.purpose)) {
+      if (salt.explain === undefined) return badSignature;
+      // Diagnostics only: the unauthenticated claims may name a more precise reason.
       const read = readClaims(kind, split.parts.payloadSegment);
       if (!read.ok) return read;
-      return { ok: false, ...(salt.explain?.(read.claims) ?? badSignature) };
+      return { ok: false, ...(salt.explain(read.claims) ?? badSignature) };
     }
     const read = readClaims(kind, split.parts.payloadSegment);
     return read.ok ? { ok: true, claims: read.claims, kid: key.kid } : read;
