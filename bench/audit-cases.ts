@@ -1,4 +1,4 @@
-import { type AuditEvent, type AuditLog, MemoryAuditLog, verifyChain } from '@countersign/core';
+import { type AuditEvent, type AuditLog, MemoryAuditLog, verifyChain } from '@countersign/core/audit';
 import { runWorkers } from './harness.ts';
 
 /** A dispatch record as the gate writes it (what most of a busy log is made of). */

@@ -1,4 +1,5 @@
-import { type ConsumeFailure, type LedgerStore, sha256Hex } from '@countersign/core';
+import { createHash } from 'node:crypto';
+import type { ConsumeFailure, LedgerStore } from '@countersign/core/ledger';
 import { runWorkers } from './harness.ts';
 
 export interface ConsumeRaceResult {
@@ -13,7 +14,7 @@ export interface ConsumeRaceResult {
 }
 
 const ARGS = '{"amount":500,"to":"alice"}';
-const ARGS_DIGEST = sha256Hex(ARGS);
+const ARGS_DIGEST = createHash('sha256').update(ARGS).digest('hex');
 
 interface Approval {
   proposalId: string;

@@ -1,15 +1,8 @@
-import {
-  type DispatchRequest,
-  type ExpectedCall,
-  Gate,
-  hmacKey,
-  Keyring,
-  loadPolicy,
-  MemoryAuditLog,
-  MemoryLedger,
-  type ToolRegistry,
-  verifyApprovalToken,
-} from '@countersign/core';
+import { MemoryAuditLog } from '@countersign/core/audit';
+import { type DispatchRequest, Gate, type ToolRegistry } from '@countersign/core/gate';
+import { MemoryLedger } from '@countersign/core/ledger';
+import { loadPolicy } from '@countersign/core/policy';
+import { type ExpectedCall, hmacKey, Keyring, verifyApprovalToken } from '@countersign/core/token';
 import type { ArgumentCase } from './arguments.ts';
 import type { BenchCase } from './harness.ts';
 

@@ -1,4 +1,4 @@
-import { MemoryAuditLog, verifyChain } from '@countersign/core';
+import { MemoryAuditLog, verifyChain } from '@countersign/core/audit';
 import { benchConcurrentAppends, memoryChain, sampleEvent } from './audit-cases.ts';
 import { benchConsumeRace } from './consume-race.ts';
 import { runInterleaved } from './harness.ts';

@@ -1,10 +1,32 @@
-export * from './audit/index.ts';
-export * from './canonical/index.ts';
-export { type Clock, manualClock, systemClock } from './clock.ts';
-export { sha256Hex } from './digest.ts';
-export * from './display/index.ts';
-export * from './gate/index.ts';
-export * from './ledger/index.ts';
-export * from './policy/index.ts';
-export * from './token/index.ts';
-export * from './session/index.ts';
+/**
+ * The root export: what a newcomer needs to put a gate in front of their tools.
+ * Build a `Gate` from a ledger, an audit log, a policy and a keyring; propose what the
+ * model asked for; dispatch (or authorize and complete) once a person has approved.
+ * Everything else lives under the subpath of the module it belongs to, mirroring the
+ * design's modules: `@countersign/core/token`, `/canonical`, `/policy`, `/ledger`,
+ * `/audit`, `/gate`, `/display`, `/session`, `/testing`, `/store-kit`.
+ */
+export {
+  type Agent,
+  type AuthorizeOutcome,
+  type AuthorizeRequest,
+  type CompleteOutcome,
+  type Completion,
+  type DispatchOutcome,
+  type DispatchRequest,
+  Gate,
+  type GateConfig,
+  type GatePort,
+  type Grant,
+  type ModelToolCall,
+  type ProposeOutcome,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRegistry,
+} from './gate/index.ts';
+export { type KeyEntry, Keyring, ed25519KeyFromPem, generateEd25519Key, hmacKey, keyringFromEnv } from './token/index.ts';
+export { loadPolicy, loadPolicyFile, type PolicyEngine, PolicyError, type Verdict } from './policy/index.ts';
+export { type LedgerStore, MemoryLedger } from './ledger/index.ts';
+export { type AuditLog, JsonlAuditLog, MemoryAuditLog, verifyChain } from './audit/index.ts';
+export { type Clock, systemClock } from './clock.ts';

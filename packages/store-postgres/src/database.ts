@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { isUnavailableError, toStoreError } from './errors.ts';
 import type { PreparedStatement } from './prepared-statement.ts';
 

@@ -1,4 +1,4 @@
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { describe, expect, it } from 'vitest';
 import { isUnavailableError, toStoreError } from './errors.ts';
 

@@ -1,4 +1,4 @@
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 
 // SQLSTATEs that mean "the database cannot serve this now", not "the request is wrong".
 // 08 connection exception, 53 insufficient resources, 58 system error, 57P0x shutdown /

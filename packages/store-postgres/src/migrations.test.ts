@@ -1,4 +1,4 @@
-import { verifyChain } from '@countersign/core';
+import { verifyChain } from '@countersign/core/audit';
 import { sampleProposal } from '@countersign/core/testing';
 import { Pool } from 'pg';
 import { afterAll, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { verifyChain } from '@countersign/core';
+import { verifyChain } from '@countersign/core/audit';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';

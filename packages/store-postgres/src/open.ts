@@ -1,4 +1,6 @@
-import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
+import type { AuditLog } from '@countersign/core/audit';
+import type { LedgerStore } from '@countersign/core/ledger';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import { Pool, type PoolConfig, types } from 'pg';
 import { PgDatabase } from './database.ts';
 import { ledgerSql } from './ledger-sql.ts';

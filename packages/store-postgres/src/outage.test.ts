@@ -1,4 +1,4 @@
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';

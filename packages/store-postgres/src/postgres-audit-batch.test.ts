@@ -1,4 +1,5 @@
-import { type AuditEvent, LedgerError, verifyChain } from '@countersign/core';
+import { type AuditEvent, verifyChain } from '@countersign/core/audit';
+import { LedgerError } from '@countersign/core/ledger';
 import { Client } from 'pg';
 import { afterEach, expect, it, vi } from 'vitest';
 import { quoteSchema } from './schema-name.ts';

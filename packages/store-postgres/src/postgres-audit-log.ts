@@ -1,5 +1,6 @@
-import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
-import { AuditLogError, buildRecord, LedgerError } from '@countersign/core';
+import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core/audit';
+import { AuditLogError, buildRecord } from '@countersign/core/audit';
+import { LedgerError } from '@countersign/core/ledger';
 import { auditEventJson, auditRecordFromRow, integer, text } from '@countersign/core/store-kit';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
 import type { PgDatabase, Query } from './database.ts';

@@ -1,4 +1,4 @@
-import { type ConsumeInput, type ConsumeResult, LedgerError } from '@countersign/core';
+import { type ConsumeInput, type ConsumeResult, LedgerError } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';

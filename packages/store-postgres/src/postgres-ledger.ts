@@ -1,20 +1,5 @@
-import type {
-  AddDecisionResult,
-  ApprovalRequest,
-  ConsumeFailure,
-  ConsumeInput,
-  ConsumeResult,
-  Decision,
-  LedgerStore,
-  ListRequestsFilter,
-  NewApprovalRequest,
-  Proposal,
-  ProposalInput,
-  RecordProposalResult,
-  RecordResultOutcome,
-  ResultRecord,
-} from '@countersign/core';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core';
+import type { AddDecisionResult, ApprovalRequest, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';

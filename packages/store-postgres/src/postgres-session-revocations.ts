@@ -1,4 +1,4 @@
-import type { SessionRevocationStore } from '@countersign/core';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import type { PgDatabase } from './database.ts';
 
 /** Ended login sessions in the store's schema: every replica on the database sees a logout. */

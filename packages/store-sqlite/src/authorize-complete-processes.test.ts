@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AuthorizeOutcome, CompleteOutcome } from '@countersign/core';
+import type { AuthorizeOutcome, CompleteOutcome } from '@countersign/core/gate';
 import { KIT_AGENTS, KIT_APPROVER, KIT_PRINCIPAL } from '@countersign/core/testing';
 import { runChildren } from '@countersign/core/testing/children';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { toStoreError } from './errors.ts';
 import { FileIdentityGuard } from './file-identity.ts';
 import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';

@@ -1,4 +1,4 @@
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 
 // SQLite primary result codes (the low byte of an extended code) that mean the
 // database cannot serve us right now, as opposed to a bug or bad input:

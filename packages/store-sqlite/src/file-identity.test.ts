@@ -1,5 +1,5 @@
 import { copyFileSync, renameSync, rmSync } from 'node:fs';
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { makeGateFixture, sampleProposal } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from './open.ts';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 
 interface Identity {
   dev: number;

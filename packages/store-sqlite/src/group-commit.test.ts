@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
-import { type AuditEvent, type ConsumeResult, GENESIS_HASH, LedgerError, verifyChain } from '@countersign/core';
+import { type AuditEvent, GENESIS_HASH, verifyChain } from '@countersign/core/audit';
+import { type ConsumeResult, LedgerError } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqliteLedger } from './sqlite-ledger.ts';

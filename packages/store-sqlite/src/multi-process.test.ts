@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { verifyChain } from '@countersign/core';
+import { verifyChain } from '@countersign/core/audit';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChildren } from '@countersign/core/testing/children';

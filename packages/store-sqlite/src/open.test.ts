@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import { verifyChain } from '@countersign/core';
+import { verifyChain } from '@countersign/core/audit';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database.ts';

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
+import type { AuditLog } from '@countersign/core/audit';
+import type { LedgerStore } from '@countersign/core/ledger';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import { SqliteConnection } from './connection.ts';
 import { openDatabase, openDatabaseReadOnly } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';

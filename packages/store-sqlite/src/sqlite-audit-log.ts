@@ -1,5 +1,5 @@
-import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core';
-import { AuditLogError, buildRecord } from '@countersign/core';
+import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core/audit';
+import { AuditLogError, buildRecord } from '@countersign/core/audit';
 import { auditEventJson, auditRecordFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 import { integer, text } from '@countersign/core/store-kit';

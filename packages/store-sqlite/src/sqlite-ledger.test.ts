@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import { LedgerError } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
 import { runLedgerConformance, sampleProposal } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempStore } from './testing/temp-store.ts';

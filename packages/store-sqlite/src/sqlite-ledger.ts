@@ -1,20 +1,5 @@
-import type {
-  AddDecisionResult,
-  ApprovalRequest,
-  ConsumeInput,
-  ConsumeResult,
-  Decision,
-  EligibilityFilter,
-  LedgerStore,
-  ListRequestsFilter,
-  NewApprovalRequest,
-  Proposal,
-  ProposalInput,
-  RecordProposalResult,
-  RecordResultOutcome,
-  ResultRecord,
-} from '@countersign/core';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core';
+import type { AddDecisionResult, ApprovalRequest, ConsumeInput, ConsumeResult, Decision, EligibilityFilter, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { SqliteConnection } from './connection.ts';
 import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
 

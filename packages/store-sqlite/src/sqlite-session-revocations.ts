@@ -1,4 +1,4 @@
-import type { SessionRevocationStore } from '@countersign/core';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import type { SqliteConnection } from './connection.ts';
 
 const PURGE = 'DELETE FROM revoked_sessions WHERE expires_at <= ?';

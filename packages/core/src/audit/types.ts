@@ -17,7 +17,7 @@ export type AuditEventType =
   /** A signed checkpoint of the chain head (`detail.checkpoint`), see audit-checkpoint.ts. */
   | 'checkpoint';
 
-/** JSON values that may appear in `detail` (no raw arguments of sensitive tools, no secrets). */
+/** JSON values that may appear in `detail`: digests and ids, never raw arguments or secrets. */
 export type AuditValue = string | number | boolean | null | AuditValue[] | { [key: string]: AuditValue };
 
 export interface AuditEvent {

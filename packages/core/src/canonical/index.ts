@@ -1,8 +1,5 @@
 export { type CanonicalArguments, type CanonicalizeOptions, canonicalDigest, canonicalizeArguments } from './canonicalize-arguments.ts';
 export { type CanonicalErrorCode, CanonicalizationError } from './errors.ts';
-export { FORBIDDEN_KEYS } from './forbidden-keys.ts';
 export { type CanonicalLimits, DEFAULT_LIMITS } from './limits.ts';
 export { parseStrictJson } from './parse-strict.ts';
 export { RECIPE_ID } from './recipe.ts';
-export { serializeCanonical } from './serialize.ts';
-export { validateJsonValue } from './validate-value.ts';

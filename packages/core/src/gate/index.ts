@@ -1,4 +1,4 @@
-export { type Agent, DEFAULT_AGENT, DEFAULT_AGENT_ID, isOwnedBy, mayActFor } from './agent.ts';
+export type { Agent } from './agent.ts';
 export {
   type DecisionFailure,
   type DecisionInput,
@@ -8,22 +8,20 @@ export {
   type RequestView,
   type TokenOutcome,
 } from './approvals.ts';
-export type { GateConfig, GateDeps } from './config.ts';
+export type { GateConfig } from './config.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export type { DispatchRequest } from './dispatch.ts';
 export { digestResult } from './complete.ts';
 export { InProcessGatePort } from './in-process-port.ts';
-export { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
+export { type Approver, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';
 export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';
 export { Gate } from './gate.ts';
-export {
-  type DeniedReason,
-  type DispatchOutcome,
-  type NotApprovedReason,
-  type ProposeOutcome,
-  type PublicOutcome,
-  toPublicOutcome,
+export type {
+  DeniedReason,
+  DispatchOutcome,
+  NotApprovedReason,
+  ProposeOutcome,
 } from './outcomes.ts';
 export type { ModelToolCall } from './propose.ts';
 export { definitionDigest, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';

@@ -70,25 +70,3 @@ export type ProposeOutcome =
         | 'run_owned_by_other_agent';
       message: string;
     };
-
-/**
- * What a client outside the trust boundary may see: the status, never the reason
- * (the reason goes to trusted callers and the audit log).
- */
-export type PublicOutcome =
-  | { status: 'executed'; result: unknown }
-  | { status: 'tool_failed' }
-  | { status: 'approval_required'; requestId: string }
-  | { status: 'not_approved' }
-  | { status: 'denied' };
-
-export function toPublicOutcome(outcome: DispatchOutcome): PublicOutcome {
-  switch (outcome.status) {
-    case 'executed':
-      return { status: 'executed', result: outcome.result };
-    case 'approval_required':
-      return { status: 'approval_required', requestId: outcome.requestId };
-    default:
-      return { status: outcome.status };
-  }
-}

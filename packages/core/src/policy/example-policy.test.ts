@@ -32,7 +32,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
       expect(policy.decide(policyInput('transfer', args))).toEqual({
         kind: 'approve',
         ruleId: 'large-transfers',
-        approval: { eligible: { roles: ['finance'] }, requiredApprovals: 1, ttlSeconds: 600, sensitive: true },
+        approval: { eligible: { roles: ['finance'] }, requiredApprovals: 1, ttlSeconds: 600 },
       });
     }
   });
@@ -51,7 +51,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
     expect(policy.decide(policyInput('deploy', { env: 'prod' }))).toEqual({
       kind: 'approve',
       ruleId: 'deploy',
-      approval: { eligible: { roles: ['release-manager'] }, requiredApprovals: 2, ttlSeconds: 900, sensitive: false },
+      approval: { eligible: { roles: ['release-manager'] }, requiredApprovals: 2, ttlSeconds: 900 },
     });
   });
 });

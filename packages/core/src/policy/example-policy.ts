@@ -32,7 +32,6 @@ rules:
     approval:
       approvers: { roles: [finance] }
       ttlSeconds: 600
-      sensitive: true
 
   - id: no-deletes
     tool: "delete_*"

@@ -2,15 +2,6 @@ export { EXAMPLE_POLICY_YAML } from './example-policy.ts';
 export { PolicyError, type PolicyErrorCode } from './errors.ts';
 export { loadPolicy, loadPolicyFile, type PolicyFormat } from './load.ts';
 export { RulePolicy } from './rule-policy.ts';
-export {
-  type CompiledRule,
-  type PolicyDocument,
-  type PolicyRuleSpec,
-  type PolicyValidation,
-  policyDocumentSchema,
-  type RuleOutcome,
-  validatePolicyDocument,
-} from './rules.ts';
 export { type DecideSafelyOptions, decideSafely } from './safe-decide.ts';
 export type {
   ApprovalRequirement,
@@ -20,6 +11,3 @@ export type {
   Verdict,
   VerdictKind,
 } from './types.ts';
-export { toWellFormedVerdict } from './verdict-shape.ts';
-export { formatPath } from './format-path.ts';
-export { parseStrictYaml, type StrictYamlOptions } from './yaml-text.ts';

@@ -1,4 +1,4 @@
-import { formatPath } from './format-path.ts';
+import { formatPath } from '../config/format-path.ts';
 
 /**
  * Checks that a parsed value is plain JSON data: finite numbers, plain objects and

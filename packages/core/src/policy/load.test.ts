@@ -93,7 +93,7 @@ describe('loadPolicy', () => {
     const text = '{"version":1,"rules":[{"tool":"a","verdict":"deny","verdict":"allow"}]}';
     const error = policyErrorOf(() => loadPolicy(text, 'json'));
     expect(error.code).toBe('invalid_policy');
-    expect(error.problems).toEqual(['rules[0].verdict: duplicate key']);
+    expect(error.problems).toEqual(['rules[0].verdict: duplicate key (line 1, column 52)']);
   });
 
   it('reports schema problems from text with their paths', () => {

@@ -26,7 +26,6 @@ rules:
       approvers: { principalSelf: false, approvers: ["alice@example.com"], roles: ["finance"] }
       required: 2
       ttlSeconds: 600
-      sensitive: true
   - tool: "delete_*"
     verdict: deny
 `;
@@ -51,7 +50,6 @@ describe('RulePolicy', () => {
         eligible: { principalSelf: false, approvers: ['alice@example.com'], roles: ['finance'] },
         requiredApprovals: 2,
         ttlSeconds: 600,
-        sensitive: true,
       },
     });
   });

@@ -58,6 +58,5 @@ function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirem
     },
     requiredApprovals: approval.requiredApprovals,
     ttlSeconds: approval.ttlSeconds,
-    sensitive: approval.sensitive,
   };
 }

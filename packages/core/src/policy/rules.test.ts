@@ -129,7 +129,12 @@ describe('validatePolicyDocument', () => {
     ]);
   });
 
-  it('fills approval defaults: role "approver", 1 approval, default ttl, not sensitive', () => {
+  it('refuses the removed `sensitive` flag: no raw arguments are ever logged, so it switched nothing', () => {
+    const rule = { tool: 'a', verdict: 'approve', approval: { approvers: { roles: ['x'] }, sensitive: true } };
+    expect(problemsOf({ version: 1, rules: [rule] })).toEqual(['rules[0].approval.sensitive: unknown key']);
+  });
+
+  it('fills approval defaults: role "approver", 1 approval, default ttl', () => {
     const p = new RulePolicy({
       version: 1,
       defaults: { approvalTtlSeconds: 120 },
@@ -141,7 +146,7 @@ describe('validatePolicyDocument', () => {
     expect(p.decide(policyInput('a'))).toEqual({
       kind: 'approve',
       ruleId: 'rule-0',
-      approval: { eligible: { roles: ['approver'] }, requiredApprovals: 1, ttlSeconds: 120, sensitive: false },
+      approval: { eligible: { roles: ['approver'] }, requiredApprovals: 1, ttlSeconds: 120 },
     });
     expect(p.decide(policyInput('b'))).toMatchObject({
       approval: { eligible: { principalSelf: true }, ttlSeconds: 120 },

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ApproverRule } from '../ledger/types.ts';
 import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
-import { formatPath } from './format-path.ts';
+import { formatPath } from '../config/format-path.ts';
+import { describeZodIssues } from '../config/zod-issues.ts';
 import { compileToolPattern, type ToolMatcher } from './glob.ts';
 import type { ApprovalRequirement } from './types.ts';
 
@@ -38,7 +39,6 @@ const approvalSchema = z.strictObject({
   approvers: approverRuleSchema.optional(),
   required: z.int().min(1).optional(),
   ttlSeconds: ttlSeconds.optional(),
-  sensitive: z.boolean().optional(),
 });
 
 const ruleSchema = z.strictObject({
@@ -90,7 +90,7 @@ export type PolicyValidation =
  */
 export function validatePolicyDocument(value: unknown): PolicyValidation {
   const parsed = policyDocumentSchema.safeParse(value, { reportInput: true });
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.flatMap(describeIssue) };
+  if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
 
   const doc = parsed.data;
   const problems: string[] = [];
@@ -160,7 +160,6 @@ function approvalFor(
     eligible,
     requiredApprovals,
     ttlSeconds: spec?.ttlSeconds ?? defaultTtl,
-    sensitive: spec?.sensitive ?? false,
   });
 }
 
@@ -192,32 +191,4 @@ function eligibleFor(
     );
   }
   return Object.freeze(eligible);
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string[] {
-  const where = formatPath(issue.path);
-  // `reportInput` is on, so an absent field shows up as an issue whose input is undefined.
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
-    return [`${where}: required`];
-  }
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`);
-    case 'invalid_type':
-      return [`${where}: expected ${issue.expected}, got ${describeType(issue.input)}`];
-    case 'too_small':
-      if (issue.origin === 'number' || issue.origin === 'int') return [`${where}: must be at least ${issue.minimum}`];
-      return [`${where}: ${issue.message}`];
-    case 'too_big':
-      if (issue.origin === 'number' || issue.origin === 'int') return [`${where}: must be at most ${issue.maximum}`];
-      return [`${where}: ${issue.message}`];
-    default:
-      return [`${where}: ${issue.message}`];
-  }
-}
-
-function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
 }

@@ -15,7 +15,7 @@ function returning(value: unknown): PolicyEngine {
   return { decide: () => value as Verdict };
 }
 
-const APPROVAL = { eligible: { roles: ['finance'] }, requiredApprovals: 2, ttlSeconds: 600, sensitive: true };
+const APPROVAL = { eligible: { roles: ['finance'] }, requiredApprovals: 2, ttlSeconds: 600 };
 
 describe('decideSafely', () => {
   it('passes well-formed verdicts through, sync or async', async () => {
@@ -85,7 +85,6 @@ describe('decideSafely', () => {
     ['ttlSeconds 0', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, ttlSeconds: 0 } }],
     ['ttlSeconds Infinity', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, ttlSeconds: Infinity } }],
     ['ttlSeconds over the cap', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, ttlSeconds: 10_000_000 } }],
-    ['sensitive missing', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, sensitive: undefined } }],
     ['eligible missing', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, eligible: undefined } }],
     ['nobody eligible', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, eligible: { principalSelf: false } } }],
     ['roles not strings', { kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, eligible: { roles: [1] } } }],

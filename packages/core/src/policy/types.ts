@@ -26,8 +26,6 @@ export interface ApprovalRequirement {
   requiredApprovals: number;
   /** Lifetime of the approval request and of the token minted from it, in seconds. Default 900. */
   ttlSeconds: number;
-  /** Raw arguments must not be logged in clear (invariant 10). Default false. */
-  sensitive: boolean;
 }
 
 export type Verdict =

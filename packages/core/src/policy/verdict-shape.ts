@@ -12,8 +12,7 @@ const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>([
 /**
  * Returns a clean copy of `value` if it is a well-formed `Verdict`, else `undefined`.
  * Any engine (built-in or plugged in) is held to the same contract as a loaded rule:
- * an `approve` must say who approves, how many (≥ 1), for how long and whether the
- * arguments are sensitive. Only known fields are copied, so the caller never holds
+ * an `approve` must say who approves, how many (≥ 1) and for how long. Only known fields are copied, so the caller never holds
  * an object the engine can still change.
  */
 export function toWellFormedVerdict(value: unknown): Verdict | undefined {
@@ -40,14 +39,13 @@ export function toWellFormedVerdict(value: unknown): Verdict | undefined {
 
 function toApprovalRequirement(value: unknown): ApprovalRequirement | undefined {
   if (!isRecord(value)) return undefined;
-  const { requiredApprovals, ttlSeconds, sensitive } = value;
+  const { requiredApprovals, ttlSeconds } = value;
   if (!Number.isSafeInteger(requiredApprovals) || (requiredApprovals as number) < 1) return undefined;
   if (!Number.isSafeInteger(ttlSeconds) || (ttlSeconds as number) < 1) return undefined;
   if ((ttlSeconds as number) > MAX_APPROVAL_TTL_SECONDS) return undefined;
-  if (typeof sensitive !== 'boolean') return undefined;
   const eligible = toApproverRule(value.eligible);
   if (eligible === undefined) return undefined;
-  return { eligible, requiredApprovals: requiredApprovals as number, ttlSeconds: ttlSeconds as number, sensitive };
+  return { eligible, requiredApprovals: requiredApprovals as number, ttlSeconds: ttlSeconds as number };
 }
 
 function toApproverRule(value: unknown): ApproverRule | undefined {

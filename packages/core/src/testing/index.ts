@@ -1,3 +1,4 @@
+export { type Clock, manualClock } from '../clock.ts';
 export {
   type Execution,
   FINANCE,

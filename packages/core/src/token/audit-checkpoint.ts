@@ -1,7 +1,9 @@
+import { checkShape, HEX64, malformed } from './claims.ts';
 import { AUDIT_CHECKPOINT_PURPOSE } from './derive-run-key.ts';
-import { decodeJws, encodeSegment } from './jws.ts';
+import { encodeSegment } from './jws.ts';
 import type { Keyring } from './keyring.ts';
-import { signatureValid, signWith } from './sign.ts';
+import { signWith } from './sign.ts';
+import { type SignedCheck, type SignedKind, verifySigned } from './verify-signed.ts';
 
 /**
  * A signed checkpoint of the audit chain: the service's signature over one chain head
@@ -29,15 +31,8 @@ export interface AuditCheckpointClaims {
   at: number;
 }
 
-export type AuditCheckpointCheck =
-  | { ok: true; claims: AuditCheckpointClaims; kid: string }
-  | {
-      ok: false;
-      reason: 'missing' | 'malformed' | 'unsupported_format' | 'unknown_key' | 'algorithm_mismatch' | 'bad_signature';
-      message: string;
-    };
+export type AuditCheckpointCheck = SignedCheck<AuditCheckpointClaims>;
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const CLAIM_KEYS = new Set(['v', 'seq', 'hash', 'at']);
 
 /**
@@ -55,31 +50,25 @@ export function signAuditCheckpoint(head: { seq: number; hash: string }, at: num
   return `${signingInput}.${signWith(keyring, key, CHECKPOINT_SALT, signingInput, AUDIT_CHECKPOINT_PURPOSE).toString('base64url')}`;
 }
 
-/** Checks a checkpoint's form and signature (algorithm from the key, by `kid`). Never throws. */
+const CHECKPOINT_KIND: SignedKind<AuditCheckpointClaims> = {
+  typ: AUDIT_CHECKPOINT_TYPE,
+  purpose: AUDIT_CHECKPOINT_PURPOSE,
+  noun: 'checkpoint',
+  readClaims(c) {
+    const problem = checkShape(c, CLAIM_KEYS, AUDIT_CHECKPOINT_VERSION, 'checkpoint');
+    if (problem !== undefined) return problem;
+    const { seq, hash, at } = c;
+    if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof hash !== 'string' || !HEX64.test(hash) || !Number.isSafeInteger(at)) {
+      return malformed('claims must be { seq: positive integer, hash: hex SHA-256, at: integer }');
+    }
+    return { ok: true, claims: { v: AUDIT_CHECKPOINT_VERSION, seq: seq as number, hash, at: at as number } };
+  },
+};
+
+/**
+ * Checks a checkpoint's form and signature (algorithm from the key, by `kid`). The key's
+ * salt is fixed, so the signature is checked before the payload is parsed. Never throws.
+ */
 export function verifyAuditCheckpoint(checkpoint: unknown, keyring: Keyring): AuditCheckpointCheck {
-  const jws = decodeJws(checkpoint, AUDIT_CHECKPOINT_TYPE);
-  if (!jws.ok) return { ok: false, reason: jws.reason, message: `checkpoint ${jws.message}` };
-  const { header, payload, signingInput, signature } = jws.parts;
-  const extra = Object.keys(payload).find((k) => !CLAIM_KEYS.has(k));
-  if (extra !== undefined) return { ok: false, reason: 'malformed', message: `unknown claim "${extra}"` };
-  if (payload.v !== AUDIT_CHECKPOINT_VERSION) {
-    return { ok: false, reason: 'unsupported_format', message: `unsupported checkpoint version ${String(payload.v)}` };
-  }
-  const { seq, hash, at } = payload;
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof hash !== 'string' || !HEX64.test(hash) || !Number.isSafeInteger(at)) {
-    return { ok: false, reason: 'malformed', message: 'claims must be { seq: positive integer, hash: hex SHA-256, at: integer }' };
-  }
-  const key = keyring.get(header.kid);
-  if (key === undefined) return { ok: false, reason: 'unknown_key', message: `no trusted key with id "${header.kid}"` };
-  if (header.alg !== key.alg) {
-    return { ok: false, reason: 'algorithm_mismatch', message: `key "${key.kid}" is ${key.alg}; header says ${header.alg}` };
-  }
-  let valid = false;
-  try {
-    valid = signatureValid(keyring, key, CHECKPOINT_SALT, signingInput, signature, AUDIT_CHECKPOINT_PURPOSE);
-  } catch {
-    valid = false;
-  }
-  if (!valid) return { ok: false, reason: 'bad_signature', message: 'checkpoint signature does not verify' };
-  return { ok: true, claims: { v: AUDIT_CHECKPOINT_VERSION, seq: seq as number, hash, at: at as number }, kid: key.kid };
+  return verifySigned(CHECKPOINT_KIND, checkpoint, keyring, { known: CHECKPOINT_SALT });
 }

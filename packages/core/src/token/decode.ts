@@ -1,5 +1,9 @@
+import { RECIPE_ID } from '../canonical/recipe.ts';
+import { type ClaimsRead, checkCallClaims, checkShape, malformed } from './claims.ts';
+import { APPROVAL_TOKEN_PURPOSE } from './derive-run-key.ts';
 import { type ApprovalClaims, TOKEN_FORMAT_VERSION, TOKEN_TYPE, type TokenHeader } from './format.ts';
 import { decodeJws } from './jws.ts';
+import type { SignedKind } from './verify-signed.ts';
 
 export interface DecodedToken {
   header: TokenHeader;
@@ -12,13 +16,12 @@ export type DecodeResult =
   | { ok: true; token: DecodedToken }
   | { ok: false; reason: 'missing' | 'malformed' | 'unsupported_format'; message: string };
 
-const HEX64 = /^[0-9a-f]{64}$/;
-const CLAIM_KEYS = ['v', 'canon', 'run', 'sid', 'call', 'tool', 'def', 'args', 'sub', 'apr', 'req', 'iat', 'exp', 'jti'];
+const CLAIM_KEYS = new Set(['v', 'canon', 'run', 'sid', 'call', 'tool', 'def', 'args', 'sub', 'apr', 'req', 'iat', 'exp', 'jti']);
 
 /**
- * Parses a token's structure WITHOUT checking its signature. Every field is
- * type-checked and unknown header parameters (`jku`, `jwk`, `crit`, …) are refused,
- * so nothing an attacker adds can steer verification.
+ * Parses a token's structure WITHOUT checking its signature (for inspection tools).
+ * Every field is type-checked and unknown header parameters (`jku`, `jwk`, `crit`, …)
+ * are refused, so nothing an attacker adds can steer verification.
  */
 export function decodeApprovalToken(token: unknown): DecodeResult {
   const jws = decodeJws(token, TOKEN_TYPE);
@@ -28,37 +31,36 @@ export function decodeApprovalToken(token: unknown): DecodeResult {
       : malformed(`token ${jws.message}`);
   }
   const { header, payload, signingInput, signature } = jws.parts;
-  const problem = claimsProblem(payload);
-  if (problem !== undefined) return problem;
-  return {
-    ok: true,
-    token: { header: header as TokenHeader, claims: payload as unknown as ApprovalClaims, signingInput, signature },
-  };
+  const read = readApprovalClaims(payload);
+  if (!read.ok) return read;
+  return { ok: true, token: { header: header as TokenHeader, claims: read.claims, signingInput, signature } };
 }
 
-function claimsProblem(c: Record<string, unknown>): DecodeResult | undefined {
-  const keys = Object.keys(c);
-  const extra = keys.find((k) => !CLAIM_KEYS.includes(k));
-  if (extra !== undefined) return malformed(`unknown claim "${extra}"`);
-  if (c.v !== TOKEN_FORMAT_VERSION) {
-    return { ok: false, reason: 'unsupported_format', message: `unsupported token format version ${String(c.v)}` };
-  }
-  for (const key of ['canon', 'run', 'sid', 'call', 'tool', 'sub', 'req', 'jti']) {
-    if (typeof c[key] !== 'string' || c[key] === '') return malformed(`claim "${key}" must be a non-empty string`);
-  }
-  if (typeof c.args !== 'string' || !HEX64.test(c.args)) return malformed('claim "args" must be a SHA-256 hex digest');
-  if (c.def !== null && (typeof c.def !== 'string' || !HEX64.test(c.def))) {
-    return malformed('claim "def" must be a SHA-256 hex digest or null');
-  }
+/** The approval token's claims, typed; the canonicalization recipe is checked by the verifier. */
+export function readApprovalClaims(c: Record<string, unknown>): ClaimsRead<ApprovalClaims> {
+  const problem =
+    checkShape(c, CLAIM_KEYS, TOKEN_FORMAT_VERSION, 'token format') ??
+    checkCallClaims(c, ['canon', 'run', 'sid', 'call', 'tool', 'sub', 'req', 'jti']);
+  if (problem !== undefined) return problem;
   if (!Array.isArray(c.apr) || c.apr.length === 0 || !c.apr.every((a) => typeof a === 'string' && a !== '')) {
     return malformed('claim "apr" must be a non-empty list of approver ids');
   }
   if (!Number.isSafeInteger(c.iat) || !Number.isSafeInteger(c.exp) || (c.exp as number) <= (c.iat as number)) {
     return malformed('claims "iat" and "exp" must be integers with exp > iat');
   }
-  return undefined;
+  return { ok: true, claims: c as unknown as ApprovalClaims };
 }
 
-function malformed(message: string): DecodeResult {
-  return { ok: false, reason: 'malformed', message };
-}
+/** Approval tokens as a signed kind: their own `typ` and HKDF purpose. */
+export const APPROVAL_TOKEN_KIND: SignedKind<ApprovalClaims> = {
+  typ: TOKEN_TYPE,
+  purpose: APPROVAL_TOKEN_PURPOSE,
+  noun: 'approval token',
+  readClaims(payload) {
+    const read = readApprovalClaims(payload);
+    if (read.ok && read.claims.canon !== RECIPE_ID) {
+      return { ok: false, reason: 'unsupported_format', message: `unsupported canonicalization recipe "${read.claims.canon}"` };
+    }
+    return read;
+  },
+};

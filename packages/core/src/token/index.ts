@@ -13,7 +13,6 @@ export {
   signDecisionRecord,
   verifyDecisionRecord,
 } from './decision-record.ts';
-export { APPROVAL_TOKEN_PURPOSE, AUDIT_CHECKPOINT_PURPOSE, DECISION_RECORD_PURPOSE, deriveRunKey } from './derive-run-key.ts';
 export { KeyError, type KeyErrorCode } from './errors.ts';
 export {
   type ApprovalClaims,

@@ -3,8 +3,8 @@ import { parseStrictJson } from '../canonical/parse-strict.ts';
 import { MAX_TOKEN_LENGTH } from './format.ts';
 
 /**
- * The JWS compact form (RFC 7515) our signed objects share: approval tokens and
- * decision records. Only `alg`, `typ` and `kid` are allowed in the protected header,
+ * The JWS compact form (RFC 7515) our signed objects share: approval tokens, decision
+ * records and audit checkpoints. Only `alg`, `typ` and `kid` are allowed in the protected header,
  * `typ` must be the one the caller expects (so one kind can never pass as the other),
  * and the signature must be canonical base64url. Header and payload are read with the
  * strict JSON parser, so a duplicate member name (`JSON.parse` keeps the last one, another
@@ -26,10 +26,25 @@ export interface JwsParts {
 
 export type JwsDecode = { ok: true; parts: JwsParts } | { ok: false; reason: 'missing' | 'malformed'; message: string };
 
+/** A JWS whose header has been checked but whose payload has not been read yet. */
+export interface JwsSplit {
+  header: JwsHeader;
+  payloadSegment: string;
+  signingInput: string;
+  signature: Buffer;
+}
+
+export type JwsSplitResult = { ok: true; parts: JwsSplit } | { ok: false; reason: 'missing' | 'malformed'; message: string };
+
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const HEADER_KEYS = new Set(['alg', 'typ', 'kid']);
 
-export function decodeJws(token: unknown, typ: string): JwsDecode {
+/**
+ * Checks the form, the header and the signature's encoding, and leaves the payload
+ * unread: a verifier that knows its key up front checks the signature over the exact
+ * signing input first and parses only authenticated bytes.
+ */
+export function splitJws(token: unknown, typ: string): JwsSplitResult {
   if (token === undefined || token === null || token === '') {
     return { ok: false, reason: 'missing', message: 'nothing was presented' };
   }
@@ -43,16 +58,29 @@ export function decodeJws(token: unknown, typ: string): JwsDecode {
 
   const header = decodeHeader(h, typ);
   if (typeof header === 'string') return malformed(header);
-  const parsed = parseSegment(p);
-  if (!parsed.ok) return malformed(`payload ${parsed.message}`);
-  const payload = parsed.value;
-  if (!isObject(payload)) return malformed('payload is not a JSON object');
-
   const signature = Buffer.from(s, 'base64url');
   // Re-encoding catches non-canonical base64url (extra trailing bits), so one
   // signature has exactly one textual form.
   if (signature.toString('base64url') !== s) return malformed('signature is not canonical base64url');
-  return { ok: true, parts: { header, payload, signingInput: `${h}.${p}`, signature } };
+  return { ok: true, parts: { header, payloadSegment: p, signingInput: `${h}.${p}`, signature } };
+}
+
+/** The payload segment as a JSON object, read strictly; a message saying why not otherwise. */
+export function readPayload(segment: string): { ok: true; payload: Record<string, unknown> } | { ok: false; message: string } {
+  const parsed = parseSegment(segment);
+  if (!parsed.ok) return { ok: false, message: `payload ${parsed.message}` };
+  if (!isObject(parsed.value)) return { ok: false, message: 'payload is not a JSON object' };
+  return { ok: true, payload: parsed.value };
+}
+
+/** Header and payload read, signature NOT checked (for inspection tools and claims-first kinds). */
+export function decodeJws(token: unknown, typ: string): JwsDecode {
+  const split = splitJws(token, typ);
+  if (!split.ok) return split;
+  const { header, payloadSegment, signingInput, signature } = split.parts;
+  const read = readPayload(payloadSegment);
+  if (!read.ok) return malformed(read.message);
+  return { ok: true, parts: { header, payload: read.payload, signingInput, signature } };
 }
 
 export function encodeSegment(value: unknown): string {
@@ -90,10 +118,7 @@ function checkHeader(header: unknown, typ: string): JwsHeader | string {
 
 type SegmentParse = { ok: true; value: unknown } | { ok: false; message: string };
 
-/**
- * One segment's JSON value, read strictly. Kept apart from the checks so the payload
- * can later be parsed only after its MAC has been checked.
- */
+/** One segment's JSON value, read strictly. */
 function parseSegment(segment: string): SegmentParse {
   try {
     return { ok: true, value: parseStrictJson(Buffer.from(segment, 'base64url').toString('utf8'), SEGMENT_LIMITS) };
@@ -112,6 +137,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function malformed(message: string): JwsDecode {
+function malformed(message: string): { ok: false; reason: 'malformed'; message: string } {
   return { ok: false, reason: 'malformed', message };
 }

@@ -1,8 +1,7 @@
-import { RECIPE_ID } from '../canonical/recipe.ts';
-import { type DecodedToken, decodeApprovalToken } from './decode.ts';
+import { APPROVAL_TOKEN_KIND } from './decode.ts';
 import type { ApprovalClaims, ExpectedCall } from './format.ts';
 import type { Keyring } from './keyring.ts';
-import { signatureValid } from './sign.ts';
+import { verifySigned } from './verify-signed.ts';
 
 export type TokenRejection =
   | 'missing'
@@ -25,6 +24,8 @@ export type VerifyResult =
   | { ok: true; claims: ApprovalClaims; kid: string }
   | { ok: false; reason: TokenRejection; message: string };
 
+type Rejection = Extract<VerifyResult, { ok: false }>;
+
 export interface VerifyOptions {
   keyring: Keyring;
   /** Current time in milliseconds (from the injected clock). */
@@ -36,48 +37,25 @@ export interface VerifyOptions {
 /**
  * Checks that `token` is valid evidence for exactly `expected` (a call read from the
  * ledger). The algorithm comes from the key found by `kid`; a header naming any
- * other algorithm is refused. Never throws.
+ * other algorithm is refused. The per-run key comes from the EXPECTED run, so the
+ * signature is checked before the payload is parsed. Never throws.
  */
 export function verifyApprovalToken(token: unknown, expected: ExpectedCall, options: VerifyOptions): VerifyResult {
-  const decoded = decodeApprovalToken(token);
-  if (!decoded.ok) return decoded;
-  const { header, claims } = decoded.token;
-
-  const key = options.keyring.get(header.kid);
-  if (key === undefined) return reject('unknown_key', `no trusted key with id "${header.kid}"`);
-  if (header.alg !== key.alg) {
-    return reject('algorithm_mismatch', `key "${key.kid}" is ${key.alg}; token header says ${header.alg}`);
-  }
-  if (claims.canon !== RECIPE_ID) {
-    return reject('unsupported_format', `unsupported canonicalization recipe "${claims.canon}"`);
-  }
-  // HS256 keys are derived per run from the EXPECTED run id, so a token from another
-  // run could only ever fail the signature check; say why instead.
-  if (claims.run !== expected.runId) return reject('run_mismatch', 'token was issued for another run');
-  if (!checkSignature(options.keyring, decoded.token, expected.runId, key)) {
-    return reject('bad_signature', 'signature does not verify');
-  }
-  return checkTimeAndBinding(claims, expected, options) ?? { ok: true, claims, kid: key.kid };
-}
-
-function checkSignature(
-  keyring: Keyring,
-  token: DecodedToken,
-  runId: string,
-  key: NonNullable<ReturnType<Keyring['get']>>,
-): boolean {
-  try {
-    return signatureValid(keyring, key, runId, token.signingInput, token.signature);
-  } catch {
-    return false;
-  }
+  const otherRun = (claims: ApprovalClaims) =>
+    claims.run === expected.runId ? undefined : reject('run_mismatch', 'token was issued for another run');
+  // An HS256 token from another run can only fail the signature (its key is derived from
+  // the expected run); `explain` says why instead.
+  const checked = verifySigned(APPROVAL_TOKEN_KIND, token, options.keyring, { known: expected.runId, explain: otherRun });
+  if (!checked.ok) return checked;
+  // An Ed25519 signature does not depend on the run, so the run is compared here too.
+  return otherRun(checked.claims) ?? checkTimeAndBinding(checked.claims, expected, options) ?? checked;
 }
 
 function checkTimeAndBinding(
   claims: ApprovalClaims,
   expected: ExpectedCall,
   options: VerifyOptions,
-): VerifyResult | undefined {
+): Rejection | undefined {
   const nowSeconds = options.now / 1000;
   const tolerance = options.clockToleranceSeconds ?? 5;
   if (claims.iat > nowSeconds + tolerance) return reject('not_yet_valid', 'token was issued in the future');
@@ -93,6 +71,6 @@ function checkTimeAndBinding(
   return undefined;
 }
 
-function reject(reason: TokenRejection, message: string): VerifyResult {
+function reject(reason: TokenRejection, message: string): Rejection {
   return { ok: false, reason, message };
 }

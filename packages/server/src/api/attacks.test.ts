@@ -1,5 +1,5 @@
 import { makeGateFixture } from '@countersign/core/testing';
-import { MemoryLedger } from '@countersign/core';
+import { MemoryLedger } from '@countersign/core/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app/create-app.ts';
 import { FIONA_TOKEN, makeServerFixture, ORIGIN, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';

@@ -1,4 +1,5 @@
-import { type AuditEvent, type AuditLog, loadPolicy, MemoryAuditLog } from '@countersign/core';
+import { type AuditEvent, type AuditLog, MemoryAuditLog } from '@countersign/core/audit';
+import { loadPolicy } from '@countersign/core/policy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
 import { FIONA_PASSWORD, makeServerFixture, ORIGIN, PROXY_SECRET, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';

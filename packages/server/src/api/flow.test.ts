@@ -1,4 +1,5 @@
-import type { AuditRecord, DispatchOutcome } from '@countersign/core';
+import type { AuditRecord } from '@countersign/core/audit';
+import type { DispatchOutcome } from '@countersign/core/gate';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChainStatus } from '../audit/chain-status.ts';
 import { makeServerFixture, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';

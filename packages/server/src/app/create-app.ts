@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from '@countersign/core';
+import { DEFAULT_LIMITS } from '@countersign/core/canonical';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { proposalRoutes } from '../api/agent/proposals.ts';

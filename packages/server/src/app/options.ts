@@ -1,4 +1,5 @@
-import type { Gate, SessionRevocationStore } from '@countersign/core';
+import type { Gate } from '@countersign/core/gate';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 
 export interface AuthConfig {

@@ -1,4 +1,4 @@
-import type { Gate } from '@countersign/core';
+import type { Gate } from '@countersign/core/gate';
 import type { ChainStatusCache } from '../audit/chain-status-cache.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Sessions } from '../auth/sessions.ts';

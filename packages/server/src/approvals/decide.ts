@@ -1,4 +1,5 @@
-import { type Approver, canonicalizeArguments, type DecisionFailure, type DecisionInput, type DecisionOutcome } from '@countersign/core';
+import { canonicalizeArguments } from '@countersign/core/canonical';
+import type { Approver, DecisionFailure, DecisionInput, DecisionOutcome } from '@countersign/core/gate';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { eligibleView } from './eligible-view.ts';

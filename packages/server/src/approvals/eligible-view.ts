@@ -1,4 +1,4 @@
-import { type Approver, mayDecide, type RequestView } from '@countersign/core';
+import { type Approver, mayDecide, type RequestView } from '@countersign/core/gate';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
 

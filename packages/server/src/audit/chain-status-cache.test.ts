@@ -1,4 +1,5 @@
-import { type AuditLog, manualClock, MemoryAuditLog } from '@countersign/core';
+import { manualClock } from '@countersign/core/testing';
+import { type AuditLog, MemoryAuditLog } from '@countersign/core/audit';
 import { describe, expect, it } from 'vitest';
 import { ChainStatusCache } from './chain-status-cache.ts';
 

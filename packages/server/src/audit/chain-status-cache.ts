@@ -1,4 +1,5 @@
-import type { AuditLog, Clock } from '@countersign/core';
+import type { Clock } from '@countersign/core';
+import type { AuditLog } from '@countersign/core/audit';
 import { type ChainStatus, chainStatus } from './chain-status.ts';
 
 export interface CachedChainStatus extends Readonly<{ status: ChainStatus; checkedAt: number }> {}

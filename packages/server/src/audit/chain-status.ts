@@ -1,4 +1,4 @@
-import { type AuditLog, ChainVerifier } from '@countersign/core';
+import { type AuditLog, ChainVerifier } from '@countersign/core/audit';
 
 export type ChainStatus =
   | { ok: true; count: number; headSeq: number | null }

@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@countersign/core';
+import type { AuditRecord } from '@countersign/core/audit';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ChainStatus } from './chain-status.ts';

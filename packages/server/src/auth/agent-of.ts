@@ -1,4 +1,4 @@
-import type { Agent } from '@countersign/core';
+import type { Agent } from '@countersign/core/gate';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app/env.ts';
 import { ApiError } from '../errors/api-error.ts';

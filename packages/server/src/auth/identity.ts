@@ -1,4 +1,4 @@
-import type { Approver } from '@countersign/core';
+import type { Approver } from '@countersign/core/gate';
 
 /** An authenticated approver: who they are and how the server knows it. */
 export interface ApproverIdentity {

@@ -1,4 +1,5 @@
-import { LedgerError, MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core';
+import { LedgerError } from '@countersign/core/ledger';
+import { MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core/session';
 import { describe, expect, it } from 'vitest';
 import { Sessions } from './sessions.ts';
 

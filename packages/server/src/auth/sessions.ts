@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core';
+import { MemorySessionRevocations, type SessionRevocationStore } from '@countersign/core/session';
 import { ServerConfigError } from '../app/options.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { secretsEqual } from './constant-time.ts';

@@ -1,7 +1,8 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuditRecord, generateEd25519Key, Keyring } from '@countersign/core';
+import type { AuditRecord } from '@countersign/core/audit';
+import { generateEd25519Key, Keyring } from '@countersign/core/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';
 import { checkpointedStore, rewriteAuditTable } from './testing/checkpointed-store.ts';

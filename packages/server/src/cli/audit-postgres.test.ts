@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CheckpointingAuditLog, hmacKey, Keyring } from '@countersign/core';
+import { CheckpointingAuditLog } from '@countersign/core/audit';
+import { hmacKey, Keyring } from '@countersign/core/token';
 import { FIXTURE_SECRET, makeGateFixture } from '@countersign/core/testing';
 import { openPostgresStore } from '@countersign/store-postgres';
 import { Client } from 'pg';
@@ -65,7 +66,7 @@ describePg('audit verify on Postgres', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, checkpoints: { keys: 'COUNTERSIGN_MASTER_SECRET' } });
 
     // Rewrite every result's content and recompute all hashes, as a writer without the key can.
-    const { buildRecord } = await import('@countersign/core');
+    const { buildRecord } = await import('@countersign/core/audit');
     const client = new Client({ connectionString: TEST_PG_URL });
     await client.connect();
     try {

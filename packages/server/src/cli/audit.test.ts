@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { type AuditHead, type AuditRecord, buildRecord, exportJsonl } from '@countersign/core';
+import { type AuditHead, type AuditRecord, buildRecord, exportJsonl } from '@countersign/core/audit';
 import { FIXTURE_SECRET } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';
@@ -86,7 +86,7 @@ describe('countersign audit verify', () => {
   });
 
   it('an edited line whose hash was recomputed still breaks the chain at the next record', async () => {
-    const { hashRecord } = await import('@countersign/core');
+    const { hashRecord } = await import('@countersign/core/audit');
     const file = editLine('rehashed.jsonl', 3, (r) => {
       r.at = (r.at as number) + 1;
       const { hash: _old, ...rest } = r;

@@ -1,12 +1,6 @@
-import {
-  type ApprovalClaims,
-  effectiveStatus,
-  expectedCallOf,
-  type ExpectedCall,
-  type Keyring,
-  type LedgerStore,
-  verifyApprovalToken,
-} from '@countersign/core';
+import { expectedCallOf } from '@countersign/core/gate';
+import { effectiveStatus, type LedgerStore } from '@countersign/core/ledger';
+import { type ApprovalClaims, type ExpectedCall, type Keyring, verifyApprovalToken } from '@countersign/core/token';
 
 /** How a token was checked: against the ledger's call, or only against its own claims. */
 export type TokenCheck =

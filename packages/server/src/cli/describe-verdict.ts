@@ -1,4 +1,4 @@
-import type { Verdict } from '@countersign/core';
+import type { Verdict } from '@countersign/core/policy';
 
 /** One readable line for a policy verdict. */
 export function describeVerdict(verdict: Verdict): string {

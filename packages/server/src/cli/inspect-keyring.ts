@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ed25519KeyFromPem, hmacKey, KeyError, Keyring, keyringFromEnv } from '@countersign/core';
+import { ed25519KeyFromPem, hmacKey, KeyError, Keyring, keyringFromEnv } from '@countersign/core/token';
 import { masterKeyPathFor, readMasterKeyFile } from '../serve/master-key-file.ts';
 import { ServeError } from '../serve/serve-error.ts';
 import type { StoreTarget } from '../serve/store-target.ts';

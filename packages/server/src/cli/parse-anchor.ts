@@ -1,4 +1,4 @@
-import type { AuditHead } from '@countersign/core';
+import type { AuditHead } from '@countersign/core/audit';
 import { CliError } from './cli-error.ts';
 
 const ANCHOR = /^(\d{1,15}):([0-9a-f]{64})$/;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXAMPLE_POLICY_YAML } from '@countersign/core';
+import { EXAMPLE_POLICY_YAML } from '@countersign/core/policy';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';
 

@@ -1,4 +1,4 @@
-import type { AuditLog, AuditRecord } from '@countersign/core';
+import type { AuditLog, AuditRecord } from '@countersign/core/audit';
 import { CliError } from './cli-error.ts';
 
 const PAGE_SIZE = 1000;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeApprovalToken, generateEd25519Key, Keyring, mintApprovalToken } from '@countersign/core';
+import { decodeApprovalToken, generateEd25519Key, Keyring, mintApprovalToken } from '@countersign/core/token';
 import { FIXTURE_SECRET } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';

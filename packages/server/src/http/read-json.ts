@@ -1,4 +1,4 @@
-import { CanonicalizationError, parseStrictJson } from '@countersign/core';
+import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
 import type { Context } from 'hono';
 import { ApiError } from '../errors/api-error.ts';
 

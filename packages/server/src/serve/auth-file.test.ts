@@ -75,7 +75,7 @@ describe('parseAuthFile', () => {
     expect(problemsOf('agents:\n  - name: a\n    token: x\n    tokne: y\nextra: 1\n', 'yaml')).toEqual(
       expect.arrayContaining(['agents[0].tokne: unknown key', 'extra: unknown key']),
     );
-    expect(problemsOf('approvers: []\n', 'yaml')).toEqual(['agents: is required']);
+    expect(problemsOf('approvers: []\n', 'yaml')).toEqual(['agents: required']);
     expect(problemsOf('agents: []\n', 'yaml')).toEqual(['agents: at least one agent is required']);
     expect(problemsOf(`agents: [{ name: a, token: ${AGENT} }]\napprovers: [{ id: b, roles: [] }]\n`, 'yaml')).toEqual([
       'approvers[0]: needs a password or a token (or a trustedProxy that vouches for it)',

@@ -1,10 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { formatPath } from '@countersign/core';
-import { extname } from 'node:path';
+import { type ConfigFormat, describeZodIssues, formatPath, parseConfigText, readConfigFile } from '@countersign/core/config';
 import type { AuthConfig } from '../app/options.ts';
 import { AuthFileError } from './auth-file-error.ts';
 import { type AuthFileDocument, authFileSchema } from './auth-file-schema.ts';
-import { type AuthFileFormat, parseAuthText } from './auth-file-text.ts';
 import { secretProblem } from './secret-rule.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -25,7 +22,6 @@ export interface LoadedAuth {
   summary: AuthSummary;
 }
 
-const FORMAT_BY_EXTENSION: Readonly<Record<string, AuthFileFormat>> = { '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
 const ENV_PREFIX = 'env:';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -34,35 +30,18 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * secrets from `env`. Throws AuthFileError listing every problem found.
  */
 export async function loadAuthFile(path: string, env: Env): Promise<LoadedAuth> {
-  const format = FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
-  if (format === undefined) {
-    throw new AuthFileError('unreadable_auth', [`${path}: unknown auth file extension (use .json, .yaml or .yml)`]);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(path));
-  } catch (error) {
-    throw new AuthFileError('unreadable_auth', [`${path}: ${error instanceof Error ? error.message : String(error)}`], { cause: error });
-  }
-  return { file: path, ...parseAuthFile(text, format, env) };
+  const file = await readConfigFile(path, 'auth');
+  if (!file.ok) throw new AuthFileError('unreadable_auth', [file.problem], { cause: file.cause });
+  return { file: path, ...parseAuthFile(file.text, file.format, env) };
 }
 
-/** Validates auth file text; see loadAuthFile. */
-export function parseAuthFile(text: string, format: AuthFileFormat, env: Env): Omit<LoadedAuth, 'file'> {
-  const parsed = parseAuthText(text, format);
+/** Validates auth file text (core's strict config reader, then the schema); see loadAuthFile. */
+export function parseAuthFile(text: string, format: ConfigFormat, env: Env): Omit<LoadedAuth, 'file'> {
+  // No aliases needed in an auth file; a small bound stops expansion attacks.
+  const parsed = parseConfigText(text, format, { maxAliasCount: 16 });
   if (!parsed.ok) throw new AuthFileError('invalid_auth', parsed.problems);
-  // "is required" reads better than zod's "expected string, received undefined" for a missing key.
-  const shaped = authFileSchema.safeParse(parsed.value, { error: (issue) => (issue.input === undefined ? 'is required' : undefined) });
-  if (!shaped.success) {
-    throw new AuthFileError(
-      'invalid_auth',
-      shaped.error.issues.flatMap((issue) =>
-        issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`)
-          : [`${formatPath(issue.path)}: ${issue.message}`],
-      ),
-    );
-  }
+  const shaped = authFileSchema.safeParse(parsed.value, { reportInput: true });
+  if (!shaped.success) throw new AuthFileError('invalid_auth', describeZodIssues(shaped.error.issues));
   return resolveDocument(shaped.data, env);
 }
 

@@ -1,4 +1,4 @@
-import type { Tool, ToolContext, ToolDefinition, ToolRegistry } from '@countersign/core';
+import type { Tool, ToolContext, ToolDefinition, ToolRegistry } from '@countersign/core/gate';
 
 /** One execution of a demo tool, reported so the operator (and tests) can see what ran. */
 export interface DemoExecution {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { decodeSecret, MIN_SECRET_BYTES } from '@countersign/core';
+import { decodeSecret, MIN_SECRET_BYTES } from '@countersign/core/token';
 import { ServeError } from './serve-error.ts';
 
 export const MASTER_KEY_FILE_NAME = 'master.key';

@@ -1,4 +1,4 @@
-import { decodeSecret, hmacKey, KeyError, Keyring, keyringFromEnv } from '@countersign/core';
+import { decodeSecret, hmacKey, KeyError, Keyring, keyringFromEnv } from '@countersign/core/token';
 import { loadOrCreateMasterKeyFile, masterKeyPathFor } from './master-key-file.ts';
 import { ServeError } from './serve-error.ts';
 import type { StoreTarget } from './store-target.ts';

@@ -1,4 +1,6 @@
-import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
+import type { AuditLog } from '@countersign/core/audit';
+import type { LedgerStore } from '@countersign/core/ledger';
+import type { SessionRevocationStore } from '@countersign/core/session';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {

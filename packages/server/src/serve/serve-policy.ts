@@ -1,4 +1,4 @@
-import { EXAMPLE_POLICY_YAML, loadPolicy, loadPolicyFile, type RulePolicy } from '@countersign/core';
+import { EXAMPLE_POLICY_YAML, loadPolicy, loadPolicyFile, type RulePolicy } from '@countersign/core/policy';
 
 export interface ServePolicy {
   policy: RulePolicy;

@@ -1,14 +1,11 @@
 import type { Server } from 'node:http';
-import {
-  type AuditLog,
-  type Clock,
-  Gate,
-  type Keyring,
-  type LedgerStore,
-  type PolicyEngine,
-  type SessionRevocationStore,
-  type ToolRegistry,
-} from '@countersign/core';
+import type { Clock } from '@countersign/core';
+import type { AuditLog } from '@countersign/core/audit';
+import { Gate, type ToolRegistry } from '@countersign/core/gate';
+import type { LedgerStore } from '@countersign/core/ledger';
+import type { PolicyEngine } from '@countersign/core/policy';
+import type { SessionRevocationStore } from '@countersign/core/session';
+import type { Keyring } from '@countersign/core/token';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';

@@ -1,4 +1,4 @@
-import { MemoryLedger } from '@countersign/core';
+import { MemoryLedger } from '@countersign/core/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
 import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture } from '../testing/server-fixture.ts';

@@ -1,4 +1,4 @@
-import { type DisplaySegment, displayJson, displaySegments, displayText } from '@countersign/core';
+import { type DisplaySegment, displayJson, displaySegments, displayText } from '@countersign/core/display';
 import { html } from 'hono/html';
 import type { CallDisplay } from '../views/call-display.ts';
 import type { Html } from './html.ts';

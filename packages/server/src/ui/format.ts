@@ -1,4 +1,4 @@
-import { displayJson, segmentsToText } from '@countersign/core';
+import { displayJson, segmentsToText } from '@countersign/core/display';
 
 /** `2026-06-01 12:00:00 UTC`: unambiguous for approvers in any time zone. */
 export function formatTime(ms: number): string {

@@ -1,4 +1,4 @@
-import { type AuditLog, MemoryAuditLog } from '@countersign/core';
+import { type AuditLog, MemoryAuditLog } from '@countersign/core/audit';
 import { makeGateFixture } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app/create-app.ts';

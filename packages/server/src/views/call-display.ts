@@ -1,4 +1,5 @@
-import { checkInputSchema, type DisplayFinding, type InputSchemaProblem, inspectForDisplay, type RequestView } from '@countersign/core';
+import { type DisplayFinding, inspectForDisplay } from '@countersign/core/display';
+import { checkInputSchema, type InputSchemaProblem, type RequestView } from '@countersign/core/gate';
 
 /**
  * What a person reading this call should be warned about. Raw values elsewhere in the

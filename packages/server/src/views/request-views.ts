@@ -1,4 +1,5 @@
-import type { ApprovalRequest, ApprovalStatus, DefinitionView, Gate, RequestView } from '@countersign/core';
+import type { DefinitionView, Gate, RequestView } from '@countersign/core/gate';
+import type { ApprovalRequest, ApprovalStatus } from '@countersign/core/ledger';
 import { type CallDisplay, callDisplayOf } from './call-display.ts';
 
 export interface DecisionView {

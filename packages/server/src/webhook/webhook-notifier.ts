@@ -1,4 +1,5 @@
-import { type DisplayFinding, type Gate, inspectForDisplay } from '@countersign/core';
+import { type DisplayFinding, inspectForDisplay } from '@countersign/core/display';
+import type { Gate } from '@countersign/core/gate';
 import type { RequestEvent, RequestEvents } from '../events/request-events.ts';
 import { approvalCount } from '../views/request-views.ts';
 import type { WebhookSender } from './webhook-sender.ts';

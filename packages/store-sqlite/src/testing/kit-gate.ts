@@ -1,4 +1,6 @@
-import { Gate, hmacKey, Keyring, loadPolicy } from '@countersign/core';
+import { Gate } from '@countersign/core/gate';
+import { loadPolicy } from '@countersign/core/policy';
+import { hmacKey, Keyring } from '@countersign/core/token';
 import { ATTACK_KIT_POLICY_YAML, attackKitTools } from '@countersign/core/testing';
 import type { SqliteStore } from '../open.ts';
 

@@ -1,4 +1,4 @@
-import type { Agent } from '@countersign/core';
+import type { Agent } from '@countersign/core/gate';
 import type { Services } from '../../app/services.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { type ApprovalView, approvalView } from '../../views/request-views.ts';

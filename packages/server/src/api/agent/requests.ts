@@ -1,4 +1,4 @@
-import type { Agent } from '@countersign/core';
+import type { Agent } from '@countersign/core/gate';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';

@@ -1,5 +1,5 @@
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { ChainVerifier, exportJsonl } from '@countersign/core';
+import { ChainVerifier, exportJsonl } from '@countersign/core/audit';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';

@@ -1,14 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import {
-  type AuditHead,
-  type AuditRecord,
-  type ChainVerification,
-  ChainVerifier,
-  type CheckpointSummary,
-  checkDecisionEvidence,
-  DEFAULT_MAX_UNSIGNED_TAIL,
-  parseJsonl,
-} from '@countersign/core';
+import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL, parseJsonl } from '@countersign/core/audit';
+import { checkDecisionEvidence } from '@countersign/core/gate';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';

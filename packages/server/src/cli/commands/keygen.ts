@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateEd25519Key, MIN_SECRET_BYTES } from '@countersign/core';
+import { generateEd25519Key, MIN_SECRET_BYTES } from '@countersign/core/token';
 import { type Command, Option } from 'commander';
 import { EXIT_OK } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';

@@ -1,14 +1,6 @@
 import { extname } from 'node:path';
-import {
-  CanonicalizationError,
-  canonicalizeArguments,
-  decideSafely,
-  EXAMPLE_POLICY_YAML,
-  loadPolicyFile,
-  PolicyError,
-  type RulePolicy,
-  type Verdict,
-} from '@countersign/core';
+import { CanonicalizationError, canonicalizeArguments } from '@countersign/core/canonical';
+import { decideSafely, EXAMPLE_POLICY_YAML, loadPolicyFile, PolicyError, type RulePolicy, type Verdict } from '@countersign/core/policy';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';

@@ -2,7 +2,7 @@ import type { AuthSummary } from '../../serve/auth-file.ts';
 import type { DemoExecution } from '../../serve/demo-tools.ts';
 import type { LocalCredential, LocalCredentials } from '../../serve/local-credentials.ts';
 import type { MasterKeySource } from '../../serve/master-key.ts';
-import { displayText } from '@countersign/core';
+import { displayText } from '@countersign/core/display';
 import { type CliIo, writeJson, writeLine } from '../cli-io.ts';
 import { countAuthSummary, describeAuthSummary } from '../describe-auth.ts';
 

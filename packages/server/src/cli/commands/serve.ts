@@ -1,4 +1,5 @@
-import { CheckpointingAuditLog, PolicyError } from '@countersign/core';
+import { CheckpointingAuditLog } from '@countersign/core/audit';
+import { PolicyError } from '@countersign/core/policy';
 import type { Command } from 'commander';
 import { type AuthConfig, ServerConfigError, type WebhookOptions } from '../../app/options.ts';
 import { type LoadedAuth, loadAuthFile } from '../../serve/auth-file.ts';

@@ -1,4 +1,5 @@
-import { type DecodedToken, decodeApprovalToken, displayText, inspectForDisplay } from '@countersign/core';
+import { displayText, inspectForDisplay } from '@countersign/core/display';
+import { type DecodedToken, decodeApprovalToken } from '@countersign/core/token';
 import type { Command } from 'commander';
 import type { StoreTarget } from '../../serve/store-target.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { type AuditRecord, buildRecord, CheckpointingAuditLog, hmacKey, Keyring } from '@countersign/core';
+import { type AuditRecord, buildRecord, CheckpointingAuditLog } from '@countersign/core/audit';
+import { hmacKey, Keyring } from '@countersign/core/token';
 import { FINANCE, FIXTURE_SECRET, makeGateFixture } from '@countersign/core/testing';
 import { openSqliteStore } from '@countersign/store-sqlite';
 

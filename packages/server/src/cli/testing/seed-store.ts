@@ -1,4 +1,5 @@
-import { type AuditRecord, CheckpointingAuditLog, Keyring, hmacKey } from '@countersign/core';
+import { type AuditRecord, CheckpointingAuditLog } from '@countersign/core/audit';
+import { Keyring, hmacKey } from '@countersign/core/token';
 import { FIXTURE_SECRET, makeGateFixture } from '@countersign/core/testing';
 import { openSqliteStore } from '@countersign/store-sqlite';
 

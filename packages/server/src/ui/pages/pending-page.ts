@@ -1,4 +1,4 @@
-import type { ApprovalStatus } from '@countersign/core';
+import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
 import type { ApprovalView } from '../../views/request-views.ts';
 import { isFlagged, shown } from '../display-html.ts';

@@ -1,4 +1,5 @@
-import type { ApprovalStatus, DecisionInput, RequestView } from '@countersign/core';
+import type { DecisionInput, RequestView } from '@countersign/core/gate';
+import type { ApprovalStatus } from '@countersign/core/ledger';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';

@@ -2,11 +2,12 @@ import { formatPath } from './format-path.ts';
 import type { TextParseResult } from './parse-result.ts';
 
 /**
- * Parses a JSON policy. `JSON.parse` silently keeps the last of two equal keys, which
- * would let a reviewer read one verdict while another is enforced, so duplicates are
- * found with a second pass over the (by then known-valid) text and rejected.
+ * Parses JSON configuration text. `JSON.parse` silently keeps the last of two equal keys,
+ * which would let a reviewer read one verdict (or token) while another is enforced, so
+ * duplicates are found with a second pass over the (by then known-valid) text and
+ * rejected with their path and position.
  */
-export function parsePolicyJson(text: string): TextParseResult {
+export function parseStrictJsonText(text: string): TextParseResult {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -36,7 +37,7 @@ function findDuplicateJsonKeys(text: string): string[] {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
         if (top.keys.has(key)) {
           const parents = stack.slice(0, -1).map((f) => (f.kind === 'object' ? (f.key ?? '') : f.index));
-          problems.push(`${formatPath([...parents, key])}: duplicate key`);
+          problems.push(`${formatPath([...parents, key])}: duplicate key (${position(text, i)})`);
         }
         top.keys.add(key);
         top.key = key;
@@ -55,6 +56,13 @@ function findDuplicateJsonKeys(text: string): string[] {
     }
   }
   return problems;
+}
+
+/** 1-based line and column of an offset, as the YAML reader reports them. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 function endOfString(text: string, start: number): number {

@@ -12,11 +12,6 @@ export interface StrictYamlOptions {
   maxAliasCount?: number | undefined;
 }
 
-/** Parses a YAML policy strictly; see `parseStrictYaml`. */
-export function parsePolicyYaml(text: string): TextParseResult {
-  return parseStrictYaml(text);
-}
-
 /**
  * Parses a YAML configuration document strictly, as plain JSON data: YAML 1.2 core
  * schema only, no custom or YAML 1.1 tags (`!!binary`, `!foo` are errors, not strings),

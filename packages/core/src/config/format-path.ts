@@ -1,6 +1,6 @@
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** Renders a location in the policy document the way an operator reads it: `rules[2].approval.required`. */
+/** Renders a location in a configuration document the way an operator reads it: `rules[2].approval.required`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of path) {

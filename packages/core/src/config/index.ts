@@ -1,0 +1,10 @@
+export {
+  type ConfigFileRead,
+  type ConfigFormat,
+  type ConfigTextOptions,
+  parseConfigText,
+  readConfigFile,
+} from './config-text.ts';
+export { formatPath } from './format-path.ts';
+export type { TextParseResult } from './parse-result.ts';
+export { describeZodIssue, describeZodIssues } from './zod-issues.ts';

@@ -1,2 +1,0 @@
-/** Outcome of turning policy text into a plain value, before the document itself is validated. */
-export type TextParseResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
