@@ -92,7 +92,7 @@ async function sendOnce(options: HttpOptions, spec: RequestSpec): Promise<Answer
     throw badResponse(response.status, `HTTP ${response.status} without an API error body`);
   }
   const { code, message, status } = parsed.data.error;
-  if (response.status === 401) throw new CountersignClientError('unauthorized', `the agent token was refused: ${message}`, { httpStatus: 401, apiCode: code });
+  if (response.status === 401) throw new CountersignClientError('unauthorized', `the agent token was refused (401): ${message}`, { httpStatus: 401, apiCode: code });
   if (response.status === 429) throw new CountersignClientError('rate_limited', message, { httpStatus: 429, apiCode: code });
   return { ok: false, status: response.status, code, message, ...(status === undefined ? {} : { requestStatus: status }) };
 }

@@ -20,14 +20,14 @@ export async function waitForDecision(
 ): Promise<WaitOutcome> {
   const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
   const path = `/api/v1/requests/${encodeURIComponent(requestId)}`;
-  // The deadline also cuts a long-poll short, so the wait never overshoots `timeoutMs`.
+  // The deadline also cuts a long-poll short (the first, immediate read always happens), so the wait never overshoots `timeoutMs`.
   const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(Math.max(0, options.timeoutMs))];
   const stop = AbortSignal.any(signals.filter((signal) => signal !== undefined));
   let wait = 0;
   for (;;) {
     let answer: Awaited<ReturnType<typeof send>>;
     try {
-      answer = await send(http, { method: 'GET', path: `${path}?wait=${wait}`, idempotent: true, extraTimeoutMs: wait * 1000, signal: stop });
+      answer = await send(http, { method: 'GET', path: `${path}?wait=${wait}`, idempotent: true, extraTimeoutMs: wait * 1000, signal: wait === 0 ? options.signal : stop });
     } catch (error) {
       if (error instanceof CountersignClientError && error.code === 'aborted') return pending(requestId);
       throw error;
