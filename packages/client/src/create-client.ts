@@ -18,6 +18,8 @@ export interface ClientOptions {
   retries?: number | undefined;
   /** Delay before the first retry; doubles with each. Default 200 ms. */
   retryDelayMs?: number | undefined;
+  /** Answers larger than this are refused (`bad_response`). Default 16 MiB. */
+  maxResponseBytes?: number | undefined;
 }
 
 /** A `GatePort` over HTTP, plus where a person decides a request. */
@@ -51,6 +53,7 @@ export function createClient(options: ClientOptions): CountersignClient {
     timeoutMs: options.timeoutMs ?? 30_000,
     retries: Math.max(0, options.retries ?? 2),
     retryDelayMs: options.retryDelayMs ?? 200,
+    maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024,
   };
   const id = (value: string) => encodeURIComponent(value);
 

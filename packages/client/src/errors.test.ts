@@ -88,6 +88,15 @@ describe('transport failures are typed errors', () => {
     expect((await thrown(createClient({ baseUrl: wrongCount.url, token: 't' }).propose(CALL))).code).toBe('bad_response');
   });
 
+  it('an oversized answer is bad_response, read no further than the limit', async () => {
+    const huge = await fakeServer(() => new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(64 * 1024)) }), { status: 200 }));
+    closers.push(huge.close);
+    const client = createClient({ baseUrl: huge.url, token: 't', retries: 0, maxResponseBytes: 1024 * 1024 });
+    const error = await thrown(client.callStatus('p-1'));
+    expect(error.code).toBe('bad_response');
+    expect(error.message).toContain('larger than');
+  });
+
   it('a server that never answers is a timeout', async () => {
     const stuck = await fakeServer(() => new Promise<Response>(() => {}));
     closers.push(stuck.close);

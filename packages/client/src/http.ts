@@ -11,6 +11,8 @@ export interface HttpOptions {
   timeoutMs: number;
   retries: number;
   retryDelayMs: number;
+  /** Larger answers are refused as `bad_response` without being read into memory. */
+  maxResponseBytes: number;
 }
 
 /** A JSON answer from the API: the body of a 2xx, or the `{ error }` of any other status. */
@@ -74,8 +76,9 @@ async function sendOnce(options: HttpOptions, spec: RequestSpec): Promise<Answer
       ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
       signal,
     });
-    text = await response.text();
+    text = await readLimited(response, options.maxResponseBytes);
   } catch (error) {
+    if (error instanceof CountersignClientError) throw error;
     if (spec.signal?.aborted) throw new CountersignClientError('aborted', 'the request was aborted', { cause: error });
     if (timeout.aborted) throw new CountersignClientError('timeout', `no answer from ${options.baseUrl} in time`, { cause: error });
     throw new CountersignClientError('network', `cannot reach ${options.baseUrl}: ${describe(error)}`, { cause: error });
@@ -116,6 +119,28 @@ export function unexpected(answer: Answer & { ok: false }): CountersignClientErr
 
 function badResponse(status: number, message: string): CountersignClientError {
   return new CountersignClientError('bad_response', message, { httpStatus: status });
+}
+
+/** The body as text, refusing one longer than `maxBytes` as soon as it is (a hostile or broken server). */
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes || response.body === null) {
+    await response.body?.cancel();
+    if (declared > maxBytes) throw badResponse(response.status, `the answer is larger than ${maxBytes} bytes`);
+    return '';
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => {});
+      throw badResponse(response.status, `the answer is larger than ${maxBytes} bytes`);
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function parseJson(text: string): unknown {
