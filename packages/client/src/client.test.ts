@@ -1,5 +1,6 @@
 import { sha256Hex } from '@countersign/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SCOPED_TOKEN } from '../../server/src/testing/server-fixture.ts';
 import { type Loopback, loopbackServer, response } from './loopback.test-helper.ts';
 
 let server: Loopback;
@@ -129,5 +130,38 @@ describe('@countersign/client against a real server over loopback', () => {
     const [aborted] = await Promise.all([client.waitForDecision(proposed.requestId, { signal: abort.signal }), later(150, () => abort.abort())]);
     expect(aborted).toMatchObject({ ok: true, status: 'pending' });
     expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('an approve-with-edits reads as edited: the edited call is the one to authorize, and it runs the edited arguments', async () => {
+    server = await loopbackServer();
+    const client = server.client();
+    const [proposed] = await client.propose(response([{ id: 'call-1', name: 'transfer', arguments: { amount: 900, to: 'alice' } }]));
+    if (proposed?.status !== 'approval_required') throw new Error(JSON.stringify(proposed));
+    await server.fixture.fiona('POST', '/api/v1/decisions', { requestId: proposed.requestId, decision: 'approve', editedArguments: { amount: 400, to: 'alice' } });
+    const waited = await client.waitForDecision(proposed.requestId, { timeoutMs: 2000 });
+    if (!waited.ok || waited.status !== 'edited' || waited.editedRequestId === undefined || waited.editedProposalId === undefined) {
+      throw new Error(`expected edited, got ${JSON.stringify(waited)}`);
+    }
+    // The original call's approval cannot be had; the edited call's can.
+    expect(await client.token(proposed.requestId)).toMatchObject({ ok: false, reason: 'not_approved' });
+    const token = await client.token(waited.editedRequestId);
+    if (!token.ok) throw new Error(token.message);
+    const authorized = await client.authorize({ proposalId: waited.editedProposalId, token: token.token });
+    expect(authorized).toMatchObject({ status: 'authorized', grant: { canonicalArgs: '{"amount":400,"to":"alice"}' } });
+  });
+
+  it('a principal the agent may not act for is a rejected outcome for every call', async () => {
+    server = await loopbackServer();
+    const scoped = server.client({ token: SCOPED_TOKEN });
+    const outcomes = await scoped.propose(
+      response([
+        { id: 'a', name: 'transfer', arguments: { amount: 5, to: 'x' } },
+        { id: 'b', name: 'transfer', arguments: { amount: 6, to: 'x' } },
+      ]),
+    );
+    expect(outcomes).toMatchObject([
+      { status: 'rejected', reason: 'principal_not_allowed' },
+      { status: 'rejected', reason: 'principal_not_allowed' },
+    ]);
   });
 });
