@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@countersign/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Test-only helper from the server package: spawns the real `countersign serve`.
 import { type ServeProcess, spawnServe } from '../../packages/server/src/serve/testing/spawn-serve.ts';
 import { ApproverApi } from './approver-api.ts';
+import type { LocalExecution } from './local-tools.ts';
 import { runScriptedAgent, type StepResult } from './scripted-agent.ts';
 
 const AGENT = `agent-${randomBytes(12).toString('hex')}`;
@@ -39,7 +41,18 @@ async function approverDecides(decision: 'approve' | 'deny', runId: string): Pro
   }
 }
 
-const executionsOf = (runId: string) => server.events().filter((e) => e.event === 'executed' && e.runId === runId);
+/** Tool runs inside the server process: none, the agent runs its own tools. */
+const serverExecutionsOf = (runId: string) => server.events().filter((e) => e.event === 'executed' && e.runId === runId);
+const ranLocally = (executions: LocalExecution[]) => executions.map((e) => [e.tool, e.args]);
+
+/** The server's record of each call the agent ran: the result it reported, once. */
+async function expectRecorded(steps: StepResult[]): Promise<void> {
+  const client = createClient({ baseUrl: server.url, token: AGENT });
+  for (const step of steps.filter((s) => s.status === 'executed')) {
+    const status = await client.callStatus(step.proposalId!);
+    expect(status).toMatchObject({ ok: true, call: { state: 'succeeded', toolName: step.tool } });
+  }
+}
 const summary = (steps: StepResult[]) => steps.map((s) => [s.callId, s.status, s.reason ?? null]);
 
 describe('the scripted agent against countersign serve', () => {
@@ -47,8 +60,9 @@ describe('the scripted agent against countersign serve', () => {
     it(`approved (waiting via ${wait}): small and large transfers run exactly once, the delete never`, async () => {
       const runId = `run-approve-${wait}`;
       const lines: string[] = [];
+      const executions: LocalExecution[] = [];
       const [steps] = await Promise.all([
-        runScriptedAgent({ url: server.url, agentToken: AGENT, runId, wait, log: (line) => lines.push(line) }),
+        runScriptedAgent({ url: server.url, agentToken: AGENT, runId, wait, executions, log: (line) => lines.push(line) }),
         approverDecides('approve', runId),
       ]);
       expect(summary(steps)).toEqual([
@@ -60,14 +74,21 @@ describe('the scripted agent against countersign serve', () => {
       expect(steps[1]!.result).toEqual({ demo: true, transferred: 2500, to: 'new-supplier' });
       expect(lines.join('\n')).toContain(`${server.url}/requests/`);
       expect(lines.join('\n')).not.toContain('long-polling instead');
-      await expect.poll(() => executionsOf(runId).map((e) => e.callId)).toEqual(['call_small_transfer', 'call_large_transfer']);
+      // The agent ran each approved call once, on the arguments the approver saw; the server ran nothing.
+      expect(ranLocally(executions)).toEqual([
+        ['transfer', { amount: 25, memo: 'invoice 1042', to: 'alice' }],
+        ['transfer', { amount: 2500, memo: 'urgent', to: 'new-supplier' }],
+      ]);
+      await expectRecorded(steps);
+      expect(serverExecutionsOf(runId)).toEqual([]);
     });
   }
 
   it('denied: the large transfer never runs', async () => {
     const runId = 'run-deny';
+    const executions: LocalExecution[] = [];
     const [steps] = await Promise.all([
-      runScriptedAgent({ url: server.url, agentToken: AGENT, runId, log: () => {} }),
+      runScriptedAgent({ url: server.url, agentToken: AGENT, runId, executions, log: () => {} }),
       approverDecides('deny', runId),
     ]);
     expect(summary(steps)).toEqual([
@@ -75,9 +96,9 @@ describe('the scripted agent against countersign serve', () => {
       ['call_large_transfer', 'denied', null],
       ['call_delete_repo', 'denied', 'policy_deny'],
     ]);
-    // Give a stray execution time to show up before checking that none did.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(executionsOf(runId).map((e) => e.callId)).toEqual(['call_small_transfer']);
+    expect(ranLocally(executions)).toEqual([['transfer', { amount: 25, memo: 'invoice 1042', to: 'alice' }]]);
+    await expectRecorded(steps);
+    expect(serverExecutionsOf(runId)).toEqual([]);
   });
 
   it('a wrong agent token is refused', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DispatchOutcome } from '@countersign/core';
-import { AgentApi, type RunContext, type ToolCall } from './agent-api.ts';
-import { scriptedModel } from './scripted-model.ts';
+import { type CountersignClient, createClient } from '@countersign/client';
+import type { AuthorizeOutcome, ModelResponse } from '@countersign/core';
+import { type LocalExecution, type LocalTool, localTools } from './local-tools.ts';
+import { scriptedModel, type ToolCall } from './scripted-model.ts';
 import { type WaitMode, waitForDecision } from './wait-for-decision.ts';
 
 export interface AgentOptions {
@@ -13,6 +14,8 @@ export interface AgentOptions {
   principal?: string | undefined;
   log?: ((line: string) => void) | undefined;
   signal?: AbortSignal | undefined;
+  /** Every local tool run is appended here. */
+  executions?: LocalExecution[] | undefined;
 }
 
 /** What happened to one tool call. */
@@ -23,34 +26,44 @@ export interface StepResult {
   status: string;
   reason?: string | undefined;
   result?: unknown;
+  proposalId?: string | undefined;
+}
+
+type Run = Omit<ModelResponse, 'toolCalls' | 'modelResponseRef'>;
+interface Context {
+  client: CountersignClient;
+  run: Run;
+  options: AgentOptions;
+  tools: Record<string, LocalTool>;
+  log: (line: string) => void;
 }
 
 /**
- * A minimal agent loop over the Countersign API: for each model turn, record the
- * call, then run it through dispatch. Allowed calls run at once; calls that need
- * approval wait for a person, fetch the token and dispatch with it; denied calls
- * never run. It also replays the approved token once, to show it is single-use.
+ * A minimal agent loop on `@countersign/client` that runs its own tools: for each model
+ * turn, propose the call; allowed calls are authorized at once, calls that need approval
+ * wait for a person and are authorized with the token; the agent then runs the tool on
+ * the arguments the grant carries (the server's record, not its own copy) and reports
+ * the result with `complete`. Denied calls never run. It also replays the approved token
+ * once, to show an approval is spent on first use.
  */
 export async function runScriptedAgent(options: AgentOptions): Promise<StepResult[]> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const api = new AgentApi(options.url, options.agentToken);
-  const run: RunContext = {
-    runId: options.runId ?? `run-${randomUUID()}`,
-    sessionId: 'example-session',
-    principal: options.principal ?? 'user:example',
-  };
-  log(`agent: run ${run.runId} for ${run.principal} against ${api.baseUrl}`);
+  const client = createClient({ baseUrl: options.url, token: options.agentToken });
+  const run: Run = { runId: options.runId ?? `run-${randomUUID()}`, sessionId: 'example-session', principal: options.principal ?? 'user:example' };
+  log(`agent: run ${run.runId} for ${run.principal} against ${client.baseUrl}`);
+  const context: Context = { client, run, options, tools: localTools(), log };
   const results: StepResult[] = [];
   for (const turn of scriptedModel()) {
     log(`\nmodel: ${turn.say}`);
     log(`model: ${turn.toolCall.name}(${turn.toolCall.arguments})`);
-    results.push(...(await handleCall(api, run, turn.toolCall, options, log)));
+    results.push(...(await handleCall(context, turn.toolCall)));
   }
   return results;
 }
 
-async function handleCall(api: AgentApi, run: RunContext, call: ToolCall, options: AgentOptions, log: (line: string) => void): Promise<StepResult[]> {
-  const [proposed] = await api.propose(run, [call], `scripted-${call.id}`);
+async function handleCall(context: Context, call: ToolCall): Promise<StepResult[]> {
+  const { client, log, options } = context;
+  const [proposed] = await client.propose({ ...context.run, modelResponseRef: `scripted-${call.id}`, toolCalls: [call] });
   if (proposed === undefined) throw new Error('the server returned no outcome for the call');
   const step = { callId: call.id, tool: call.name };
   switch (proposed.status) {
@@ -60,46 +73,67 @@ async function handleCall(api: AgentApi, run: RunContext, call: ToolCall, option
     case 'rejected':
       log(`gate:  rejected (${proposed.reason}): ${proposed.message}`);
       return [{ ...step, status: 'rejected', reason: proposed.reason }];
-    case 'allowed': {
-      log('gate:  allowed by policy; dispatching');
-      return [report(step, await api.dispatch(run, proposed), log)];
-    }
+    case 'allowed':
+      log('gate:  allowed by policy; authorizing');
+      return [await runGranted(context, step, await client.authorize({ proposalId: proposed.proposalId, callId: call.id }))];
     case 'approval_required': {
-      log(`gate:  needs approval; open ${api.approvalPageUrl(proposed.requestId)}`);
+      log(`gate:  needs approval; open ${client.approvalPageUrl(proposed.requestId)}`);
       log(`agent: waiting for a decision (${options.wait ?? 'events'})...`);
-      const decided = await waitForDecision(api, proposed.requestId, options.wait ?? 'events', {
+      const decided = await waitForDecision(client, options.agentToken, proposed.requestId, options.wait ?? 'events', {
         signal: options.signal,
         onFallback: (why) => log(`agent: ${why}; long-polling instead`),
       });
+      if (!decided.ok) throw new Error(`cannot read request ${proposed.requestId}: ${decided.message}`);
       log(`agent: request is ${decided.status}`);
       if (decided.status !== 'approved') {
-        if (decided.edited !== undefined) log(`agent: the approver edited the call; its new request is ${decided.edited.requestId}`);
+        if (decided.editedRequestId !== undefined) log(`agent: the approver edited the call; its new request is ${decided.editedRequestId}`);
         return [{ ...step, status: decided.status }];
       }
-      const token = await api.token(proposed.requestId);
-      const first = report(step, await api.dispatch(run, proposed, token), log);
-      // A replayed token must not run the call again.
+      const token = await client.token(proposed.requestId);
+      if (!token.ok) return [{ ...step, status: token.status ?? token.reason }];
+      const request = { proposalId: proposed.proposalId, callId: call.id, token: token.token };
+      const first = await runGranted(context, step, await client.authorize(request));
+      // A replayed token must not authorize the call again.
       log('agent: replaying the same token once more');
-      const replay = report({ ...step, callId: `${call.id} (replay)` }, await api.dispatch(run, proposed, token), log);
+      const replay = await runGranted(context, { ...step, callId: `${call.id} (replay)` }, await client.authorize(request));
       return [first, replay];
     }
   }
 }
 
-function report(step: { callId: string; tool: string }, outcome: DispatchOutcome, log: (line: string) => void): StepResult {
-  switch (outcome.status) {
-    case 'executed':
-      log(`tool:  ${step.tool} ran: ${JSON.stringify(outcome.result)}`);
-      return { ...step, status: 'executed', result: outcome.result };
-    case 'not_approved':
-    case 'denied':
-      log(`gate:  ${outcome.status} (${outcome.reason}): ${outcome.message}`);
-      return { ...step, status: outcome.status, reason: outcome.reason };
-    case 'tool_failed':
-      log(`tool:  ${step.tool} failed: ${outcome.error}`);
-      return { ...step, status: 'tool_failed', reason: outcome.error };
-    case 'approval_required':
+/** Runs the granted call with the local tool and records its result; a refusal runs nothing. */
+async function runGranted(context: Context, step: { callId: string; tool: string }, outcome: AuthorizeOutcome): Promise<StepResult> {
+  const { client, log } = context;
+  if (outcome.status !== 'authorized') {
+    if (outcome.status === 'approval_required') {
       log('gate:  still waiting for approval');
       return { ...step, status: 'approval_required' };
+    }
+    log(`gate:  ${outcome.status} (${outcome.reason}): ${outcome.message}`);
+    return { ...step, status: outcome.status, reason: outcome.reason };
   }
+  const { grant } = outcome;
+  const tool = context.tools[grant.toolName];
+  // The arguments the approver saw, from the grant: never the agent's own copy of the call.
+  const args = JSON.parse(grant.canonicalArgs) as Record<string, unknown>;
+  let completion: { status: 'succeeded'; result: unknown } | { status: 'failed'; error: string };
+  if (tool === undefined) {
+    completion = { status: 'failed', error: `the agent has no tool named ${grant.toolName}` };
+  } else {
+    context.options.executions?.push({ tool: grant.toolName, proposalId: grant.proposalId, args });
+    try {
+      completion = { status: 'succeeded', result: await tool(args) };
+    } catch (error) {
+      completion = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  const recorded = await client.complete(grant, completion);
+  if (!recorded.ok) log(`gate:  the result was not recorded (${recorded.reason}): ${recorded.message}`);
+  if (completion.status === 'failed') {
+    log(`tool:  ${grant.toolName} failed: ${completion.error}`);
+    return { ...step, status: 'tool_failed', reason: completion.error, proposalId: grant.proposalId };
+  }
+  log(`tool:  ${grant.toolName} ran in the agent: ${JSON.stringify(completion.result)}`);
+  if (recorded.ok) log(`gate:  result recorded (sha256 ${recorded.resultDigest.slice(0, 16)}…)`);
+  return { ...step, status: 'executed', result: completion.result, proposalId: grant.proposalId };
 }

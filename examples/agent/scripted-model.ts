@@ -1,4 +1,9 @@
-import type { ToolCall } from './agent-api.ts';
+/** A tool call as a model returns it (OpenAI style: arguments are JSON text). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
 
 /** One turn of the scripted "model": what it says and the tool calls it makes. */
 export interface ModelTurn {

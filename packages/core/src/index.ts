@@ -10,6 +10,9 @@ export {
   type Agent,
   type AuthorizeOutcome,
   type AuthorizeRequest,
+  type CallState,
+  type CallStatus,
+  type CallStatusResult,
   type CompleteOutcome,
   type Completion,
   type DispatchOutcome,
@@ -18,12 +21,15 @@ export {
   type GateConfig,
   type GatePort,
   type Grant,
+  type ModelResponse,
   type ModelToolCall,
   type ProposeOutcome,
   type Tool,
   type ToolContext,
   type ToolDefinition,
   type ToolRegistry,
+  type TokenResult,
+  type WaitOutcome,
 } from './gate/index.ts';
 export { type KeyEntry, Keyring, ed25519KeyFromPem, generateEd25519Key, hmacKey, keyringFromEnv } from './token/index.ts';
 export { loadPolicy, loadPolicyFile, type PolicyEngine, PolicyError, type Verdict } from './policy/index.ts';

@@ -1,46 +1,7 @@
+import { Id } from '@countersign/core/wire';
 import { z } from 'zod';
 
-/** Ids are opaque strings of bounded length; the gate applies the same bound. */
-export const Id = z.string().min(1).max(256);
-
-export const ProposalsBody = z
-  .object({
-    runId: Id,
-    sessionId: Id,
-    principal: Id,
-    modelResponseRef: Id.optional(),
-    toolCalls: z
-      .array(
-        z
-          .object({
-            id: Id,
-            name: Id,
-            /** JSON text (OpenAI style) or an object; canonicalized strictly by the gate. */
-            arguments: z.unknown(),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(128),
-  })
-  .strict();
-
-/**
- * `proposalId` (from the proposals outcome) selects the call; the other ids are
- * optional cross-checks that must match the recorded call.
- */
-export const DispatchBody = z
-  .object({
-    proposalId: Id,
-    runId: Id.optional(),
-    callId: Id.optional(),
-    sessionId: Id.optional(),
-    principal: Id.optional(),
-    token: z.string().min(1).max(8192).optional(),
-    toolName: Id.optional(),
-    arguments: z.unknown().optional(),
-  })
-  .strict();
+/* The agent-route bodies live in `@countersign/core/wire`, shared with the client. */
 
 /**
  * A decision carries the request id and the choice, nothing else: no tool name, no

@@ -1,3 +1,4 @@
+import { DispatchBody } from '@countersign/core/wire';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
@@ -6,7 +7,6 @@ import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
-import { DispatchBody } from '../schemas.ts';
 
 /**
  * POST /dispatch: the one checkpoint, over HTTP. The runtime names the call by the

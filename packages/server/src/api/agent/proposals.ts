@@ -1,4 +1,5 @@
 import type { ProposeOutcome } from '@countersign/core/gate';
+import { ProposalsBody } from '@countersign/core/wire';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
@@ -7,7 +8,6 @@ import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
-import { ProposalsBody } from '../schemas.ts';
 
 export type ProposalResult = ProposeOutcome & { callId: string };
 

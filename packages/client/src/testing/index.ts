@@ -1,0 +1,1 @@
+export { type FetchHandler, LINKED_ORIGIN, type LinkedPair, type LinkedPairOptions, linkedClient, linkedPair } from './linked-pair.ts';

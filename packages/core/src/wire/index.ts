@@ -1,0 +1,19 @@
+/**
+ * The HTTP API's request and response bodies as zod schemas, shared by the server
+ * (which validates requests strictly) and `@countersign/client` (which parses every
+ * answer before trusting it).
+ */
+export {
+  AuthorizeOutcomeSchema,
+  CallStatusSchema,
+  CompleteOutcomeSchema,
+  DeniedReasonSchema,
+  ErrorResponse,
+  NotApprovedReasonSchema,
+  ProposalsResponse,
+  ProposeOutcomeSchema,
+  RequestStatusResponse,
+  TokenRejectionSchema,
+  TokenResponse,
+} from './outcomes.ts';
+export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, TokenText } from './requests.ts';

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { GrantSchema, Id } from './requests.ts';
+
+/*
+ * Response bodies, parsed by `@countersign/client`. Unknown fields are stripped (a newer
+ * server may add some), but every status and reason is a closed list: an answer the
+ * client cannot type is a `bad_response`, never a half-read outcome.
+ */
+
+const Message = z.string();
+const Digest = z.string().max(256);
+const Time = z.number();
+
+export const TokenRejectionSchema = z.enum([
+  'missing',
+  'malformed',
+  'unsupported_format',
+  'unknown_key',
+  'algorithm_mismatch',
+  'bad_signature',
+  'expired',
+  'not_yet_valid',
+  'run_mismatch',
+  'session_mismatch',
+  'call_mismatch',
+  'tool_mismatch',
+  'definition_mismatch',
+  'args_mismatch',
+  'principal_mismatch',
+]);
+
+export const NotApprovedReasonSchema = z.union([
+  TokenRejectionSchema,
+  z.enum([
+    'unknown_call',
+    'already_consumed',
+    'approval_pending',
+    'approval_revoked',
+    'token_mismatch',
+    'invalid_arguments',
+    'ledger_integrity',
+    'store_unavailable',
+  ]),
+]);
+
+export const DeniedReasonSchema = z.enum([
+  'policy_deny',
+  'unclassified_tool',
+  'policy_error',
+  'unknown_verdict',
+  'unknown_tool',
+  'approval_denied',
+  'principal_not_allowed',
+]);
+
+const ApprovalRequired = z.object({ status: z.literal('approval_required'), proposalId: Id, requestId: Id, expiresAt: Time });
+const NotApproved = z.object({ status: z.literal('not_approved'), reason: NotApprovedReasonSchema, message: Message, proposalId: Id.optional() });
+const Denied = z.object({ status: z.literal('denied'), reason: DeniedReasonSchema, message: Message, proposalId: Id.optional() });
+
+export const ProposeOutcomeSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('allowed'), proposalId: Id, callId: Id, argsDigest: Digest }),
+  ApprovalRequired.extend({ callId: Id, argsDigest: Digest }),
+  Denied,
+  z.object({
+    status: z.literal('rejected'),
+    reason: z.enum(['invalid_arguments', 'call_conflict', 'invalid_call', 'store_unavailable', 'principal_not_allowed', 'run_owned_by_other_agent']),
+    message: Message,
+  }),
+]);
+
+/** POST /proposals: one outcome per call, in order, each with the call id it answers. */
+export const ProposalsResponse = z.object({ outcomes: z.array(ProposeOutcomeSchema.and(z.object({ callId: Id }))) });
+
+export const AuthorizeOutcomeSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('authorized'), grant: GrantSchema }),
+  ApprovalRequired,
+  NotApproved,
+  Denied,
+]);
+
+export const CompleteOutcomeSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), proposalId: Id, resultDigest: Digest, duplicate: z.boolean() }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.enum(['unknown_grant', 'grant_mismatch', 'not_dispatched', 'result_conflict', 'invalid_completion', 'store_unavailable']),
+    message: Message,
+  }),
+]);
+
+/** GET /calls/:proposalId. */
+export const CallStatusSchema = z.object({
+  proposalId: Id,
+  runId: Id,
+  callId: Id,
+  toolName: Id,
+  argsDigest: Digest,
+  state: z.enum(['proposed', 'dispatched', 'succeeded', 'failed']),
+  request: z.object({ requestId: Id, status: z.string().max(64), expiresAt: Time }).optional(),
+  dispatchedAt: Time.optional(),
+  resultDigest: Digest.optional(),
+  completedAt: Time.optional(),
+});
+
+/** GET /requests/:id (the part of the approval view a waiting agent reads). */
+export const RequestStatusResponse = z.object({
+  requestId: Id,
+  status: z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired']),
+  expiresAt: Time,
+  edited: z.object({ requestId: Id, proposalId: Id }).optional(),
+});
+
+/** GET /requests/:id/token. */
+export const TokenResponse = z.object({ token: z.string().min(1).max(8192), requestId: Id, expiresAt: Time });
+
+/** Every error answer of the API. */
+export const ErrorResponse = z.object({
+  error: z.object({ code: z.string().max(64), message: z.string(), status: z.string().max(64).optional() }),
+});

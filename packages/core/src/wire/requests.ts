@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** Ids are opaque strings of bounded length; the gate applies the same bound. */
+export const Id = z.string().min(1).max(256);
+
+/** An approval token (compact JWS); generous, but bounded before anything verifies it. */
+export const TokenText = z.string().min(1).max(8192);
+
+/** POST /proposals: every tool call of one model response (`ModelResponse`). */
+export const ProposalsBody = z
+  .object({
+    runId: Id,
+    sessionId: Id,
+    principal: Id,
+    modelResponseRef: Id.optional(),
+    toolCalls: z
+      .array(
+        z
+          .object({
+            id: Id,
+            name: Id,
+            /** JSON text (OpenAI style) or an object; canonicalized strictly by the gate. */
+            arguments: z.unknown(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(128),
+  })
+  .strict();
+
+/**
+ * POST /authorize and POST /dispatch (`AuthorizeRequest`): `proposalId` (from the
+ * proposals outcome) selects the call; the other fields are optional cross-checks
+ * that must match the recorded call.
+ */
+export const AuthorizeBody = z
+  .object({
+    proposalId: Id,
+    runId: Id.optional(),
+    callId: Id.optional(),
+    sessionId: Id.optional(),
+    principal: Id.optional(),
+    token: TokenText.optional(),
+    toolName: Id.optional(),
+    arguments: z.unknown().optional(),
+  })
+  .strict();
+
+/** Dispatch takes the same body as authorize: it is authorize + run + complete. */
+export const DispatchBody = AuthorizeBody;
+
+/** A grant as `authorize` issued it (`Grant`). Strict: a grant is echoed back, never extended. */
+export const GrantSchema = z
+  .object({
+    v: z.literal(1),
+    proposalId: Id,
+    runId: Id,
+    sessionId: Id,
+    principal: Id,
+    agent: Id,
+    callId: Id,
+    toolName: Id,
+    definitionDigest: z.string().max(256).optional(),
+    canonicalArgs: z.string(),
+    argsDigest: z.string().max(256),
+    requestId: Id.optional(),
+    tokenId: Id.optional(),
+    approvers: z.array(Id).max(64).optional(),
+    authorizedAt: z.number().int().nonnegative(),
+  })
+  .strict();
+
+/** What the runtime reports after running a granted call (`Completion`). */
+export const CompletionSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('succeeded'), result: z.unknown() }).strict(),
+  z.object({ status: z.literal('failed'), error: z.string().max(4096) }).strict(),
+]);
+
+/** POST /complete. */
+export const CompleteBody = z.object({ grant: GrantSchema, completion: CompletionSchema }).strict();

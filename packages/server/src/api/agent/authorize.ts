@@ -1,0 +1,32 @@
+import { AuthorizeBody } from '@countersign/core/wire';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { agentOf } from '../../auth/agent-of.ts';
+import { requireAgent } from '../../auth/require-identity.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { readJsonBody } from '../../http/read-json.ts';
+import { validate } from '../../http/validate.ts';
+
+/**
+ * POST /authorize: everything dispatch does up to and including the atomic consume,
+ * for an agent that runs the tool itself. The answer is a grant (the ledger's
+ * canonical arguments to run) or the refusal dispatch would give; the tool need not be
+ * hosted by this server (policy decides by name). An unknown call is a 404, the same
+ * whether it does not exist or belongs to another agent.
+ *
+ * Not idempotent: a second authorize of the same call is `already_consumed`. A client
+ * that lost the answer reads GET /calls/:proposalId instead of asking again.
+ */
+export function authorizeRoutes(services: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.post('/authorize', requireAgent(services), async (c) => {
+    const body = validate(AuthorizeBody, await readJsonBody(c, services.bodyLimits));
+    const outcome = await services.gate.authorize(body, agentOf(c));
+    if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
+      throw new ApiError('not_found', 'no such call was recorded by this agent');
+    }
+    return c.json(outcome);
+  });
+  return routes;
+}
