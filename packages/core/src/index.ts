@@ -1,5 +1,6 @@
 export * from './audit/index.ts';
 export * from './canonical/index.ts';
+export * from './catalog/index.ts';
 export { type Clock, manualClock, systemClock } from './clock.ts';
 export { sha256Hex } from './digest.ts';
 export * from './display/index.ts';

@@ -8,6 +8,7 @@ import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
+import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
 import { expectedCallOf } from './expected-call.ts';
 import type { DeniedReason, DispatchOutcome, NotApprovedReason } from './outcomes.ts';
@@ -59,13 +60,11 @@ export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: 
       return await reject(deps, proposal, { status: 'denied', reason: 'principal_not_allowed' }, `agent ${agent.id} may not act for ${proposal.principal}`);
     }
 
-    const pinned = deps.toolIndex.get(proposal.toolName);
-    if (pinned === undefined) {
-      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `no tool named ${proposal.toolName} is registered`);
-    }
-    // A definition that changed since the call was proposed disables the call (invariant 9).
-    if (pinned.definitionDigest !== proposal.definitionDigest) {
-      return await reject(deps, proposal, { status: 'not_approved', reason: 'definition_mismatch' }, 'tool definition changed since the call was proposed');
+    const known = await checkCallDefinition(deps, proposal);
+    if (!known.ok) return await reject(deps, proposal, { status: known.status, reason: known.reason } as Rejection, known.message);
+    const run = known.entry.execute;
+    if (run === undefined) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize it and complete it instead`);
     }
 
     const args: unknown = JSON.parse(proposal.canonicalArgs);
@@ -95,7 +94,7 @@ export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: 
     }
     // The approval is spent before the tool runs, and no tool runs without this record.
     await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
-    return await execute(deps, proposal, pinned.tool, args);
+    return await execute(deps, proposal, { execute: run }, args);
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
