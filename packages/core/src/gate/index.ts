@@ -13,7 +13,9 @@ export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig, 
 export { REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
-export { type DispatchRequest, digestResult } from './dispatch.ts';
+export type { DispatchRequest } from './dispatch.ts';
+export { digestResult } from './complete.ts';
+export { InProcessGatePort } from './in-process-port.ts';
 export { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';
 export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';
