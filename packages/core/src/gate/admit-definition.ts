@@ -78,7 +78,12 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number): Promise<
     return 'retry';
   }
   if (state === 'open') return refuse(`${pin.toolName}'s new definition waits for review`, request?.requestId);
-  // The review expired (or a crash came between the pin's move and the request): a fresh move, a fresh review.
+  if (state === 'missing') {
+    // The writer that moved the pin is opening it right now (or crashed before): the same key makes it one review.
+    const opened = await openReview(deps, pin);
+    return refuse(`${pin.toolName}'s new definition waits for review`, opened.requestId);
+  }
+  // The review expired: a fresh move of the pin, a fresh review.
   const again: ToolPin = { ...pin, updatedAt: Math.max(now, pin.updatedAt + 1) };
   if (!(await deps.definitions.replacePin(pin, again))) return 'retry';
   const reopened = await openReview(deps, again);

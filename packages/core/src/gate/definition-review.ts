@@ -3,7 +3,9 @@ import type { ToolPin } from '../catalog/types.ts';
 import { sha256Hex } from '../digest.ts';
 import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
+import { eventAbout } from './propose.ts';
 
 /**
  * A changed tool definition is re-approved through an ordinary approval request, so the
@@ -62,8 +64,9 @@ export async function openReview(deps: GateDeps, pin: ToolPin): Promise<Approval
   const existing = await deps.ledger.findApprovalRequestByProposal(proposalId);
   if (existing !== undefined) return existing;
   const rule = deps.definitionReview;
+  let created: ApprovalRequest;
   try {
-    return await deps.ledger.createApprovalRequest({
+    created = await deps.ledger.createApprovalRequest({
       requestId: deps.newId(),
       proposalId,
       createdAt: pin.updatedAt,
@@ -78,6 +81,12 @@ export async function openReview(deps: GateDeps, pin: ToolPin): Promise<Approval
     if (raced !== undefined) return raced;
     throw error;
   }
+  await auditBestEffort(deps.audit, {
+    ...eventAbout(recorded.proposal, 'approval_requested', pin.updatedAt),
+    requestId: created.requestId,
+    detail: { expiresAt: created.expiresAt, requiredApprovals: created.requiredApprovals, ruleId: REVIEW_RULE_ID, reviewedTool: pin.toolName },
+  });
+  return created;
 }
 
 /** The review request for a `changed` pin, if it was opened. */

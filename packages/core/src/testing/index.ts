@@ -9,3 +9,5 @@ export {
 export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
+export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './definition-store-conformance.ts';
+export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
