@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { proposalRoutes } from '../api/agent/proposals.ts';
 import { dispatchRoutes } from '../api/agent/dispatch.ts';
+import { toolRoutes } from '../api/agent/tools.ts';
 import { requestRoutes } from '../api/agent/requests.ts';
 import { approvalRoutes } from '../api/approver/approvals.ts';
 import { auditRoutes } from '../api/approver/audit.ts';
@@ -83,6 +84,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', proposalRoutes(services));
   app.route('/api/v1', requestRoutes(services));
   app.route('/api/v1', dispatchRoutes(services));
+  app.route('/api/v1', toolRoutes(services));
   app.route('/api/v1', approvalRoutes(services));
   app.route('/api/v1', decisionRoutes(services));
   app.route('/api/v1', auditRoutes(services));

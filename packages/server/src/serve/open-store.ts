@@ -1,10 +1,12 @@
-import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
+import type { AuditLog, DefinitionStore, LedgerStore, SessionRevocationStore } from '@countersign/core';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
   readonly sessions: SessionRevocationStore;
+  /** Tool definitions, pins and agent registrations. */
+  readonly definitions: DefinitionStore;
   close(): Promise<void>;
 }
 

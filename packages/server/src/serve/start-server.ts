@@ -6,6 +6,7 @@ import {
   type Keyring,
   type LedgerStore,
   type PolicyEngine,
+  type DefinitionStore,
   type SessionRevocationStore,
   type ToolRegistry,
 } from '@countersign/core';
@@ -19,6 +20,8 @@ export interface StartServerOptions {
   audit: AuditLog;
   /** Logouts, kept in the same store as the ledger (see ServerOptions.sessionRevocations). */
   sessions?: SessionRevocationStore | undefined;
+  /** Tool definitions, pins and agent registrations: pass the store's so every replica shares them. */
+  definitions?: DefinitionStore | undefined;
   policy: PolicyEngine;
   keyring: Keyring;
   tools: ToolRegistry;
@@ -56,6 +59,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keyring: options.keyring,
     tools: options.tools,
     clock: options.clock,
+    definitions: options.definitions,
   });
   const created = createApp({
     gate,
