@@ -4,7 +4,7 @@
  * model asked for; dispatch (or authorize and complete) once a person has approved.
  * Everything else lives under the subpath of the module it belongs to, mirroring the
  * design's modules: `@countersign/core/token`, `/canonical`, `/policy`, `/ledger`,
- * `/audit`, `/gate`, `/display`, `/session`, `/testing`, `/store-kit`.
+ * `/audit`, `/gate`, `/catalog`, `/display`, `/session`, `/testing`, `/store-kit`.
  */
 export {
   type Agent,
@@ -34,5 +34,6 @@ export {
 export { type KeyEntry, Keyring, ed25519KeyFromPem, generateEd25519Key, hmacKey, keyringFromEnv } from './token/index.ts';
 export { loadPolicy, loadPolicyFile, type PolicyEngine, PolicyError, type Verdict } from './policy/index.ts';
 export { type LedgerStore, MemoryLedger } from './ledger/index.ts';
+export { staticCatalog, type ToolCatalog } from './catalog/index.ts';
 export { type AuditLog, JsonlAuditLog, MemoryAuditLog, verifyChain } from './audit/index.ts';
 export { type Clock, systemClock } from './clock.ts';

@@ -106,6 +106,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX revoked_sessions_expiry ON ${s}.revoked_sessions (expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'tool definitions and pins',
+    sql: (s) => `
+      -- Each definition as first seen, by the SHA-256 of its canonical text (text, kept as written).
+      CREATE TABLE ${s}.tool_definitions (
+        digest text PRIMARY KEY,
+        definition text NOT NULL,
+        first_seen_at bigint NOT NULL
+      );
+      CREATE TABLE ${s}.tool_pins (
+        tool_name text PRIMARY KEY,
+        status text NOT NULL CHECK (status IN ('trusted', 'changed', 'disabled')),
+        trusted_digest text,
+        pending_digest text,
+        updated_at bigint NOT NULL
+      );
+      -- Tools agents run themselves; only the first registering agent may change one.
+      CREATE TABLE ${s}.tool_registrations (
+        tool_name text PRIMARY KEY,
+        definition_digest text NOT NULL,
+        agent text NOT NULL,
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -1,11 +1,13 @@
 import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
+import type { DefinitionStore } from '@countersign/core/catalog';
 import { Pool, type PoolConfig, types } from 'pg';
 import { PgDatabase } from './database.ts';
 import { ledgerSql } from './ledger-sql.ts';
 import { migrate } from './migrations.ts';
 import { PostgresAuditLog } from './postgres-audit-log.ts';
+import { PostgresDefinitionStore } from './postgres-definition-store.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
 import { PostgresSessionRevocations } from './postgres-session-revocations.ts';
 import { quoteSchema } from './schema-name.ts';
@@ -47,6 +49,8 @@ export interface PostgresStore {
   readonly audit: AuditLog;
   /** Logged-out login sessions, shared by every replica on this schema. */
   readonly sessions: SessionRevocationStore;
+  /** Tool definitions by digest, pins and agent registrations, shared by every replica (pass to the gate as `definitions`). */
+  readonly definitions: DefinitionStore;
   readonly schema: string;
   /** Applies pending migrations (already done by openPostgresStore); returns the versions applied. */
   migrate(): Promise<number[]>;
@@ -104,6 +108,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ledger: new PostgresLedger(db, ledgerSql(quoted)),
     audit: new PostgresAuditLog(db, quoted, schema),
     sessions: new PostgresSessionRevocations(db, quoted),
+    definitions: new PostgresDefinitionStore(db, quoted),
     schema,
     migrate: () => migrate(db, schema),
     close: () => db.close(),

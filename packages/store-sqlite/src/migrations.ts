@@ -103,6 +103,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX revoked_sessions_expiry ON revoked_sessions (expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'tool definitions and pins',
+    sql: `
+      -- Each definition as first seen, by the SHA-256 of its canonical text (kept as written).
+      CREATE TABLE tool_definitions (
+        digest TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,
+        first_seen_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE tool_pins (
+        tool_name TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('trusted', 'changed', 'disabled')),
+        trusted_digest TEXT,
+        pending_digest TEXT,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      -- Tools agents run themselves; only the first registering agent may change one.
+      CREATE TABLE tool_registrations (
+        tool_name TEXT PRIMARY KEY,
+        definition_digest TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /**

@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
+import type { DefinitionStore } from '@countersign/core/catalog';
 import { SqliteConnection } from './connection.ts';
 import { openDatabase, openDatabaseReadOnly } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
+import { SqliteDefinitionStore } from './sqlite-definition-store.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 
@@ -24,6 +26,8 @@ export interface SqliteStore {
   readonly audit: AuditLog;
   /** Logged-out login sessions, so a logout survives a restart. */
   readonly sessions: SessionRevocationStore;
+  /** Tool definitions by digest, pins and agent registrations (pass to the gate as `definitions`). */
+  readonly definitions: DefinitionStore;
   /** Absolute path of the database file. */
   readonly path: string;
   /** Closes the database; later calls on `ledger` and `audit` fail with store_unavailable. */
@@ -43,6 +47,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
     ledger: new SqliteLedger(conn),
     audit: new SqliteAuditLog(conn),
     sessions: new SqliteSessionRevocations(conn),
+    definitions: new SqliteDefinitionStore(conn),
     path,
     close: async () => conn.close(),
   };

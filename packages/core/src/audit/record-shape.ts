@@ -11,6 +11,8 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'rejection',
   'result',
   'revocation',
+  'definition_changed',
+  'definition_pinned',
   'checkpoint',
 ];
 

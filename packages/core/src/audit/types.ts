@@ -14,6 +14,10 @@ export type AuditEventType =
   | 'rejection'
   | 'result'
   | 'revocation'
+  /** A tool's definition is not the trusted one; its pin moved to `changed` and a review opened. */
+  | 'definition_changed'
+  /** A tool's pin was set: trusted (review, trust on first use, pin file) or disabled (review denied). */
+  | 'definition_pinned'
   /** A signed checkpoint of the chain head (`detail.checkpoint`), see audit-checkpoint.ts. */
   | 'checkpoint';
 

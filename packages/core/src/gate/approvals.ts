@@ -5,7 +5,9 @@ import { type Agent, DEFAULT_AGENT, isOwnedBy } from './agent.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import type { GateDeps } from './config.ts';
-import type { ToolDefinition } from './tools.ts';
+import { settleDecidedReview } from './admit-definition.ts';
+import { isReviewProposal, reviewSubjectOf } from './definition-review.ts';
+import { type DefinitionReviewView, type DefinitionView, definitionViewOf, reviewViewOf } from './definition-view.ts';
 import { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 import { callClaimsOf } from './expected-call.ts';
 import type { InputSchemaProblem } from './input-schema.ts';
@@ -59,15 +61,7 @@ export type DecisionOutcome =
       problems?: InputSchemaProblem[] | undefined;
     };
 
-/**
- * The tool definition an approver is shown beside a call: the one this gate runs,
- * when its digest is the one recorded with the call. `changed` means the tool's
- * definition is no longer the pinned one (the call cannot dispatch); `unknown_tool`
- * that no such tool is registered; `none` that the tool has no definition.
- */
-export type DefinitionView =
-  | { status: 'pinned'; definition: ToolDefinition }
-  | { status: 'changed' | 'unknown_tool' | 'none' };
+export type { DefinitionReviewView, DefinitionView };
 
 /** A request with the call it is about, exactly as recorded. */
 export interface RequestView {
@@ -75,6 +69,8 @@ export interface RequestView {
   proposal: Proposal;
   status: ReturnType<typeof effectiveStatus>;
   definition: DefinitionView;
+  /** Present when the request is a definition review: the trusted and the new definition. */
+  review?: DefinitionReviewView | undefined;
 }
 
 export type TokenOutcome =
@@ -97,15 +93,13 @@ export class ApprovalService {
     if (request === undefined) return undefined;
     const proposal = await this.#deps.ledger.getProposal(request.proposalId);
     if (proposal === undefined) return undefined;
-    return { request, proposal, status: effectiveStatus(request, this.#deps.clock()), definition: this.#definitionOf(proposal) };
+    return this.#viewOf(request, proposal, this.#deps.clock());
   }
 
-  #definitionOf(proposal: Proposal): DefinitionView {
-    const pinned = this.#deps.toolIndex.get(proposal.toolName);
-    if (pinned === undefined) return { status: 'unknown_tool' };
-    if (pinned.definitionDigest !== proposal.definitionDigest) return { status: 'changed' };
-    const definition = pinned.tool.definition;
-    return definition === undefined ? { status: 'none' } : { status: 'pinned', definition };
+  async #viewOf(request: ApprovalRequest, proposal: Proposal, now: number): Promise<RequestView> {
+    const review = await reviewViewOf(this.#deps, proposal);
+    const definition: DefinitionView = review === undefined ? await definitionViewOf(this.#deps, proposal) : { status: 'none' };
+    return { request, proposal, status: effectiveStatus(request, now), definition, ...(review === undefined ? {} : { review }) };
   }
 
   /**
@@ -126,7 +120,7 @@ export class ApprovalService {
     for (const request of requests) {
       const proposal = await this.#deps.ledger.getProposal(request.proposalId);
       if (proposal !== undefined && mayDecide(request.eligible, approver, proposal.principal)) {
-        views.push({ request, proposal, status: effectiveStatus(request, now), definition: this.#definitionOf(proposal) });
+        views.push(await this.#viewOf(request, proposal, now));
       }
     }
     return views;
@@ -143,6 +137,7 @@ export class ApprovalService {
         return fail('not_eligible', `${approver.id} may not decide this request`);
       }
       if (input.decision === 'approve' && input.editedArguments !== undefined) {
+        if (isReviewProposal(view.proposal)) return fail('invalid_decision', 'a tool definition is approved as it is, never edited');
         return await approveWithEdits(deps, approver, view, input);
       }
       const now = deps.clock();
@@ -160,6 +155,9 @@ export class ApprovalService {
         at: now,
       });
       const audited = await appendAfterEffect(deps.audit, events);
+      const subject = reviewSubjectOf(view.proposal);
+      // A decided review moves the pin now (calls would also apply it, lazily, on their next look).
+      if (subject !== undefined) await settleDecidedReview(deps, subject.toolName, result.request, approver.id).catch(() => undefined);
       return audited ? { ok: true, request: result.request } : { ok: true, request: result.request, auditRecorded: false };
     } catch (error) {
       return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);

@@ -5,6 +5,7 @@ import type { ApproverRule, Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
 import type { DecisionInput, DecisionOutcome, RequestView } from './approvals.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
@@ -39,7 +40,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : errorMessage(error);
     return fail('invalid_arguments', message);
   }
-  const schemaProblem = editSchemaProblem(deps, original, edited.value);
+  const schemaProblem = await editSchemaProblem(deps, original, edited.value);
   if (schemaProblem !== undefined) return { ok: false, reason: 'invalid_arguments', ...schemaProblem };
   if (view.status !== 'pending') return fail(view.status === 'expired' ? 'expired' : 'already_decided', `request is ${view.status}`);
 
@@ -151,12 +152,11 @@ function editedRule(view: RequestView, verdict: { kind: 'allow'; ruleId: string 
 }
 
 /** Why the edited arguments do not fit the tool's pinned input schema, or undefined when they do. */
-function editSchemaProblem(deps: GateDeps, original: Proposal, args: unknown): { message: string; problems?: InputSchemaProblem[] } | undefined {
-  const pinned = deps.toolIndex.get(original.toolName);
+async function editSchemaProblem(deps: GateDeps, original: Proposal, args: unknown): Promise<{ message: string; problems?: InputSchemaProblem[] } | undefined> {
   // Without the pinned definition there is no schema to trust: refuse rather than wave the edit through.
-  if (pinned === undefined) return { message: `no tool named ${original.toolName} is registered` };
-  if (pinned.definitionDigest !== original.definitionDigest) return { message: 'the tool definition changed since the call was proposed' };
-  const checked = checkInputSchema(pinned.tool.definition?.inputSchema, args);
+  const known = await checkCallDefinition(deps, original);
+  if (!known.ok) return { message: known.reason === 'unknown_tool' ? known.message : 'the tool definition changed since the call was proposed' };
+  const checked = checkInputSchema(known.entry.definition?.inputSchema, args);
   if (checked.ok) return undefined;
   const listed = checked.problems.map((p) => `${p.pointer === '' ? '(arguments)' : p.pointer}: ${p.message}`).join('; ');
   return { message: `does not match the tool's input schema: ${listed}`, problems: checked.problems };

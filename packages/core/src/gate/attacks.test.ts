@@ -527,7 +527,7 @@ describe('approvals', () => {
       audit: f.audit,
       tools: { transfer: { execute: () => 0, definition: { name: 'transfer', description: 'changed' } } },
     });
-    expect((await changed.gate.approvals.view(requestId))?.definition).toEqual({ status: 'changed' });
+    expect((await changed.gate.approvals.view(requestId))?.definition).toMatchObject({ status: 'changed', current: { description: 'changed' } });
     const gone = makeGateFixture({ ledger: f.ledger, audit: f.audit, tools: {} });
     expect((await gone.gate.approvals.view(requestId))?.definition).toEqual({ status: 'unknown_tool' });
   });

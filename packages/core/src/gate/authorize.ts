@@ -4,7 +4,9 @@ import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
-import type { GateDeps, PinnedTool } from './config.ts';
+import type { CatalogEntry } from '../catalog/types.ts';
+import { checkCallDefinition } from './call-definition.ts';
+import type { GateDeps } from './config.ts';
 import { grantOf } from './grant-of.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
@@ -12,7 +14,7 @@ import { errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
 
 /** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
-export type AuthorizedCall = Exclude<AuthorizeOutcome, { status: 'authorized' }> | (Extract<AuthorizeOutcome, { status: 'authorized' }> & { tool: PinnedTool });
+export type AuthorizedCall = Exclude<AuthorizeOutcome, { status: 'authorized' }> | (Extract<AuthorizeOutcome, { status: 'authorized' }> & { tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> } });
 
 /**
  * The checkpoint (invariant 2) for a runtime that runs the tool itself: looks the call
@@ -33,8 +35,17 @@ export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent
   return { status: 'authorized', grant: outcome.grant };
 }
 
-/** `authorize`, also handing back the registered tool (the gate's own dispatch runs it). */
-export async function authorizeCall(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizedCall> {
+/**
+ * `authorize`, also handing back the registered tool (the gate's own dispatch runs it).
+ * `requireExecute`: the caller will run the tool here, so a tool the gate cannot run
+ * (one that runs in a remote agent) is refused before its approval is spent.
+ */
+export async function authorizeCall(
+  deps: GateDeps,
+  request: AuthorizeRequest,
+  agent: Agent = DEFAULT_AGENT,
+  requireExecute = false,
+): Promise<AuthorizedCall> {
   let proposal: Proposal | undefined;
   try {
     if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
@@ -53,13 +64,15 @@ export async function authorizeCall(deps: GateDeps, request: AuthorizeRequest, a
       return await reject(deps, proposal, { status: 'denied', reason: 'principal_not_allowed' }, `agent ${agent.id} may not act for ${proposal.principal}`);
     }
 
-    const pinned = deps.toolIndex.get(proposal.toolName);
-    if (pinned === undefined) {
-      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `no tool named ${proposal.toolName} is registered`);
+    // The tool must exist and run under the trusted definition the call was proposed under (invariant 9).
+    const known = await checkCallDefinition(deps, proposal);
+    if (!known.ok) {
+      const rejection = known.status === 'denied' ? { status: known.status, reason: known.reason } : { status: known.status, reason: known.reason };
+      return await reject(deps, proposal, rejection, known.message);
     }
-    // A definition that changed since the call was proposed disables the call (invariant 9).
-    if (pinned.definitionDigest !== proposal.definitionDigest) {
-      return await reject(deps, proposal, { status: 'not_approved', reason: 'definition_mismatch' }, 'tool definition changed since the call was proposed');
+    const execute = known.entry.execute;
+    if (requireExecute && execute === undefined) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize and complete it instead`);
     }
 
     const verdict = await decideSafely(deps.policy, {
@@ -92,10 +105,15 @@ export async function authorizeCall(deps: GateDeps, request: AuthorizeRequest, a
     await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
     // The request as consume left it (its decisions cannot change once approved).
     const used = approvalRequest === undefined ? undefined : { ...approvalRequest, status: 'consumed' as const };
-    return { status: 'authorized', grant: grantOf(consumed.proposal, used), tool: pinned };
+    return { status: 'authorized', grant: grantOf(consumed.proposal, used), tool: { ...known.entry, execute: execute ?? unavailable } };
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
+}
+
+// Only `authorize` (not dispatch) gets here without an execute: its caller runs the tool, never this.
+function unavailable(): never {
+  throw new Error('this tool runs outside the gate');
 }
 
 function contextMismatch(deps: GateDeps, proposal: Proposal, request: AuthorizeRequest): [NotApprovedReason, string] | undefined {

@@ -5,14 +5,56 @@ import { type Clock, systemClock } from '../clock.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import type { PolicyEngine } from '../policy/types.ts';
 import type { Keyring } from '../token/keyring.ts';
-import { definitionDigest, type Tool, type ToolRegistry } from './tools.ts';
+import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
+import { registeredCatalog } from '../catalog/registered-catalog.ts';
+import { combineCatalogs, staticCatalog } from '../catalog/static-catalog.ts';
+import type { DefinitionStore, ToolCatalog } from '../catalog/types.ts';
+import type { ApproverRule } from '../ledger/types.ts';
+import type { ToolRegistry } from './tools.ts';
+
+/** Who re-approves a changed tool definition, and how long the review stays open. */
+export interface DefinitionReviewRule {
+  eligible: ApproverRule;
+  requiredApprovals?: number | undefined;
+  ttlSeconds?: number | undefined;
+}
+
+export interface ResolvedDefinitionReview {
+  eligible: ApproverRule;
+  requiredApprovals: number;
+  ttlSeconds: number;
+}
+
+/** By default a holder of the `admin` role reviews a changed definition, within a week. */
+export const DEFAULT_DEFINITION_REVIEW: ResolvedDefinitionReview = {
+  eligible: { roles: ['admin'] },
+  requiredApprovals: 1,
+  ttlSeconds: 7 * 24 * 3600,
+};
 
 export interface GateConfig {
   ledger: LedgerStore;
   audit: AuditLog;
   policy: PolicyEngine;
   keyring: Keyring;
-  tools: ToolRegistry;
+  /** Tools registered in code (shorthand for `catalog: staticCatalog(tools)`); the code is their pin. */
+  tools?: ToolRegistry | undefined;
+  /** Where tools are looked up; checked before `tools`' registry when both are given. */
+  catalog?: ToolCatalog | undefined;
+  /**
+   * Tool definitions (by digest), pins and agent registrations. Pass the store's
+   * (`store.definitions`) so every replica shows the same definitions and pins.
+   * Default: this process's memory.
+   */
+  definitions?: DefinitionStore | undefined;
+  /**
+   * Trust on first use: the first definition seen of a tool that is not vouched for (an
+   * agent's registered tool, a dynamic catalogue's) becomes its pin. Default false: such
+   * a tool is not trusted until a person approves its definition (deny by default).
+   */
+  trustOnFirstUse?: boolean | undefined;
+  /** Who may re-approve a changed definition. Default `DEFAULT_DEFINITION_REVIEW` (role `admin`). */
+  definitionReview?: DefinitionReviewRule | undefined;
   /** Injected time source (invariant 8). Defaults to the system clock. */
   clock?: Clock | undefined;
   /** Id generator for proposals, requests and token ids. Defaults to random UUIDs. */
@@ -29,42 +71,39 @@ export interface GateDeps {
   audit: AuditLog;
   policy: PolicyEngine;
   keyring: Keyring;
-  tools: ToolRegistry;
+  /** The configured catalogue, then the tools agents registered in `definitions`. */
+  catalog: ToolCatalog;
+  definitions: DefinitionStore;
+  trustOnFirstUse: boolean;
+  definitionReview: ResolvedDefinitionReview;
+  /** Digests this process already recorded in `definitions`, so a definition is written once, not per call. */
+  recordedDefinitions: Set<string>;
   clock: Clock;
   newId: () => string;
   argumentLimits: Partial<CanonicalLimits>;
   clockToleranceSeconds: number;
-  /** The registry indexed by name, with each definition's digest pinned when the gate was built. */
-  toolIndex: ReadonlyMap<string, PinnedTool>;
-}
-
-export interface PinnedTool {
-  tool: Tool;
-  definitionDigest: string | undefined;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
+  const definitions = config.definitions ?? new MemoryDefinitionStore();
+  const configured = [config.catalog, config.tools === undefined ? undefined : staticCatalog(config.tools)].filter((c) => c !== undefined);
   return {
-    ...config,
+    ledger: config.ledger,
+    audit: config.audit,
+    policy: config.policy,
+    keyring: config.keyring,
+    catalog: combineCatalogs(...configured, registeredCatalog(definitions)),
+    definitions,
+    trustOnFirstUse: config.trustOnFirstUse ?? false,
+    definitionReview: {
+      eligible: config.definitionReview?.eligible ?? DEFAULT_DEFINITION_REVIEW.eligible,
+      requiredApprovals: config.definitionReview?.requiredApprovals ?? DEFAULT_DEFINITION_REVIEW.requiredApprovals,
+      ttlSeconds: config.definitionReview?.ttlSeconds ?? DEFAULT_DEFINITION_REVIEW.ttlSeconds,
+    },
+    recordedDefinitions: new Set(),
     clock: config.clock ?? systemClock,
     newId: config.newId ?? randomUUID,
     argumentLimits: config.argumentLimits ?? {},
     clockToleranceSeconds: config.clockToleranceSeconds ?? 5,
-    toolIndex: indexTools(config.tools),
   };
-}
-
-/**
- * Pins every tool's definition digest once. A gate's tools are fixed for its
- * lifetime: a definition that changes means a new gate (or, for MCP servers, the
- * gateway's live check), and calls proposed under the old digest stop dispatching.
- * Only own keys count, so "constructor" or "__proto__" never resolve to Object.prototype.
- */
-function indexTools(tools: ToolRegistry): ReadonlyMap<string, PinnedTool> {
-  const index = new Map<string, PinnedTool>();
-  for (const name of Object.keys(tools)) {
-    const tool = tools[name]!;
-    index.set(name, { tool, definitionDigest: tool.definition ? definitionDigest(tool.definition) : undefined });
-  }
-  return index;
 }

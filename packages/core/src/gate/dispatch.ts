@@ -6,7 +6,9 @@ import type { Completion, Grant } from './grant.ts';
 import type { DispatchOutcome } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
 import { errorMessage } from './propose.ts';
-import type { Tool } from './tools.ts';
+import type { Tool as RegisteredTool } from './tools.ts';
+
+type Tool = Pick<RegisteredTool, 'execute'>;
 
 /**
  * What the runtime asks to execute: the same request as `authorize`. `proposalId`, the
@@ -21,9 +23,9 @@ export type DispatchRequest = AuthorizeRequest;
  * ledger's arguments, `complete` with what it returned. Never throws.
  */
 export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: Agent = DEFAULT_AGENT): Promise<DispatchOutcome> {
-  const authorized = await authorizeCall(deps, request, agent);
+  const authorized = await authorizeCall(deps, request, agent, true);
   if (authorized.status !== 'authorized') return authorized;
-  return execute(deps, authorized.grant, authorized.tool.tool, agent);
+  return execute(deps, authorized.grant, authorized.tool, agent);
 }
 
 async function execute(deps: GateDeps, grant: Grant, tool: Tool, agent: Agent): Promise<DispatchOutcome> {

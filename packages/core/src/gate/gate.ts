@@ -10,6 +10,8 @@ import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } from './port.ts';
 import { type ModelToolCall, propose } from './propose.ts';
+import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
+import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -33,6 +35,16 @@ export class Gate {
    */
   propose(call: ModelToolCall, agent?: Agent): Promise<ProposeOutcome> {
     return propose(this.deps, call, agent);
+  }
+
+  /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */
+  registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome> {
+    return registerTools(this.deps, definitions, agent);
+  }
+
+  /** An operator pins tools (from a file): each becomes trusted under the given digest. */
+  pinTools(entries: readonly PinFileEntry[], actor = 'operator'): Promise<PinToolsOutcome> {
+    return pinTools(this.deps, entries, actor);
   }
 
   /**

@@ -3,12 +3,15 @@ export {
   type DecisionFailure,
   type DecisionInput,
   type DecisionOutcome,
+  type DefinitionReviewView,
   type DefinitionView,
   ApprovalService,
   type RequestView,
   type TokenOutcome,
 } from './approvals.ts';
-export type { GateConfig } from './config.ts';
+export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
+export { REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
+export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export type { DispatchRequest } from './dispatch.ts';
 export { digestResult } from './complete.ts';
@@ -24,6 +27,6 @@ export type {
   ProposeOutcome,
 } from './outcomes.ts';
 export type { ModelToolCall } from './propose.ts';
-export { definitionDigest, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
+export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';

@@ -67,6 +67,10 @@ export type ProposeOutcome =
         /** The agent may not act for the call's principal. */
         | 'principal_not_allowed'
         /** The run belongs to the agent that recorded its first call, and that is another agent. */
-        | 'run_owned_by_other_agent';
+        | 'run_owned_by_other_agent'
+        /** The tool's definition is not the trusted one (changed, unpinned or disabled): nothing was recorded. */
+        | 'definition_mismatch';
       message: string;
+      /** For `definition_mismatch`: the review request a person must decide first, when one is open. */
+      reviewRequestId?: string | undefined;
     };

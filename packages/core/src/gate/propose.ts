@@ -5,9 +5,11 @@ import type { Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
+import { admitDefinition } from './admit-definition.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import { idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
+import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 
 /** A tool call exactly as the model produced it. */
@@ -47,6 +49,13 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
   }
 
   try {
+    const entry = await deps.catalog.resolve(call.toolName);
+    // A call under a definition that is not the trusted one is refused before it is recorded (invariant 9).
+    const admitted = entry === undefined ? { ok: true as const } : await admitDefinition(deps, entry);
+    if (!admitted.ok) {
+      await auditRefusal(deps, call, agent, admitted.reason, args.digest, entry?.definitionDigest);
+      return { status: 'rejected', reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId };
+    }
     const now = deps.clock();
     const recorded = await deps.ledger.recordProposal({
       proposalId: deps.newId(),
@@ -56,7 +65,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       agent: agent.id,
       callId: call.callId,
       toolName: call.toolName,
-      definitionDigest: deps.toolIndex.get(call.toolName)?.definitionDigest,
+      definitionDigest: entry?.definitionDigest,
       canonicalArgs: args.canonical,
       argsDigest: args.digest,
       modelResponseRef: call.modelResponseRef,
@@ -149,7 +158,14 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
 }
 
 /** Audits a call refused before it was recorded; the refused agent goes in the detail. */
-async function auditRefusal(deps: GateDeps, call: ModelToolCall, agent: Agent, reason: string, argsDigest?: string): Promise<void> {
+async function auditRefusal(
+  deps: GateDeps,
+  call: ModelToolCall,
+  agent: Agent,
+  reason: string,
+  argsDigest?: string,
+  definitionDigest?: string,
+): Promise<void> {
   await auditBestEffort(deps.audit, {
     type: 'rejection',
     at: deps.clock(),
@@ -160,7 +176,7 @@ async function auditRefusal(deps: GateDeps, call: ModelToolCall, agent: Agent, r
     argsDigest,
     actor: call.principal,
     reason,
-    detail: { agent: agent.id },
+    detail: { agent: agent.id, ...(definitionDigest === undefined ? {} : { definitionDigest }) },
   });
 }
 
@@ -180,6 +196,7 @@ function invalidCallField(call: ModelToolCall): string | undefined {
     const problem = idProblem(field, call[field]);
     if (problem !== undefined) return problem;
   }
+  if (call.runId.startsWith(REVIEW_RUN_PREFIX)) return `run ids starting with "${REVIEW_RUN_PREFIX}" are reserved`;
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
+import type { DefinitionStore } from '../catalog/types.ts';
 import type { AuditLog } from '../audit/types.ts';
 import { manualClock } from '../clock.ts';
 import { Gate } from '../gate/gate.ts';
@@ -58,6 +59,9 @@ export interface GateFixtureOptions {
   policy?: PolicyEngine;
   keyring?: Keyring;
   tools?: ToolRegistry;
+  /** Tool definitions and pins (default: memory). */
+  definitions?: DefinitionStore;
+  trustOnFirstUse?: boolean;
 }
 
 /**
@@ -97,7 +101,17 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
   // Readable ids, unique across fixtures that share one ledger.
   const idPrefix = randomUUID().slice(0, 8);
   let nextId = 0;
-  const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, newId: () => `${idPrefix}-${++nextId}` });
+  const gate = new Gate({
+    ledger,
+    audit,
+    policy,
+    keyring,
+    tools,
+    clock,
+    newId: () => `${idPrefix}-${++nextId}`,
+    definitions: options.definitions,
+    trustOnFirstUse: options.trustOnFirstUse,
+  });
   // Dispatch selects a call by the proposal id propose returned. Attack tests build
   // dispatch requests from the model call, so the fixture remembers each call's
   // proposal id (per ledger: fixtures sharing a ledger share what was proposed).

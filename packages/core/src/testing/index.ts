@@ -24,3 +24,5 @@ export {
   KIT_PRINCIPAL,
   type KitAgent,
 } from './attack-kit/index.ts';
+export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './definition-store-conformance.ts';
+export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';

@@ -63,8 +63,17 @@ export const ProposeOutcomeSchema = z.discriminatedUnion('status', [
   Denied,
   z.object({
     status: z.literal('rejected'),
-    reason: z.enum(['invalid_arguments', 'call_conflict', 'invalid_call', 'store_unavailable', 'principal_not_allowed', 'run_owned_by_other_agent']),
+    reason: z.enum([
+      'invalid_arguments',
+      'call_conflict',
+      'invalid_call',
+      'store_unavailable',
+      'principal_not_allowed',
+      'run_owned_by_other_agent',
+      'definition_mismatch',
+    ]),
     message: Message,
+    reviewRequestId: Id.optional(),
   }),
 ]);
 

@@ -6,6 +6,7 @@ import { authorizeRoutes } from '../api/agent/authorize.ts';
 import { callRoutes } from '../api/agent/calls.ts';
 import { completeRoutes } from '../api/agent/complete.ts';
 import { dispatchRoutes } from '../api/agent/dispatch.ts';
+import { toolRoutes } from '../api/agent/tools.ts';
 import { requestRoutes } from '../api/agent/requests.ts';
 import { approvalRoutes } from '../api/approver/approvals.ts';
 import { auditRoutes } from '../api/approver/audit.ts';
@@ -89,6 +90,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', authorizeRoutes(services));
   app.route('/api/v1', completeRoutes(services));
   app.route('/api/v1', callRoutes(services));
+  app.route('/api/v1', toolRoutes(services));
   app.route('/api/v1', approvalRoutes(services));
   app.route('/api/v1', decisionRoutes(services));
   app.route('/api/v1', auditRoutes(services));

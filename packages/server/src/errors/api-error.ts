@@ -21,6 +21,8 @@ export type ApiErrorCode =
   | 'duplicate_approver'
   | 'edit_denied_by_policy'
   | 'not_approved'
+  /** The resource belongs to someone else (a tool another agent registered). */
+  | 'conflict'
   | 'too_many_attempts'
   | 'store_unavailable'
   | 'internal_error';
@@ -43,6 +45,7 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   duplicate_approver: 409,
   edit_denied_by_policy: 403,
   not_approved: 409,
+  conflict: 409,
   too_many_attempts: 429,
   store_unavailable: 503,
   internal_error: 500,

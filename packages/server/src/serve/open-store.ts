@@ -1,12 +1,15 @@
 import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
+import type { DefinitionStore } from '@countersign/core/catalog';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
   readonly sessions: SessionRevocationStore;
+  /** Tool definitions, pins and agent registrations. */
+  readonly definitions: DefinitionStore;
   close(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import type { LedgerStore } from '@countersign/core/ledger';
 import type { PolicyEngine } from '@countersign/core/policy';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { Keyring } from '@countersign/core/token';
+import type { DefinitionStore } from '@countersign/core/catalog';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';
@@ -16,6 +17,8 @@ export interface StartServerOptions {
   audit: AuditLog;
   /** Logouts, kept in the same store as the ledger (see ServerOptions.sessionRevocations). */
   sessions?: SessionRevocationStore | undefined;
+  /** Tool definitions, pins and agent registrations: pass the store's so every replica shares them. */
+  definitions?: DefinitionStore | undefined;
   policy: PolicyEngine;
   keyring: Keyring;
   tools: ToolRegistry;
@@ -53,6 +56,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keyring: options.keyring,
     tools: options.tools,
     clock: options.clock,
+    definitions: options.definitions,
   });
   const created = createApp({
     gate,

@@ -37,7 +37,7 @@ export function callDisplayOf(view: RequestView): CallDisplay {
   // The ledger holds canonical JSON: it parses, and parses to what was hashed.
   const args: unknown = JSON.parse(view.proposal.canonicalArgs);
   const { findings, truncated } = inspectForDisplay(displayDocument(view, args));
-  const schema = view.definition.status === 'pinned' ? view.definition.definition.inputSchema : undefined;
+  const schema = view.definition.status === 'pinned' ? view.definition.definition?.inputSchema : undefined;
   const check = checkInputSchema(schema, args);
   const inputSchema = check.ok
     ? { checked: check.checked, problems: [] }

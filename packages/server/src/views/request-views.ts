@@ -1,4 +1,4 @@
-import type { DefinitionView, Gate, RequestView } from '@countersign/core/gate';
+import type { DefinitionReviewView, DefinitionView, Gate, RequestView } from '@countersign/core/gate';
 import type { ApprovalRequest, ApprovalStatus } from '@countersign/core/ledger';
 import { type CallDisplay, callDisplayOf } from './call-display.ts';
 
@@ -51,6 +51,8 @@ export interface ApprovalView {
   };
   decisions: DecisionView[];
   edited?: EditedCallView | undefined;
+  /** A definition review: the trusted and the new definition of the tool, from the store. */
+  review?: DefinitionReviewView | undefined;
   /** For people: what in this call does not read as what it is, and where it breaks the tool's schema. */
   display: CallDisplay;
 }
@@ -109,6 +111,7 @@ export async function approvalView(gate: Gate, view: RequestView): Promise<Appro
     },
     decisions: decisionViews(request),
     ...(edited === undefined ? {} : { edited }),
+    ...(view.review === undefined ? {} : { review: view.review }),
     display: callDisplayOf(view),
   };
 }

@@ -107,6 +107,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       ledger: store.ledger,
       audit,
       sessions: store.sessions,
+      definitions: store.definitions,
       policy: policy.policy,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),

@@ -4,6 +4,7 @@ import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { reviewSection } from './review-section.ts';
 
 export interface DetailPageProps {
   user: NonNullable<LayoutProps['user']>;
@@ -40,19 +41,21 @@ ${displayWarnings(view.display)}
 ${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
 ${view.edited === undefined ? '' : html`<p class="notice info">This call was replaced by an edited call: <a href="/requests/${encodeURIComponent(view.edited.requestId)}">view the edited request</a>.</p>`}
 
-<section class="card" aria-labelledby="what-runs">
+${view.review === undefined ? '' : reviewSection(view.review)}
+<section class="card" aria-labelledby="what-runs"${view.review === undefined ? '' : html` hidden`}>
 <h2 id="what-runs">What will run</h2>
 ${definitionWarning(call.definition)}
 <dl class="facts">
 <dt>Tool</dt><dd><code id="tool-name">${shown(call.toolName)}</code></dd>
-${call.definition.status === 'pinned' && call.definition.definition.description !== undefined ? html`<dt>Tool description</dt><dd id="tool-description">${call.definition.definition.description}</dd>` : ''}
+${call.definition.definition?.title === undefined ? '' : html`<dt>Tool title</dt><dd id="tool-title">${shown(call.definition.definition.title)}</dd>`}
+${call.definition.definition?.description === undefined ? '' : html`<dt>Tool description</dt><dd id="tool-description">${shown(call.definition.definition.description)}</dd>`}
 <dt>Tool definition digest</dt><dd class="mono" id="definition-digest">${call.definitionDigest ?? 'none (tool has no pinned definition)'}</dd>
 <dt>Arguments digest (SHA-256)</dt><dd class="mono" id="args-digest">${call.argsDigest}</dd>
 </dl>
 <h3>Arguments</h3>
 <pre class="args" id="arguments" aria-label="Arguments">${shownJson(args)}</pre>
 <details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${shownJson(args, 'canonical')}</pre></details>
-${call.definition.status === 'pinned' && call.definition.definition.inputSchema !== undefined ? html`<details><summary>Tool input schema (pinned)</summary><pre class="args" id="tool-schema">${JSON.stringify(call.definition.definition.inputSchema, null, 2)}</pre></details>` : ''}
+${call.definition.definition?.inputSchema === undefined ? '' : html`<details><summary>Tool input schema (as proposed)</summary><pre class="args" id="tool-schema">${shownJson(call.definition.definition.inputSchema)}</pre></details>`}
 </section>
 
 <section class="card" aria-labelledby="who-asked">
@@ -88,7 +91,8 @@ ${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? edi
 /** A call whose tool is not the one pinned when it was proposed cannot run: say so first. */
 function definitionWarning(definition: ApprovalView['call']['definition']): Html | string {
   if (definition.status === 'changed') {
-    return html`<p class="notice error" role="alert" id="definition-changed">The tool's definition changed after this call was proposed. The call cannot run; approving it has no effect until the definition is re-approved.</p>`;
+    return html`<div class="notice error" role="alert" id="definition-changed"><p>The tool's definition changed after this call was proposed${definition.pin === undefined ? '' : html` (pin: <strong>${definition.pin}</strong>)`}. The call cannot run; approving it has no effect.</p>
+${definition.current === undefined ? '' : html`<details><summary>The tool's definition now${definition.currentDigest === undefined ? '' : html` (<span class="mono">${definition.currentDigest}</span>)`}</summary><pre class="args" id="current-definition">${shownJson(definition.current)}</pre></details>`}</div>`;
   }
   if (definition.status === 'unknown_tool') {
     return html`<p class="notice error" role="alert" id="definition-changed">No tool with this name is registered here; the call cannot run.</p>`;

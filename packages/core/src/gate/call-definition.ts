@@ -1,0 +1,32 @@
+import type { CatalogEntry } from '../catalog/types.ts';
+import type { Proposal } from '../ledger/types.ts';
+import { admitDefinition } from './admit-definition.ts';
+import type { GateDeps } from './config.ts';
+
+export type CallDefinition =
+  | { ok: true; entry: CatalogEntry }
+  | { ok: false; status: 'denied'; reason: 'unknown_tool'; message: string }
+  | { ok: false; status: 'not_approved'; reason: 'definition_mismatch'; message: string };
+
+/**
+ * At dispatch (authorize), right before anything runs: the tool must still exist, its
+ * current definition must be the one the call was proposed under, and that definition
+ * must be trusted now (invariant 9). A definition that changed after the call was
+ * recorded disables the call even if it was approved; a change seen here also moves
+ * the pin and opens the review, as at propose.
+ */
+export async function checkCallDefinition(deps: GateDeps, proposal: Proposal): Promise<CallDefinition> {
+  const entry = await deps.catalog.resolve(proposal.toolName);
+  if (entry === undefined) return { ok: false, status: 'denied', reason: 'unknown_tool', message: `no tool named ${proposal.toolName} is registered` };
+  if (entry.definitionDigest !== proposal.definitionDigest) {
+    // Still admitted, so a change first noticed at dispatch opens its review too.
+    await admitDefinition(deps, entry);
+    return mismatch('tool definition changed since the call was proposed');
+  }
+  const admitted = await admitDefinition(deps, entry);
+  return admitted.ok ? { ok: true, entry } : mismatch(admitted.message);
+}
+
+function mismatch(message: string): CallDefinition {
+  return { ok: false, status: 'not_approved', reason: 'definition_mismatch', message };
+}

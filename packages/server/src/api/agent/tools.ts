@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { agentOf } from '../../auth/agent-of.ts';
+import { requireAgent } from '../../auth/require-identity.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { readJsonBody } from '../../http/read-json.ts';
+import { validate } from '../../http/validate.ts';
+import { ToolsBody } from '../schemas.ts';
+
+/**
+ * PUT /tools: an agent declares the definitions of the tools it runs itself, so policy,
+ * the approval page and pinning work for them. Registering never trusts a definition:
+ * a new or changed one waits for review (unless the service trusts on first use), and
+ * calls are refused `definition_mismatch` until then. The gate checks each definition.
+ */
+export function toolRoutes(services: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.put('/tools', requireAgent(services), async (c) => {
+    const body = validate(ToolsBody, await readJsonBody(c, services.bodyLimits));
+    const outcome = await services.gate.registerTools(body.tools, agentOf(c));
+    if (outcome.ok) return c.json({ tools: outcome.tools });
+    switch (outcome.reason) {
+      case 'invalid_definition':
+        throw new ApiError('invalid_request', outcome.message);
+      case 'store_unavailable':
+        throw new ApiError('store_unavailable', 'the approval store is unavailable');
+      default:
+        throw new ApiError('conflict', outcome.message);
+    }
+  });
+  return routes;
+}
