@@ -3,6 +3,7 @@ export * from './canonical/index.ts';
 export { type Clock, manualClock, systemClock } from './clock.ts';
 export { sha256Hex } from './digest.ts';
 export * from './display/index.ts';
+export * from './events/index.ts';
 export * from './gate/index.ts';
 export * from './ledger/index.ts';
 export * from './policy/index.ts';

@@ -1,3 +1,4 @@
+import { emit } from '../events/emit.ts';
 import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
 import { mintApprovalToken } from '../token/mint.ts';
@@ -9,7 +10,7 @@ import type { ToolDefinition } from './tools.ts';
 import { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 import { callClaimsOf } from './expected-call.ts';
 import type { InputSchemaProblem } from './input-schema.ts';
-import { errorMessage, eventAbout } from './propose.ts';
+import { callIds, errorMessage, eventAbout } from './propose.ts';
 
 const MAX_REASON_LENGTH = 1000;
 
@@ -153,6 +154,15 @@ export class ApprovalService {
       );
       if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
       // The decision has taken effect: from here on, nothing may report it as failed.
+      emit(deps.events, {
+        type: 'decided',
+        at: now,
+        requestId: result.request.requestId,
+        approver: approver.id,
+        decision: input.decision,
+        status: result.request.status,
+        ...callIds(view.proposal),
+      });
       const events = decisionEvents(deps.keyring, view.proposal, result.request, {
         approver: approver.id,
         decision: input.decision,
@@ -190,6 +200,7 @@ export class ApprovalService {
         },
         this.#deps.keyring,
       );
+      emit(this.#deps.events, { type: 'token_minted', at: this.#deps.clock(), requestId, agent: agent.id, ...callIds(proposal) });
       return { ok: true, token, requestId, expiresAt: request.expiresAt };
     } catch (error) {
       return { ok: false, reason: 'store_unavailable', message: errorMessage(error) };
@@ -202,6 +213,7 @@ export class ApprovalService {
     const now = this.#deps.clock();
     const revoked = await this.#deps.ledger.revokeApproval(requestId, now);
     if (revoked) {
+      emit(this.#deps.events, { type: 'revoked', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
       await this.#deps.audit.append({ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id });
     }
     return revoked;

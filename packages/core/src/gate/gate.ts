@@ -2,6 +2,7 @@ import type { Agent } from './agent.ts';
 import { ApprovalService } from './approvals.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
+import type { GateEvents } from '../events/types.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
 import { type ModelToolCall, propose } from './propose.ts';
 
@@ -16,6 +17,16 @@ export class Gate {
   constructor(config: GateConfig) {
     this.deps = resolveConfig(config);
     this.approvals = new ApprovalService(this.deps);
+  }
+
+  /**
+   * Lifecycle events (proposed, decided, authorized...), each published after the
+   * store committed it, whoever caused it: this process's HTTP routes, code calling
+   * the gate directly, or (with a replica-aware bus) another replica. Subscribe only;
+   * listeners re-read the store for anything they act on.
+   */
+  get events(): Pick<GateEvents, 'subscribe'> {
+    return this.deps.events;
   }
 
   /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import type { AuditLog } from '../audit/types.ts';
 import { manualClock } from '../clock.ts';
+import type { GateEvents } from '../events/types.ts';
 import { Gate } from '../gate/gate.ts';
 import type { Approver } from '../gate/eligibility.ts';
 import type { ModelToolCall } from '../gate/propose.ts';
@@ -58,6 +59,8 @@ export interface GateFixtureOptions {
   policy?: PolicyEngine;
   keyring?: Keyring;
   tools?: ToolRegistry;
+  /** The gate's event bus (default: its own in-memory one, as for a separate replica). */
+  events?: GateEvents;
 }
 
 /**
@@ -97,7 +100,7 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
   // Readable ids, unique across fixtures that share one ledger.
   const idPrefix = randomUUID().slice(0, 8);
   let nextId = 0;
-  const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, newId: () => `${idPrefix}-${++nextId}` });
+  const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, events: options.events, newId: () => `${idPrefix}-${++nextId}` });
   // Dispatch selects a call by the proposal id propose returned. Attack tests build
   // dispatch requests from the model call, so the fixture remembers each call's
   // proposal id (per ledger: fixtures sharing a ledger share what was proposed).

@@ -1,16 +1,16 @@
+import { isAboutRequest, waitForEvent } from '@countersign/core';
 import type { Handler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import { agentOf } from '../../auth/agent-of.ts';
-import { waitForWake } from '../../events/wait-for-wake.ts';
 import { statusFingerprint } from '../../views/request-views.ts';
 import { readRequest } from './read-request.ts';
 
 /**
  * GET /requests/:id/events: a server-sent event stream. One `status` event now and
- * one on every change (in-process events, plus a ledger re-read at the poll
- * interval for decisions made by other replicas), heartbeat comments while idle,
+ * one on every change (woken by the gate's events, whoever decided, plus a ledger
+ * re-read at the poll interval in case an event was missed), heartbeat comments while idle,
  * closed once the request is no longer pending.
  */
 export function requestEventsRoute(services: Services): Handler<AppEnv> {
@@ -31,7 +31,7 @@ export function requestEventsRoute(services: Services): Handler<AppEnv> {
       let lastWrite = Date.now();
       for (;;) {
         const untilHeartbeat = services.tuning.heartbeatMs - (Date.now() - lastWrite);
-        const wake = await waitForWake(services.events, requestId, Math.max(0, Math.min(services.tuning.pollIntervalMs, untilHeartbeat)), stop);
+        const wake = await waitForEvent(services.gate.events, isAboutRequest(requestId), Math.max(0, Math.min(services.tuning.pollIntervalMs, untilHeartbeat)), stop);
         if (wake === 'aborted' || stream.aborted || stream.closed) return;
         let view: Awaited<ReturnType<typeof readRequest>>;
         try {
