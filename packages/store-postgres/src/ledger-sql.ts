@@ -153,7 +153,10 @@ export function ledgerSql(s: string) {
       FROM (VALUES (1)) AS one (x)
       LEFT JOIN request r ON true
       LEFT JOIN dispatched d ON true`),
-    recordResult: `UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4 WHERE proposal_id = $1`,
+    // Write-once: only a dispatched call without a result takes one. When nothing
+    // changed, the caller reads the row to explain why (a result, once set, never changes).
+    recordResult: `UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4
+      WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`,
   };
 }
 

@@ -111,9 +111,7 @@ describePg('postgres ledger', () => {
       await expect(store.ledger.createApprovalRequest({ ...req, requestId: 'other' })).rejects.toMatchObject({
         code: 'duplicate_id',
       });
-      await expect(store.ledger.recordResult('missing', { status: 'failed', resultDigest: 'x', at: 1 })).rejects.toMatchObject({
-        code: 'not_found',
-      });
+      expect(await store.ledger.recordResult('missing', { status: 'failed', resultDigest: 'x', at: 1 })).toEqual({ ok: false, reason: 'not_found' });
     });
 
     it('a closed store rejects with store_unavailable', async () => {

@@ -11,9 +11,10 @@ import type {
   Proposal,
   ProposalInput,
   RecordProposalResult,
+  RecordResultOutcome,
   ResultRecord,
 } from '@countersign/core';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, sameCall, statusAfterDecision } from '@countersign/core';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core';
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
@@ -176,14 +177,16 @@ export class PostgresLedger implements LedgerStore {
     return { ok: false, reason };
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
-    const { rowCount } = await this.#db.query(this.#sql.recordResult, [
-      proposalId,
-      result.status,
-      result.resultDigest,
-      result.at,
-    ]);
-    if (rowCount !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
+    const { rowCount } = await this.#db.query(this.#sql.recordResult, [proposalId, result.status, result.resultDigest, result.at]);
+    if (rowCount === 1) return { ok: true, created: true, result: { ...result } };
+    // Nothing changed: explain from the row as committed. A stored result never changes
+    // again, so a conflict or repeat read here is what the UPDATE saw. A dispatched call
+    // without a result can only mean it was still `proposed` when the UPDATE ran (a
+    // consume committed in between), which is what the caller is told.
+    const proposal = await this.getProposal(proposalId);
+    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    return recordResultOnce(proposal, result) ?? { ok: false, reason: 'not_dispatched' };
   }
 }
 

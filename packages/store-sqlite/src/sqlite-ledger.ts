@@ -11,9 +11,10 @@ import type {
   Proposal,
   ProposalInput,
   RecordProposalResult,
+  RecordResultOutcome,
   ResultRecord,
 } from '@countersign/core';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, sameCall, statusAfterDecision } from '@countersign/core';
+import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core';
 import type { SqliteConnection } from './connection.ts';
 import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
 
@@ -242,12 +243,22 @@ export class SqliteLedger implements LedgerStore {
     });
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
-    await this.#conn.write(() => {
+  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
+    return this.#conn.write((): RecordResultOutcome => {
+      // Write-once: only a dispatched call without a result takes one.
       const { changes } = this.#conn
-        .statement('UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ? WHERE proposal_id = ?')
+        .statement(
+          `UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ?
+           WHERE proposal_id = ? AND state = 'dispatched' AND result_status IS NULL`,
+        )
         .run(result.status, result.resultDigest, result.at, proposalId);
-      if (Number(changes) !== 1) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+      if (Number(changes) === 1) return { ok: true, created: true, result: { ...result } };
+      const proposal = this.#proposal(proposalId);
+      if (proposal === undefined) return { ok: false, reason: 'not_found' };
+      const answer = recordResultOnce(proposal, result);
+      // Unreachable while BEGIN IMMEDIATE holds the write lock: the UPDATE would have matched.
+      if (answer === undefined) throw new LedgerError('corrupt_record', 'result slot changed inside its transaction');
+      return answer;
     });
   }
 

@@ -1,14 +1,22 @@
 import type { Agent } from './agent.ts';
 import { ApprovalService } from './approvals.ts';
+import { authorize } from './authorize.ts';
+import { callStatus } from './call-status.ts';
+import { complete } from './complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
 import type { GateEvents } from '../events/types.ts';
+import type { CompleteOutcome, Completion, Grant } from './grant.ts';
+import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } from './port.ts';
 import { type ModelToolCall, propose } from './propose.ts';
 
 /**
- * The gate: record what the model asked for, then execute only through `dispatch`.
- * Integrations wrap their framework's tool-execution hook around these two calls.
+ * The gate: record what the model asked for, then let it run only once authorized.
+ * Integrations wrap their framework's tool-execution hook around propose and either
+ * `dispatch` (tools registered with the gate) or `authorize` → run → `complete`
+ * (tools the framework or a durable engine runs itself).
  */
 export class Gate {
   readonly deps: GateDeps;
@@ -38,8 +46,31 @@ export class Gate {
     return propose(this.deps, call, agent);
   }
 
-  /** The one place tools run: only calls `agent` recorded, selected by the proposal id propose returned. */
+  /**
+   * Verifies and consumes the approval (at most once) and returns a grant to run the
+   * ledger's call; see `authorize` in authorize.ts for what a crash after it means.
+   */
+  authorize(request: AuthorizeRequest, agent?: Agent): Promise<AuthorizeOutcome> {
+    return authorize(this.deps, request, agent);
+  }
+
+  /** Records the result of a granted call, once (idempotent per grant). */
+  complete(grant: Grant, completion: Completion, agent?: Agent): Promise<CompleteOutcome> {
+    return complete(this.deps, grant, completion, agent);
+  }
+
+  /** authorize + run the registered tool + complete: only calls `agent` recorded, selected by the proposal id propose returned. */
   dispatch(request: DispatchRequest, agent?: Agent): Promise<DispatchOutcome> {
     return dispatch(this.deps, request, agent);
+  }
+
+  /** proposed / dispatched ("ran, result unknown") / succeeded / failed. */
+  callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult> {
+    return callStatus(this.deps, proposalId, agent);
+  }
+
+  /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */
+  port(agent?: Agent): GatePort {
+    return new InProcessGatePort(this, agent);
   }
 }

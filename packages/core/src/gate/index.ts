@@ -10,7 +10,9 @@ export {
 } from './approvals.ts';
 export type { GateConfig, GateDeps } from './config.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
-export { type DispatchRequest, digestResult } from './dispatch.ts';
+export type { DispatchRequest } from './dispatch.ts';
+export { digestResult } from './complete.ts';
+export { InProcessGatePort } from './in-process-port.ts';
 export { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
 export { expectedCallOf } from './expected-call.ts';
 export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';

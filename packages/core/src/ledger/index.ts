@@ -3,5 +3,5 @@ export { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 export { eligibleUnder } from './eligibility-rule.ts';
 export { effectiveStatus } from './effective-status.ts';
 export { LedgerError, type LedgerErrorCode } from './errors.ts';
-export { MemoryLedger, approvalConsumeFailure } from './memory-ledger.ts';
+export { MemoryLedger, approvalConsumeFailure, recordResultOnce } from './memory-ledger.ts';
 export { sameCall } from './same-call.ts';

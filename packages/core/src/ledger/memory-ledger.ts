@@ -12,6 +12,7 @@ import type {
   Proposal,
   ProposalInput,
   RecordProposalResult,
+  RecordResultOutcome,
   ResultRecord,
 } from './types.ts';
 import { LedgerError } from './errors.ts';
@@ -150,11 +151,29 @@ export class MemoryLedger implements LedgerStore {
     return { ok: true, proposal: copyProposal(proposal) };
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<void> {
+  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
     const proposal = this.#proposals.get(proposalId);
-    if (proposal === undefined) throw new LedgerError('not_found', `no proposal ${proposalId}`);
+    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    const refused = recordResultOnce(proposal, result);
+    if (refused !== undefined) return refused;
     proposal.result = { ...result };
+    return { ok: true, created: true, result: { ...result } };
   }
+}
+
+/**
+ * The write-once rule for results, on a proposal as read: undefined when `result` may be
+ * stored now, otherwise the answer (a repeat of the stored result, or why not). Stores
+ * apply it to the row their conditional UPDATE did not change.
+ */
+export function recordResultOnce(proposal: Proposal, result: ResultRecord): RecordResultOutcome | undefined {
+  if (proposal.state !== 'dispatched') return { ok: false, reason: 'not_dispatched' };
+  const existing = proposal.result;
+  if (existing === undefined) return undefined;
+  if (existing.status === result.status && existing.resultDigest === result.resultDigest) {
+    return { ok: true, created: false, result: { ...existing } };
+  }
+  return { ok: false, reason: 'conflict', existing: { ...existing } };
 }
 
 /** Why an approval request cannot be consumed now with this token id, or undefined if it can. */

@@ -110,6 +110,13 @@ export type AddDecisionResult =
   | { ok: true; request: ApprovalRequest }
   | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' | 'invalid_decision' };
 
+export type RecordResultOutcome =
+  | { ok: true; created: boolean; result: ResultRecord }
+  /** No such proposal, or it was never dispatched (still `proposed`): nothing was recorded. */
+  | { ok: false; reason: 'not_found' | 'not_dispatched' }
+  /** Another result was recorded first; it stands and is returned. */
+  | { ok: false; reason: 'conflict'; existing: ResultRecord };
+
 export type ConsumeFailure =
   | 'not_found'
   | 'not_approved'
@@ -193,8 +200,14 @@ export interface LedgerStore {
    */
   consume(input: ConsumeInput): Promise<ConsumeResult>;
 
-  /** Stores the digest of what the tool returned. */
-  recordResult(proposalId: string, result: ResultRecord): Promise<void>;
+  /**
+   * Stores the digest of what the tool returned, once: one atomic compare-and-set on a
+   * dispatched call without a result. Recording the same status and digest again is
+   * idempotent (`created: false`); anything else is a `conflict` that changes nothing
+   * (the first result stands). Of concurrent calls with different results exactly one
+   * returns `created: true`.
+   */
+  recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome>;
 
   /** Releases connections/handles. */
   close?(): Promise<void>;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
 import type { LedgerStore, NewApprovalRequest, ProposalInput } from '../ledger/types.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
+import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
 
 export interface LedgerHarness {
@@ -274,6 +275,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
     });
 
     describeApproverConformance(() => store);
+    describeResultRecording(() => store, sampleProposal);
 
     describe('single use', () => {
       it('a call without approval dispatches once', async () => {
@@ -296,18 +298,6 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         );
         expect(results.filter((r) => r.ok)).toHaveLength(1);
         expect(results.filter((r) => !r.ok && r.reason === 'already_consumed')).toHaveLength(999);
-      });
-
-      it('records the result digest', async () => {
-        const p = sampleProposal();
-        await store.recordProposal(p);
-        await store.consume({ proposalId: p.proposalId, now: T0 });
-        await store.recordResult(p.proposalId, { status: 'succeeded', resultDigest: 'b'.repeat(64), at: T0 + 5 });
-        expect((await store.getProposal(p.proposalId))?.result).toEqual({
-          status: 'succeeded',
-          resultDigest: 'b'.repeat(64),
-          at: T0 + 5,
-        });
       });
     });
   });

@@ -1,0 +1,122 @@
+import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { sha256Hex } from '../digest.ts';
+import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { decideSafely } from '../policy/safe-decide.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
+import { checkApproval, consumeReason } from './check-approval.ts';
+import type { GateDeps, PinnedTool } from './config.ts';
+import { grantOf } from './grant-of.ts';
+import type { NotApprovedReason } from './outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
+import { errorMessage, eventAbout } from './propose.ts';
+import { reject, UNKNOWN_CALL } from './reject.ts';
+
+/** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
+export type AuthorizedCall = Exclude<AuthorizeOutcome, { status: 'authorized' }> | (Extract<AuthorizeOutcome, { status: 'authorized' }> & { tool: PinnedTool });
+
+/**
+ * The checkpoint (invariant 2) for a runtime that runs the tool itself: looks the call
+ * up in the ledger, checks it belongs to `agent` and matches every cross-check the
+ * request carries, re-applies policy, verifies the approval token against the LEDGER's
+ * call, consumes the approval (or, for allowed tools, the call) atomically and appends
+ * the `dispatch` audit record. Returns a grant built from the ledger's record: run
+ * exactly `grant.canonicalArgs`, then report the result with `complete`. Never throws.
+ *
+ * At most once: once authorize has returned a grant the approval is spent and the call
+ * reads `dispatched`. A crash before `complete` leaves it there, "ran, result unknown"
+ * (`callStatus`), and it is never authorized again; a second authorize of the same call
+ * is refused `already_consumed`.
+ */
+export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
+  const outcome = await authorizeCall(deps, request, agent);
+  if (outcome.status !== 'authorized') return outcome;
+  return { status: 'authorized', grant: outcome.grant };
+}
+
+/** `authorize`, also handing back the registered tool (the gate's own dispatch runs it). */
+export async function authorizeCall(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizedCall> {
+  let proposal: Proposal | undefined;
+  try {
+    if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
+    }
+    const found = await deps.ledger.getProposal(request.proposalId);
+    // Another agent's call is answered exactly like a call that does not exist.
+    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
+    }
+    proposal = found;
+    const mismatch = contextMismatch(deps, proposal, request);
+    if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
+    // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.
+    if (!mayActFor(agent, proposal.principal)) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'principal_not_allowed' }, `agent ${agent.id} may not act for ${proposal.principal}`);
+    }
+
+    const pinned = deps.toolIndex.get(proposal.toolName);
+    if (pinned === undefined) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `no tool named ${proposal.toolName} is registered`);
+    }
+    // A definition that changed since the call was proposed disables the call (invariant 9).
+    if (pinned.definitionDigest !== proposal.definitionDigest) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: 'definition_mismatch' }, 'tool definition changed since the call was proposed');
+    }
+
+    const verdict = await decideSafely(deps.policy, {
+      toolName: proposal.toolName,
+      args: JSON.parse(proposal.canonicalArgs),
+      principal: proposal.principal,
+      runId: proposal.runId,
+      sessionId: proposal.sessionId,
+      definitionDigest: proposal.definitionDigest,
+    });
+    if (verdict.kind === 'deny') {
+      return await reject(deps, proposal, { status: 'denied', reason: verdict.reason }, `policy denies ${proposal.toolName}`);
+    }
+
+    const now = deps.clock();
+    let approval: { requestId: string; tokenId: string } | undefined;
+    let approvalRequest: ApprovalRequest | undefined;
+    if (verdict.kind === 'approve') {
+      const checked = await checkApproval(deps, proposal, request.token, now);
+      if (checked.status !== 'ok') return checked.outcome;
+      approval = checked.approval;
+      approvalRequest = checked.request;
+    }
+
+    const consumed = await deps.ledger.consume({ proposalId: proposal.proposalId, approval, now });
+    if (!consumed.ok) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
+    }
+    // The approval is spent before the tool runs, and no grant is handed out without this record.
+    await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
+    // The request as consume left it (its decisions cannot change once approved).
+    const used = approvalRequest === undefined ? undefined : { ...approvalRequest, status: 'consumed' as const };
+    return { status: 'authorized', grant: grantOf(consumed.proposal, used), tool: pinned };
+  } catch (error) {
+    return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
+  }
+}
+
+function contextMismatch(deps: GateDeps, proposal: Proposal, request: AuthorizeRequest): [NotApprovedReason, string] | undefined {
+  if (request.runId !== undefined && request.runId !== proposal.runId) return ['run_mismatch', 'the proposal belongs to another run'];
+  if (request.callId !== undefined && request.callId !== proposal.callId) return ['call_mismatch', 'the proposal is another tool call'];
+  if (request.sessionId !== undefined && request.sessionId !== proposal.sessionId) return ['session_mismatch', 'dispatch comes from another session'];
+  if (request.principal !== undefined && request.principal !== proposal.principal) return ['principal_mismatch', 'dispatch acts for another principal'];
+  if (request.toolName !== undefined && request.toolName !== proposal.toolName) {
+    return ['tool_mismatch', `runtime asked for ${request.toolName}; the model called ${proposal.toolName}`];
+  }
+  if (request.arguments !== undefined) {
+    let digest: string;
+    try {
+      digest = canonicalizeArguments(request.arguments, deps.argumentLimits).digest;
+    } catch {
+      return ['invalid_arguments', 'runtime arguments are not valid canonical JSON'];
+    }
+    if (digest !== proposal.argsDigest) return ['args_mismatch', 'runtime arguments differ from the model call'];
+  }
+  if (sha256Hex(proposal.canonicalArgs) !== proposal.argsDigest) {
+    return ['ledger_integrity', 'stored arguments do not match their recorded digest'];
+  }
+  return undefined;
+}

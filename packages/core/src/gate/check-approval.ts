@@ -1,0 +1,74 @@
+import { effectiveStatus } from '../ledger/effective-status.ts';
+import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '../ledger/types.ts';
+import { decodeApprovalToken } from '../token/decode.ts';
+import { verifyApprovalToken } from '../token/verify.ts';
+import type { GateDeps } from './config.ts';
+import { expectedCallOf } from './expected-call.ts';
+import type { NotApprovedReason } from './outcomes.ts';
+import type { AuthorizeOutcome } from './port.ts';
+import { type Rejection, reject } from './reject.ts';
+
+/** Reason for an authorization without a token, by the state of the call's approval request. */
+const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'denied'> | 'none', NotApprovedReason> = {
+  pending: 'approval_pending', // answered with approval_required; here for completeness
+  none: 'missing',
+  approved: 'missing',
+  expired: 'expired',
+  revoked: 'approval_revoked',
+  consumed: 'already_consumed',
+};
+
+export type ApprovalCheck =
+  | { status: 'ok'; approval: { requestId: string; tokenId: string }; request: ApprovalRequest }
+  | { status: 'stop'; outcome: Exclude<AuthorizeOutcome, { status: 'authorized' }> };
+
+/**
+ * Verifies the token presented for a call that needs approval, against the LEDGER's
+ * call (invariant 3) and the call's own approval request. Consuming it is the caller's
+ * next, atomic step.
+ */
+export async function checkApproval(deps: GateDeps, proposal: Proposal, token: string | undefined, now: number): Promise<ApprovalCheck> {
+  const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+  if (token === undefined || token === '') {
+    // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
+    const status = request === undefined ? 'none' : effectiveStatus(request, now);
+    if (status === 'pending' && request !== undefined) {
+      return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
+    }
+    const rejection: Rejection =
+      status === 'denied'
+        ? { status: 'denied', reason: 'approval_denied' }
+        : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
+    return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
+  }
+  const verified = verifyApprovalToken(token, expectedCallOf(proposal), {
+    keyring: deps.keyring,
+    now,
+    clockToleranceSeconds: deps.clockToleranceSeconds,
+  });
+  if (!verified.ok) {
+    const decoded = decodeApprovalToken(token);
+    const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, undefined, tokenId) };
+  }
+  if (request === undefined || request.requestId !== verified.claims.req) {
+    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request") };
+  }
+  return { status: 'ok', approval: { requestId: request.requestId, tokenId: verified.claims.jti }, request };
+}
+
+export function consumeReason(reason: ConsumeFailure): NotApprovedReason {
+  switch (reason) {
+    case 'already_consumed':
+      return 'already_consumed';
+    case 'expired':
+      return 'expired';
+    case 'revoked':
+      return 'approval_revoked';
+    case 'not_approved':
+      return 'approval_pending';
+    case 'not_found':
+    case 'token_mismatch':
+      return 'token_mismatch';
+  }
+}

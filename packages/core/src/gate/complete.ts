@@ -1,0 +1,103 @@
+import { serializeCanonical } from '../canonical/serialize.ts';
+import { sha256Hex } from '../digest.ts';
+import type { Proposal } from '../ledger/types.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from './agent.ts';
+import { auditBestEffort } from './audit-safely.ts';
+import type { GateDeps } from './config.ts';
+import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
+import { grantMismatch, grantOf } from './grant-of.ts';
+import { errorMessage, eventAbout } from './propose.ts';
+
+/** Longest error message a completion may carry (it is hashed, never stored, but it is read). */
+const MAX_ERROR_LENGTH = 64 * 1024;
+
+/**
+ * Records what a granted call returned: the digest of the result (or of the error
+ * message), once. The grant is checked against the ledger's record of the call, not
+ * trusted; a retried `complete` with the same result is answered `duplicate: true`, a
+ * different result is refused (`result_conflict`, audited) and the first one stands.
+ * Never throws.
+ */
+export async function complete(deps: GateDeps, grant: Grant, completion: Completion, agent: Agent = DEFAULT_AGENT): Promise<CompleteOutcome> {
+  let proposal: Proposal | undefined;
+  try {
+    if (typeof grant !== 'object' || grant === null || typeof grant.proposalId !== 'string') {
+      return await refuse(deps, undefined, 'unknown_grant', 'complete needs the grant that authorize returned', { agent: agent.id });
+    }
+    const found = await deps.ledger.getProposal(grant.proposalId);
+    // Another agent's call is answered exactly like a call that does not exist.
+    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+      return await refuse(deps, undefined, 'unknown_grant', 'no dispatched call matches this grant', { proposalId: grant.proposalId, agent: agent.id });
+    }
+    proposal = found;
+    if (proposal.state !== 'dispatched') return await refuse(deps, proposal, 'not_dispatched', 'this call was never authorized');
+    const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+    const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
+    if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
+
+    const digest = completionDigest(completion);
+    if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
+
+    const at = deps.clock();
+    const recorded = await deps.ledger.recordResult(proposal.proposalId, { status: completion.status, resultDigest: digest, at });
+    if (!recorded.ok) {
+      if (recorded.reason === 'conflict') {
+        return await refuse(deps, proposal, 'result_conflict', 'a different result was already recorded for this call; the first one stands', {
+          resultDigest: digest,
+          recordedDigest: recorded.existing.resultDigest,
+        });
+      }
+      return await refuse(deps, proposal, recorded.reason === 'not_found' ? 'unknown_grant' : 'not_dispatched', `result refused: ${recorded.reason}`);
+    }
+    const ok = { ok: true as const, proposalId: proposal.proposalId, resultDigest: digest };
+    if (!recorded.created) return { ...ok, duplicate: true };
+    try {
+      await deps.audit.append({
+        ...eventAbout(proposal, 'result', at),
+        reason: completion.status === 'failed' ? 'tool_failed' : undefined,
+        detail: { resultDigest: digest },
+      });
+    } catch (error) {
+      // The ledger holds the result (a retry answers duplicate); the missing audit record is the outage to report.
+      return { ok: false, reason: 'store_unavailable', message: `result recorded, but the audit log failed: ${errorMessage(error)}` };
+    }
+    return { ...ok, duplicate: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
+}
+
+/** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */
+export function digestResult(result: unknown): string {
+  try {
+    return sha256Hex(serializeCanonical(result ?? null));
+  } catch {
+    return sha256Hex(String(result));
+  }
+}
+
+/** The digest a completion records, or why it is not a completion (it may come from JSON). */
+function completionDigest(completion: Completion): string | { problem: string } {
+  if (typeof completion !== 'object' || completion === null) return { problem: 'a completion must be an object' };
+  const status: unknown = completion.status;
+  if (status === 'succeeded') return digestResult((completion as { result?: unknown }).result);
+  if (status !== 'failed') return { problem: `completion status must be "succeeded" or "failed", not ${JSON.stringify(status) ?? 'undefined'}` };
+  const error: unknown = (completion as { error?: unknown }).error;
+  if (typeof error !== 'string' || error.length > MAX_ERROR_LENGTH) {
+    return { problem: `a failed completion needs an error message of at most ${MAX_ERROR_LENGTH} characters` };
+  }
+  return sha256Hex(error);
+}
+
+async function refuse(
+  deps: GateDeps,
+  proposal: Proposal | undefined,
+  reason: CompleteFailure,
+  message: string,
+  detail: Record<string, string> = {},
+): Promise<CompleteOutcome> {
+  const at = deps.clock();
+  const base = proposal ? eventAbout(proposal, 'rejection', at) : { type: 'rejection' as const, at };
+  await auditBestEffort(deps.audit, { ...base, reason, detail: { status: 'complete_refused', ...detail } });
+  return { ok: false, reason, message };
+}

@@ -1,0 +1,58 @@
+import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import type { Grant } from './grant.ts';
+
+/**
+ * The grant for a dispatched call, built only from the ledger: the proposal and, when
+ * the call consumed one, its approval request. `authorize` hands this out and
+ * `complete` rebuilds it to check what the runtime brings back.
+ */
+export function grantOf(proposal: Proposal, request: ApprovalRequest | undefined): Grant {
+  // A request counts only if this call consumed it: policy may have turned an
+  // `approve` into `allow` after the request was opened, and then it was never used.
+  const used = request !== undefined && request.status === 'consumed' ? request : undefined;
+  return {
+    v: 1,
+    proposalId: proposal.proposalId,
+    runId: proposal.runId,
+    sessionId: proposal.sessionId,
+    principal: proposal.principal,
+    agent: proposal.agent,
+    callId: proposal.callId,
+    toolName: proposal.toolName,
+    ...(proposal.definitionDigest === undefined ? {} : { definitionDigest: proposal.definitionDigest }),
+    canonicalArgs: proposal.canonicalArgs,
+    argsDigest: proposal.argsDigest,
+    ...(used === undefined
+      ? {}
+      : {
+          requestId: used.requestId,
+          tokenId: used.tokenId,
+          approvers: used.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
+        }),
+    authorizedAt: proposal.dispatchedAt ?? 0,
+  };
+}
+
+const GRANT_FIELDS = [
+  'v',
+  'proposalId',
+  'runId',
+  'sessionId',
+  'principal',
+  'agent',
+  'callId',
+  'toolName',
+  'definitionDigest',
+  'canonicalArgs',
+  'argsDigest',
+  'requestId',
+  'tokenId',
+  'approvers',
+  'authorizedAt',
+] as const satisfies readonly (keyof Grant)[];
+
+/** The first field in which `given` (untrusted, from the runtime) differs from the ledger's grant. */
+export function grantMismatch(given: Record<string, unknown>, expected: Grant): string | undefined {
+  // JSON text compares the approvers list by value; an absent field equals an undefined one.
+  return GRANT_FIELDS.find((field) => JSON.stringify(given[field]) !== JSON.stringify(expected[field]));
+}
