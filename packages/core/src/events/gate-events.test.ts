@@ -118,3 +118,56 @@ describe('gate lifecycle events', () => {
     expect(events.listenerCount).toBe(0);
   });
 });
+
+describe('authorize, complete and waitForDecision', () => {
+  it('authorize emits `authorized` (the request is consumed), complete emits `completed` once, refusals `rejected`', async () => {
+    const { events, seen } = recording();
+    const f = makeGateFixture({ events });
+    const { requestId, proposalId, token, call } = await f.proposeAndApprove();
+    const authorized = await f.gate.authorize({ proposalId, token });
+    if (authorized.status !== 'authorized') throw new Error(authorized.status);
+    await f.gate.authorize({ proposalId, token });
+    await f.gate.complete(authorized.grant, { status: 'succeeded', result: { sent: true } });
+    await f.gate.complete(authorized.grant, { status: 'succeeded', result: { sent: true } });
+    await f.gate.complete(authorized.grant, { status: 'succeeded', result: { sent: false } });
+    await settle();
+    const later = seen.filter((e) => ['authorized', 'completed', 'rejected'].includes(e.type));
+    expect(later).toMatchObject([
+      { type: 'authorized', requestId, proposalId, callId: call.callId },
+      { type: 'rejected', stage: 'authorize', reason: 'already_consumed', proposalId },
+      { type: 'completed', status: 'succeeded', proposalId },
+      { type: 'rejected', stage: 'complete', reason: 'result_conflict', proposalId },
+    ]);
+    expect(JSON.stringify(seen)).not.toContain('sent');
+  });
+
+  it('an unknown call is rejected without repeating the ids the runtime sent', async () => {
+    const { events, seen } = recording();
+    const f = makeGateFixture({ events });
+    await f.gate.authorize({ proposalId: 'made-up', runId: 'run-x', callId: 'call-x' });
+    await settle();
+    expect(seen).toEqual([{ type: 'rejected', at: expect.any(Number), stage: 'authorize', reason: 'unknown_call' }]);
+  });
+
+  it('waitForDecision wakes on an in-process decision at once', async () => {
+    const f = makeGateFixture();
+    const proposed = await f.gate.propose(f.call());
+    if (proposed.status !== 'approval_required') throw new Error(proposed.status);
+    const started = Date.now();
+    const waiting = f.gate.port().waitForDecision(proposed.requestId, { timeoutMs: 10_000 });
+    setTimeout(() => void f.gate.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'approve' }), 20);
+    expect(await waiting).toMatchObject({ ok: true, status: 'approved' });
+    // Well below the fallback poll (1 s): the event woke it.
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('waitForDecision still sees a decision its bus never hears of (another replica), by the fallback poll', async () => {
+    const f = makeGateFixture();
+    const replica = makeGateFixture({ ledger: f.ledger, audit: f.audit, keyring: f.keyring }).gate;
+    const proposed = await f.gate.propose(f.call());
+    if (proposed.status !== 'approval_required') throw new Error(proposed.status);
+    const waiting = f.gate.port().waitForDecision(proposed.requestId, { timeoutMs: 10_000 });
+    setTimeout(() => void replica.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'deny' }), 20);
+    expect(await waiting).toMatchObject({ ok: true, status: 'denied' });
+  });
+});

@@ -1,17 +1,24 @@
+import { isAboutRequest, waitForEvent } from '../events/wait-for-event.ts';
 import type { Agent } from './agent.ts';
 import type { ApprovalService } from './approvals.ts';
 import type { GateDeps } from './config.ts';
 import type { WaitOutcome } from './port.ts';
 import { errorMessage } from './propose.ts';
 
-const POLL_MS = 100;
+/**
+ * How often the ledger is re-read while no event arrives: the safety net for a
+ * decision made where this gate's event bus does not reach (another replica without
+ * a shared bus, a missed notification). Events wake the wait at once.
+ */
+const FALLBACK_POLL_MS = 1000;
 /** Longest wait one call may ask for; a caller wanting longer calls again. */
 const MAX_WAIT_MS = 10 * 60_000;
 const DEFAULT_WAIT_MS = 30_000;
 
 /**
  * Waits until the request is no longer pending (decided, revoked, consumed or expired)
- * or `timeoutMs`/`signal` ends the wait, by polling the ledger. Only the agent that owns
+ * or `timeoutMs`/`signal` ends the wait. Woken by the gate's events about the request
+ * (re-reading the ledger on each), with a slow poll as the fallback. Only the agent that owns
  * the call sees the request; for any other it is `not_found`. Never throws.
  */
 export async function waitForDecision(
@@ -29,7 +36,7 @@ export async function waitForDecision(
       if (!outcome.ok || outcome.status !== 'pending') return outcome;
       const left = deadline - Date.now();
       if (left <= 0 || options.signal?.aborted === true) return outcome;
-      await sleep(Math.min(POLL_MS, left), options.signal);
+      await waitForEvent(deps.events, isAboutRequest(requestId), Math.min(FALLBACK_POLL_MS, left), options.signal);
     }
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: errorMessage(error) };
@@ -47,16 +54,4 @@ async function readOutcome(deps: GateDeps, approvals: ApprovalService, agent: Ag
     return { ok: true, requestId, status: 'edited', editedProposalId: edit.editedProposalId, editedRequestId: edited?.requestId };
   }
   return { ok: true, requestId, status: view.status };
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
