@@ -1,10 +1,15 @@
-import type { AuditLog, LedgerStore, SessionRevocationStore } from '@countersign/core';
+import type { AuditLog, GateEvents, LedgerStore, SessionRevocationStore } from '@countersign/core';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
   readonly sessions: SessionRevocationStore;
+  /**
+   * For stores several replicas share (Postgres): an event bus that reaches the other
+   * replicas, so a waiter here wakes on a decision made there. Absent for SQLite.
+   */
+  openEvents?: (() => Promise<GateEvents & { close(): Promise<void> }>) | undefined;
   close(): Promise<void>;
 }
 
@@ -20,10 +25,14 @@ export async function openStore(target: StoreTarget, opts: { readOnly?: boolean 
     const { openSqliteStore } = await import('@countersign/store-sqlite');
     return openSqliteStore({ path: target.path, readOnly });
   }
-  const { openPostgresStore } = await import('@countersign/store-postgres');
-  return openPostgresStore({
-    connectionString: target.connectionString,
-    ...(target.schema === undefined ? {} : { schema: target.schema }),
-    readOnly,
-  });
+  const { openPostgresEvents, openPostgresStore } = await import('@countersign/store-postgres');
+  const where = { connectionString: target.connectionString, ...(target.schema === undefined ? {} : { schema: target.schema }) };
+  const store = await openPostgresStore({ ...where, readOnly });
+  return {
+    ledger: store.ledger,
+    audit: store.audit,
+    sessions: store.sessions,
+    openEvents: () => openPostgresEvents(where),
+    close: () => store.close(),
+  };
 }

@@ -3,6 +3,7 @@ import {
   type AuditLog,
   type Clock,
   Gate,
+  type GateEvents,
   type Keyring,
   type LedgerStore,
   type PolicyEngine,
@@ -31,6 +32,8 @@ export interface StartServerOptions {
   webhook?: WebhookOptions | undefined;
   tuning?: ServerTuning | undefined;
   clock?: Clock | undefined;
+  /** The gate's event bus; one that reaches the other replicas when several share the store. Default: in-process. */
+  events?: GateEvents | undefined;
   /** How long open connections may take to finish on close. Default 3000 ms. */
   shutdownGraceMs?: number | undefined;
 }
@@ -56,6 +59,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keyring: options.keyring,
     tools: options.tools,
     clock: options.clock,
+    events: options.events,
   });
   const created = createApp({
     gate,

@@ -99,9 +99,17 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     onError: (error) => report.warning(`audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`),
   });
   let running: RunningServer | undefined;
+  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
   try {
     // Signs what is there at startup: a log from before checkpoints existed gets covered from here on.
     await audit.checkpoint().catch(serveFailure);
+    // Replicas on one Postgres schema wake each other's waiters (LISTEN/NOTIFY).
+    events =
+      store.openEvents === undefined
+        ? undefined
+        : await store.openEvents().catch((error: unknown) => {
+            throw new CliError('io', `cannot listen for other replicas' events on ${describeStoreTarget(target)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          });
     running = await startServer({
       ledger: store.ledger,
       audit,
@@ -114,6 +122,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       port,
       publicOrigin,
       webhook,
+      events,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
     }).catch(serveFailure);
     report.started({
@@ -133,6 +142,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     report.stopping();
   } finally {
     await running?.close();
+    await events?.close().catch(() => undefined);
     // The last checkpoint, after the last request: a clean stop leaves no unsigned tail.
     await audit.close().catch((error: unknown) => report.warning(`final audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
     await store.close().catch(() => undefined);
