@@ -9,3 +9,17 @@ export {
 export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
+export {
+  ATTACK_KIT_POLICY_YAML,
+  attackKitTools,
+  describeGateAttacks,
+  type GateAttackAdapter,
+  type InProcessAttackOptions,
+  inProcessAttackAdapter,
+  KIT_AGENTS,
+  KIT_APPROVER,
+  KIT_CHANGED_DEFINITION,
+  KIT_PINNED_DEFINITION,
+  KIT_PRINCIPAL,
+  type KitAgent,
+} from './attack-kit/index.ts';

@@ -1,0 +1,36 @@
+import type { GatePort } from '../../gate/port.ts';
+import type { KitAgent } from './fixtures.ts';
+
+/**
+ * What `describeGateAttacks` needs from the wiring under test: keep it this small so a
+ * user can write one for their own setup (in-process gate, `@countersign/client` over
+ * HTTP, an integration). The gate behind it must use `ATTACK_KIT_POLICY_YAML` and
+ * register `attackKitTools()`.
+ *
+ * The kit plays the agent itself: it proposes through `port`, runs a granted call only
+ * after `authorize` returned a grant (counting each run), and reports with `complete`.
+ * Every assertion is about outcomes and that count, so it holds for any transport that
+ * returns the gate's typed outcomes (reasons included: the agent runtime is inside the
+ * trust boundary; an unknown call may be mapped to `not_approved`/`unknown_call`).
+ */
+export interface GateAttackAdapter {
+  /**
+   * A port bound to one of the two agent identities in `KIT_AGENTS` (authenticated as
+   * that agent). Called often: return a cached port or a cheap new one.
+   */
+  port(agent: KitAgent): GatePort;
+  /** Decides a request as an eligible approver (role `kit-approver`); throws if refused. */
+  decide(requestId: string, decision: 'approve' | 'deny'): Promise<void>;
+  /**
+   * Moves the gate's clock forward. Optional: without it the kit waits in real time
+   * for `kit_quick`'s 1-second approval to expire (the gate must then use real time).
+   */
+  advanceClock?(ms: number): Promise<void> | void;
+  /**
+   * Optional capability: makes the gate see `toolName` (always `kit_pinned`) with
+   * `KIT_CHANGED_DEFINITION` from now on. Without it the definition-change attack is skipped.
+   */
+  changeToolDefinition?(toolName: string): Promise<void>;
+  /** Called once after the suite. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { MemoryAuditLog } from '../../audit/memory-audit-log.ts';
+import type { AuditLog } from '../../audit/types.ts';
+import { manualClock } from '../../clock.ts';
+import { Gate } from '../../gate/gate.ts';
+import { MemoryLedger } from '../../ledger/memory-ledger.ts';
+import type { LedgerStore } from '../../ledger/types.ts';
+import { loadPolicy } from '../../policy/load.ts';
+import { hmacKey, Keyring } from '../../token/keyring.ts';
+import type { GateAttackAdapter } from './adapter.ts';
+import { ATTACK_KIT_POLICY_YAML, attackKitTools, KIT_AGENTS, KIT_APPROVER, KIT_CHANGED_DEFINITION } from './fixtures.ts';
+
+export interface InProcessAttackOptions {
+  ledger?: LedgerStore | undefined;
+  audit?: AuditLog | undefined;
+  keyring?: Keyring | undefined;
+  close?: (() => Promise<void>) | undefined;
+}
+
+/**
+ * The attack kit's adapter for an in-process `Gate` (memory stores by default; pass a
+ * SQLite or Postgres ledger to run the kit over it). Its clock is a manual one the kit
+ * can advance; a definition change builds a new gate over the same stores, as a
+ * restart with a changed tool would.
+ */
+export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): GateAttackAdapter {
+  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
+  const ledger = options.ledger ?? new MemoryLedger();
+  const audit = options.audit ?? new MemoryAuditLog();
+  const keyring = options.keyring ?? new Keyring([hmacKey('kit-k1', Buffer.alloc(32, 0x6b))]);
+  const policy = loadPolicy(ATTACK_KIT_POLICY_YAML, 'yaml');
+  let gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools(), clock, newId: () => `kit-${randomUUID()}` });
+  return {
+    port: (agent) => gate.port(KIT_AGENTS[agent]),
+    async decide(requestId, decision) {
+      const decided = await gate.approvals.decide(KIT_APPROVER, { requestId, decision });
+      if (!decided.ok) throw new Error(`attack kit: decision refused: ${decided.reason}`);
+    },
+    advanceClock: (ms) => clock.advance(ms),
+    async changeToolDefinition(toolName) {
+      if (toolName !== KIT_CHANGED_DEFINITION.name) throw new Error(`attack kit: cannot change ${toolName}`);
+      gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools({ pinned: KIT_CHANGED_DEFINITION }), clock });
+    },
+    ...(options.close === undefined ? {} : { close: options.close }),
+  };
+}
