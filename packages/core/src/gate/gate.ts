@@ -5,6 +5,8 @@ import { callStatus } from './call-status.ts';
 import { complete } from './complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
+import type { AuditReader } from '../audit/types.ts';
+import type { CanonicalLimits } from '../canonical/limits.ts';
 import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
@@ -35,6 +37,21 @@ export class Gate {
    */
   get events(): Pick<GateEvents, 'subscribe'> {
     return this.deps.events;
+  }
+
+  /** The gate's clock (invariant 8): whoever compares times with what the gate records uses this one. */
+  now(): number {
+    return this.deps.clock();
+  }
+
+  /** The audit chain, read-only: for audit views and chain verification. */
+  get auditLog(): AuditReader {
+    return this.deps.audit;
+  }
+
+  /** The limits untrusted argument JSON is held to (depth, size), for callers that parse it first. */
+  get argumentLimits(): Readonly<Partial<CanonicalLimits>> {
+    return this.deps.argumentLimits;
   }
 
   /**

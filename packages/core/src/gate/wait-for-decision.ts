@@ -32,7 +32,7 @@ export async function waitForDecision(
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      const outcome = await readOutcome(deps, approvals, agent, requestId);
+      const outcome = await readOutcome(approvals, agent, requestId);
       if (!outcome.ok || outcome.status !== 'pending') return outcome;
       const left = deadline - Date.now();
       if (left <= 0 || options.signal?.aborted === true) return outcome;
@@ -43,15 +43,14 @@ export async function waitForDecision(
   }
 }
 
-async function readOutcome(deps: GateDeps, approvals: ApprovalService, agent: Agent, requestId: string): Promise<WaitOutcome> {
-  const view = typeof requestId === 'string' ? await approvals.agentView(agent, requestId) : undefined;
-  if (view === undefined) return { ok: false, reason: 'not_found', message: 'no such approval request' };
-  // Approve-with-edits closes the original with a deny that links the edited call.
-  const edit = view.request.decisions.find((d) => d.editedProposalId !== undefined);
-  if (view.status === 'denied' && edit?.editedProposalId !== undefined) {
-    // The edited call is recorded in the same run, so it is this agent's too.
-    const edited = await deps.ledger.findApprovalRequestByProposal(edit.editedProposalId);
-    return { ok: true, requestId, status: 'edited', editedProposalId: edit.editedProposalId, editedRequestId: edited?.requestId };
+async function readOutcome(approvals: ApprovalService, agent: Agent, requestId: string): Promise<WaitOutcome> {
+  const found = await approvals.agentView(agent, requestId);
+  if (!found.ok) return found;
+  const { view } = found;
+  // Approve-with-edits closes the original with a deny that links the edited call
+  // (recorded in the same run, so it is this agent's too).
+  if (view.status === 'denied' && view.edited !== undefined) {
+    return { ok: true, requestId, status: 'edited', editedProposalId: view.edited.proposalId, editedRequestId: view.edited.requestId };
   }
   return { ok: true, requestId, status: view.status };
 }

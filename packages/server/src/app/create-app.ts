@@ -57,9 +57,9 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     publicOrigin,
     bodyLimits: {
       maxBytes: bodyLimitBytes,
-      maxDepth: (options.gate.deps.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
+      maxDepth: (options.gate.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
     },
-    chainStatus: new ChainStatusCache(options.gate.deps.audit, options.gate.deps.clock, tuning.chainStatusMaxAgeMs),
+    chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
   };
 

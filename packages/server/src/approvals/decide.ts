@@ -28,7 +28,7 @@ export async function decide(services: Services, approver: Approver, input: Deci
 
 function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
   try {
-    return canonicalizeArguments(edited, services.gate.deps.argumentLimits).digest === argsDigest;
+    return canonicalizeArguments(edited, services.gate.argumentLimits).digest === argsDigest;
   } catch {
     return false; // the gate reports the typed error
   }

@@ -1,4 +1,4 @@
-import type { AuditLog, Clock } from '@countersign/core';
+import type { AuditReader, Clock } from '@countersign/core';
 import { type ChainStatus, chainStatus } from './chain-status.ts';
 
 export interface CachedChainStatus extends Readonly<{ status: ChainStatus; checkedAt: number }> {}
@@ -10,13 +10,13 @@ export interface CachedChainStatus extends Readonly<{ status: ChainStatus; check
  * interval. `countersign audit verify` is the full, uncached check.
  */
 export class ChainStatusCache {
-  readonly #audit: AuditLog;
+  readonly #audit: AuditReader;
   readonly #clock: Clock;
   readonly #maxAgeMs: number;
   #last: CachedChainStatus | undefined;
   #inFlight: Promise<CachedChainStatus> | undefined;
 
-  constructor(audit: AuditLog, clock: Clock, maxAgeMs: number) {
+  constructor(audit: AuditReader, clock: Clock, maxAgeMs: number) {
     this.#audit = audit;
     this.#clock = clock;
     this.#maxAgeMs = maxAgeMs;

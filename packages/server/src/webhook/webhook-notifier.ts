@@ -82,8 +82,9 @@ export function notifyByWebhook(gate: Gate, sender: WebhookSender, publicOrigin:
 }
 
 async function payloadFor(gate: Gate, event: { type: WebhookEventType; requestId: string }, publicOrigin: string | undefined): Promise<WebhookPayload | undefined> {
-  const view = await gate.approvals.view(event.requestId);
-  if (view === undefined) return undefined;
+  const found = await gate.approvals.view(event.requestId);
+  if (!found.ok) return undefined;
+  const view = found.view;
   const { request, proposal } = view;
   const fields = {
     toolName: proposal.toolName,

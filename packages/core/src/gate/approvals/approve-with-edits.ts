@@ -1,16 +1,16 @@
-import type { AuditEvent } from '../audit/types.ts';
-import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
-import { CanonicalizationError } from '../canonical/errors.ts';
-import type { ApproverRule, Proposal } from '../ledger/types.ts';
-import { emit } from '../events/emit.ts';
-import { decideSafely } from '../policy/safe-decide.ts';
-import { auditBestEffort } from './audit-safely.ts';
-import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
-import type { GateDeps } from './config.ts';
-import type { DecisionInput, DecisionOutcome, RequestView } from './approvals.ts';
-import { type Approver, mayDecide } from './eligibility.ts';
-import { checkInputSchema, type InputSchemaProblem } from './input-schema.ts';
-import { callIds, errorMessage, eventAbout } from './propose.ts';
+import type { AuditEvent } from '../../audit/types.ts';
+import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
+import { CanonicalizationError } from '../../canonical/errors.ts';
+import type { ApproverRule, Proposal } from '../../ledger/types.ts';
+import { emit } from '../../events/emit.ts';
+import { decideSafely } from '../../policy/safe-decide.ts';
+import { auditBestEffort } from '../audit-safely.ts';
+import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import type { GateDeps } from '../config.ts';
+import type { DecisionInput, DecisionOutcome, RequestView } from './types.ts';
+import { type Approver, mayDecide } from '../eligibility.ts';
+import { checkInputSchema, type InputSchemaProblem } from '../input-schema.ts';
+import { callIds, errorMessage, eventAbout } from '../propose.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {
