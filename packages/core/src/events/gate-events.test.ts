@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
 import { MemoryGateEvents } from './memory-gate-events.ts';
 import type { DeliveredEvent, GateEvent } from './types.ts';
-import { isAboutRequest, waitForEvent } from './wait-for-event.ts';
+import { isAboutRequest, waitForEvent, watchEvents } from './wait-for-event.ts';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -115,6 +115,23 @@ describe('gate lifecycle events', () => {
     expect(await resynced).toBe('event');
     expect(await waitForEvent(events, isAboutRequest('r1'), 10)).toBe('timeout');
     expect(await waitForEvent(events, isAboutRequest('r1'), 5_000, AbortSignal.abort())).toBe('aborted');
+    expect(events.listenerCount).toBe(0);
+  });
+});
+
+describe('watchEvents', () => {
+  it('remembers an event that arrives between two waits (after a read, before the next wait), so no waiter sleeps through it', async () => {
+    const events = new MemoryGateEvents();
+    const watch = watchEvents(events, isAboutRequest('r1'));
+    // The waiter is busy re-reading the store when the decision lands.
+    events.publish({ type: 'revoked', at: 0, requestId: 'r1', approver: 'a', runId: 'x', proposalId: 'p', callId: 'c', toolName: 't' });
+    await settle();
+    const started = Date.now();
+    expect(await watch.next(5_000)).toBe('event');
+    expect(Date.now() - started).toBeLessThan(100);
+    // Consumed: the next wait waits again.
+    expect(await watch.next(10)).toBe('timeout');
+    watch.close();
     expect(events.listenerCount).toBe(0);
   });
 });

@@ -1,4 +1,3 @@
-export { emit } from './emit.ts';
 export { MemoryGateEvents } from './memory-gate-events.ts';
 export type {
   CallIds,
@@ -10,4 +9,4 @@ export type {
   GateEventType,
   RejectionStage,
 } from './types.ts';
-export { isAboutRequest, type Wake, waitForEvent } from './wait-for-event.ts';
+export { type EventWatch, isAboutRequest, type Wake, waitForEvent, watchEvents } from './wait-for-event.ts';

@@ -1,4 +1,4 @@
-import { isAboutRequest, waitForEvent } from '../events/wait-for-event.ts';
+import { isAboutRequest, watchEvents } from '../events/wait-for-event.ts';
 import type { Agent } from './agent.ts';
 import type { ApprovalService } from './approvals.ts';
 import type { GateDeps } from './config.ts';
@@ -30,16 +30,20 @@ export async function waitForDecision(
 ): Promise<WaitOutcome> {
   const timeoutMs = Math.min(Math.max(0, Number.isFinite(options.timeoutMs) ? (options.timeoutMs as number) : DEFAULT_WAIT_MS), MAX_WAIT_MS);
   const deadline = Date.now() + timeoutMs;
+  // Watching starts before the first read, so a decision right after a read still wakes us.
+  const watch = watchEvents(deps.events, isAboutRequest(requestId));
   try {
     for (;;) {
       const outcome = await readOutcome(approvals, agent, requestId);
       if (!outcome.ok || outcome.status !== 'pending') return outcome;
       const left = deadline - Date.now();
       if (left <= 0 || options.signal?.aborted === true) return outcome;
-      await waitForEvent(deps.events, isAboutRequest(requestId), Math.min(FALLBACK_POLL_MS, left), options.signal);
+      await watch.next(Math.min(FALLBACK_POLL_MS, left), options.signal);
     }
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: errorMessage(error) };
+  } finally {
+    watch.close();
   }
 }
 

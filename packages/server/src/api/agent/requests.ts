@@ -1,4 +1,4 @@
-import { type Agent, isAboutRequest, waitForEvent } from '@countersign/core';
+import { type Agent, isAboutRequest, watchEvents } from '@countersign/core';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
@@ -50,11 +50,17 @@ function parseWait(raw: string | undefined, max: number): number {
 /** Re-reads the ledger on every gate event about the request and at the poll interval, until not pending or out of time. */
 async function waitWhilePending(services: Services, agent: Agent, requestId: string, waitMs: number, signal: AbortSignal): Promise<ApprovalView> {
   const deadline = Date.now() + waitMs;
-  for (;;) {
-    const view = await readRequest(services, agent, requestId);
-    const remaining = deadline - Date.now();
-    if (view.status !== 'pending' || remaining <= 0) return view;
-    const wake = await waitForEvent(services.gate.events, isAboutRequest(requestId), Math.min(services.tuning.pollIntervalMs, remaining), signal);
-    if (wake === 'aborted') return view;
+  // Watching starts before the first read, so a decision right after a read still wakes us.
+  const watch = watchEvents(services.gate.events, isAboutRequest(requestId));
+  try {
+    for (;;) {
+      const view = await readRequest(services, agent, requestId);
+      const remaining = deadline - Date.now();
+      if (view.status !== 'pending' || remaining <= 0) return view;
+      const wake = await watch.next(Math.min(services.tuning.pollIntervalMs, remaining), signal);
+      if (wake === 'aborted') return view;
+    }
+  } finally {
+    watch.close();
   }
 }
