@@ -46,7 +46,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--host <address>', 'address to bind', DEFAULT_HOST)
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
     .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
-    .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store for decisions made by other replicas')
+    .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option('--json', 'print startup details and events as JSON lines')
     .addHelpText(
       'after',
