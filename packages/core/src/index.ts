@@ -4,7 +4,7 @@
  * model asked for; dispatch (or authorize and complete) once a person has approved.
  * Everything else lives under the subpath of the module it belongs to, mirroring the
  * design's modules: `@countersign/core/token`, `/canonical`, `/policy`, `/ledger`,
- * `/audit`, `/gate`, `/catalog`, `/display`, `/session`, `/testing`, `/store-kit`.
+ * `/audit`, `/gate`, `/catalog`, `/events`, `/display`, `/session`, `/testing`, `/store-kit`.
  */
 export {
   type Agent,
@@ -37,3 +37,4 @@ export { type LedgerStore, MemoryLedger } from './ledger/index.ts';
 export { staticCatalog, type ToolCatalog } from './catalog/index.ts';
 export { type AuditLog, JsonlAuditLog, MemoryAuditLog, verifyChain } from './audit/index.ts';
 export { type Clock, systemClock } from './clock.ts';
+export type { GateEvent, GateEvents } from './events/index.ts';

@@ -57,6 +57,9 @@ export interface AuditHead {
   hash: string;
 }
 
+/** The read side of an audit log: what audit views and verifiers need, and no way to append. */
+export type AuditReader = Pick<AuditLog, 'read' | 'head'>;
+
 export interface AuditLog {
   /** Appends one event; concurrent appends still form a single chain. */
   append(event: AuditEvent): Promise<AuditRecord>;

@@ -1,4 +1,5 @@
 import type { CatalogEntry, ToolPin } from '../catalog/types.ts';
+import { emit } from '../events/emit.ts';
 import type { ApprovalRequest } from '../ledger/types.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
@@ -66,6 +67,7 @@ async function decide(deps: GateDeps, toolName: string, digest: string): Promise
     actor: 'system',
     detail: { previousDigest: changed.trustedDigest ?? null, digest },
   });
+  announcePin(deps, changed, changed.trustedDigest, request.requestId);
   return refuse(`${toolName}'s definition is not the trusted one; it waits for review`, request.requestId);
 }
 
@@ -131,6 +133,20 @@ export async function auditPin(deps: GateDeps, pin: ToolPin, previousDigest: str
       previousDigest: previousDigest ?? null,
       via,
     },
+  });
+  announcePin(deps, pin, previousDigest);
+}
+
+/** The lifecycle event for a pin that moved (after the store committed it): waiters and dashboards wake on it. */
+function announcePin(deps: GateDeps, pin: ToolPin, previousDigest: string | undefined, requestId?: string): void {
+  emit(deps.events, {
+    type: 'definition_changed',
+    at: pin.updatedAt,
+    toolName: pin.toolName,
+    definitionDigest: pin.status === 'trusted' ? pin.trustedDigest : pin.pendingDigest,
+    previousDigest,
+    pinStatus: pin.status === 'changed' ? 'changed_awaiting_review' : pin.status,
+    ...(requestId === undefined ? {} : { requestId }),
   });
 }
 

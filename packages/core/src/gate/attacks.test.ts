@@ -6,7 +6,7 @@ import { sha256Hex } from '../digest.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import { checkDecisionEvidence } from './decision-evidence.ts';
 import type { LedgerStore, Proposal } from '../ledger/types.ts';
-import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
+import { FINANCE, makeGateFixture, requestView, listedFor } from '../testing/gate-fixture.ts';
 import { generateEd25519Key, hmacKey, Keyring } from '../token/keyring.ts';
 import { mintApprovalToken } from '../token/mint.ts';
 
@@ -364,7 +364,7 @@ describe('gate: attacks are rejected with their reason code', () => {
   it('a revoked approval never runs', async () => {
     const f = makeGateFixture();
     const { call, token, requestId } = await f.proposeAndApprove();
-    expect(await f.gate.approvals.revoke(FINANCE, requestId)).toBe(true);
+    expect(await f.gate.approvals.revoke(FINANCE, requestId)).toMatchObject({ ok: true, request: { status: 'revoked' } });
     expect(await f.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({
       status: 'not_approved',
       reason: 'approval_revoked',
@@ -504,32 +504,32 @@ describe('approvals', () => {
       f.clock.advance(1000);
       await f.gate.propose(f.call({ toolName: 'deploy', arguments: { service: `s${i}` } }));
     }
-    const mine = await f.gate.approvals.listFor(FINANCE, 'pending', 1);
+    const mine = await listedFor(f.gate, FINANCE, 'pending', 1);
     expect(mine.map((v) => v.request.requestId)).toEqual([
       transfer.status === 'approval_required' ? transfer.requestId : 'none',
     ]);
-    expect(await f.gate.approvals.listFor({ id: 'alice' }, 'pending', 2)).toHaveLength(2);
-    expect(await f.gate.approvals.listFor({ id: 'mallory' })).toEqual([]);
+    expect(await listedFor(f.gate, { id: 'alice' }, 'pending', 2)).toHaveLength(2);
+    expect(await listedFor(f.gate, { id: 'mallory' })).toEqual([]);
   });
 
   it('a request view carries the definition the approver sees, or why there is none', async () => {
     const f = makeGateFixture();
     const { requestId } = await f.proposeAndApprove();
-    expect((await f.gate.approvals.view(requestId))?.definition).toMatchObject({
+    expect((await requestView(f.gate, requestId))?.definition).toMatchObject({
       status: 'pinned',
       definition: { name: 'transfer', description: 'Move money to a recipient' },
     });
     const deploy = await f.gate.propose(f.call({ toolName: 'deploy', arguments: {} }));
     const deployId = deploy.status === 'approval_required' ? deploy.requestId : 'none';
-    expect((await f.gate.approvals.view(deployId))?.definition).toEqual({ status: 'none' });
+    expect((await requestView(f.gate, deployId))?.definition).toEqual({ status: 'none' });
     const changed = makeGateFixture({
       ledger: f.ledger,
       audit: f.audit,
       tools: { transfer: { execute: () => 0, definition: { name: 'transfer', description: 'changed' } } },
     });
-    expect((await changed.gate.approvals.view(requestId))?.definition).toMatchObject({ status: 'changed', current: { description: 'changed' } });
+    expect((await requestView(changed.gate, requestId))?.definition).toMatchObject({ status: 'changed', current: { description: 'changed' } });
     const gone = makeGateFixture({ ledger: f.ledger, audit: f.audit, tools: {} });
-    expect((await gone.gate.approvals.view(requestId))?.definition).toEqual({ status: 'unknown_tool' });
+    expect((await requestView(gone.gate, requestId))?.definition).toEqual({ status: 'unknown_tool' });
   });
 
   it('each decision is its own signed record, bound to the call; swapped or forged records are caught', async () => {

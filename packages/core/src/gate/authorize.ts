@@ -1,6 +1,7 @@
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../digest.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { emit } from '../events/emit.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
@@ -10,7 +11,7 @@ import type { GateDeps } from './config.ts';
 import { grantOf } from './grant-of.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
-import { errorMessage, eventAbout } from './propose.ts';
+import { callIds, errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
 
 /** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
@@ -101,6 +102,8 @@ export async function authorizeCall(
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
+    // Committed: the approval (or the allowed call) is spent, whatever happens next.
+    emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, ...callIds(proposal) });
     // The approval is spent before the tool runs, and no grant is handed out without this record.
     await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
     // The request as consume left it (its decisions cannot change once approved).

@@ -1,12 +1,13 @@
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { sha256Hex } from '../digest.ts';
+import { emit } from '../events/emit.ts';
 import type { Proposal } from '../ledger/types.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
-import { errorMessage, eventAbout } from './propose.ts';
+import { callIds, errorMessage, eventAbout } from './propose.ts';
 
 /** Longest error message a completion may carry (it is hashed, never stored, but it is read). */
 const MAX_ERROR_LENGTH = 64 * 1024;
@@ -51,6 +52,7 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     }
     const ok = { ok: true as const, proposalId: proposal.proposalId, resultDigest: digest };
     if (!recorded.created) return { ...ok, duplicate: true };
+    emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
     try {
       await deps.audit.append({
         ...eventAbout(proposal, 'result', at),
@@ -99,5 +101,6 @@ async function refuse(
   const at = deps.clock();
   const base = proposal ? eventAbout(proposal, 'rejection', at) : { type: 'rejection' as const, at };
   await auditBestEffort(deps.audit, { ...base, reason, detail: { status: 'complete_refused', ...detail } });
+  emit(deps.events, { type: 'rejected', at, stage: 'complete', reason, ...(proposal ? callIds(proposal) : {}) });
   return { ok: false, reason, message };
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/types.ts';
 import type { CanonicalLimits } from '../canonical/limits.ts';
 import { type Clock, systemClock } from '../clock.ts';
+import { MemoryGateEvents } from '../events/memory-gate-events.ts';
+import type { GateEvents } from '../events/types.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import type { PolicyEngine } from '../policy/types.ts';
 import type { Keyring } from '../token/keyring.ts';
@@ -63,6 +65,12 @@ export interface GateConfig {
   argumentLimits?: Partial<CanonicalLimits> | undefined;
   /** Allowed clock difference when checking token times, in seconds. Default 5. */
   clockToleranceSeconds?: number | undefined;
+  /**
+   * Where lifecycle events go (proposed, decided, authorized...), after each commit.
+   * Defaults to an in-process bus; several replicas on one database pass a bus that
+   * reaches the others (e.g. @countersign/store-postgres's LISTEN/NOTIFY bus).
+   */
+  events?: GateEvents | undefined;
 }
 
 /** GateConfig with defaults filled in; shared by the gate and the approval service. */
@@ -82,6 +90,7 @@ export interface GateDeps {
   newId: () => string;
   argumentLimits: Partial<CanonicalLimits>;
   clockToleranceSeconds: number;
+  events: GateEvents;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
@@ -105,5 +114,6 @@ export function resolveConfig(config: GateConfig): GateDeps {
     newId: config.newId ?? randomUUID,
     argumentLimits: config.argumentLimits ?? {},
     clockToleranceSeconds: config.clockToleranceSeconds ?? 5,
+    events: config.events ?? new MemoryGateEvents(),
   };
 }

@@ -5,6 +5,9 @@ import { callStatus } from './call-status.ts';
 import { complete } from './complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
+import type { AuditReader } from '../audit/types.ts';
+import type { CanonicalLimits } from '../canonical/limits.ts';
+import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
@@ -26,6 +29,31 @@ export class Gate {
   constructor(config: GateConfig) {
     this.deps = resolveConfig(config);
     this.approvals = new ApprovalService(this.deps);
+  }
+
+  /**
+   * Lifecycle events (proposed, decided, authorized...), each published after the
+   * store committed it, whoever caused it: this process's HTTP routes, code calling
+   * the gate directly, or (with a replica-aware bus) another replica. Subscribe only;
+   * listeners re-read the store for anything they act on.
+   */
+  get events(): Pick<GateEvents, 'subscribe'> {
+    return this.deps.events;
+  }
+
+  /** The gate's clock (invariant 8): whoever compares times with what the gate records uses this one. */
+  now(): number {
+    return this.deps.clock();
+  }
+
+  /** The audit chain, read-only: for audit views and chain verification. */
+  get auditLog(): AuditReader {
+    return this.deps.audit;
+  }
+
+  /** The limits untrusted argument JSON is held to (depth, size), for callers that parse it first. */
+  get argumentLimits(): Readonly<Partial<CanonicalLimits>> {
+    return this.deps.argumentLimits;
   }
 
   /**

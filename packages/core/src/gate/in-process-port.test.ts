@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
+import { FINANCE, makeGateFixture, requestView } from '../testing/gate-fixture.ts';
 
 describe('in-process GatePort', () => {
   it('propose records every call of a model response, in order, one outcome each', async () => {
@@ -45,7 +45,7 @@ describe('in-process GatePort', () => {
     await f.gate.approvals.decide(FINANCE, { requestId: pending.requestId, decision: 'approve', editedArguments: { amount: 400, to: 'bob' } });
     const edited = await waiting;
     expect(edited).toMatchObject({ ok: true, status: 'edited' });
-    const editedRequest = await f.gate.approvals.view((edited as { editedRequestId: string }).editedRequestId);
+    const editedRequest = await requestView(f.gate, (edited as { editedRequestId: string }).editedRequestId);
     expect(editedRequest?.proposal).toMatchObject({ proposalId: (edited as { editedProposalId: string }).editedProposalId, canonicalArgs: '{"amount":400,"to":"bob"}' });
 
     const [stale] = await port.propose({

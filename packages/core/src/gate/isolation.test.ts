@@ -20,8 +20,8 @@ describe('agents are isolated: a run belongs to the agent that recorded its firs
   it("B cannot read A's request or fetch its token: both read exactly like an unknown id", async () => {
     const f = makeGateFixture();
     const { proposed } = await approvedForA(f);
-    expect(await f.gate.approvals.agentView(B, proposed.requestId)).toBeUndefined();
-    expect(await f.gate.approvals.agentView(A, proposed.requestId)).toMatchObject({ status: 'approved' });
+    expect(await f.gate.approvals.agentView(B, proposed.requestId)).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await f.gate.approvals.agentView(A, proposed.requestId)).toMatchObject({ ok: true, view: { status: 'approved' } });
     const stolen = await f.gate.approvals.token(proposed.requestId, B);
     const unknown = await f.gate.approvals.token('no-such-request', B);
     expect(stolen).toEqual(unknown);

@@ -4,6 +4,8 @@ import { CanonicalizationError } from '../canonical/errors.ts';
 import type { Proposal } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
+import { emit } from '../events/emit.ts';
+import type { CallIds } from '../events/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
 import { admitDefinition } from './admit-definition.ts';
 import { auditBestEffort } from './audit-safely.ts';
@@ -33,7 +35,11 @@ export interface ModelToolCall {
  */
 export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome> {
   const invalid = invalidCallField(call) ?? invalidAgent(agent);
-  if (invalid !== undefined) return { status: 'rejected', reason: 'invalid_call', message: invalid };
+  if (invalid !== undefined) {
+    // The ids are not valid ids, so the event carries none of them.
+    emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason: 'invalid_call' });
+    return { status: 'rejected', reason: 'invalid_call', message: invalid };
+  }
   if (!mayActFor(agent, call.principal)) {
     await auditRefusal(deps, call, agent, 'principal_not_allowed');
     return { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` };
@@ -85,6 +91,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
         argsDigest: args.digest,
         reason: 'call_conflict',
       });
+      emit(deps.events, { type: 'rejected', at: now, stage: 'propose', reason: 'call_conflict', ...callIds(recorded.existing) });
       return {
         status: 'rejected',
         reason: 'call_conflict',
@@ -102,6 +109,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       sessionId: proposal.sessionId,
       definitionDigest: proposal.definitionDigest,
     });
+    if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, ...callIds(proposal) });
     if (recorded.created) {
       await deps.audit.append({
         ...eventAbout(proposal, 'verdict', now),
@@ -134,6 +142,7 @@ async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Ve
     eligible: verdict.approval.eligible,
     ruleId: verdict.ruleId,
   });
+  emit(deps.events, { type: 'approval_requested', at: now, requestId: request.requestId, expiresAt: request.expiresAt, ...callIds(proposal) });
   await deps.audit.append({
     ...eventAbout(proposal, 'approval_requested', now),
     requestId: request.requestId,
@@ -157,6 +166,16 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
   };
 }
 
+/** The ids every lifecycle event about one recorded call carries. */
+export function callIds(proposal: Proposal): CallIds {
+  return { runId: proposal.runId, proposalId: proposal.proposalId, callId: proposal.callId, toolName: proposal.toolName };
+}
+
+/** Tells listeners about a call refused before it was recorded (its ids are valid by now). */
+function emitRefusal(deps: GateDeps, call: ModelToolCall, reason: string): void {
+  emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason, runId: call.runId, callId: call.callId, toolName: call.toolName });
+}
+
 /** Audits a call refused before it was recorded; the refused agent goes in the detail. */
 async function auditRefusal(
   deps: GateDeps,
@@ -166,6 +185,7 @@ async function auditRefusal(
   argsDigest?: string,
   definitionDigest?: string,
 ): Promise<void> {
+  emitRefusal(deps, call, reason);
   await auditBestEffort(deps.audit, {
     type: 'rejection',
     at: deps.clock(),

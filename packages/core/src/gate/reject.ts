@@ -1,10 +1,11 @@
+import { emit } from '../events/emit.ts';
 import type { Proposal } from '../ledger/types.ts';
 import type { Agent } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import type { DeniedReason, NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
-import { eventAbout } from './propose.ts';
+import { callIds, eventAbout } from './propose.ts';
 
 export type Rejection = { status: 'not_approved'; reason: NotApprovedReason } | { status: 'denied'; reason: DeniedReason };
 
@@ -46,6 +47,8 @@ export async function reject(
     reason: rejection.reason,
     detail: { status: rejection.status, ...asked, ...who, ...(tokenId ? { tokenId } : {}) },
   });
+  // Ids only for a recorded call: an unknown call's ids are whatever the runtime sent.
+  emit(deps.events, { type: 'rejected', at, stage: 'authorize', reason: rejection.reason, ...(proposal ? callIds(proposal) : {}) });
   return { ...rejection, message, proposalId: proposal?.proposalId } as RejectionOutcome;
 }
 

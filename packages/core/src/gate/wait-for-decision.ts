@@ -1,17 +1,24 @@
+import { isAboutRequest, watchEvents } from '../events/wait-for-event.ts';
 import type { Agent } from './agent.ts';
 import type { ApprovalService } from './approvals.ts';
 import type { GateDeps } from './config.ts';
 import type { WaitOutcome } from './port.ts';
 import { errorMessage } from './propose.ts';
 
-const POLL_MS = 100;
+/**
+ * How often the ledger is re-read while no event arrives: the safety net for a
+ * decision made where this gate's event bus does not reach (another replica without
+ * a shared bus, a missed notification). Events wake the wait at once.
+ */
+const FALLBACK_POLL_MS = 1000;
 /** Longest wait one call may ask for; a caller wanting longer calls again. */
 const MAX_WAIT_MS = 10 * 60_000;
 const DEFAULT_WAIT_MS = 30_000;
 
 /**
  * Waits until the request is no longer pending (decided, revoked, consumed or expired)
- * or `timeoutMs`/`signal` ends the wait, by polling the ledger. Only the agent that owns
+ * or `timeoutMs`/`signal` ends the wait. Woken by the gate's events about the request
+ * (re-reading the ledger on each), with a slow poll as the fallback. Only the agent that owns
  * the call sees the request; for any other it is `not_found`. Never throws.
  */
 export async function waitForDecision(
@@ -23,40 +30,31 @@ export async function waitForDecision(
 ): Promise<WaitOutcome> {
   const timeoutMs = Math.min(Math.max(0, Number.isFinite(options.timeoutMs) ? (options.timeoutMs as number) : DEFAULT_WAIT_MS), MAX_WAIT_MS);
   const deadline = Date.now() + timeoutMs;
+  // Watching starts before the first read, so a decision right after a read still wakes us.
+  const watch = watchEvents(deps.events, isAboutRequest(requestId));
   try {
     for (;;) {
-      const outcome = await readOutcome(deps, approvals, agent, requestId);
+      const outcome = await readOutcome(approvals, agent, requestId);
       if (!outcome.ok || outcome.status !== 'pending') return outcome;
       const left = deadline - Date.now();
       if (left <= 0 || options.signal?.aborted === true) return outcome;
-      await sleep(Math.min(POLL_MS, left), options.signal);
+      await watch.next(Math.min(FALLBACK_POLL_MS, left), options.signal);
     }
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: errorMessage(error) };
+  } finally {
+    watch.close();
   }
 }
 
-async function readOutcome(deps: GateDeps, approvals: ApprovalService, agent: Agent, requestId: string): Promise<WaitOutcome> {
-  const view = typeof requestId === 'string' ? await approvals.agentView(agent, requestId) : undefined;
-  if (view === undefined) return { ok: false, reason: 'not_found', message: 'no such approval request' };
-  // Approve-with-edits closes the original with a deny that links the edited call.
-  const edit = view.request.decisions.find((d) => d.editedProposalId !== undefined);
-  if (view.status === 'denied' && edit?.editedProposalId !== undefined) {
-    // The edited call is recorded in the same run, so it is this agent's too.
-    const edited = await deps.ledger.findApprovalRequestByProposal(edit.editedProposalId);
-    return { ok: true, requestId, status: 'edited', editedProposalId: edit.editedProposalId, editedRequestId: edited?.requestId };
+async function readOutcome(approvals: ApprovalService, agent: Agent, requestId: string): Promise<WaitOutcome> {
+  const found = await approvals.agentView(agent, requestId);
+  if (!found.ok) return found;
+  const { view } = found;
+  // Approve-with-edits closes the original with a deny that links the edited call
+  // (recorded in the same run, so it is this agent's too).
+  if (view.status === 'denied' && view.edited !== undefined) {
+    return { ok: true, requestId, status: 'edited', editedProposalId: view.edited.proposalId, editedRequestId: view.edited.requestId };
   }
   return { ok: true, requestId, status: view.status };
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

@@ -5,7 +5,7 @@ import type { Agent } from '../gate/agent.ts';
 import { REVIEW_TOOL } from '../gate/definition-review.ts';
 import type { Approver } from '../gate/eligibility.ts';
 import type { LedgerStore } from '../ledger/types.ts';
-import { FINANCE, makeGateFixture } from './gate-fixture.ts';
+import { FINANCE, makeGateFixture, requestView } from './gate-fixture.ts';
 
 /** The stores one gate runs on: a fresh, empty set for each test. */
 export interface PinningHarness {
@@ -82,7 +82,7 @@ export function runDefinitionPinningConformance(name: string, open: () => Promis
       expect(await authorize(before.proposalId)).toMatchObject({ status: 'not_approved', reason: 'definition_mismatch' });
 
       // The review shows both definitions; only an eligible approver (default: role admin) decides it.
-      const view = await f.gate.approvals.view(reviewId!);
+      const view = await requestView(f.gate, reviewId!);
       expect(view?.review).toMatchObject({ toolName: 'transfer', previous: { description: V1.description }, next: { description: V2.description } });
       expect(await f.gate.approvals.decide(FINANCE, { requestId: reviewId!, decision: 'approve' })).toMatchObject({ ok: false, reason: 'not_eligible' });
       expect(await f.gate.approvals.decide(ADMIN, { requestId: reviewId!, decision: 'approve', editedArguments: {} })).toMatchObject({ ok: false });
@@ -103,8 +103,8 @@ export function runDefinitionPinningConformance(name: string, open: () => Promis
       const first = await propose();
       expect(first).toMatchObject({ status: 'rejected', reason: 'definition_mismatch' });
       const reviewId = first.status === 'rejected' ? first.reviewRequestId! : '';
-      expect((await f.gate.approvals.view(reviewId))?.review).toMatchObject({ next: { name: 'transfer' } });
-      expect((await f.gate.approvals.view(reviewId))?.review?.previous).toBeUndefined();
+      expect((await requestView(f.gate, reviewId))?.review).toMatchObject({ next: { name: 'transfer' } });
+      expect((await requestView(f.gate, reviewId))?.review?.previous).toBeUndefined();
       expect(await f.gate.approvals.decide(ADMIN, { requestId: reviewId, decision: 'deny' })).toMatchObject({ ok: true });
       expect(await harness.definitions.getPin('transfer')).toMatchObject({ status: 'disabled' });
       expect(await propose()).toMatchObject({ status: 'rejected', reason: 'definition_mismatch' });

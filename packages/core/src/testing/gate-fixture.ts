@@ -3,7 +3,9 @@ import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import type { DefinitionStore } from '../catalog/types.ts';
 import type { AuditLog } from '../audit/types.ts';
 import { manualClock } from '../clock.ts';
+import type { GateEvents } from '../events/types.ts';
 import { Gate } from '../gate/gate.ts';
+import type { RequestView } from '../gate/approvals.ts';
 import type { Approver } from '../gate/eligibility.ts';
 import type { ModelToolCall } from '../gate/propose.ts';
 import type { Tool, ToolRegistry } from '../gate/tools.ts';
@@ -62,6 +64,8 @@ export interface GateFixtureOptions {
   /** Tool definitions and pins (default: memory). */
   definitions?: DefinitionStore;
   trustOnFirstUse?: boolean;
+  /** The gate's event bus (default: its own in-memory one, as for a separate replica). */
+  events?: GateEvents;
 }
 
 /**
@@ -111,6 +115,7 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     newId: () => `${idPrefix}-${++nextId}`,
     definitions: options.definitions,
     trustOnFirstUse: options.trustOnFirstUse,
+    events: options.events,
   });
   // Dispatch selects a call by the proposal id propose returned. Attack tests build
   // dispatch requests from the model call, so the fixture remembers each call's
@@ -176,4 +181,19 @@ function proposalIdsOf(ledger: LedgerStore): Map<string, string> {
 
 function callKey(call: Pick<ModelToolCall, 'runId' | 'callId'>): string {
   return `${call.runId}\u0000${call.callId}`;
+}
+
+/** Test shorthand: the request's view, undefined when not found (throws when the store fails). */
+export async function requestView(gate: Gate, requestId: string): Promise<RequestView | undefined> {
+  const found = await gate.approvals.view(requestId);
+  if (found.ok) return found.view;
+  if (found.reason === 'not_found') return undefined;
+  throw new Error(found.message);
+}
+
+/** Test shorthand: the requests `approver` may decide (throws when the store fails). */
+export async function listedFor(gate: Gate, ...args: Parameters<Gate['approvals']['listFor']>): Promise<RequestView[]> {
+  const listed = await gate.approvals.listFor(...args);
+  if (!listed.ok) throw new Error(listed.message);
+  return listed.views;
 }

@@ -5,7 +5,9 @@ export {
   FIXTURE_POLICY_YAML,
   FIXTURE_SECRET,
   type GateFixtureOptions,
+  listedFor,
   makeGateFixture,
+  requestView,
 } from './gate-fixture.ts';
 export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';

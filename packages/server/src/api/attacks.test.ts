@@ -1,4 +1,4 @@
-import { makeGateFixture } from '@countersign/core/testing';
+import { makeGateFixture, requestView } from '@countersign/core/testing';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app/create-app.ts';
@@ -14,7 +14,7 @@ const errorCode = async (res: Response) => ((await res.json()) as { error: { cod
 
 /** Everything an attack could have changed: the request, the executions, the audit log. */
 async function snapshot(requestId: string) {
-  const view = await f.gate.approvals.view(requestId);
+  const view = await requestView(f.gate, requestId);
   return { request: view?.request, proposal: view?.proposal, executions: f.executions.length, audit: (await f.audit.read()).length };
 }
 
@@ -65,7 +65,7 @@ describe('seed 004: a decision carries the request id and the choice, nothing el
     await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve' });
     const records = await f.audit.read();
     expect(records.filter((r) => r.type === 'decision').map((r) => r.actor)).toEqual(['fiona']);
-    expect((await f.gate.approvals.view(requestId))?.request.decisions.map((d) => d.approver)).toEqual(['fiona']);
+    expect((await requestView(f.gate, requestId))?.request.decisions.map((d) => d.approver)).toEqual(['fiona']);
   });
 });
 
@@ -105,7 +105,7 @@ describe('eligibility, expiry and finality', () => {
     const res = await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve' });
     expect(res.status).toBe(409);
     expect(await errorCode(res)).toBe('already_decided');
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('denied');
+    expect((await requestView(f.gate, requestId))?.status).toBe('denied');
   });
 
   it.each([
@@ -149,7 +149,7 @@ describe('hostile HTTP input gets typed 4xx, never a stack trace', () => {
       body: JSON.stringify({ requestId, decision: 'approve' }),
     });
     expect([415]).toContain(missing.status);
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('a huge body → 413, with or without a content-length', async () => {

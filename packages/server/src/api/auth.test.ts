@@ -1,3 +1,4 @@
+import { requestView } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_TOKEN, FIONA_TOKEN, makeServerFixture, PROXY_SECRET, type ServerFixture } from '../testing/server-fixture.ts';
 
@@ -51,7 +52,7 @@ describe('authentication on the API', () => {
     const { requestId } = await f.proposeTransfer();
     const res = await f.agent('POST', '/api/v1/decisions', { requestId, decision: 'approve' });
     expect(res.status).toBe(403);
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 });
 
@@ -71,7 +72,7 @@ describe('trusted proxy headers', () => {
       origin: 'http://countersign.test',
     });
     expect(decided.status).toBe(200);
-    expect((await f.gate.approvals.view(requestId))?.request.decisions).toEqual([expect.objectContaining({ approver: 'fiona' })]);
+    expect((await requestView(f.gate, requestId))?.request.decisions).toEqual([expect.objectContaining({ approver: 'fiona' })]);
   });
 
   it('are ignored without the shared secret, or with a wrong one', async () => {
@@ -84,7 +85,7 @@ describe('trusted proxy headers', () => {
       const decided = await f.send('POST', '/api/v1/decisions', undefined, { requestId, decision: 'approve' }, { ...headers, origin: 'http://countersign.test' });
       expect(decided.status).toBe(401);
     }
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('roles come from the proxy: a proxied user without the finance role cannot see the transfer', async () => {
@@ -105,6 +106,6 @@ describe('trusted proxy headers', () => {
     });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('csrf_rejected');
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 });

@@ -16,7 +16,6 @@ import { Sessions } from '../auth/sessions.ts';
 import { createThrottles } from '../auth/throttles.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { toApiError } from '../errors/to-api-error.ts';
-import { RequestEvents } from '../events/request-events.ts';
 import { securityHeaders } from '../http/security-headers.ts';
 import { errorPage } from '../ui/pages/error-page.ts';
 import { approvalPages } from '../ui/routes/approval-pages.ts';
@@ -57,20 +56,19 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     gate: options.gate,
     authenticator: new Authenticator(options.auth, sessions),
     sessions,
-    events: new RequestEvents(),
     tuning,
     throttles: createThrottles(tuning),
     publicOrigin,
     bodyLimits: {
       maxBytes: bodyLimitBytes,
-      maxDepth: (options.gate.deps.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
+      maxDepth: (options.gate.argumentLimits.maxDepth ?? DEFAULT_LIMITS.maxDepth) + ENVELOPE_DEPTH,
     },
-    chainStatus: new ChainStatusCache(options.gate.deps.audit, options.gate.deps.clock, tuning.chainStatusMaxAgeMs),
+    chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
   };
 
   const sender = options.webhook === undefined ? undefined : new WebhookSender(options.webhook);
-  const notifier = sender === undefined ? undefined : notifyByWebhook(options.gate, services.events, sender, publicOrigin);
+  const notifier = sender === undefined ? undefined : notifyByWebhook(options.gate, sender, publicOrigin);
 
   const app = new Hono<AppEnv>();
   app.use('*', securityHeaders());

@@ -3,7 +3,6 @@ import type { ChainStatusCache } from '../audit/chain-status-cache.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Sessions } from '../auth/sessions.ts';
 import type { Throttles } from '../auth/throttles.ts';
-import type { RequestEvents } from '../events/request-events.ts';
 import type { JsonBodyLimits } from '../http/read-json.ts';
 import type { ResolvedTuning } from './options.ts';
 
@@ -12,7 +11,6 @@ export interface Services {
   gate: Gate;
   authenticator: Authenticator;
   sessions: Sessions;
-  events: RequestEvents;
   tuning: ResolvedTuning;
   /** Failed-login and bad-token limits; in memory, per replica. */
   throttles: Throttles;

@@ -7,8 +7,7 @@ import { eligibleView } from './eligible-view.ts';
 export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
 
 /**
- * Records one decision by an authenticated approver and tells waiting clients and
- * the webhook. `input` holds only what the approver chose; which call it is about
+ * Records one decision by an authenticated approver. `input` holds only what the approver chose; which call it is about
  * comes from the ledger. Failures are typed `ApiError`s whose messages describe
  * only the caller's own request. A decision that took effect is never reported as a
  * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
@@ -24,17 +23,13 @@ export async function decide(services: Services, approver: Approver, input: Deci
   }
   const outcome = await services.gate.approvals.decide(approver, effective);
   if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
-  services.events.emit({ type: 'request.decided', requestId: outcome.request.requestId });
-  if (outcome.editedRequest !== undefined) {
-    services.events.emit({ type: 'request.created', requestId: outcome.editedRequest.requestId });
-    services.events.emit({ type: 'request.decided', requestId: outcome.editedRequest.requestId });
-  }
+  // Waiters and the webhook hear of it from the gate's events, like any other decision.
   return outcome;
 }
 
 function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
   try {
-    return canonicalizeArguments(edited, services.gate.deps.argumentLimits).digest === argsDigest;
+    return canonicalizeArguments(edited, services.gate.argumentLimits).digest === argsDigest;
   } catch {
     return false; // the gate reports the typed error
   }

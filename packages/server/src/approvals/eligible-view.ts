@@ -7,14 +7,10 @@ import { ApiError } from '../errors/api-error.ts';
  * exactly like one that does not exist, so its existence does not leak.
  */
 export async function eligibleView(services: Services, approver: Approver, requestId: string): Promise<RequestView> {
-  let view: RequestView | undefined;
-  try {
-    view = await services.gate.approvals.view(requestId);
-  } catch {
-    throw new ApiError('store_unavailable', 'the approval store is unavailable');
-  }
-  if (view === undefined || !mayDecide(view.request.eligible, approver, view.proposal.principal)) {
+  const found = await services.gate.approvals.view(requestId);
+  if (!found.ok && found.reason === 'store_unavailable') throw new ApiError('store_unavailable', 'the approval store is unavailable');
+  if (!found.ok || !mayDecide(found.view.request.eligible, approver, found.view.proposal.principal)) {
     throw new ApiError('not_found', 'no such approval request');
   }
-  return view;
+  return found.view;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '@countersign/core';
-import type { AuditLog } from '@countersign/core/audit';
+import type { AuditReader } from '@countersign/core/audit';
 import { type ChainStatus, chainStatus } from './chain-status.ts';
 
 export interface CachedChainStatus extends Readonly<{ status: ChainStatus; checkedAt: number }> {}
@@ -11,13 +11,13 @@ export interface CachedChainStatus extends Readonly<{ status: ChainStatus; check
  * interval. `countersign audit verify` is the full, uncached check.
  */
 export class ChainStatusCache {
-  readonly #audit: AuditLog;
+  readonly #audit: AuditReader;
   readonly #clock: Clock;
   readonly #maxAgeMs: number;
   #last: CachedChainStatus | undefined;
   #inFlight: Promise<CachedChainStatus> | undefined;
 
-  constructor(audit: AuditLog, clock: Clock, maxAgeMs: number) {
+  constructor(audit: AuditReader, clock: Clock, maxAgeMs: number) {
     this.#audit = audit;
     this.#clock = clock;
     this.#maxAgeMs = maxAgeMs;

@@ -1,4 +1,4 @@
-import { type AuditLog, ChainVerifier } from '@countersign/core/audit';
+import { type AuditReader, ChainVerifier } from '@countersign/core/audit';
 
 export type ChainStatus =
   | { ok: true; count: number; headSeq: number | null }
@@ -7,7 +7,7 @@ export type ChainStatus =
 const PAGE = 1000;
 
 /** Verifies the whole chain from genesis, a page at a time, so memory stays bounded. */
-export async function chainStatus(audit: AuditLog): Promise<ChainStatus> {
+export async function chainStatus(audit: AuditReader): Promise<ChainStatus> {
   const verifier = new ChainVerifier();
   let afterSeq = 0;
   for (;;) {

@@ -22,7 +22,7 @@ export function parseAuditQuery(afterSeqRaw: string | undefined, limitRaw: strin
 
 export async function readAuditPage(services: Services, afterSeq: number, limit: number): Promise<AuditPage> {
   try {
-    const audit = services.gate.deps.audit;
+    const audit = services.gate.auditLog;
     const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), services.chainStatus.get()]);
     const page = records.slice(0, limit);
     return {

@@ -14,7 +14,7 @@ import { tooManyAttempts } from './throttles.ts';
  * nothing about the token; sessions and proxy logins from it are unaffected.
  */
 export async function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<AuthResult> {
-  const now = services.gate.deps.clock();
+  const now = services.gate.now();
   const bearer = c.req.header('authorization') !== undefined;
   const address = bearer ? clientAddress(c) : undefined;
   const limiter = services.throttles.bearerByAddress;

@@ -2,6 +2,7 @@ import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
+import type { GateEvents } from '@countersign/core/events';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
@@ -10,6 +11,11 @@ export interface OpenedStore {
   readonly sessions: SessionRevocationStore;
   /** Tool definitions, pins and agent registrations. */
   readonly definitions: DefinitionStore;
+  /**
+   * For stores several replicas share (Postgres): an event bus that reaches the other
+   * replicas, so a waiter here wakes on a decision made there. Absent for SQLite.
+   */
+  openEvents?: (() => Promise<GateEvents & { close(): Promise<void> }>) | undefined;
   close(): Promise<void>;
 }
 
@@ -25,10 +31,15 @@ export async function openStore(target: StoreTarget, opts: { readOnly?: boolean 
     const { openSqliteStore } = await import('@countersign/store-sqlite');
     return openSqliteStore({ path: target.path, readOnly });
   }
-  const { openPostgresStore } = await import('@countersign/store-postgres');
-  return openPostgresStore({
-    connectionString: target.connectionString,
-    ...(target.schema === undefined ? {} : { schema: target.schema }),
-    readOnly,
-  });
+  const { openPostgresEvents, openPostgresStore } = await import('@countersign/store-postgres');
+  const where = { connectionString: target.connectionString, ...(target.schema === undefined ? {} : { schema: target.schema }) };
+  const store = await openPostgresStore({ ...where, readOnly });
+  return {
+    ledger: store.ledger,
+    audit: store.audit,
+    sessions: store.sessions,
+    definitions: store.definitions,
+    openEvents: () => openPostgresEvents(where),
+    close: () => store.close(),
+  };
 }

@@ -7,6 +7,7 @@ import type { PolicyEngine } from '@countersign/core/policy';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { Keyring } from '@countersign/core/token';
 import type { DefinitionStore } from '@countersign/core/catalog';
+import type { GateEvents } from '@countersign/core/events';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';
@@ -31,6 +32,8 @@ export interface StartServerOptions {
   webhook?: WebhookOptions | undefined;
   tuning?: ServerTuning | undefined;
   clock?: Clock | undefined;
+  /** The gate's event bus; one that reaches the other replicas when several share the store. Default: in-process. */
+  events?: GateEvents | undefined;
   /** How long open connections may take to finish on close. Default 3000 ms. */
   shutdownGraceMs?: number | undefined;
 }
@@ -57,6 +60,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     tools: options.tools,
     clock: options.clock,
     definitions: options.definitions,
+    events: options.events,
   });
   const created = createApp({
     gate,

@@ -91,7 +91,13 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
     ...(token === undefined ? {} : { token }),
   });
 
-  return { ...gate, app, close, send, agent, rival, scoped, fiona, oscar, proposalBody, proposeTransfer, dispatchBody };
+  /**
+   * Another replica: a gate on the same stores with its own in-memory event bus, so
+   * this server hears of its decisions only by re-reading the store.
+   */
+  const otherReplica = () => makeGateFixture({ ledger: gate.ledger, audit: gate.audit, keyring: gate.keyring }).gate;
+
+  return { ...gate, app, close, otherReplica, send, agent, rival, scoped, fiona, oscar, proposalBody, proposeTransfer, dispatchBody };
 }
 
 export type ServerFixture = ReturnType<typeof makeServerFixture>;

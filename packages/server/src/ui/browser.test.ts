@@ -1,3 +1,4 @@
+import { requestView } from '@countersign/core/testing';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -258,7 +259,7 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
       // Same site (127.0.0.1), other port: SameSite=Strict lets the cookie through, so the origin check is what stops it.
       expect(forged?.cookie).toMatch(/countersign_session=/);
     }
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
     expect(f.executions).toHaveLength(0);
   });
 });

@@ -1,5 +1,5 @@
 import { type AuditLog, MemoryAuditLog } from '@countersign/core/audit';
-import { makeGateFixture } from '@countersign/core/testing';
+import { makeGateFixture, requestView } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app/create-app.ts';
 import { browserSession } from '../testing/browser-session.ts';
@@ -115,7 +115,7 @@ describe('approval pages', () => {
     const res = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'approve' } });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/requests/${requestId}?done=approved`);
-    expect((await f.gate.approvals.view(requestId))?.request.decisions).toEqual([expect.objectContaining({ approver: 'fiona', decision: 'approve' })]);
+    expect((await requestView(f.gate, requestId))?.request.decisions).toEqual([expect.objectContaining({ approver: 'fiona', decision: 'approve' })]);
     const after = await (await browser.request('GET', `/requests/${requestId}?done=approved`)).text();
     expect(after).toContain('Your approval was recorded.');
     expect(after).not.toContain('Approve this call');
@@ -143,7 +143,7 @@ describe('approval pages', () => {
             body: init.body,
           });
     expect([400, 403]).toContain(res.status);
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('refuses a post with neither Origin nor Sec-Fetch-Site, and a token from another session', async () => {
@@ -160,7 +160,7 @@ describe('approval pages', () => {
     const other = await signedInFiona();
     const res = await other.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'approve' } });
     expect(res.status).toBe(403);
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('the JSON API refuses a cookie-authenticated cross-site post', async () => {
@@ -173,7 +173,7 @@ describe('approval pages', () => {
       body: JSON.stringify({ requestId, decision: 'approve' }),
     });
     expect(res.status).toBe(403);
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('renders hostile arguments and principals inert', async () => {
@@ -214,7 +214,7 @@ describe('approval pages', () => {
     const page = await res.text();
     expect(page).toMatch(/role="alert"[^>]*>.*invalid_arguments.*duplicate_key/s);
     expect(page).toContain('{&quot;amount&quot;: 5, &quot;amount&quot;: 500000, &quot;to&quot;: &quot;&lt;b&gt;mallory&lt;/b&gt;&quot;}</textarea>');
-    expect((await f.gate.approvals.view(requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
   it('edit-and-approve goes to the new linked request', async () => {

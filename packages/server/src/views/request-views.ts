@@ -71,21 +71,16 @@ export function decisionViews(request: ApprovalRequest): DecisionView[] {
   }));
 }
 
-/** The request an approve-with-edits created from this one, if any. */
-export async function editedCallOf(gate: Gate, request: ApprovalRequest): Promise<EditedCallView | undefined> {
-  const editedProposalId = request.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId;
-  if (editedProposalId === undefined) return undefined;
-  const [proposal, edited] = await Promise.all([
-    gate.deps.ledger.getProposal(editedProposalId),
-    gate.deps.ledger.findApprovalRequestByProposal(editedProposalId),
-  ]);
-  if (proposal === undefined || edited === undefined) return undefined;
-  return { requestId: edited.requestId, proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+/** Where an approve-with-edits sent this request's call, once the edited request exists. */
+function editedCallView(view: RequestView): EditedCallView | undefined {
+  const edited = view.edited;
+  if (edited?.requestId === undefined) return undefined;
+  return { requestId: edited.requestId, proposalId: edited.proposalId, callId: edited.callId, argsDigest: edited.argsDigest };
 }
 
-export async function approvalView(gate: Gate, view: RequestView): Promise<ApprovalView> {
+export async function approvalView(_gate: Gate, view: RequestView): Promise<ApprovalView> {
   const { request, proposal } = view;
-  const edited = await editedCallOf(gate, request);
+  const edited = editedCallView(view);
   return {
     requestId: request.requestId,
     status: view.status,

@@ -1,3 +1,4 @@
+import { MemoryGateEvents } from '@countersign/core/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeServerFixture, ORIGIN, type ServerFixture } from '../testing/server-fixture.ts';
 import { startWebhookReceiver } from '../testing/webhook-receiver.ts';
@@ -61,5 +62,17 @@ describe('webhook from the app', () => {
     const { requestId } = await f.proposeTransfer();
     expect((await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'deny' })).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("fires for this replica's events only: another replica's decision (a remote event) is that replica's to send", async () => {
+    receiver = await startWebhookReceiver([]);
+    const events = new MemoryGateEvents();
+    f = makeServerFixture({ webhook: { url: receiver.url, secret: SECRET, maxAttempts: 2, baseDelayMs: 10 } }, { events });
+    const { requestId } = await f.proposeTransfer();
+    await receiver.waitFor(1);
+    // What a replica-aware bus delivers when the decision was made elsewhere.
+    events.deliver({ type: 'decided', at: 0, requestId, approver: 'fiona', decision: 'approve', status: 'approved', runId: 'run-1', proposalId: 'p', callId: 'call-1', toolName: 'transfer', remote: true });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.received.map((d) => (JSON.parse(d.body) as WebhookPayload).type)).toEqual(['request.created']);
   });
 });

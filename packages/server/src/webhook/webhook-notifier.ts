@@ -1,14 +1,17 @@
 import { type DisplayFinding, inspectForDisplay } from '@countersign/core/display';
+import type { DeliveredEvent } from '@countersign/core/events';
 import type { Gate } from '@countersign/core/gate';
-import type { RequestEvent, RequestEvents } from '../events/request-events.ts';
 import { approvalCount } from '../views/request-views.ts';
 import type { WebhookSender } from './webhook-sender.ts';
+
+/** What a webhook delivery is about. */
+export type WebhookEventType = 'request.created' | 'request.decided';
 
 /** What receivers get. No arguments: only their digest (the body leaves the trust boundary). */
 export interface WebhookPayload {
   /** Stable per event, so receivers can drop duplicates of a retried delivery. */
   id: string;
-  type: RequestEvent['type'];
+  type: WebhookEventType;
   request: {
     requestId: string;
     status: string;
@@ -35,15 +38,33 @@ export interface WebhookPayload {
   display: { findings: DisplayFinding[]; truncated: boolean; argumentsFlagged: boolean };
 }
 
-/** Turns request events into signed webhook deliveries. Returns the unsubscribe function. */
-export function notifyByWebhook(
-  gate: Gate,
-  events: RequestEvents,
-  sender: WebhookSender,
-  publicOrigin: string | undefined,
-): { stop(): void; settled(): Promise<void> } {
+/**
+ * The webhook event for a gate event, if it has one: a request opened, or decided
+ * (approve-with-edits decides the original). Events from other replicas are theirs to
+ * deliver, so each change is sent once, by the replica where it happened.
+ */
+function webhookEventOf(event: DeliveredEvent): { type: WebhookEventType; requestId: string } | undefined {
+  if (event.remote === true) return undefined;
+  switch (event.type) {
+    case 'approval_requested':
+      return { type: 'request.created', requestId: event.requestId };
+    case 'decided':
+    case 'edited':
+      return { type: 'request.decided', requestId: event.requestId };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Turns the gate's request events into signed webhook deliveries, whoever caused
+ * them (HTTP routes or code calling the gate directly).
+ */
+export function notifyByWebhook(gate: Gate, sender: WebhookSender, publicOrigin: string | undefined): { stop(): void; settled(): Promise<void> } {
   const pending = new Set<Promise<void>>();
-  const unsubscribe = events.subscribe((event) => {
+  const unsubscribe = gate.events.subscribe((delivered) => {
+    const event = webhookEventOf(delivered);
+    if (event === undefined) return;
     const job = payloadFor(gate, event, publicOrigin)
       .then((payload) => {
         if (payload !== undefined) sender.send(payload.id, payload);
@@ -62,9 +83,10 @@ export function notifyByWebhook(
   };
 }
 
-async function payloadFor(gate: Gate, event: RequestEvent, publicOrigin: string | undefined): Promise<WebhookPayload | undefined> {
-  const view = await gate.approvals.view(event.requestId);
-  if (view === undefined) return undefined;
+async function payloadFor(gate: Gate, event: { type: WebhookEventType; requestId: string }, publicOrigin: string | undefined): Promise<WebhookPayload | undefined> {
+  const found = await gate.approvals.view(event.requestId);
+  if (!found.ok) return undefined;
+  const view = found.view;
   const { request, proposal } = view;
   const fields = {
     toolName: proposal.toolName,

@@ -43,9 +43,6 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
       }
       // The agent runtime is inside the trust boundary: it gets the full outcome.
       outcomes.push({ ...outcome, callId: call.id });
-      if (outcome.status === 'approval_required') {
-        services.events.emit({ type: 'request.created', requestId: outcome.requestId });
-      }
     }
     return c.json({ outcomes });
   });

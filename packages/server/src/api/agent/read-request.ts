@@ -9,13 +9,8 @@ import { type ApprovalView, approvalView } from '../../views/request-views.ts';
  * 404, exactly like one that does not exist.
  */
 export async function readRequest(services: Services, agent: Agent, requestId: string): Promise<ApprovalView> {
-  let view: ApprovalView | undefined;
-  try {
-    const found = await services.gate.approvals.agentView(agent, requestId);
-    view = found === undefined ? undefined : await approvalView(services.gate, found);
-  } catch {
-    throw new ApiError('store_unavailable', 'the approval store is unavailable');
-  }
-  if (view === undefined) throw new ApiError('not_found', 'no such approval request');
-  return view;
+  const found = await services.gate.approvals.agentView(agent, requestId);
+  if (found.ok) return approvalView(services.gate, found.view);
+  if (found.reason === 'not_found') throw new ApiError('not_found', 'no such approval request');
+  throw new ApiError('store_unavailable', 'the approval store is unavailable');
 }

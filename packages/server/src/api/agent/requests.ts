@@ -1,11 +1,11 @@
 import type { Agent } from '@countersign/core/gate';
+import { isAboutRequest, watchEvents } from '@countersign/core/events';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { waitForWake } from '../../events/wait-for-wake.ts';
 import type { ApprovalView } from '../../views/request-views.ts';
 import { readRequest } from './read-request.ts';
 import { requestEventsRoute } from './request-events.ts';
@@ -48,14 +48,20 @@ function parseWait(raw: string | undefined, max: number): number {
   return Math.min(Number(raw), max);
 }
 
-/** Re-reads the ledger on every in-process event and at the poll interval, until not pending or out of time. */
+/** Re-reads the ledger on every gate event about the request and at the poll interval, until not pending or out of time. */
 async function waitWhilePending(services: Services, agent: Agent, requestId: string, waitMs: number, signal: AbortSignal): Promise<ApprovalView> {
   const deadline = Date.now() + waitMs;
-  for (;;) {
-    const view = await readRequest(services, agent, requestId);
-    const remaining = deadline - Date.now();
-    if (view.status !== 'pending' || remaining <= 0) return view;
-    const wake = await waitForWake(services.events, requestId, Math.min(services.tuning.pollIntervalMs, remaining), signal);
-    if (wake === 'aborted') return view;
+  // Watching starts before the first read, so a decision right after a read still wakes us.
+  const watch = watchEvents(services.gate.events, isAboutRequest(requestId));
+  try {
+    for (;;) {
+      const view = await readRequest(services, agent, requestId);
+      const remaining = deadline - Date.now();
+      if (view.status !== 'pending' || remaining <= 0) return view;
+      const wake = await watch.next(Math.min(services.tuning.pollIntervalMs, remaining), signal);
+      if (wake === 'aborted') return view;
+    }
+  } finally {
+    watch.close();
   }
 }

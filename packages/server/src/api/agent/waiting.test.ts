@@ -30,7 +30,7 @@ describe('long-poll: GET /requests/:id?wait=N', () => {
     const started = Date.now();
     const [res] = await Promise.all([
       f.agent('GET', `/api/v1/requests/${requestId}?wait=20`),
-      later(100, () => f.gate.approvals.decide(FINANCE, { requestId, decision: 'deny' })),
+      later(100, () => f.otherReplica().approvals.decide(FINANCE, { requestId, decision: 'deny' })),
     ]);
     expect(((await res.json()) as ApprovalView).status).toBe('denied');
     expect(Date.now() - started).toBeLessThan(2000);
@@ -91,7 +91,7 @@ describe('event stream: GET /requests/:id/events', () => {
     const stream = sseReader(await f.agent('GET', `/api/v1/requests/${requestId}/events`));
     expect((await stream.next())?.event).toBe('status');
     expect((await stream.next())?.comments).toEqual(['heartbeat']);
-    await f.gate.approvals.decide(FINANCE, { requestId, decision: 'deny', reason: 'no' });
+    await f.otherReplica().approvals.decide(FINANCE, { requestId, decision: 'deny', reason: 'no' });
     let frame = await stream.next();
     while (frame !== undefined && frame.event === undefined) frame = await stream.next();
     expect(JSON.parse(frame?.data ?? '{}')).toMatchObject({ status: 'denied' });

@@ -1,4 +1,3 @@
-import type { RequestView } from '@countersign/core/gate';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
@@ -20,12 +19,9 @@ export function approvalRoutes(services: Services): Hono<AppEnv> {
     const limitRaw = c.req.query('limit');
     if (limitRaw !== undefined && !/^\d{1,4}$/.test(limitRaw)) throw new ApiError('invalid_request', 'limit must be 1-1000');
     const limit = Math.min(Math.max(Number(limitRaw ?? 100), 1), 1000);
-    let views: RequestView[];
-    try {
-      views = await services.gate.approvals.listFor(approverOf(c), status, limit);
-    } catch {
-      throw new ApiError('store_unavailable', 'the approval store is unavailable');
-    }
+    const listed = await services.gate.approvals.listFor(approverOf(c), status, limit);
+    if (!listed.ok) throw new ApiError('store_unavailable', 'the approval store is unavailable');
+    const views = listed.views;
     return c.json({ approvals: await Promise.all(views.map((v) => approvalView(services.gate, v))) });
   });
 

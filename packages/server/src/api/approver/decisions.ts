@@ -20,11 +20,12 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
       reason: body.reason,
       ...(body.editedArguments === undefined ? {} : { editedArguments: body.editedArguments }),
     });
+    // Read back after the decision took effect: a failed read shows as null, never as a failed decision.
     const request = await services.gate.approvals.view(outcome.request.requestId);
     const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);
     return c.json({
-      request: request === undefined ? null : await approvalView(services.gate, request),
-      ...(edited === undefined ? {} : { editedRequest: await approvalView(services.gate, edited) }),
+      request: request.ok ? await approvalView(services.gate, request.view) : null,
+      ...(edited?.ok === true ? { editedRequest: await approvalView(services.gate, edited.view) } : {}),
       // The decision took effect; its audit record did not get written (an audit outage).
       ...(outcome.auditRecorded === false ? { auditRecorded: false } : {}),
     });

@@ -47,7 +47,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--host <address>', 'address to bind', DEFAULT_HOST)
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
     .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
-    .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store for decisions made by other replicas')
+    .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option('--json', 'print startup details and events as JSON lines')
     .addHelpText(
       'after',
@@ -100,9 +100,17 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     onError: (error) => report.warning(`audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`),
   });
   let running: RunningServer | undefined;
+  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
   try {
     // Signs what is there at startup: a log from before checkpoints existed gets covered from here on.
     await audit.checkpoint().catch(serveFailure);
+    // Replicas on one Postgres schema wake each other's waiters (LISTEN/NOTIFY).
+    events =
+      store.openEvents === undefined
+        ? undefined
+        : await store.openEvents().catch((error: unknown) => {
+            throw new CliError('io', `cannot listen for other replicas' events on ${describeStoreTarget(target)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          });
     running = await startServer({
       ledger: store.ledger,
       audit,
@@ -116,6 +124,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       port,
       publicOrigin,
       webhook,
+      events,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
     }).catch(serveFailure);
     report.started({
@@ -135,6 +144,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     report.stopping();
   } finally {
     await running?.close();
+    await events?.close().catch(() => undefined);
     // The last checkpoint, after the last request: a clean stop leaves no unsigned tail.
     await audit.close().catch((error: unknown) => report.warning(`final audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
     await store.close().catch(() => undefined);

@@ -1,4 +1,4 @@
-import type { DecisionInput, RequestView } from '@countersign/core/gate';
+import type { DecisionInput } from '@countersign/core/gate';
 import type { ApprovalStatus } from '@countersign/core/ledger';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
@@ -31,14 +31,11 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     const identity = pageApprover(c);
     const parsed = RequestStatusFilter.safeParse(c.req.query('status') || 'pending');
     const status: ApprovalStatus = parsed.success ? parsed.data : 'pending';
-    let views: RequestView[];
-    try {
-      views = await services.gate.approvals.listFor(identity.approver, status, 200);
-    } catch {
-      throw new ApiError('store_unavailable', 'the approval store is unavailable');
-    }
+    const listed = await services.gate.approvals.listFor(identity.approver, status, 200);
+    if (!listed.ok) throw new ApiError('store_unavailable', 'the approval store is unavailable');
+    const views = listed.views;
     const approvals = await Promise.all(views.map((v) => approvalView(services.gate, v)));
-    return c.html(pendingPage({ user: layoutUser(services, identity), status, approvals, now: services.gate.deps.clock() }));
+    return c.html(pendingPage({ user: layoutUser(services, identity), status, approvals, now: services.gate.now() }));
   });
 
   routes.get('/requests/:id', signedIn, async (c) => {
@@ -109,7 +106,7 @@ function renderDetail(
   return detailPage({
     user: layoutUser(services, identity),
     view,
-    now: services.gate.deps.clock(),
+    now: services.gate.now(),
     csrfToken,
     canDecide,
     ...extra,

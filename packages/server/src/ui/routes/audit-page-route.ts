@@ -13,7 +13,7 @@ export function auditPageRoute(services: Services): Hono<AppEnv> {
     const requested = parseAuditQuery(c.req.query('afterSeq'), c.req.query('limit'));
     let afterSeq = requested.afterSeq;
     if (c.req.query('afterSeq') === undefined) {
-      const head = await services.gate.deps.audit.head().catch(() => undefined);
+      const head = await services.gate.auditLog.head().catch(() => undefined);
       afterSeq = Math.max(0, (head?.seq ?? 0) - requested.limit);
     }
     const page = await readAuditPage(services, afterSeq, requested.limit);

@@ -30,7 +30,7 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     }
     const form = await readForm(c, ['username', 'password']);
     const username = form.username ?? '';
-    const now = services.gate.deps.clock();
+    const now = services.gate.now();
     const { loginById, loginByAddress } = services.throttles;
     const idKey = loginIdKey(username);
     const address = clientAddress(c);
@@ -74,7 +74,7 @@ ${
 
   routes.post('/logout', requirePageApprover(services), async (c) => {
     await readCheckedForm(c, services, []);
-    const now = services.gate.deps.clock();
+    const now = services.gate.now();
     const claims = await services.sessions.check(readSessionCookie(c, services.publicOrigin), now);
     // The signed cookie stays valid until its expiry unless the store remembers the logout.
     if (claims !== undefined) await services.sessions.end(claims, now);

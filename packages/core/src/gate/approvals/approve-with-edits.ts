@@ -1,16 +1,17 @@
-import type { AuditEvent } from '../audit/types.ts';
-import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
-import { CanonicalizationError } from '../canonical/errors.ts';
-import type { ApproverRule, Proposal } from '../ledger/types.ts';
-import { decideSafely } from '../policy/safe-decide.ts';
-import { auditBestEffort } from './audit-safely.ts';
-import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
-import { checkCallDefinition } from './call-definition.ts';
-import type { GateDeps } from './config.ts';
-import type { DecisionInput, DecisionOutcome, RequestView } from './approvals.ts';
-import { type Approver, mayDecide } from './eligibility.ts';
-import { checkInputSchema, type InputSchemaProblem } from './input-schema.ts';
-import { errorMessage, eventAbout } from './propose.ts';
+import type { AuditEvent } from '../../audit/types.ts';
+import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
+import { CanonicalizationError } from '../../canonical/errors.ts';
+import type { ApproverRule, Proposal } from '../../ledger/types.ts';
+import { emit } from '../../events/emit.ts';
+import { decideSafely } from '../../policy/safe-decide.ts';
+import { auditBestEffort } from '../audit-safely.ts';
+import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import { checkCallDefinition } from '../call-definition.ts';
+import type { GateDeps } from '../config.ts';
+import type { DecisionInput, DecisionOutcome, RequestView } from './types.ts';
+import { type Approver, mayDecide } from '../eligibility.ts';
+import { checkInputSchema, type InputSchemaProblem } from '../input-schema.ts';
+import { callIds, errorMessage, eventAbout } from '../propose.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {
@@ -62,6 +63,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
       reason: 'edit_denied_by_policy',
       detail: { editedArgsDigest: edited.digest, verdict: verdict.reason, ruleId: verdict.ruleId ?? null },
     });
+    emit(deps.events, { type: 'rejected', at: now, stage: 'edit', reason: 'edit_denied_by_policy', requestId: view.request.requestId, ...callIds(original) });
     return fail('edit_denied_by_policy', `policy denies the edited call (${verdict.reason}${verdict.ruleId ? `, rule ${verdict.ruleId}` : ''})`);
   }
   const rule = editedRule(view, verdict, now);
@@ -92,6 +94,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
   );
   if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
   const editedProposal = recorded.proposal;
+  emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, editedFrom: original.proposalId, ...callIds(editedProposal) });
   // From here on the original is closed: every later step runs, and audit events are
   // appended after the ledger writes so an audit outage cannot strand the edit half-made.
   const events: AuditEvent[] = [
@@ -108,6 +111,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     createdAt: now,
     ...rule,
   });
+  emit(deps.events, { type: 'approval_requested', at: now, requestId: editedRequest.requestId, expiresAt: editedRequest.expiresAt, ...callIds(editedProposal) });
   events.push({
     ...eventAbout(editedProposal, 'approval_requested', now),
     requestId: editedRequest.requestId,
@@ -121,9 +125,28 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     );
     if (approved.ok) {
       editedRequest = approved.request;
+      emit(deps.events, {
+        type: 'decided',
+        at: now,
+        requestId: editedRequest.requestId,
+        approver: approver.id,
+        decision: 'approve',
+        status: editedRequest.status,
+        ...callIds(editedProposal),
+      });
       events.push(...decisionEvents(deps.keyring, editedProposal, approved.request, { approver: approver.id, decision: 'approve', reason: input.reason, at: now }));
     }
   }
+  // Last, so a waiter on the original request wakes to find the edited request in place.
+  emit(deps.events, {
+    type: 'edited',
+    at: now,
+    requestId: view.request.requestId,
+    approver: approver.id,
+    editedProposalId,
+    editedRequestId: editedRequest.requestId,
+    ...callIds(original),
+  });
   const audited = await appendAfterEffect(deps.audit, events);
   return { ok: true, request: closed.request, editedRequest, editedProposal, ...(audited ? {} : { auditRecorded: false as const }) };
 }

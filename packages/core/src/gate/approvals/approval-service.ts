@@ -1,0 +1,50 @@
+import type { ApprovalStatus } from '../../ledger/types.ts';
+import { type Agent, DEFAULT_AGENT } from '../agent.ts';
+import type { GateDeps } from '../config.ts';
+import type { Approver } from '../eligibility.ts';
+import { decide } from './decide.ts';
+import { issueToken } from './issue-token.ts';
+import { listRequests } from './list-requests.ts';
+import { revoke } from './revoke.ts';
+import type { DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
+import { viewForAgent, viewRequest } from './view-request.ts';
+
+/**
+ * The approver's side: read requests exactly as the ledger holds them, record
+ * decisions by authenticated approvers, and mint tokens bound to the LEDGER's call
+ * (invariant 4: nothing in a decision can change what runs). A thin facade: each
+ * operation lives in its own file, and each answers `{ ok }`, never throws.
+ */
+export class ApprovalService {
+  readonly #deps: GateDeps;
+  constructor(deps: GateDeps) {
+    this.#deps = deps;
+  }
+
+  /** A request and its call (no eligibility filter: for callers inside the trust boundary). */
+  view(requestId: string): Promise<ViewResult> {
+    return viewRequest(this.#deps, requestId);
+  }
+
+  /** The request as `agent` sees it: `not_found` unless `agent` owns the call's run. */
+  agentView(agent: Agent, requestId: string): Promise<ViewResult> {
+    return viewForAgent(this.#deps, agent, requestId);
+  }
+
+  /** Requests this approver may decide, with their calls. */
+  listFor(approver: Approver, status: ApprovalStatus = 'pending', limit = 100): Promise<ListResult> {
+    return listRequests(this.#deps, approver, status, limit);
+  }
+
+  decide(approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
+    return decide(this.#deps, approver, input);
+  }
+
+  token(requestId: string, agent: Agent = DEFAULT_AGENT): Promise<TokenOutcome> {
+    return issueToken(this.#deps, requestId, agent);
+  }
+
+  revoke(approver: Approver, requestId: string): Promise<RevokeOutcome> {
+    return revoke(this.#deps, approver, requestId);
+  }
+}

@@ -1,0 +1,85 @@
+import { emit } from '../../events/emit.ts';
+import { settleDecidedReview } from '../admit-definition.ts';
+import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import type { GateDeps } from '../config.ts';
+import { isReviewProposal, reviewSubjectOf } from '../definition-review.ts';
+import { type Approver, mayDecide } from '../eligibility.ts';
+import { callIds, errorMessage } from '../propose.ts';
+import { approveWithEdits } from './approve-with-edits.ts';
+import type { DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
+import { viewRequest } from './view-request.ts';
+
+const MAX_REASON_LENGTH = 1000;
+
+/**
+ * Records one decision by an authenticated approver on the LEDGER's request: nothing
+ * in `input` but the request id, the choice, a reason and (approve-with-edits) the
+ * edited arguments. Never throws; a decision that took effect is never reported failed.
+ */
+export async function decide(deps: GateDeps, approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
+  const invalid = invalidDecision(input);
+  if (invalid !== undefined) return fail('invalid_decision', invalid);
+  try {
+    const found = await viewRequest(deps, input.requestId);
+    if (!found.ok) return fail(found.reason, found.reason === 'not_found' ? 'no such approval request' : found.message);
+    const view = found.view;
+    if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
+      return fail('not_eligible', `${approver.id} may not decide this request`);
+    }
+    if (input.decision === 'approve' && input.editedArguments !== undefined) {
+      if (isReviewProposal(view.proposal)) return fail('invalid_decision', 'a tool definition is approved as it is, never edited');
+      return await approveWithEdits(deps, approver, view, input);
+    }
+    const now = deps.clock();
+    const result = await deps.ledger.addDecision(
+      view.request.requestId,
+      { approver: approver.id, decision: input.decision, reason: input.reason, at: now },
+      { now, tokenIdIfApproved: deps.newId() },
+    );
+    if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
+    // The decision has taken effect: from here on, nothing may report it as failed.
+    emit(deps.events, {
+      type: 'decided',
+      at: now,
+      requestId: result.request.requestId,
+      approver: approver.id,
+      decision: input.decision,
+      status: result.request.status,
+      ...callIds(view.proposal),
+    });
+    const events = decisionEvents(deps.keyring, view.proposal, result.request, {
+      approver: approver.id,
+      decision: input.decision,
+      reason: input.reason,
+      at: now,
+    });
+    const audited = await appendAfterEffect(deps.audit, events);
+    const subject = reviewSubjectOf(view.proposal);
+    // A decided definition review moves the pin now (calls would also apply it, lazily, on their next look).
+    if (subject !== undefined) await settleDecidedReview(deps, subject.toolName, result.request, approver.id).catch(() => undefined);
+    return audited ? { ok: true, request: result.request } : { ok: true, request: result.request, auditRecorded: false };
+  } catch (error) {
+    return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);
+  }
+}
+
+function fail(reason: DecisionFailure, message: string): DecisionOutcome {
+  return { ok: false, reason, message };
+}
+
+/**
+ * Why `input` is not a decision, or undefined. The type says 'approve' | 'deny', but
+ * callers reach this from JSON and other languages: anything else ('reject', 'DENY',
+ * undefined) is refused here, before any store sees it, never counted as an approval.
+ */
+function invalidDecision(input: DecisionInput): string | undefined {
+  if (typeof input !== 'object' || input === null) return 'a decision must be an object';
+  if (typeof input.requestId !== 'string' || input.requestId.length === 0) return 'requestId must be a non-empty string';
+  const decision: unknown = input.decision;
+  if (decision !== 'approve' && decision !== 'deny') return `decision must be "approve" or "deny", not ${JSON.stringify(decision) ?? 'undefined'}`;
+  if (input.reason !== undefined && (typeof input.reason !== 'string' || input.reason.length > MAX_REASON_LENGTH)) {
+    return `reason must be a string of at most ${MAX_REASON_LENGTH} characters`;
+  }
+  if (decision === 'deny' && input.editedArguments !== undefined) return 'edited arguments only go with approve';
+  return undefined;
+}

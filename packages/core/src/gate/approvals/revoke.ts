@@ -1,0 +1,34 @@
+import { emit } from '../../events/emit.ts';
+import { appendAfterEffect } from '../audit-decision.ts';
+import type { GateDeps } from '../config.ts';
+import { type Approver, mayDecide } from '../eligibility.ts';
+import { callIds, errorMessage, eventAbout } from '../propose.ts';
+import type { RevokeOutcome } from './types.ts';
+import { viewRequest } from './view-request.ts';
+
+/**
+ * Withdraws an approval that has not been used (pending or approved → revoked), by an
+ * approver who may decide the request. A token already fetched for it stops working:
+ * consume refuses a revoked request. Never throws.
+ */
+export async function revoke(deps: GateDeps, approver: Approver, requestId: string): Promise<RevokeOutcome> {
+  try {
+    const found = await viewRequest(deps, requestId);
+    if (!found.ok) return found;
+    const { view } = found;
+    if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
+      return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
+    }
+    const now = deps.clock();
+    if (!(await deps.ledger.revokeApproval(requestId, now))) {
+      return { ok: false, reason: 'not_revocable', message: `request is ${view.status}` };
+    }
+    emit(deps.events, { type: 'revoked', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
+    // Like a decision: the revocation stands even if its record cannot be written, and says so.
+    const audited = await appendAfterEffect(deps.audit, [{ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id }]);
+    const request = { ...view.request, status: 'revoked' as const };
+    return audited ? { ok: true, request } : { ok: true, request, auditRecorded: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
+  }
+}

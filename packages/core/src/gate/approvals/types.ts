@@ -1,0 +1,104 @@
+import type { DefinitionReviewView, DefinitionView } from '../definition-view.ts';
+import type { ApprovalRequest, ApprovalStatus, Proposal } from '../../ledger/types.ts';
+import type { InputSchemaProblem } from '../input-schema.ts';
+
+/** Why a read of the approval store failed: nothing there (for this reader), or the store is down. */
+export type ReadFailure = { ok: false; reason: 'not_found' | 'store_unavailable'; message: string };
+
+export interface DecisionInput {
+  requestId: string;
+  decision: 'approve' | 'deny';
+  reason?: string | undefined;
+  /**
+   * Approve-with-edits: the arguments the approver wants instead. They become a new
+   * proposal approved as its own call; the original is closed and linked to it.
+   */
+  editedArguments?: unknown;
+}
+
+export type DecisionFailure =
+  | 'not_found'
+  | 'not_eligible'
+  | 'expired'
+  | 'already_decided'
+  | 'duplicate_approver'
+  | 'invalid_arguments'
+  /** The input is not a decision: `decision` other than 'approve'/'deny', a non-string id or reason. */
+  | 'invalid_decision'
+  /** Approve-with-edits: policy denies the edited call, so the edit is refused (the original stays pending). */
+  | 'edit_denied_by_policy'
+  | 'store_unavailable';
+
+export type DecisionOutcome =
+  | {
+      ok: true;
+      request: ApprovalRequest;
+      /** Present for approve-with-edits: the request for the edited call. */
+      editedRequest?: ApprovalRequest | undefined;
+      editedProposal?: Proposal | undefined;
+      /**
+       * Present (false) only when the decision took effect in the ledger but its audit
+       * record(s) could not be appended: the decision stands (it is not reported as
+       * failed), and the gap is the caller's to report (see `appendAfterEffect`).
+       */
+      auditRecorded?: false;
+    }
+  | {
+      ok: false;
+      reason: DecisionFailure;
+      message: string;
+      /** For `invalid_arguments` from the tool's input schema: what is wrong, by JSON Pointer. */
+      problems?: InputSchemaProblem[] | undefined;
+    };
+
+/**
+ * The tool definition an approver is shown beside a call: the one this gate runs,
+ * when its digest is the one recorded with the call. `changed` means the tool's
+ * definition is no longer the pinned one (the call cannot dispatch); `unknown_tool`
+ * that no such tool is registered; `none` that the tool has no definition.
+ */
+export type { DefinitionReviewView, DefinitionView } from '../definition-view.ts';
+
+/** Where an approve-with-edits sent the call: the edited proposal, and the request to wait on for it. */
+export interface EditedCall {
+  proposalId: string;
+  /** Undefined only in the moment between recording the edit and opening its request. */
+  requestId: string | undefined;
+  callId: string;
+  argsDigest: string;
+}
+
+/** A request with the call it is about, exactly as recorded. */
+export interface RequestView {
+  request: ApprovalRequest;
+  proposal: Proposal;
+  /** The status at the gate's `now`: a request past its deadline reads `expired`. */
+  status: ApprovalStatus;
+  definition: DefinitionView;
+  /** Present when the request is a definition review: the trusted and the new definition. */
+  review?: DefinitionReviewView | undefined;
+  /** Set when an approver edited the call: where it went. */
+  edited?: EditedCall | undefined;
+}
+
+export type ViewResult = { ok: true; view: RequestView } | ReadFailure;
+
+export type ListResult = { ok: true; views: RequestView[] } | { ok: false; reason: 'store_unavailable'; message: string };
+
+export type TokenOutcome =
+  | { ok: true; token: string; requestId: string; expiresAt: number }
+  | { ok: false; reason: 'not_found' | 'not_approved' | 'store_unavailable'; status?: string | undefined; message: string };
+
+export type RevokeOutcome =
+  | {
+      ok: true;
+      request: ApprovalRequest;
+      /** Present (false) when the revocation took effect but its audit record could not be appended. */
+      auditRecorded?: false;
+    }
+  | {
+      ok: false;
+      /** `not_revocable`: not approved, or already used (consumed), expired or revoked. */
+      reason: 'not_found' | 'not_eligible' | 'not_revocable' | 'store_unavailable';
+      message: string;
+    };

@@ -1,0 +1,60 @@
+import { effectiveStatus } from '../../ledger/effective-status.ts';
+import type { ApprovalRequest } from '../../ledger/types.ts';
+import { type Agent, isOwnedBy } from '../agent.ts';
+import type { GateDeps } from '../config.ts';
+import { type DefinitionView, definitionViewOf, reviewViewOf } from '../definition-view.ts';
+import { errorMessage } from '../propose.ts';
+import type { EditedCall, RequestView, ViewResult } from './types.ts';
+
+const NOT_FOUND = { ok: false, reason: 'not_found', message: 'no such approval request' } as const;
+
+/** A request and its call exactly as the ledger holds them (no eligibility filter: callers apply theirs). */
+export async function viewRequest(deps: GateDeps, requestId: string): Promise<ViewResult> {
+  try {
+    if (typeof requestId !== 'string') return NOT_FOUND;
+    const request = await deps.ledger.getApprovalRequest(requestId);
+    if (request === undefined) return NOT_FOUND;
+    const view = await viewOf(deps, request, deps.clock());
+    return view === undefined ? NOT_FOUND : { ok: true, view };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
+  }
+}
+
+/**
+ * The request as its agent sees it: `not_found` unless `agent` owns the request's run,
+ * so another agent's request reads exactly like one that does not exist.
+ */
+export async function viewForAgent(deps: GateDeps, agent: Agent, requestId: string): Promise<ViewResult> {
+  const result = await viewRequest(deps, requestId);
+  return result.ok && !isOwnedBy(result.view.proposal.agent, agent) ? NOT_FOUND : result;
+}
+
+/** The view of a request already read; undefined when its proposal is missing. Throws on store failure. */
+export async function viewOf(deps: GateDeps, request: ApprovalRequest, now: number): Promise<RequestView | undefined> {
+  const proposal = await deps.ledger.getProposal(request.proposalId);
+  if (proposal === undefined) return undefined;
+  const [edited, review] = await Promise.all([editedCallOf(deps, request), reviewViewOf(deps, proposal)]);
+  // A definition review is about a tool definition, not a call: it has no definition of its own.
+  const definition: DefinitionView = review === undefined ? await definitionViewOf(deps, proposal) : { status: 'none' };
+  return {
+    request,
+    proposal,
+    status: effectiveStatus(request, now),
+    definition,
+    ...(review === undefined ? {} : { review }),
+    ...(edited === undefined ? {} : { edited }),
+  };
+}
+
+/** Approve-with-edits closes the original with a deny that names the edited proposal; this follows it. */
+async function editedCallOf(deps: GateDeps, request: ApprovalRequest): Promise<EditedCall | undefined> {
+  const editedProposalId = request.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId;
+  if (editedProposalId === undefined) return undefined;
+  const [proposal, editedRequest] = await Promise.all([
+    deps.ledger.getProposal(editedProposalId),
+    deps.ledger.findApprovalRequestByProposal(editedProposalId),
+  ]);
+  if (proposal === undefined) return undefined;
+  return { proposalId: proposal.proposalId, requestId: editedRequest?.requestId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+}
