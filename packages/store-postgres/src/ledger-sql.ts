@@ -44,6 +44,13 @@ export function ledgerSql(s: string) {
         eligible, rule_id, status)
       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
       RETURNING *, '[]'::json AS decisions`,
+    /** createApprovalRequest's insert, except that a taken id returns no row instead of failing the transaction. */
+    insertRequestIfNew: `
+      INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
+        eligible, rule_id, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+      ON CONFLICT DO NOTHING
+      RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,
     requestByProposal: `${selectRequest} WHERE r.proposal_id = $1`,
     /**
@@ -118,8 +125,9 @@ export function ledgerSql(s: string) {
      *   A proposal or request created after our snapshot reads as not found: this
      *   consume is ordered before that insert, which was concurrent with it.
      * A loser that finds the proposal already dispatched in its snapshot takes no lock
-     * and writes nothing. Lock order is proposal then request everywhere; addDecision
-     * and revoke lock only the request, so no cycle (no deadlock) is possible.
+     * and writes nothing. Lock order is proposal then request everywhere; addDecision,
+     * revoke and recordEdit lock only the (original) request, so no cycle (no deadlock)
+     * is possible.
      */
     consume: preparedStatement(`
       WITH seen AS MATERIALIZED (

@@ -1,14 +1,15 @@
-import type { AddDecisionResult, ApprovalRequest, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase } from './database.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
+import { recordEditIn } from './postgres-edit.ts';
 import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
  * conditional statement (consume, revoke, recordResult, inserts) or a
- * transaction that first locks the row it decides on (addDecision).
+ * transaction that first locks the row it decides on (addDecision, recordEdit).
  */
 export class PostgresLedger implements LedgerStore {
   readonly #db: PgDatabase;
@@ -138,6 +139,10 @@ export class PostgresLedger implements LedgerStore {
       const updated = await query(this.#sql.requestById, [requestId]);
       return { ok: true, request: requestFromRow(updated.rows[0]!) };
     });
+  }
+
+  async recordEdit(input: EditInput): Promise<RecordEditResult> {
+    return recordEditIn(this.#db, this.#sql, input);
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {

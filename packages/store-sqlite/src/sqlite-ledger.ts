@@ -1,55 +1,9 @@
-import type { AddDecisionResult, ApprovalRequest, ConsumeInput, ConsumeResult, Decision, EligibilityFilter, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import { requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
-import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
-
-const INSERT_PROPOSAL = `
-  INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
-
-// The decisions ride along as one JSON array, so a request is read in one statement.
-const SELECT_REQUEST = `
-  SELECT r.*, (
-    SELECT json_group_array(json_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
-      'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position)
-    FROM decisions d WHERE d.request_id = r.request_id
-  ) AS decisions
-  FROM approval_requests r`;
-
-/** WHERE clause and parameters selecting requests by their effective status at `now`. */
-function statusFilter(status: ListRequestsFilter['status'], now: number): { sql: string; params: (string | number)[] } {
-  switch (status) {
-    case undefined:
-      return { sql: '1 = 1', params: [] };
-    case 'expired':
-      return { sql: "r.status IN ('pending', 'approved') AND r.expires_at <= ?", params: [now] };
-    case 'pending':
-    case 'approved':
-      return { sql: 'r.status = ? AND r.expires_at > ?', params: [status, now] };
-    default:
-      // Bound, never spliced: the filter may come straight from an HTTP query string.
-      return { sql: 'r.status = ?', params: [status] };
-  }
-}
-
-/**
- * WHERE clause keeping only requests `who` may decide: `eligibleUnder` in SQL, over the
- * request's stored rule (JSON) and its call's principal (`p`, joined by the caller).
- * The call's own principal decides only under principalSelf: true; anyone else when
- * named in `approvers` or holding one of `roles`. JSON true reads back as 1.
- */
-function eligibilityFilter(who: EligibilityFilter | undefined): { sql: string; params: string[] } {
-  if (who === undefined) return { sql: '1 = 1', params: [] };
-  return {
-    sql: `CASE WHEN p.principal IN (SELECT value FROM json_each(?))
-        THEN json_type(r.eligible, '$.principalSelf') = 'true'
-        ELSE EXISTS (SELECT 1 FROM json_each(r.eligible, '$.approvers') a WHERE a.value = ?)
-          OR EXISTS (SELECT 1 FROM json_each(r.eligible, '$.roles') a WHERE a.value IN (SELECT value FROM json_each(?)))
-      END`,
-    params: [JSON.stringify(who.principals), who.approverId, JSON.stringify(who.roles)],
-  };
-}
+import { recordEditIn } from './sqlite-edit.ts';
+import { eligibilityFilter, insertDecision, insertProposal, insertRequest, proposalByCallRow, proposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -81,7 +35,7 @@ export class SqliteLedger implements LedgerStore {
       if (owner === undefined) {
         this.#conn.statement('INSERT INTO runs (run_id, agent, created_at) VALUES (?, ?, ?)').run(input.runId, input.agent, input.createdAt);
       }
-      this.#conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
+      insertProposal(this.#conn, input);
       return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true };
     });
   }
@@ -109,20 +63,7 @@ export class SqliteLedger implements LedgerStore {
       if (clash !== undefined) {
         throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
       }
-      this.#conn
-        .statement(
-          `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-             eligible, rule_id, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
-        )
-        .run(
-          input.requestId,
-          input.proposalId,
-          input.createdAt,
-          input.expiresAt,
-          input.requiredApprovals,
-          JSON.stringify(input.eligible),
-          input.ruleId ?? null,
-        );
+      insertRequest(this.#conn, input);
       return this.#request(input.requestId)!;
     });
   }
@@ -162,30 +103,20 @@ export class SqliteLedger implements LedgerStore {
       if (request === undefined) return { ok: false, reason: 'not_found' };
       const refusal = decisionRefusal(request, decision, opts.now);
       if (refusal !== undefined) return { ok: false, reason: refusal };
-      this.#conn
-        .statement(
-          `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          requestId,
-          request.decisions.length + 1,
-          decision.approver,
-          decision.decision,
-          decision.reason ?? null,
-          decision.at,
-          decision.editedProposalId ?? null,
-        );
       const next = statusAfterDecision(request, decision);
-      if (next === 'denied') {
-        this.#conn.statement("UPDATE approval_requests SET status = 'denied' WHERE request_id = ?").run(requestId);
-      } else if (next === 'approved') {
-        this.#conn
-          .statement("UPDATE approval_requests SET status = 'approved', token_id = ?, approved_at = ? WHERE request_id = ?")
-          .run(opts.tokenIdIfApproved, opts.now, requestId);
-      }
+      insertDecision(
+        this.#conn,
+        requestId,
+        request.decisions.length + 1,
+        decision,
+        next === 'approved' ? { status: next, tokenId: opts.tokenIdIfApproved, at: opts.now } : { status: next },
+      );
       return { ok: true, request: this.#request(requestId)! };
     });
+  }
+
+  async recordEdit(input: EditInput): Promise<RecordEditResult> {
+    return this.#conn.write(() => recordEditIn(this.#conn, input));
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {
@@ -248,22 +179,18 @@ export class SqliteLedger implements LedgerStore {
   }
 
   #runOwner(runId: string): string | undefined {
-    const row = this.#conn.statement('SELECT agent FROM runs WHERE run_id = ?').get(runId);
-    return row === undefined ? undefined : String(row.agent);
+    return runOwnerRow(this.#conn, runId);
   }
 
   #proposal(proposalId: string): Proposal | undefined {
-    const row = this.#conn.statement('SELECT * FROM proposals WHERE proposal_id = ?').get(proposalId);
-    return row === undefined ? undefined : proposalFromRow(row);
+    return proposalRow(this.#conn, proposalId);
   }
 
   #proposalByCall(runId: string, callId: string): Proposal | undefined {
-    const row = this.#conn.statement('SELECT * FROM proposals WHERE run_id = ? AND call_id = ?').get(runId, callId);
-    return row === undefined ? undefined : proposalFromRow(row);
+    return proposalByCallRow(this.#conn, runId, callId);
   }
 
   #request(requestId: string): ApprovalRequest | undefined {
-    const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.request_id = ?`).get(requestId);
-    return row === undefined ? undefined : requestFromRow(row);
+    return requestRow(this.#conn, requestId);
   }
 }

@@ -5,3 +5,4 @@ export { effectiveStatus } from './effective-status.ts';
 export { LedgerError, type LedgerErrorCode } from './errors.ts';
 export { MemoryLedger, approvalConsumeFailure, recordResultOnce } from './memory-ledger.ts';
 export { sameCall } from './same-call.ts';
+export { editRefusal, editedRequestStatus, openedRequest } from './edit-rules.ts';

@@ -5,12 +5,14 @@ import type {
   ConsumeInput,
   ConsumeResult,
   Decision,
+  EditInput,
   EligibilityFilter,
   LedgerStore,
   ListRequestsFilter,
   NewApprovalRequest,
   Proposal,
   ProposalInput,
+  RecordEditResult,
   RecordProposalResult,
   RecordResultOutcome,
   ResultRecord,
@@ -20,6 +22,7 @@ import { sameCall } from './same-call.ts';
 import { copyProposal, copyRequest } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
+import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
 
 /**
  * In-process ledger for tests, demos and single-process agents.
@@ -123,6 +126,38 @@ export class MemoryLedger implements LedgerStore {
       request.approvedAt = opts.now;
     }
     return { ok: true, request: copyRequest(request) };
+  }
+
+  async recordEdit(input: EditInput): Promise<RecordEditResult> {
+    // Every check before the first write, and no await anywhere: all of it or nothing.
+    const original = this.#requests.get(input.original.requestId);
+    const originalProposal = original && this.#proposals.get(original.proposalId);
+    if (original === undefined || originalProposal === undefined) return { ok: false, reason: 'not_found' };
+    const refusal = editRefusal(original, originalProposal, this.#runOwners.get(input.proposal.runId), input);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
+    const { proposal: edited, request: opened } = input;
+    const taken =
+      this.#proposals.has(edited.proposalId) ||
+      this.#proposalByCall.has(`${edited.runId}\u0000${edited.callId}`) ||
+      this.#requests.has(opened.requestId);
+    if (taken) return { ok: false, reason: 'conflict' };
+    original.decisions.push({ ...input.original.decision });
+    original.status = 'denied';
+    const proposal: Proposal = { ...edited, state: 'proposed' };
+    this.#proposals.set(proposal.proposalId, proposal);
+    this.#proposalByCall.set(`${edited.runId}\u0000${edited.callId}`, proposal.proposalId);
+    const request = openedRequest(input);
+    if (input.editorApproval !== undefined) {
+      request.decisions.push({ ...input.editorApproval.decision });
+      request.status = editedRequestStatus(input);
+      if (request.status === 'approved') {
+        request.tokenId = input.editorApproval.tokenIdIfApproved;
+        request.approvedAt = input.now;
+      }
+    }
+    this.#requests.set(request.requestId, request);
+    this.#requestByProposal.set(proposal.proposalId, request.requestId);
+    return { ok: true, original: copyRequest(original), proposal: copyProposal(proposal), request: copyRequest(request) };
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {

@@ -110,6 +110,45 @@ export type AddDecisionResult =
   | { ok: true; request: ApprovalRequest }
   | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' | 'invalid_decision' };
 
+/**
+ * Approve-with-edits as one ledger operation (see `LedgerStore.recordEdit`): the deny
+ * that closes the original request, the edited call, its own request and, when the
+ * editor may approve it, the editor's approval.
+ */
+export interface EditInput {
+  /** The request being replaced, and the deny closing it; `decision.editedProposalId` names `proposal`. */
+  original: { requestId: string; decision: Decision };
+  /** The edited call: same run, session, principal, agent and tool as the original, `parentProposalId` its proposal. */
+  proposal: ProposalInput;
+  /** The edited call's own request (`proposalId` = `proposal.proposalId`). */
+  request: NewApprovalRequest;
+  /** The editor's approval of the edited call, recorded on `request` in the same step. */
+  editorApproval?: { decision: Decision; tokenIdIfApproved: string } | undefined;
+  now: number;
+}
+
+export type EditRefusal =
+  /** The closing deny or the editor's approval is refused by the decision rules (`decisionRefusal`). */
+  | Extract<AddDecisionResult, { ok: false }>['reason']
+  /** The edited call's run is owned by another agent. */
+  | 'run_owned_by_other_agent'
+  /** The edited proposal's id, its (run, call) or the new request id is already taken. */
+  | 'conflict'
+  /** The parts do not describe one edit of this request (ids not linked, another call, a deny as approval). */
+  | 'invalid_edit';
+
+export type RecordEditResult =
+  | {
+      ok: true;
+      /** The original request, now denied with the deny naming the edit. */
+      original: ApprovalRequest;
+      proposal: Proposal;
+      /** The edited call's request: pending, or approved if the editor's approval completed it. */
+      request: ApprovalRequest;
+    }
+  /** Nothing was written: no edited proposal, no edited request, the original unchanged. */
+  | { ok: false; reason: EditRefusal };
+
 export type RecordResultOutcome =
   | { ok: true; created: boolean; result: ResultRecord }
   /** No such proposal, or it was never dispatched (still `proposed`): nothing was recorded. */
@@ -187,6 +226,17 @@ export interface LedgerStore {
     decision: Decision,
     opts: { now: number; tokenIdIfApproved: string },
   ): Promise<AddDecisionResult>;
+
+  /**
+   * Approve-with-edits, one atomic operation: closes the original request with
+   * `input.original.decision` (a deny naming the edit), records the edited proposal,
+   * opens its request and adds `editorApproval` to it; all of it or nothing. Refused
+   * (nothing written) when the original is not pending (`already_decided`, `expired`),
+   * when the edit does not match the original call (`invalid_edit`), when an id is
+   * taken (`conflict`) or the run belongs to another agent. Of concurrent edits (or
+   * decisions) of one request, exactly one takes effect.
+   */
+  recordEdit(input: EditInput): Promise<RecordEditResult>;
 
   /** Withdraws an approval that has not been consumed (pending or approved → revoked). */
   revokeApproval(requestId: string, now: number): Promise<boolean>;

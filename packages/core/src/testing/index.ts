@@ -9,7 +9,8 @@ export {
   makeGateFixture,
   requestView,
 } from './gate-fixture.ts';
-export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
+export { type LedgerHarness, runLedgerConformance } from './ledger-conformance.ts';
+export { sampleProposal } from './ledger-samples.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
 export {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
-import type { LedgerStore, NewApprovalRequest, ProposalInput } from '../ledger/types.ts';
+import type { LedgerStore } from '../ledger/types.ts';
+import { describeEditConformance } from './edit-conformance.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
+import { SAMPLE_T0, sampleProposal, sampleRequest, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
 
@@ -11,44 +13,7 @@ export interface LedgerHarness {
   cleanup?: () => Promise<void>;
 }
 
-const T0 = Date.UTC(2026, 0, 1);
-let counter = 0;
-/** Ids unique across runs, so suites can share a persistent database. */
-function uid(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
-}
-
-export function sampleProposal(overrides: Partial<ProposalInput> = {}): ProposalInput {
-  const canonicalArgs = overrides.canonicalArgs ?? '{"amount":10,"to":"alice"}';
-  return {
-    proposalId: uid('prop'),
-    runId: uid('run'),
-    sessionId: 'session-1',
-    principal: 'user:42',
-    agent: 'agent-a',
-    callId: uid('call'),
-    toolName: 'transfer',
-    canonicalArgs,
-    argsDigest: sha256Hex(canonicalArgs),
-    modelResponseRef: 'resp-1',
-    createdAt: T0,
-    ...overrides,
-  };
-}
-
-function sampleRequest(proposalId: string, overrides: Partial<NewApprovalRequest> = {}): NewApprovalRequest {
-  return {
-    requestId: uid('req'),
-    proposalId,
-    createdAt: T0,
-    expiresAt: T0 + 60_000,
-    requiredApprovals: 1,
-    eligible: { roles: ['approver'] },
-    ruleId: 'rule-1',
-    ...overrides,
-  };
-}
+const T0 = SAMPLE_T0;
 
 /**
  * The behaviour every `LedgerStore` backend must have. Run it from the backend's
@@ -275,6 +240,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
     });
 
     describeApproverConformance(() => store);
+    describeEditConformance(() => store);
     describeResultRecording(() => store, sampleProposal);
 
     describe('single use', () => {

@@ -1,14 +1,14 @@
 import type { AuditEvent } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../../canonical/errors.ts';
-import type { ApproverRule, Proposal } from '../../ledger/types.ts';
+import type { ApproverRule, EditRefusal, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { decideSafely } from '../../policy/safe-decide.ts';
 import { auditBestEffort } from '../audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
 import { checkCallDefinition } from '../call-definition.ts';
 import type { GateDeps } from '../config.ts';
-import type { DecisionInput, DecisionOutcome, RequestView } from './types.ts';
+import type { DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from '../eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../input-schema.ts';
 import { callIds, errorMessage, eventAbout } from '../propose.ts';
@@ -69,73 +69,65 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
   const rule = editedRule(view, verdict, now);
 
   const editedProposalId = deps.newId();
-  const recorded = await deps.ledger.recordProposal({
-    proposalId: editedProposalId,
-    runId: original.runId,
-    sessionId: original.sessionId,
-    principal: original.principal,
-    agent: original.agent,
-    callId: `${original.callId}~edit-${editedProposalId}`,
-    toolName: original.toolName,
-    definitionDigest: original.definitionDigest,
-    canonicalArgs: edited.canonical,
-    argsDigest: edited.digest,
-    modelResponseRef: original.modelResponseRef,
-    parentProposalId: original.proposalId,
-    createdAt: now,
-  });
-  if (!recorded.ok) return fail('already_decided', 'an edit of this call already exists');
-  // Close the original first: if that fails (already decided, expired), the edit never gets approved.
   const reason = input.reason ?? 'edited';
-  const closed = await deps.ledger.addDecision(
-    view.request.requestId,
-    { approver: approver.id, decision: 'deny', reason, at: now, editedProposalId },
-    { now, tokenIdIfApproved: deps.newId() },
-  );
-  if (!closed.ok) return fail(closed.reason, `decision refused: ${closed.reason}`);
-  const editedProposal = recorded.proposal;
+  const closing = { approver: approver.id, decision: 'deny' as const, reason, at: now, editedProposalId };
+  const editorApproves = mayDecide(rule.eligible, approver, original.principal);
+  const approval = { approver: approver.id, decision: 'approve' as const, reason: input.reason, at: now };
+  // One ledger operation: the original closed, the edited call, its request and the
+  // editor's approval are written together or not at all (never a closed original
+  // without the call that replaces it).
+  const recorded = await deps.ledger.recordEdit({
+    original: { requestId: view.request.requestId, decision: closing },
+    proposal: {
+      proposalId: editedProposalId,
+      runId: original.runId,
+      sessionId: original.sessionId,
+      principal: original.principal,
+      agent: original.agent,
+      callId: `${original.callId}~edit-${editedProposalId}`,
+      toolName: original.toolName,
+      definitionDigest: original.definitionDigest,
+      canonicalArgs: edited.canonical,
+      argsDigest: edited.digest,
+      modelResponseRef: original.modelResponseRef,
+      parentProposalId: original.proposalId,
+      createdAt: now,
+    },
+    request: { requestId: deps.newId(), proposalId: editedProposalId, createdAt: now, ...rule },
+    editorApproval: editorApproves ? { decision: approval, tokenIdIfApproved: deps.newId() } : undefined,
+    now,
+  });
+  if (!recorded.ok) return fail(editFailure(recorded.reason), `edit refused: ${recorded.reason}`);
+  const { proposal: editedProposal, request: editedRequest, original: closed } = recorded;
+  // The edit has taken effect: events and audit follow, in the order a reader of the
+  // ledger would tell it; audit events are appended after the effect, so an audit
+  // outage is reported (auditRecorded: false) rather than stranding the edit.
   emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, editedFrom: original.proposalId, ...callIds(editedProposal) });
-  // From here on the original is closed: every later step runs, and audit events are
-  // appended after the ledger writes so an audit outage cannot strand the edit half-made.
   const events: AuditEvent[] = [
     { ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
-    ...decisionEvents(deps.keyring, original, closed.request, { approver: approver.id, decision: 'deny', reason, at: now, editedProposalId }),
+    ...decisionEvents(deps.keyring, original, closed, closing),
     {
       ...eventAbout(editedProposal, 'verdict', now),
       detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId },
     },
   ];
-  let editedRequest = await deps.ledger.createApprovalRequest({
-    requestId: deps.newId(),
-    proposalId: editedProposalId,
-    createdAt: now,
-    ...rule,
-  });
   emit(deps.events, { type: 'approval_requested', at: now, requestId: editedRequest.requestId, expiresAt: editedRequest.expiresAt, ...callIds(editedProposal) });
   events.push({
     ...eventAbout(editedProposal, 'approval_requested', now),
     requestId: editedRequest.requestId,
     detail: { editedFrom: original.proposalId, expiresAt: rule.expiresAt, requiredApprovals: rule.requiredApprovals, ruleId: rule.ruleId ?? null },
   });
-  if (mayDecide(rule.eligible, approver, original.principal)) {
-    const approved = await deps.ledger.addDecision(
-      editedRequest.requestId,
-      { approver: approver.id, decision: 'approve', reason: input.reason, at: now },
-      { now, tokenIdIfApproved: deps.newId() },
-    );
-    if (approved.ok) {
-      editedRequest = approved.request;
-      emit(deps.events, {
-        type: 'decided',
-        at: now,
-        requestId: editedRequest.requestId,
-        approver: approver.id,
-        decision: 'approve',
-        status: editedRequest.status,
-        ...callIds(editedProposal),
-      });
-      events.push(...decisionEvents(deps.keyring, editedProposal, approved.request, { approver: approver.id, decision: 'approve', reason: input.reason, at: now }));
-    }
+  if (editorApproves) {
+    emit(deps.events, {
+      type: 'decided',
+      at: now,
+      requestId: editedRequest.requestId,
+      approver: approver.id,
+      decision: 'approve',
+      status: editedRequest.status,
+      ...callIds(editedProposal),
+    });
+    events.push(...decisionEvents(deps.keyring, editedProposal, editedRequest, approval));
   }
   // Last, so a waiter on the original request wakes to find the edited request in place.
   emit(deps.events, {
@@ -148,7 +140,25 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     ...callIds(original),
   });
   const audited = await appendAfterEffect(deps.audit, events);
-  return { ok: true, request: closed.request, editedRequest, editedProposal, ...(audited ? {} : { auditRecorded: false as const }) };
+  return { ok: true, request: closed, editedRequest, editedProposal, ...(audited ? {} : { auditRecorded: false as const }) };
+}
+
+/**
+ * The decision failure an edit refusal is reported as. A taken id or run ownership
+ * cannot happen for ids the gate just made in the original's own run: both mean the
+ * request changed under the edit, which the approver sees as already decided. An
+ * `invalid_edit` would be a gate bug (it builds every part), reported as such.
+ */
+function editFailure(reason: EditRefusal): DecisionFailure {
+  switch (reason) {
+    case 'conflict':
+    case 'run_owned_by_other_agent':
+      return 'already_decided';
+    case 'invalid_edit':
+      return 'invalid_decision';
+    default:
+      return reason;
+  }
 }
 
 /**

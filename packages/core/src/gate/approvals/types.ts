@@ -62,7 +62,10 @@ export type { DefinitionReviewView, DefinitionView } from '../definition-view.ts
 /** Where an approve-with-edits sent the call: the edited proposal, and the request to wait on for it. */
 export interface EditedCall {
   proposalId: string;
-  /** Undefined only in the moment between recording the edit and opening its request. */
+  /**
+   * Always set for edits recorded by `recordEdit` (one atomic step); undefined only for an
+   * edit left half-made by a version that wrote the parts separately.
+   */
   requestId: string | undefined;
   callId: string;
   argsDigest: string;
