@@ -1,8 +1,9 @@
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult } from '@countersign/core';
-import { AuthorizeBody, AuthorizeOutcomeSchema, CallStatusSchema, CompleteBody, CompleteOutcomeSchema, ProposalsResponse, TokenResponse } from '@countersign/core/wire';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
+import type { RegisterToolsOutcome } from '@countersign/core/gate';
+import { AuthorizeBody, AuthorizeOutcomeSchema, CallStatusSchema, CompleteBody, CompleteOutcomeSchema, ProposalsResponse, RegisterToolsResponse, TokenResponse, ToolsBody } from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { authorizeRefused, completeRefused, proposeRefused, readRefused } from './refusals.ts';
+import { authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -27,6 +28,13 @@ export interface CountersignClient extends GatePort {
   readonly baseUrl: string;
   /** The approval page of a request, for a person to open. */
   approvalPageUrl(requestId: string): string;
+  /**
+   * Declares the definitions of the tools this agent runs itself (PUT /api/v1/tools), so
+   * policy, the approval page and pinning know them. Registering trusts nothing: a new or
+   * changed definition is refused (`definition_mismatch`, with a review request id) until
+   * a person approves it. Not part of `GatePort`: an in-process gate's tools are its own.
+   */
+  registerTools(definitions: readonly ToolDefinition[]): Promise<RegisterToolsOutcome>;
 }
 
 /**
@@ -71,6 +79,18 @@ export function createClient(options: ClientOptions): CountersignClient {
         throw new CountersignClientError('bad_response', `${outcomes.length} outcomes for ${response.toolCalls.length} calls`, { httpStatus: answer.status });
       }
       return outcomes;
+    },
+
+    async registerTools(definitions: readonly ToolDefinition[]): Promise<RegisterToolsOutcome> {
+      const checked = ToolsBody.safeParse({ tools: jsonCopy(definitions) });
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        return { ok: false, reason: 'invalid_definition', message: `${issue?.path.map(String).join('.') || 'tools'}: ${issue?.message ?? 'invalid'}` };
+      }
+      // Idempotent: the same definitions registered twice are one registration.
+      const answer = await send(http, { method: 'PUT', path: '/api/v1/tools', body: checked.data, idempotent: true });
+      if (!answer.ok) return registerRefused(answer);
+      return { ok: true, tools: parseBody(RegisterToolsResponse, answer).tools };
     },
 
     async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
@@ -123,10 +143,10 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 }
 
-/** The completion as JSON will carry it; undefined when it cannot be sent as JSON (a BigInt, a cycle). */
-function jsonCopy(completion: Completion): Completion | undefined {
+/** The value as JSON will carry it; undefined when it cannot be sent as JSON (a BigInt, a cycle). */
+function jsonCopy<T>(value: T): T | undefined {
   try {
-    return JSON.parse(JSON.stringify(completion)) as Completion;
+    return JSON.parse(JSON.stringify(value)) as T;
   } catch {
     return undefined;
   }

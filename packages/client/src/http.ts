@@ -21,7 +21,7 @@ export type Answer =
   | { ok: false; status: number; code: string; message: string; requestStatus?: string | undefined };
 
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
   /**

@@ -1,4 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
+import type { RegisterToolsOutcome } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -48,6 +49,15 @@ export function completeRefused(answer: Refused): CompleteOutcome {
 /** For the reads (token, call status, request status): not found and store outages are outcomes. */
 export function readRefused(answer: Refused): { ok: false; reason: 'not_found' | 'store_unavailable'; message: string } {
   if (answer.status === 404 && answer.code === 'not_found') return { ok: false, reason: 'not_found', message: answer.message };
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+export function registerRefused(answer: Refused): RegisterToolsOutcome {
+  if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_definition', message: `${answer.code}: ${answer.message}` };
+  if (answer.status === 409 && (answer.code === 'registered_by_other_agent' || answer.code === 'tool_defined_in_process')) {
+    return { ok: false, reason: answer.code, message: answer.message };
+  }
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);
 }

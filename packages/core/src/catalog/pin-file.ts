@@ -1,5 +1,6 @@
 import { isHexSha256 } from '../audit/record-shape.ts';
 import { parseConfigText } from '../config/config-text.ts';
+import { idProblem } from '../gate/call-ids.ts';
 import { parseToolDefinition } from './parse-definition.ts';
 
 /** One tool to pin: its trusted digest, and the definition when the file gave it whole. */
@@ -33,6 +34,9 @@ export function parsePinFile(text: string): PinFileResult {
   }
   const entries: PinFileEntry[] = [];
   for (const [toolName, value] of Object.entries(root.tools)) {
+    // The same rule as any tool name a call carries; checked here so a bad file is refused before a store is opened.
+    const badName = idProblem('tool name', toolName);
+    if (badName !== undefined) return invalid(`tools[${JSON.stringify(toolName)}]: ${badName}`);
     if (typeof value === 'string') {
       if (!isHexSha256(value)) return invalid(`tools.${toolName}: a digest is 64 lower-case hex characters`);
       entries.push({ toolName, digest: value });

@@ -121,7 +121,7 @@ export async function settleDecidedReview(deps: GateDeps, toolName: string, requ
   if (current?.requestId === request.requestId) await settleReview(deps, pin, state, actor);
 }
 
-export async function auditPin(deps: GateDeps, pin: ToolPin, previousDigest: string | undefined, via: string, actor: string): Promise<void> {
+export async function auditPin(deps: Pick<GateDeps, 'audit' | 'clock' | 'events'>, pin: ToolPin, previousDigest: string | undefined, via: string, actor: string): Promise<void> {
   await auditBestEffort(deps.audit, {
     type: 'definition_pinned',
     at: deps.clock(),
@@ -138,7 +138,7 @@ export async function auditPin(deps: GateDeps, pin: ToolPin, previousDigest: str
 }
 
 /** The lifecycle event for a pin that moved (after the store committed it): waiters and dashboards wake on it. */
-function announcePin(deps: GateDeps, pin: ToolPin, previousDigest: string | undefined, requestId?: string): void {
+function announcePin(deps: Pick<GateDeps, 'events'>, pin: ToolPin, previousDigest: string | undefined, requestId?: string): void {
   emit(deps.events, {
     type: 'definition_changed',
     at: pin.updatedAt,

@@ -90,7 +90,7 @@ export async function openReview(deps: GateDeps, pin: ToolPin): Promise<Approval
 }
 
 /** The review request for a `changed` pin, if it was opened. */
-export async function findReview(deps: GateDeps, pin: ToolPin): Promise<ApprovalRequest | undefined> {
+export async function findReview(deps: Pick<GateDeps, 'ledger'>, pin: ToolPin): Promise<ApprovalRequest | undefined> {
   const { runId, callId } = reviewKey(pin);
   const proposal = await deps.ledger.findProposalByCall(runId, callId);
   return proposal === undefined ? undefined : deps.ledger.findApprovalRequestByProposal(proposal.proposalId);

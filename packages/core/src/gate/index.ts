@@ -10,7 +10,8 @@ export {
   type TokenOutcome,
 } from './approvals.ts';
 export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
-export { REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
+export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
+export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export type { DispatchRequest } from './dispatch.ts';

@@ -6,14 +6,18 @@ import type { GateDeps } from './config.ts';
 
 export type { PinFileEntry };
 
+/** What pinning needs of the gate: it writes pins and the audit chain, and announces each pin. */
+export type PinDeps = Pick<GateDeps, 'definitions' | 'audit' | 'clock' | 'events'>;
+
 export type PinToolsOutcome = { ok: true; pins: ToolPin[] } | { ok: false; reason: 'invalid_pin_file' | 'store_unavailable'; message: string };
 
 /**
  * An operator's pins (`countersign tools pin FILE`): each tool becomes trusted under the
  * listed digest, whatever its pin was (this is also how a disabled tool is enabled
- * again). Audited as `definition_pinned` with `via: pin_file`.
+ * again). Audited as `definition_pinned` with `via: pin_file`. Takes only what it uses,
+ * so the CLI pins on a store without the signing keys a whole gate needs.
  */
-export async function pinTools(deps: GateDeps, entries: readonly PinFileEntry[], actor: string): Promise<PinToolsOutcome> {
+export async function pinTools(deps: PinDeps, entries: readonly PinFileEntry[], actor: string): Promise<PinToolsOutcome> {
   for (const entry of entries) {
     const problem = idProblem('tool name', entry.toolName);
     if (problem !== undefined) return { ok: false, reason: 'invalid_pin_file', message: problem };

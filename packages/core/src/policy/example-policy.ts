@@ -1,7 +1,8 @@
 /**
  * The server's default policy, and a template to copy. Covers each verdict once:
  * read-only tools run, small transfers run, larger ones need finance, deletes never
- * run, deploys need two release managers. Anything not listed is denied.
+ * run, deploys need two release managers. Anything not listed is denied. A new or
+ * changed definition of a tool an agent runs itself is reviewed by an admin.
  */
 export const EXAMPLE_POLICY_YAML = `# Countersign policy. Rules are tried in order; the first match wins.
 # A tool no rule matches is denied.
@@ -44,4 +45,13 @@ rules:
     approval:
       approvers: { roles: [release-manager] }
       required: 2
+
+# Tools an agent runs itself (registered with PUT /api/v1/tools) run only under a
+# definition a person approved. Who approves a new or changed definition, how many
+# of them, and how long the review stays open. Without this block: one holder of
+# the role admin, within 7 days.
+definitionReview:
+  approvers: { roles: [admin] }
+  required: 1
+  ttlSeconds: 604800
 `;

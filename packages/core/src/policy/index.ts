@@ -1,3 +1,4 @@
+export type { DefinitionReviewRequirement } from './definition-review.ts';
 export { EXAMPLE_POLICY_YAML } from './example-policy.ts';
 export { PolicyError, type PolicyErrorCode } from './errors.ts';
 export { loadPolicy, loadPolicyFile, type PolicyFormat } from './load.ts';

@@ -1,4 +1,6 @@
+import type { ApproverRule } from '../ledger/types.ts';
 import { PolicyError } from './errors.ts';
+import type { DefinitionReviewRequirement } from './definition-review.ts';
 import { type CompiledRule, validatePolicyDocument } from './rules.ts';
 import type { ApprovalRequirement, PolicyEngine, PolicyInput, Verdict } from './types.ts';
 
@@ -9,12 +11,25 @@ import type { ApprovalRequirement, PolicyEngine, PolicyInput, Verdict } from './
  */
 export class RulePolicy implements PolicyEngine {
   readonly #rules: readonly CompiledRule[];
+  readonly #definitionReview: Readonly<DefinitionReviewRequirement> | undefined;
 
   /** Validates `document` (already parsed from YAML/JSON); throws `PolicyError` `invalid_policy`. */
   constructor(document: unknown) {
     const result = validatePolicyDocument(document);
     if (!result.ok) throw new PolicyError('invalid_policy', result.problems);
     this.#rules = result.rules;
+    this.#definitionReview = result.definitionReview;
+  }
+
+  /**
+   * Who re-approves a new or changed tool definition (the document's `definitionReview`),
+   * for the gate's `definitionReview` option; undefined when the document has none, which
+   * leaves the gate's default (one holder of the role `admin`). A fresh copy each time.
+   */
+  get definitionReview(): DefinitionReviewRequirement | undefined {
+    const review = this.#definitionReview;
+    if (review === undefined) return undefined;
+    return { eligible: copyEligible(review.eligible), requiredApprovals: review.requiredApprovals, ttlSeconds: review.ttlSeconds };
   }
 
   /** Rule ids in evaluation order (for listings and audit). */
@@ -49,14 +64,13 @@ function verdictOf(rule: CompiledRule): Verdict {
 }
 
 function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirement {
-  const { eligible } = approval;
+  return { eligible: copyEligible(approval.eligible), requiredApprovals: approval.requiredApprovals, ttlSeconds: approval.ttlSeconds };
+}
+
+function copyEligible(eligible: Readonly<ApproverRule>): ApproverRule {
   return {
-    eligible: {
-      ...(eligible.principalSelf === undefined ? {} : { principalSelf: eligible.principalSelf }),
-      ...(eligible.approvers === undefined ? {} : { approvers: [...eligible.approvers] }),
-      ...(eligible.roles === undefined ? {} : { roles: [...eligible.roles] }),
-    },
-    requiredApprovals: approval.requiredApprovals,
-    ttlSeconds: approval.ttlSeconds,
+    ...(eligible.principalSelf === undefined ? {} : { principalSelf: eligible.principalSelf }),
+    ...(eligible.approvers === undefined ? {} : { approvers: [...eligible.approvers] }),
+    ...(eligible.roles === undefined ? {} : { roles: [...eligible.roles] }),
   };
 }

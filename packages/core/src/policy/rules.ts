@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { ApproverRule } from '../ledger/types.ts';
+import { approverRuleSchema, eligibleFrom, nonEmptyString, poolProblem, ttlSecondsSchema } from './approvers.ts';
 import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
 import { formatPath } from '../config/format-path.ts';
 import { describeZodIssues } from '../config/zod-issues.ts';
 import { compileToolPattern, type ToolMatcher } from './glob.ts';
+import { compileDefinitionReview, type DefinitionReviewRequirement, definitionReviewSchema } from './definition-review.ts';
 import type { ApprovalRequirement } from './types.ts';
 
 export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
-/** Upper bound on any approval lifetime, so a typo cannot mint near-permanent approvals. */
-export const MAX_APPROVAL_TTL_SECONDS = 30 * 24 * 60 * 60;
 /**
  * Who may approve when an `approve` rule names nobody: any authenticated holder of the
  * `approver` role. Deliberately not `principalSelf`, so that an approve rule written
@@ -21,19 +21,12 @@ export const DEFAULT_ELIGIBLE_APPROVERS: Readonly<ApproverRule> = Object.freeze(
 const VERDICTS = ['allow', 'approve', 'deny'] as const;
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
-const nonEmptyString = z.string().min(1, { error: 'must not be empty' });
-const ttlSeconds = z.int().min(1).max(MAX_APPROVAL_TTL_SECONDS);
+const ttlSeconds = ttlSecondsSchema;
 // Kept as the caller's own object (not copied by zod) so it reaches ajv exactly as written.
 const jsonSchemaObject = z.custom<Record<string, unknown>>(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   { error: 'expected a JSON Schema object' },
 );
-
-const approverRuleSchema = z.strictObject({
-  principalSelf: z.boolean().optional(),
-  approvers: z.array(nonEmptyString).optional(),
-  roles: z.array(nonEmptyString).optional(),
-});
 
 const approvalSchema = z.strictObject({
   approvers: approverRuleSchema.optional(),
@@ -60,6 +53,7 @@ export const policyDocumentSchema = z.strictObject({
   version: z.literal(1, { error: 'expected 1' }),
   defaults: z.strictObject({ approvalTtlSeconds: ttlSeconds.optional() }).optional(),
   rules: z.array(ruleSchema),
+  definitionReview: definitionReviewSchema.optional(),
 });
 
 export type PolicyDocument = z.input<typeof policyDocumentSchema>;
@@ -81,7 +75,12 @@ export interface CompiledRule {
 }
 
 export type PolicyValidation =
-  | { ok: true; rules: readonly CompiledRule[] }
+  | {
+      ok: true;
+      rules: readonly CompiledRule[];
+      /** The document's `definitionReview` block; undefined leaves the gate's default. */
+      definitionReview: DefinitionReviewRequirement | undefined;
+    }
   | { ok: false; problems: string[] };
 
 /**
@@ -133,7 +132,8 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
     rules.push(Object.freeze({ id, index, matchesTool, matchesArgs, outcome: Object.freeze(outcome) }));
   });
 
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, rules: Object.freeze(rules) };
+  const definitionReview = doc.definitionReview === undefined ? undefined : compileDefinitionReview(doc.definitionReview, problems);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, rules: Object.freeze(rules), definitionReview };
 }
 
 type ApprovalSpec = z.output<typeof approvalSchema>;
@@ -147,14 +147,8 @@ function approvalFor(
   const eligible = eligibleFor(spec?.approvers, at, problems);
   const requiredApprovals = spec?.required ?? 1;
 
-  // With only named approvers (no roles) the pool is countable: more required approvals
-  // than people who may give them would leave every request stuck until it expires.
-  if (eligible.roles === undefined || eligible.roles.length === 0) {
-    const pool = (eligible.approvers?.length ?? 0) + (eligible.principalSelf === true ? 1 : 0);
-    if (pool > 0 && requiredApprovals > pool) {
-      problems.push(`${at('approval', 'required')}: ${requiredApprovals} approvals required but only ${pool} eligible`);
-    }
-  }
+  const pool = poolProblem(eligible, requiredApprovals);
+  if (pool !== undefined) problems.push(`${at('approval', 'required')}: ${pool}`);
 
   return Object.freeze({
     eligible,
@@ -169,26 +163,5 @@ function eligibleFor(
   problems: string[],
 ): Readonly<ApproverRule> {
   if (spec === undefined) return DEFAULT_ELIGIBLE_APPROVERS;
-
-  const eligible: ApproverRule = {};
-  if (spec.principalSelf !== undefined) eligible.principalSelf = spec.principalSelf;
-  for (const key of ['approvers', 'roles'] as const) {
-    const list = spec[key];
-    if (list === undefined) continue;
-    const seen = new Set<string>();
-    list.forEach((entry, i) => {
-      if (seen.has(entry)) problems.push(`${at('approval', 'approvers', key, i)}: duplicate "${entry}"`);
-      seen.add(entry);
-    });
-    eligible[key] = Object.freeze([...seen]) as string[];
-  }
-
-  const anyWay =
-    eligible.principalSelf === true || (eligible.approvers?.length ?? 0) > 0 || (eligible.roles?.length ?? 0) > 0;
-  if (!anyWay) {
-    problems.push(
-      `${at('approval', 'approvers')}: must name at least one way to approve (principalSelf: true, or non-empty approvers or roles)`,
-    );
-  }
-  return Object.freeze(eligible);
+  return eligibleFrom(spec, (...rest) => at('approval', 'approvers', ...rest), problems);
 }

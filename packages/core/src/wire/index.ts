@@ -12,8 +12,9 @@ export {
   NotApprovedReasonSchema,
   ProposalsResponse,
   ProposeOutcomeSchema,
+  RegisterToolsResponse,
   RequestStatusResponse,
   TokenRejectionSchema,
   TokenResponse,
 } from './outcomes.ts';
-export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, TokenText } from './requests.ts';
+export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, TokenText, ToolsBody } from './requests.ts';

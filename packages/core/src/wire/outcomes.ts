@@ -125,3 +125,8 @@ export const TokenResponse = z.object({ token: z.string().min(1).max(8192), requ
 export const ErrorResponse = z.object({
   error: z.object({ code: z.string().max(64), message: z.string(), status: z.string().max(64).optional() }),
 });
+
+/** PUT /tools: each registered tool with the digest of the definition now recorded for it. */
+export const RegisterToolsResponse = z.object({
+  tools: z.array(z.object({ name: Id, definitionDigest: z.string().regex(/^[0-9a-f]{64}$/) })).max(256),
+});

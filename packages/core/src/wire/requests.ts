@@ -79,3 +79,8 @@ export const CompletionSchema = z.discriminatedUnion('status', [
 
 /** POST /complete. */
 export const CompleteBody = z.object({ grant: GrantSchema, completion: CompletionSchema }).strict();
+
+/** PUT /tools: the agent's tool definitions; each is checked strictly by the gate (`parseToolDefinition`). */
+export const ToolsBody = z
+  .object({ tools: z.array(z.record(z.string(), z.unknown())).min(1).max(256) })
+  .strict();

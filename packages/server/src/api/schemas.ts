@@ -22,7 +22,3 @@ export const DecisionBody = z
 
 export const RequestStatusFilter = z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired']);
 
-/** PUT /tools: the agent's tool definitions; each is checked strictly by the gate (`parseToolDefinition`). */
-export const ToolsBody = z
-  .object({ tools: z.array(z.record(z.string(), z.unknown())).min(1).max(256) })
-  .strict();

@@ -152,7 +152,10 @@ describe('countersign serve --auth', () => {
   it('--json: the listening event lists agents and approvers without secrets', async () => {
     const doc = { agents: [{ name: 'billing-agent', token: 'env:BILLING_AGENT_TOKEN' }], approvers: [{ id: 'alice', roles: ['finance'], token: 'env:ALICE_API_TOKEN' }] };
     const server = await serveInProcess(['--auth', 'auth.json', '--json'], { cwd: withFile('auth.json', JSON.stringify(doc)), env: ENV });
-    const listening = JSON.parse(server.stdout().split('\n')[0]!);
+    const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    // Nobody in this file holds role admin: serve warns that agents' tools cannot be reviewed.
+    expect(lines[0]).toMatchObject({ event: 'warning', message: expect.stringContaining('nobody can review tool definitions') });
+    const listening = lines.find((line) => line.event === 'listening');
     expect(listening).toMatchObject({
       event: 'listening',
       auth: { agents: [{ name: 'billing-agent' }], approvers: [{ id: 'alice', roles: ['finance'], password: false, token: true }] },

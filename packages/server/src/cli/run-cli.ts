@@ -8,6 +8,7 @@ import { registerKeygen } from './commands/keygen.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokenCommands } from './commands/token.ts';
+import { registerToolsCommands } from './commands/tools.ts';
 import { packageVersion } from './version.ts';
 
 /**
@@ -27,6 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerAuthCommands(program, ctx);
   registerAuditCommands(program, ctx);
   registerTokenCommands(program, ctx);
+  registerToolsCommands(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

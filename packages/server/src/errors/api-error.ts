@@ -21,8 +21,10 @@ export type ApiErrorCode =
   | 'duplicate_approver'
   | 'edit_denied_by_policy'
   | 'not_approved'
-  /** The resource belongs to someone else (a tool another agent registered). */
-  | 'conflict'
+  /** PUT /tools: another agent registered this tool first; only it may change the definition. */
+  | 'registered_by_other_agent'
+  /** PUT /tools: the approval service itself hosts a tool of this name. */
+  | 'tool_defined_in_process'
   | 'too_many_attempts'
   | 'store_unavailable'
   | 'internal_error';
@@ -45,7 +47,8 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   duplicate_approver: 409,
   edit_denied_by_policy: 403,
   not_approved: 409,
-  conflict: 409,
+  registered_by_other_agent: 409,
+  tool_defined_in_process: 409,
   too_many_attempts: 429,
   store_unavailable: 503,
   internal_error: 500,

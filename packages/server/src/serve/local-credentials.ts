@@ -5,8 +5,12 @@ import { ServeError } from './serve-error.ts';
 
 export const LOCAL_AGENT_NAME = 'agent';
 export const LOCAL_APPROVER_ID = 'approver';
-/** Enough to decide every rule of the example policy except the two-person deploy rule. */
-export const LOCAL_APPROVER_ROLES: readonly string[] = ['approver', 'finance', 'release-manager'];
+/**
+ * Enough to decide every rule of the example policy except the two-person deploy rule,
+ * and (role admin, the example policy's `definitionReview`) the review of a tool
+ * definition an agent registered.
+ */
+export const LOCAL_APPROVER_ROLES: readonly string[] = ['approver', 'finance', 'release-manager', 'admin'];
 
 export interface LocalCredential {
   value: string;

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Clock } from '@countersign/core';
 import type { AuditLog } from '@countersign/core/audit';
-import { Gate, type ToolRegistry } from '@countersign/core/gate';
+import { type DefinitionReviewRule, Gate, type ToolRegistry } from '@countersign/core/gate';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { PolicyEngine } from '@countersign/core/policy';
 import type { SessionRevocationStore } from '@countersign/core/session';
@@ -21,6 +21,10 @@ export interface StartServerOptions {
   /** Tool definitions, pins and agent registrations: pass the store's so every replica shares them. */
   definitions?: DefinitionStore | undefined;
   policy: PolicyEngine;
+  /** Who re-approves a new or changed tool definition (the policy's `definitionReview`). Default: the gate's (role admin). */
+  definitionReview?: DefinitionReviewRule | undefined;
+  /** Trust the first definition seen of a tool nobody pinned yet. Default false (weakens invariant 9 when on). */
+  trustOnFirstUse?: boolean | undefined;
   keyring: Keyring;
   tools: ToolRegistry;
   auth: AuthConfig;
@@ -60,6 +64,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     tools: options.tools,
     clock: options.clock,
     definitions: options.definitions,
+    definitionReview: options.definitionReview,
+    trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
   });
   const created = createApp({

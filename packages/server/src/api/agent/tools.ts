@@ -6,7 +6,7 @@ import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
-import { ToolsBody } from '../schemas.ts';
+import { ToolsBody } from '@countersign/core/wire';
 
 /**
  * PUT /tools: an agent declares the definitions of the tools it runs itself, so policy,
@@ -26,7 +26,8 @@ export function toolRoutes(services: Services): Hono<AppEnv> {
       case 'store_unavailable':
         throw new ApiError('store_unavailable', 'the approval store is unavailable');
       default:
-        throw new ApiError('conflict', outcome.message);
+        // The gate's own reason as the code, so a client tells the two conflicts apart.
+        throw new ApiError(outcome.reason, outcome.message);
     }
   });
   return routes;

@@ -16,6 +16,8 @@ export interface StartupReport {
   port: number;
   store: string;
   policy: { file: string | undefined; rules: string[] };
+  /** Who reviews new or changed definitions of tools agents run themselves. */
+  definitions: { reviewers: string; requiredApprovals: number; ttlSeconds: number; from: 'policy' | 'default'; trustOnFirstUse: boolean };
   master: MasterKeySource;
   warnings: string[];
   tools: string[];
@@ -53,6 +55,7 @@ function textReporter(io: CliIo): ServeReporter {
       }
       out(`keys      ${describeMaster(r.master)}`);
       out(`tools     demo tools ${r.tools.join(', ')} (no side effects: they echo their arguments)`);
+      out(`reviews   ${describeDefinitions(r.definitions)}`);
       const ids = r.identities;
       if (ids.kind === 'local') {
         out(`agent     bearer token ${shown(ids.credentials.agentToken, 'COUNTERSIGN_AGENT_TOKEN')}`);
@@ -94,6 +97,7 @@ function jsonReporter(io: CliIo): ServeReporter {
         rules: r.policy.rules,
         master: r.master,
         tools: r.tools,
+        definitionReview: r.definitions,
         ...identitiesJson(r.identities),
       });
     },
@@ -124,6 +128,12 @@ function identitiesJson(ids: StartupIdentities): Record<string, unknown> {
       token: visible(ids.credentials.approverToken),
     },
   };
+}
+
+function describeDefinitions(d: StartupReport['definitions']): string {
+  const who = `${d.requiredApprovals === 1 ? '' : `${d.requiredApprovals} of `}${d.reviewers}${d.from === 'default' ? ' (default)' : ''}`;
+  const days = d.ttlSeconds % 86_400 === 0 ? `${d.ttlSeconds / 86_400} day${d.ttlSeconds === 86_400 ? '' : 's'}` : `${d.ttlSeconds} s`;
+  return `definitions of agents' own tools: reviewed by ${who} within ${days}; trust on first use ${d.trustOnFirstUse ? 'ON' : 'off'}`;
 }
 
 function describeMaster(source: MasterKeySource): string {

@@ -5,6 +5,7 @@ import { type AuthConfig, ServerConfigError, type WebhookOptions } from '../../a
 import { type LoadedAuth, loadAuthFile } from '../../serve/auth-file.ts';
 import { AuthFileError } from '../../serve/auth-file-error.ts';
 import { demoTools, DEMO_TOOL_NAMES } from '../../serve/demo-tools.ts';
+import { definitionReviewOf, describeReviewers, someoneCanReview } from '../../serve/definition-review.ts';
 import { deriveSecret } from '../../serve/derive-secret.ts';
 import { isLoopback } from '../../serve/listen.ts';
 import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, type LocalCredentials, localCredentials } from '../../serve/local-credentials.ts';
@@ -29,6 +30,7 @@ interface ServeFlags extends StoreFlags {
   publicUrl?: string;
   webhookUrl?: string;
   pollIntervalMs?: string;
+  trustOnFirstUse?: true;
   json?: true;
 }
 
@@ -48,6 +50,10 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
     .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
     .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
+    .option(
+      '--trust-on-first-use',
+      "trust the first definition an agent registers for a tool nobody pinned yet, without review. Off by default: it weakens invariant 9 (a tool runs only under a definition a person approved); later changes are still reviewed",
+    )
     .option('--json', 'print startup details and events as JSON lines')
     .addHelpText(
       'after',
@@ -66,6 +72,10 @@ Environment:
 
 With --auth FILE the agents and approvers come from FILE only: no local credentials are generated and
 COUNTERSIGN_AGENT_TOKEN / COUNTERSIGN_APPROVER_* are ignored. Secrets in FILE may be "env:NAME".
+
+Tools an agent runs itself (PUT /api/v1/tools) run only under a definition a person approved. Who
+reviews a new or changed definition is the policy's definitionReview (default: one holder of the role
+admin, within 7 days); the local approver "${LOCAL_APPROVER_ID}" holds role admin. See \`countersign tools\`.
 
 Stops cleanly on SIGINT or SIGTERM.`,
     )
@@ -89,6 +99,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const master = await resolveMasterKey(env, target).catch(serveFailure);
   const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
   const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
+  const review = definitionReviewOf(policy.policy);
+  const trustOnFirstUse = flags.trustOnFirstUse === true;
 
   // Loaded here so the other commands never load the HTTP stack.
   const { startServer } = await import('../../serve/start-server.ts');
@@ -117,6 +129,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       sessions: store.sessions,
       definitions: store.definitions,
       policy: policy.policy,
+      definitionReview: review,
+      trustOnFirstUse,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),
       auth: authConfig,
@@ -132,9 +146,14 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       port: running.port,
       store: describeStoreTarget(target),
       policy: { file: policy.file, rules: policy.policy.ruleIds },
+      definitions: { reviewers: describeReviewers(review), requiredApprovals: review.requiredApprovals, ttlSeconds: review.ttlSeconds, from: review.from, trustOnFirstUse },
       master: master.source,
       warnings: [
         ...master.warnings,
+        ...(trustOnFirstUse ? ['--trust-on-first-use: the first definition registered for an unpinned tool is trusted without review (weakens invariant 9)'] : []),
+        ...(someoneCanReview(authConfig, review)
+          ? []
+          : [`nobody can review tool definitions (${describeReviewers(review)}, ${review.requiredApprovals} needed): tools agents register will wait for review until they expire`]),
         ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
       tools: [...DEMO_TOOL_NAMES],
