@@ -105,3 +105,11 @@ export async function verifyOnlyCase(arg: ArgumentCase): Promise<BenchCase> {
     },
   };
 }
+
+/** A real approval token for a call with `arg`'s arguments (for the physical-limit loop's HMAC input). */
+export async function sampleToken(arg: ArgumentCase): Promise<string> {
+  const [approved] = await approveCalls(newGate(), arg.args, 1, 'limit');
+  const token = approved!.request.token;
+  if (token === undefined) throw new Error("bench setup: no token");
+  return token;
+}

@@ -16,10 +16,12 @@ export interface Row {
 export interface Ratio {
   label: string;
   value: number | undefined;
-  /** The figure must be at least this. */
+  /** The issue's target: the figure should be at least this (at most, with `atMost`). */
   target?: number | undefined;
-  /** How the value is shown: a ratio (×) or a rate. */
-  kind: 'ratio' | 'rate';
+  /** The target is an upper bound (latencies). */
+  atMost?: boolean | undefined;
+  /** How the value is shown: a ratio (×), a rate, or milliseconds. */
+  kind: 'ratio' | 'rate' | 'ms';
   /** Why a value is missing. */
   skipped?: string | undefined;
 }
@@ -48,12 +50,23 @@ export function printNotes(rows: readonly Row[]): void {
   for (const r of rows) if (r.note !== undefined) console.log(`    ${r.name}: ${r.note}`);
 }
 
+export function formatMs(value: number): string {
+  return `${value >= 10 ? value.toFixed(1) : value.toFixed(2)} ms`;
+}
+
+function formatAs(kind: Ratio['kind'], value: number): string {
+  if (kind === 'ratio') return formatRatio(value);
+  if (kind === 'ms') return formatMs(value);
+  return `${formatRate(value)}/s`;
+}
+
+/** The figure, and how it compares with its target: information for the reader, never a failure. */
 export function verdict(r: Ratio): string {
   if (r.value === undefined) return `skipped: ${r.skipped ?? 'not measured'}`;
-  const shown = r.kind === 'ratio' ? formatRatio(r.value) : `${formatRate(r.value)}/s`;
+  const shown = formatAs(r.kind, r.value);
   if (r.target === undefined) return shown;
-  const target = r.kind === 'ratio' ? formatRatio(r.target) : `${formatRate(r.target)}/s`;
-  return `${shown}  (target ≥ ${target}: ${r.value >= r.target ? 'target met' : 'target NOT met'})`;
+  const met = r.atMost === true ? r.value <= r.target : r.value >= r.target;
+  return `${shown}  (target ${r.atMost === true ? '≤' : '≥'} ${formatAs(r.kind, r.target)}: ${met ? 'met' : 'not met'})`;
 }
 
 export function printRatios(title: string, ratios: readonly Ratio[]): void {

@@ -1,13 +1,17 @@
 /**
- * `npm run bench`: throughput of the gate and the stores, with ratios against
- * baselines measured in the same run. Prints tables, ends with a summary, and
+ * `npm run bench`: the gate in memory, HTTP round trips and the stores, with ratios
+ * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
+ *
+ * `npm run bench -- http` (or `gate`, `stores`, several; `http sqlite` for one store) runs only those parts.
+ * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { benchGateThroughput } from './gate-throughput.ts';
+import { benchGateThroughput, type GateThroughputResult } from './gate-throughput.ts';
+import { benchHttp, type HttpResult } from './http-throughput.ts';
 import { printRatios } from './report.ts';
-import { benchStores } from './store-throughput.ts';
+import { benchStores, type StoreThroughputResult } from './store-throughput.ts';
 
 const CLIENTS = 32;
 const started = performance.now();
@@ -15,30 +19,50 @@ const startLoad = loadavg()[0]!;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
 console.log(`Countersign bench — ${machine}; load average at start ${startLoad.toFixed(2)}`);
 
-const partA = await benchGateThroughput({ warmupMs: 300, roundMs: 100, rounds: 9 });
-const partB = await benchStores({
-  clients: CLIENTS,
-  rounds: 3,
-  approvals: { sqlite: 2_000, postgres: 3_000 },
-  appends: { sqlite: 2_000, postgres: 2_000 },
-  chainRecords: 200_000,
-});
+const PARTS = ['gate', 'http', 'stores'] as const;
+const asked = process.argv.slice(2).filter((a) => (PARTS as readonly string[]).includes(a));
+const runs = (part: (typeof PARTS)[number]) => asked.length === 0 || asked.includes(part);
+
+const EMPTY = { rows: [], ratios: [] };
+const partA: GateThroughputResult = runs('gate') ? await benchGateThroughput({ warmupMs: 300, roundMs: 100, rounds: 9 }) : { ...EMPTY, aiSdk: '(c) not run' };
+const http: HttpResult = runs('http')
+  ? await benchHttp({
+      clients: [1, 16],
+      rounds: 3,
+      roundMs: 700,
+      warmupMs: 300,
+      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'postgresql'),
+      serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
+    })
+  : EMPTY;
+const partB: StoreThroughputResult = runs('stores')
+  ? await benchStores({
+      clients: CLIENTS,
+      rounds: 3,
+      approvals: { sqlite: 2_000, postgres: 3_000 },
+      appends: { sqlite: 2_000, postgres: 2_000 },
+      chainRecords: 200_000,
+    })
+  : { ...EMPTY, problems: [] };
 
 const seconds = (performance.now() - started) / 1000;
 const endLoad = loadavg()[0]!;
 // The issue's four ratios per size, the AI SDK comparison, then the store figures.
 const headline = [
-  ...partA.ratios.filter((r) => /^(gate|verify-only)\/(bare|jose|ai-sdk \(c\)),/.test(r.label)),
+  ...partA.ratios.filter((r) => r.target !== undefined),
+  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
   ...partB.ratios,
 ];
 printRatios('Summary', headline);
-if (partB.problems.length > 0) {
+if (!runs('stores')) {
+  console.log('\n  Store rows not run.');
+} else if (partB.problems.length > 0) {
   console.log('\n  STORE CORRECTNESS PROBLEMS:');
   for (const p of partB.problems) console.log(`    ${p}`);
 } else {
   console.log(`\n  Exactly-once held in every consumption race; every appended chain verified.`);
 }
-console.log(`  ${partA.aiSdk}`);
+if (runs('gate')) console.log(`  ${partA.aiSdk}`);
 console.log('  Part A ratios are medians of per-round ratios (rows interleaved within each round).');
 console.log(`  ${seconds.toFixed(0)} s; load average ${startLoad.toFixed(2)} → ${endLoad.toFixed(2)} on ${availableParallelism()} cores (other processes skew absolute numbers; ratios are interleaved in-run)`);
 
@@ -53,8 +77,8 @@ writeFileSync(
       loadAverage: { start: startLoad, end: endLoad },
       seconds,
       aiSdk: partA.aiSdk,
-      rows: [...partA.rows, ...partB.rows],
-      ratios: [...partA.ratios, ...partB.ratios],
+      rows: [...partA.rows, ...http.rows, ...partB.rows],
+      ratios: [...partA.ratios, ...http.ratios, ...partB.ratios],
       storeProblems: partB.problems,
     },
     null,

@@ -13,8 +13,13 @@ export interface BenchStore {
   label: string;
   ledger: LedgerStore;
   audit: AuditLog;
-  /** Committed single-row UPDATEs per second outside the store, same durability (see commit-ceiling.ts). */
+  /** Committed single-row UPDATEs per second outside the store, committed as the store commits (see commit-ceiling.ts). */
   commitCeiling(count: number, clients: number): Promise<number>;
+  /**
+   * Durable commits (COMMITs that reached the disk) so far, when the store counts them.
+   * Hook for the store's commit counter (issue 8, "durable" branch); undefined = n/a.
+   */
+  durableCommits?(): number | undefined;
   /** Closes the store and deletes what it created (file, schema). */
   dispose(): Promise<void>;
 }
@@ -31,7 +36,7 @@ export function openSqliteBench(): BenchStore {
     label: 'SQLite',
     ledger: store.ledger,
     audit: store.audit,
-    commitCeiling: async (count) => sqliteCommitCeiling(count),
+    commitCeiling: async (count, clients) => sqliteCommitCeiling(count, clients),
     dispose: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 import { DEFAULT_LIMITS } from '@countersign/core/canonical';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { proposalRoutes } from '../api/agent/proposals.ts';
 import { authorizeRoutes } from '../api/agent/authorize.ts';
 import { callRoutes } from '../api/agent/calls.ts';
@@ -16,6 +15,7 @@ import { Sessions } from '../auth/sessions.ts';
 import { createThrottles } from '../auth/throttles.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { toApiError } from '../errors/to-api-error.ts';
+import { bodyLimit } from '../http/body-limit.ts';
 import { securityHeaders } from '../http/security-headers.ts';
 import { errorPage } from '../ui/pages/error-page.ts';
 import { approvalPages } from '../ui/routes/approval-pages.ts';
@@ -72,15 +72,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
 
   const app = new Hono<AppEnv>();
   app.use('*', securityHeaders());
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: bodyLimitBytes,
-      onError: () => {
-        throw new ApiError('payload_too_large', `request body is larger than ${bodyLimitBytes} bytes`);
-      },
-    }),
-  );
+  app.use('*', bodyLimit(bodyLimitBytes));
 
   app.route('/api/v1', proposalRoutes(services));
   app.route('/api/v1', requestRoutes(services));

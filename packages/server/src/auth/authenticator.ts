@@ -8,7 +8,8 @@ export type AuthResult = { ok: true; identity: Identity } | { ok: false; reason:
 /** What authentication reads from a request. */
 export interface Credentials {
   header(name: string): string | undefined;
-  sessionCookie: string | undefined;
+  /** Read only when there is no bearer header: agent requests never parse cookies. */
+  sessionCookie(): string | undefined;
 }
 
 const MAX_PROXY_USER_LENGTH = 256;
@@ -58,14 +59,15 @@ export class Authenticator {
     }
     const proxied = this.#fromProxy(credentials);
     if (proxied !== undefined) return { ok: true, identity: proxied };
-    const claims = await this.#sessions.check(credentials.sessionCookie, now);
+    const cookie = credentials.sessionCookie();
+    const claims = await this.#sessions.check(cookie, now);
     if (claims !== undefined) {
       const approver = this.#approver(claims.uid);
       if (approver !== undefined) {
         return { ok: true, identity: { kind: 'approver', approver, via: 'session', csrfKey: `session:${claims.sid}` } };
       }
     }
-    return { ok: false, reason: credentials.sessionCookie === undefined ? 'missing' : 'invalid' };
+    return { ok: false, reason: cookie === undefined ? 'missing' : 'invalid' };
   }
 
   /** The approver whose password this is, checked in constant time; undefined otherwise. */

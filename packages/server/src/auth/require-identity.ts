@@ -23,7 +23,7 @@ export async function authenticateRequest(services: Services, c: Parameters<Midd
     if (retryAfterMs > 0) throw tooManyAttempts(c, retryAfterMs);
   }
   const result = await services.authenticator.authenticate(
-    { header: (name) => c.req.header(name), sessionCookie: readSessionCookie(c, services.publicOrigin) },
+    { header: (name) => c.req.header(name), sessionCookie: () => readSessionCookie(c, services.publicOrigin) },
     now,
   );
   // A valid token does not reset the count: one leaked token must not buy unlimited guesses at the others.

@@ -6,6 +6,7 @@ import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
+import { jsonResponse } from '../../http/security-headers.ts';
 import { validate } from '../../http/validate.ts';
 
 /**
@@ -20,7 +21,7 @@ export function completeRoutes(services: Services): Hono<AppEnv> {
     const { grant, completion } = validate(CompleteBody, await readJsonBody(c, services.bodyLimits));
     const outcome = await services.gate.complete(grant, completion, agentOf(c));
     if (!outcome.ok && outcome.reason === 'unknown_grant') throw new ApiError('not_found', 'no such call was authorized for this agent');
-    return c.json(outcome);
+    return jsonResponse(outcome);
   });
   return routes;
 }

@@ -6,6 +6,7 @@ import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
+import { jsonResponse } from '../../http/security-headers.ts';
 import { validate } from '../../http/validate.ts';
 
 /**
@@ -35,7 +36,7 @@ export function dispatchRoutes(services: Services): Hono<AppEnv> {
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no such call was recorded by this agent');
     }
-    return c.json(outcome);
+    return jsonResponse(outcome);
   });
   return routes;
 }

@@ -7,6 +7,7 @@ import { agentOf } from '../../auth/agent-of.ts';
 import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
+import { jsonResponse } from '../../http/security-headers.ts';
 import { validate } from '../../http/validate.ts';
 
 export type ProposalResult = ProposeOutcome & { callId: string };
@@ -44,7 +45,7 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
       // The agent runtime is inside the trust boundary: it gets the full outcome.
       outcomes.push({ ...outcome, callId: call.id });
     }
-    return c.json({ outcomes });
+    return jsonResponse({ outcomes });
   });
   return routes;
 }

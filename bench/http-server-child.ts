@@ -1,0 +1,123 @@
+/**
+ * Child process of the HTTP rows: a Countersign server over one store and a bare Hono
+ * server (same @hono/node-server adapter, no middleware), both on 127.0.0.1. Run apart
+ * from the load generator so the client's CPU is not charged to the servers; reports
+ * its own CPU use on request, so the table can show server CPU per round trip.
+ *
+ * argv: `memory` | `sqlite` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
+ * `{ failed }`); answers `cpu` with process.cpuUsage(); exits on `stop`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryAuditLog } from '@countersign/core/audit';
+import type { ToolRegistry } from '@countersign/core/gate';
+import { MemoryLedger } from '@countersign/core/ledger';
+import { loadPolicy } from '@countersign/core/policy';
+import { hmacKey, Keyring } from '@countersign/core/token';
+import { startServer } from '../packages/server/src/serve/start-server.ts';
+import { openPostgresStore } from '@countersign/store-postgres';
+import { openSqliteStore } from '@countersign/store-sqlite';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { Client } from 'pg';
+import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
+
+// Allowed by name: the HTTP rows measure the per-call path, not an approver's clicks.
+const POLICY = loadPolicy(`version: 1\nrules:\n  - { id: bench-allow, tool: ${BENCH_TOOL}, verdict: allow }\n`, 'yaml');
+const TOOLS: ToolRegistry = {
+  [BENCH_TOOL]: {
+    execute: () => ({ ok: true }),
+    definition: { name: BENCH_TOOL, description: 'Move money', inputSchema: { type: 'object' } },
+  },
+};
+
+interface OpenedStore {
+  store: Pick<ReturnType<typeof openSqliteStore>, 'ledger' | 'audit'> & Partial<Pick<ReturnType<typeof openSqliteStore>, 'sessions' | 'definitions'>>;
+  dispose(): Promise<void>;
+}
+
+async function openStore(kind: string, url: string | undefined): Promise<OpenedStore> {
+  // No durability at all: what is left is the HTTP stack and the gate's CPU.
+  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog() }, dispose: async () => {} };
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
+    const store = openSqliteStore({ path: join(dir, 'bench.sqlite') });
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `cs_http_bench_${randomBytes(6).toString('hex')}`;
+  const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000 } });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      const client = new Client({ connectionString: url!, connectionTimeoutMillis: 3_000 });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** The bare server: parses each JSON body and answers it back (one parse, one serialization). */
+function bareServer(): Server {
+  const app = new Hono();
+  app.post('/bare/:step', async (c) => c.json({ step: c.req.param('step'), echo: await c.req.json() }));
+  return createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const [kind = 'sqlite', url] = process.argv.slice(2);
+  const opened = await openStore(kind, url);
+  const running = await startServer({
+    ...opened.store,
+    policy: POLICY,
+    keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
+    tools: TOOLS,
+    auth: { agents: [{ name: 'bench-agent', token: BENCH_AGENT_TOKEN }], approvers: [], sessionSecret: randomBytes(32).toString('hex') },
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const bare = bareServer();
+  const barePort = await listen(bare);
+  process.send!({ ready: true, ports: { countersign: running.port, bare: barePort } });
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
+    if (message === 'stop') {
+      void (async () => {
+        await running.close();
+        await new Promise<void>((resolve) => bare.close(() => resolve()));
+        bare.closeAllConnections();
+        await opened.dispose();
+        process.exit(0);
+      })();
+    }
+  });
+}
+
+main().catch((error: unknown) => {
+  process.send?.({ failed: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,214 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { runWorkers } from './harness.ts';
+import { formatMs, formatRate, printRatios, type Ratio, type Row } from './report.ts';
+import { median } from './stats.ts';
+import { PG_URL } from './stores.ts';
+
+export interface HttpOptions {
+  clients: readonly number[];
+  rounds: number;
+  /** Wall time of one timed run of one row. */
+  roundMs: number;
+  warmupMs: number;
+  /** Extra node flags for the server child, e.g. `--cpu-prof` (BENCH_SERVER_FLAGS). */
+  serverFlags: readonly string[];
+  /** Only these stores (labels, lower case); all when empty. */
+  only?: readonly string[] | undefined;
+}
+
+export interface HttpResult {
+  rows: Row[];
+  ratios: Ratio[];
+}
+
+interface Cell {
+  name: string;
+  flow: Flow;
+  posts: number;
+  server: 'countersign' | 'bare';
+}
+
+const CELLS: readonly Cell[] = [
+  { name: 'propose + authorize + complete', flow: proposeAuthorizeComplete, posts: 3, server: 'countersign' },
+  { name: 'bare Hono, 3 JSON POSTs', flow: bareThree, posts: 3, server: 'bare' },
+  { name: 'propose + dispatch', flow: proposeDispatch, posts: 2, server: 'countersign' },
+  { name: 'bare Hono, 2 JSON POSTs', flow: bareTwo, posts: 2, server: 'bare' },
+];
+
+interface Sample {
+  perSec: number;
+  latencies: number[];
+  serverCpuUs: number;
+  clientCpuUs: number;
+}
+
+interface Targets {
+  ratio16?: number;
+  p99Ms?: number;
+  p50Ms1?: number;
+}
+
+const STORES = [
+  { label: 'memory', args: ['memory'], what: 'MemoryLedger + MemoryAuditLog, no durability: the HTTP stack and the gate alone', targets: {} as Targets },
+  { label: 'SQLite', args: ['sqlite'], what: 'temp file, WAL, synchronous=FULL', targets: { ratio16: 0.5, p99Ms: 15, p50Ms1: 1 } as Targets },
+  { label: 'PostgreSQL', args: ['postgres', PG_URL], what: 'fresh schema, pool 16', targets: { ratio16: 0.35 } as Targets },
+];
+
+/**
+ * Issue 8: round trips over HTTP against a bare Hono server doing the same number of
+ * JSON POSTs, in the same run, interleaved round by round. Servers run in a child
+ * process; the load generator is this process.
+ */
+export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
+  const rows: Row[] = [];
+  const ratios: Ratio[] = [];
+  for (const store of STORES) {
+    if (o.only !== undefined && o.only.length > 0 && !o.only.includes(store.label.toLowerCase())) continue;
+    const section = `HTTP, ${store.label} (${store.what}), allowed-by-policy calls, 200 B args, median of ${o.rounds} rounds`;
+    const child = await startChild(store.args, o.serverFlags);
+    if (!child.ok) {
+      console.log(`\n## ${section}\n  skipped: ${child.reason}`);
+      rows.push({ section, name: `${store.label}: HTTP round trips`, unit: 'round trips/s', skipped: child.reason });
+      ratios.push({ label: `HTTP ${store.label} propose+authorize+complete / bare, 16 clients`, value: undefined, kind: 'ratio', skipped: child.reason });
+      continue;
+    }
+    try {
+      const lines: string[] = [];
+      for (const clients of o.clients) {
+        const measured = await measureClients(child, clients, o);
+        for (const cell of CELLS) {
+          const s = measured.get(cell)!;
+          const all = s.flatMap((x) => x.latencies).sort((a, b) => a - b);
+          const rate = median(s.map((x) => x.perSec));
+          const name = `${cell.name}, ${clients} client${clients === 1 ? '' : 's'}`;
+          const row: Row = {
+            section,
+            name,
+            value: rate,
+            unit: 'round trips/s',
+            samples: s.map((x) => x.perSec),
+            note: `p50 ${formatMs(quantile(all, 0.5))}, p99 ${formatMs(quantile(all, 0.99))}; server CPU ${Math.round(median(s.map((x) => x.serverCpuUs)))} µs, client CPU ${Math.round(median(s.map((x) => x.clientCpuUs)))} µs per round trip`,
+          };
+          rows.push(row);
+          lines.push(
+            `  ${name.padEnd(44)} ${formatRate(rate).padStart(7)} rt/s  p50 ${formatMs(quantile(all, 0.5)).padStart(9)}  p99 ${formatMs(quantile(all, 0.99)).padStart(9)}  server CPU ${String(Math.round(median(s.map((x) => x.serverCpuUs)))).padStart(5)} µs/rt  client CPU ${String(Math.round(median(s.map((x) => x.clientCpuUs)))).padStart(4)} µs/rt`,
+          );
+        }
+        const [pac, bare3, pd, bare2] = CELLS.map((c) => measured.get(c)!);
+        const p = (s: Sample[], q: number) => quantile(s.flatMap((x) => x.latencies).sort((a, b) => a - b), q);
+        const at = `${clients} client${clients === 1 ? '' : 's'}`;
+        const multi = clients > 1;
+        ratios.push(
+          { label: `HTTP ${store.label} propose+authorize+complete / bare 3 POSTs, ${at}`, value: perRound(pac!, bare3!), kind: 'ratio', target: multi ? store.targets.ratio16 : undefined },
+          { label: `HTTP ${store.label} propose+dispatch / bare 2 POSTs, ${at}`, value: perRound(pd!, bare2!), kind: 'ratio', target: multi ? store.targets.ratio16 : undefined },
+          {
+            label: `HTTP ${store.label} propose+authorize+complete p50, ${at}`,
+            value: p(pac!, 0.5),
+            kind: 'ms',
+            atMost: true,
+            target: multi ? undefined : store.targets.p50Ms1,
+          },
+          { label: `HTTP ${store.label} propose+authorize+complete p99, ${at}`, value: p(pac!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
+          { label: `HTTP ${store.label} propose+dispatch p50, ${at}`, value: p(pd!, 0.5), kind: 'ms', atMost: true, target: multi ? undefined : store.targets.p50Ms1 },
+          { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
+        );
+      }
+      console.log(`\n## ${section}`);
+      for (const line of lines) console.log(line);
+      console.log('    rt = one tool call\'s round trip (2 or 3 sequential POSTs); latency per round trip; CPU = process CPU time / round trips, median of rounds');
+      printRatios(`HTTP ratios, ${store.label} (per-round medians)`, ratios.filter((r) => r.label.startsWith(`HTTP ${store.label} `)));
+    } finally {
+      await child.stop();
+    }
+  }
+  return { rows, ratios };
+}
+
+interface ChildHandle {
+  ok: true;
+  ports: { countersign: number; bare: number };
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startChild(args: readonly string[], flags: readonly string[]): Promise<ChildHandle | { ok: false; reason: string }> {
+  const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.url), [...args], {
+    execArgv: ['--conditions=countersign-source', ...flags],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [first] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => [{ failed: 'server process exited' }])])) as [
+    { ready?: true; ports?: { countersign: number; bare: number }; failed?: string },
+  ];
+  if (first.failed !== undefined || first.ports === undefined) {
+    child.kill();
+    return { ok: false, reason: first.failed ?? 'server process did not start' };
+  }
+  return {
+    ok: true,
+    ports: first.ports,
+    cpu: async () => {
+      child.send('cpu');
+      const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
+      return answer.cpu.user + answer.cpu.system;
+    },
+    stop: async () => {
+      child.send('stop');
+      await Promise.race([once(child, 'exit'), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    },
+  };
+}
+
+let runCounter = 0;
+
+/** Every cell at `clients` clients: a warm-up, then `rounds` timed runs, interleaved. */
+async function measureClients(child: ChildHandle, clients: number, o: HttpOptions): Promise<Map<Cell, Sample[]>> {
+  const http = { countersign: new JsonClient(child.ports.countersign, clients), bare: new JsonClient(child.ports.bare, clients) };
+  try {
+    for (const cell of CELLS) await runFor(child, http[cell.server], cell.flow, clients, o.warmupMs);
+    const out = new Map<Cell, Sample[]>(CELLS.map((c) => [c, []]));
+    for (let round = 0; round < o.rounds; round++) {
+      for (let i = 0; i < CELLS.length; i++) {
+        const cell = CELLS[(round + i) % CELLS.length]!;
+        out.get(cell)!.push(await runFor(child, http[cell.server], cell.flow, clients, o.roundMs));
+      }
+    }
+    return out;
+  } finally {
+    http.countersign.close();
+    http.bare.close();
+  }
+}
+
+/** `clients` workers run round trips back to back for `ms`; each round trip is timed. */
+async function runFor(child: ChildHandle, client: JsonClient, flow: Flow, clients: number, ms: number): Promise<Sample> {
+  const latencies: number[] = [];
+  const run = runCounter++;
+  const serverBefore = await child.cpu();
+  const clientBefore = process.cpuUsage();
+  const start = performance.now();
+  const deadline = start + ms;
+  await runWorkers(clients, async (w) => {
+    const runId = `run-${run}-${w}`;
+    for (let i = 0; performance.now() < deadline; i++) {
+      const t = performance.now();
+      await flow(client, `call-${i}`, runId);
+      latencies.push(performance.now() - t);
+    }
+  });
+  const elapsed = performance.now() - start;
+  const clientCpu = process.cpuUsage(clientBefore);
+  const serverCpu = (await child.cpu()) - serverBefore;
+  const n = latencies.length;
+  return { perSec: n / (elapsed / 1000), latencies, serverCpuUs: serverCpu / n, clientCpuUs: (clientCpu.user + clientCpu.system) / n };
+}
+
+function perRound(a: Sample[], b: Sample[]): number {
+  return median(a.map((x, i) => x.perSec / b[i]!.perSec));
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
