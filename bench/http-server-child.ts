@@ -22,7 +22,7 @@ import { openPostgresStore } from '@countersign/store-postgres';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { Client } from 'pg';
+import { dropSchema } from './drop-schema.ts';
 import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
 
 // Allowed by name: the HTTP rows measure the per-call path, not an approver's clicks.
@@ -59,14 +59,7 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
     store,
     dispose: async () => {
       await store.close();
-      const client = new Client({ connectionString: url!, connectionTimeoutMillis: 3_000 });
-      client.on('error', () => {});
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropSchema(url!, schema);
     },
   };
 }

@@ -6,8 +6,8 @@ import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import { openPostgresStore } from '@countersign/store-postgres';
 import { openSqliteStore } from '@countersign/store-sqlite';
-import { Client } from 'pg';
 import { postgresCommitCeiling, sqliteCommitCeiling } from './commit-ceiling.ts';
+import { dropSchema } from './drop-schema.ts';
 
 export interface BenchStore {
   label: string;
@@ -65,26 +65,16 @@ export async function openPostgresBench(poolSize: number): Promise<OpenResult> {
         commitCeiling: (count, clients) => postgresCommitCeiling(PG_URL, schema, count, clients),
         dispose: async () => {
           await store.close();
-          await dropSchema(schema);
+          await dropSchema(PG_URL, schema);
         },
       },
     };
   } catch (error) {
-    await dropSchema(schema).catch(() => {});
+    await dropSchema(PG_URL, schema).catch(() => {});
     return { ok: false, reason: `PostgreSQL at ${redact(PG_URL)} unusable: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const client = new Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The URL without its password, for printing. */
 function redact(url: string): string {

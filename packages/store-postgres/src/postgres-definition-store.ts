@@ -1,5 +1,6 @@
 import type { DefinitionStore, PinState, RegisterResult, ToolPin, ToolRegistration } from '@countersign/core/catalog';
 import type { PgDatabase } from './database.ts';
+import { pinFromRow, pinValues, registrationFromRow } from '@countersign/core/store-kit';
 
 type Row = Record<string, unknown>;
 const PIN_COLUMNS = 'tool_name, status, trusted_digest, pending_digest, updated_at';
@@ -27,11 +28,11 @@ export class PostgresDefinitionStore implements DefinitionStore {
 
   async getPin(toolName: string): Promise<ToolPin | undefined> {
     const row = (await this.#db.query<Row>(this.#sql.getPin, [toolName])).rows[0];
-    return row === undefined ? undefined : pinOf(row);
+    return row === undefined ? undefined : pinFromRow(row);
   }
 
   async listPins(): Promise<ToolPin[]> {
-    return (await this.#db.query<Row>(this.#sql.listPins)).rows.map(pinOf);
+    return (await this.#db.query<Row>(this.#sql.listPins)).rows.map(pinFromRow);
   }
 
   async replacePin(expected: PinState | undefined, next: ToolPin): Promise<boolean> {
@@ -58,11 +59,11 @@ export class PostgresDefinitionStore implements DefinitionStore {
 
   async getRegistration(toolName: string): Promise<ToolRegistration | undefined> {
     const row = (await this.#db.query<Row>(this.#sql.getRegistration, [toolName])).rows[0];
-    return row === undefined ? undefined : registrationOf(row);
+    return row === undefined ? undefined : registrationFromRow(row);
   }
 
   async listRegistrations(): Promise<ToolRegistration[]> {
-    return (await this.#db.query<Row>(this.#sql.listRegistrations)).rows.map(registrationOf);
+    return (await this.#db.query<Row>(this.#sql.listRegistrations)).rows.map(registrationFromRow);
   }
 }
 
@@ -84,22 +85,4 @@ function statements(s: string) {
     getRegistration: `SELECT ${REG_COLUMNS} FROM ${s}.tool_registrations WHERE tool_name = $1`,
     listRegistrations: `SELECT ${REG_COLUMNS} FROM ${s}.tool_registrations ORDER BY tool_name COLLATE "C"`,
   };
-}
-
-function pinValues(pin: ToolPin): [string, string, string | null, string | null, number] {
-  return [pin.toolName, pin.status, pin.trustedDigest ?? null, pin.pendingDigest ?? null, pin.updatedAt];
-}
-
-function pinOf(row: Row): ToolPin {
-  return {
-    toolName: String(row.tool_name),
-    status: String(row.status) as ToolPin['status'],
-    ...(row.trusted_digest === null ? {} : { trustedDigest: String(row.trusted_digest) }),
-    ...(row.pending_digest === null ? {} : { pendingDigest: String(row.pending_digest) }),
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-function registrationOf(row: Row): ToolRegistration {
-  return { toolName: String(row.tool_name), definitionDigest: String(row.definition_digest), agent: String(row.agent), updatedAt: Number(row.updated_at) };
 }

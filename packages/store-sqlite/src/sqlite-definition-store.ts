@@ -1,5 +1,6 @@
 import type { DefinitionStore, PinState, RegisterResult, ToolPin, ToolRegistration } from '@countersign/core/catalog';
 import type { SqliteConnection } from './connection.ts';
+import { pinFromRow, pinValues, registrationFromRow } from '@countersign/core/store-kit';
 
 const RECORD = 'INSERT INTO tool_definitions (digest, definition, first_seen_at) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING';
 const GET_DEFINITION = 'SELECT definition, first_seen_at FROM tool_definitions WHERE digest = ?';
@@ -40,11 +41,11 @@ export class SqliteDefinitionStore implements DefinitionStore {
 
   async getPin(toolName: string): Promise<ToolPin | undefined> {
     const row = this.#conn.read(() => this.#conn.statement(GET_PIN).get(toolName)) as Row | undefined;
-    return row === undefined ? undefined : pinOf(row);
+    return row === undefined ? undefined : pinFromRow(row);
   }
 
   async listPins(): Promise<ToolPin[]> {
-    return (this.#conn.read(() => this.#conn.statement(LIST_PINS).all()) as Row[]).map(pinOf);
+    return (this.#conn.read(() => this.#conn.statement(LIST_PINS).all()) as Row[]).map(pinFromRow);
   }
 
   async replacePin(expected: PinState | undefined, next: ToolPin): Promise<boolean> {
@@ -69,28 +70,10 @@ export class SqliteDefinitionStore implements DefinitionStore {
 
   async getRegistration(toolName: string): Promise<ToolRegistration | undefined> {
     const row = this.#conn.read(() => this.#conn.statement(GET_REGISTRATION).get(toolName)) as Row | undefined;
-    return row === undefined ? undefined : registrationOf(row);
+    return row === undefined ? undefined : registrationFromRow(row);
   }
 
   async listRegistrations(): Promise<ToolRegistration[]> {
-    return (this.#conn.read(() => this.#conn.statement(LIST_REGISTRATIONS).all()) as Row[]).map(registrationOf);
+    return (this.#conn.read(() => this.#conn.statement(LIST_REGISTRATIONS).all()) as Row[]).map(registrationFromRow);
   }
-}
-
-function pinValues(pin: ToolPin): [string, string, string | null, string | null, number] {
-  return [pin.toolName, pin.status, pin.trustedDigest ?? null, pin.pendingDigest ?? null, pin.updatedAt];
-}
-
-function pinOf(row: Row): ToolPin {
-  return {
-    toolName: String(row.tool_name),
-    status: String(row.status) as ToolPin['status'],
-    ...(row.trusted_digest === null ? {} : { trustedDigest: String(row.trusted_digest) }),
-    ...(row.pending_digest === null ? {} : { pendingDigest: String(row.pending_digest) }),
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-function registrationOf(row: Row): ToolRegistration {
-  return { toolName: String(row.tool_name), definitionDigest: String(row.definition_digest), agent: String(row.agent), updatedAt: Number(row.updated_at) };
 }
