@@ -1,6 +1,8 @@
+import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
+  AuditFor,
   ApprovalRequest,
   ConsumeInput,
   ConsumeResult,
@@ -11,6 +13,7 @@ import type {
   NewApprovalRequest,
   Proposal,
   ProposalInput,
+  RecordProposalOptions,
   RecordProposalResult,
   RecordResultOutcome,
   ResultRecord,
@@ -21,12 +24,23 @@ import { copyProposal, copyRequest } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 
+/** A write decided but not yet applied: its answer, and the change that makes it true. */
+interface Planned<R> {
+  outcome: R;
+  apply?: (() => void) | undefined;
+}
+
 /**
  * In-process ledger for tests, demos and single-process agents.
  * Every method body runs without awaiting, so each one is atomic on the JS
  * event loop; callers get copies, never the stored objects.
+ *
+ * Given `audit`, writes passed audit events append them to that log in the same
+ * synchronous step: the records are built (and validated) before anything changes,
+ * so either both the ledger change and its records land, or neither does.
  */
 export class MemoryLedger implements LedgerStore {
+  readonly auditLog: MemoryAuditLog | undefined;
   readonly #proposals = new Map<string, Proposal>();
   readonly #proposalByCall = new Map<string, string>();
   readonly #requests = new Map<string, ApprovalRequest>();
@@ -34,24 +48,61 @@ export class MemoryLedger implements LedgerStore {
   /** run id → the agent that recorded the run's first call. */
   readonly #runOwners = new Map<string, string>();
 
-  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+  constructor(options: { audit?: MemoryAuditLog | undefined } = {}) {
+    this.auditLog = options.audit;
+  }
+
+  async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    return this.#commit(this.#planProposal(input, options), options.audit);
+  }
+
+  #planProposal(input: ProposalInput, options: RecordProposalOptions): Planned<RecordProposalResult> {
     const owner = this.#runOwners.get(input.runId);
-    if (owner !== undefined && owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
+    if (owner !== undefined && owner !== input.agent) return { outcome: { ok: false, reason: 'run_owned_by_other_agent' } };
     const callKey = `${input.runId}\u0000${input.callId}`;
     const existingId = this.#proposalByCall.get(callKey);
     if (existingId !== undefined) {
       const existing = this.#proposals.get(existingId)!;
-      if (sameCall(existing, input)) return { ok: true, proposal: copyProposal(existing), created: false };
-      return { ok: false, reason: 'conflict', existing: copyProposal(existing) };
+      if (sameCall(existing, input)) return { outcome: { ok: true, proposal: copyProposal(existing), created: false } };
+      return { outcome: { ok: false, reason: 'conflict', existing: copyProposal(existing) } };
     }
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
     const proposal: Proposal = { ...input, state: 'proposed' };
-    this.#runOwners.set(input.runId, input.agent);
-    this.#proposals.set(input.proposalId, proposal);
-    this.#proposalByCall.set(callKey, input.proposalId);
-    return { ok: true, proposal: copyProposal(proposal), created: true };
+    const newRequest = options.request === undefined ? undefined : { ...options.request, proposalId: input.proposalId };
+    if (newRequest !== undefined && this.#requests.has(newRequest.requestId)) {
+      throw new LedgerError('duplicate_id', `approval request id ${newRequest.requestId} already exists`);
+    }
+    const request: ApprovalRequest | undefined = newRequest && copyRequest({ ...newRequest, status: 'pending', decisions: [] });
+    return {
+      outcome: { ok: true, proposal: copyProposal(proposal), created: true, request: request && copyRequest(request) },
+      apply: () => {
+        this.#runOwners.set(input.runId, input.agent);
+        this.#proposals.set(input.proposalId, proposal);
+        this.#proposalByCall.set(callKey, input.proposalId);
+        if (request !== undefined) {
+          this.#requests.set(request.requestId, request);
+          this.#requestByProposal.set(input.proposalId, request.requestId);
+        }
+      },
+    };
+  }
+
+  /** Builds the audit records first (they may be invalid), then applies the change and appends them. */
+  #commit<R>(planned: Planned<R>, audit: AuditFor<R> | undefined): R {
+    const log = audit === undefined ? undefined : this.#log();
+    const prepared = log === undefined || audit === undefined ? undefined : log.prepare(audit(planned.outcome));
+    planned.apply?.();
+    const records = prepared?.commit();
+    if (records !== undefined) log?.notifyLedgerAppend(records);
+    return planned.outcome;
+  }
+
+  #log(): MemoryAuditLog {
+    // Never drop the events silently: a caller passing them expects them recorded.
+    if (this.auditLog === undefined) throw new TypeError('this MemoryLedger has no audit log to append to');
+    return this.auditLog;
   }
 
   async getRunOwner(runId: string): Promise<string | undefined> {
@@ -134,30 +185,48 @@ export class MemoryLedger implements LedgerStore {
     return true;
   }
 
-  async consume(input: ConsumeInput): Promise<ConsumeResult> {
-    const proposal = this.#proposals.get(input.proposalId);
-    if (proposal === undefined) return { ok: false, reason: 'not_found' };
-    if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
-    if (input.approval !== undefined) {
-      const request = this.#requests.get(input.approval.requestId);
-      if (request === undefined || request.proposalId !== proposal.proposalId) return { ok: false, reason: 'not_found' };
-      const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
-      if (failure !== undefined) return { ok: false, reason: failure };
-      request.status = 'consumed';
-      request.consumedAt = input.now;
-    }
-    proposal.state = 'dispatched';
-    proposal.dispatchedAt = input.now;
-    return { ok: true, proposal: copyProposal(proposal) };
+  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+    return this.#commit(this.#planConsume(input), audit);
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
+  #planConsume(input: ConsumeInput): Planned<ConsumeResult> {
+    const proposal = this.#proposals.get(input.proposalId);
+    if (proposal === undefined) return { outcome: { ok: false, reason: 'not_found' } };
+    if (proposal.state !== 'proposed') return { outcome: { ok: false, reason: 'already_consumed' } };
+    let request: ApprovalRequest | undefined;
+    if (input.approval !== undefined) {
+      request = this.#requests.get(input.approval.requestId);
+      if (request === undefined || request.proposalId !== proposal.proposalId) return { outcome: { ok: false, reason: 'not_found' } };
+      const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
+      if (failure !== undefined) return { outcome: { ok: false, reason: failure } };
+    }
+    return {
+      outcome: { ok: true, proposal: { ...copyProposal(proposal), state: 'dispatched', dispatchedAt: input.now } },
+      apply: () => {
+        if (request !== undefined) {
+          request.status = 'consumed';
+          request.consumedAt = input.now;
+        }
+        proposal.state = 'dispatched';
+        proposal.dispatchedAt = input.now;
+      },
+    };
+  }
+
+  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
     const proposal = this.#proposals.get(proposalId);
-    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    if (proposal === undefined) return this.#commit({ outcome: { ok: false, reason: 'not_found' } }, audit);
     const refused = recordResultOnce(proposal, result);
-    if (refused !== undefined) return refused;
-    proposal.result = { ...result };
-    return { ok: true, created: true, result: { ...result } };
+    if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
+    return this.#commit(
+      {
+        outcome: { ok: true, created: true, result: { ...result } },
+        apply: () => {
+          proposal.result = { ...result };
+        },
+      },
+      audit,
+    );
   }
 }
 

@@ -8,6 +8,8 @@
  * owns the clock), so a store never reads the wall clock itself.
  */
 
+import type { AuditEvent, AuditLog } from '../audit/types.ts';
+
 /** A call exactly as the model produced it, recorded before anything else happens. */
 export interface ProposalInput {
   proposalId: string;
@@ -101,7 +103,8 @@ export interface ApprovalRequest extends NewApprovalRequest {
 }
 
 export type RecordProposalResult =
-  | { ok: true; proposal: Proposal; created: boolean }
+  /** `request`: the approval request opened with the proposal (`RecordProposalOptions.request`), when created. */
+  | { ok: true; proposal: Proposal; created: boolean; request?: ApprovalRequest | undefined }
   | { ok: false; reason: 'conflict'; existing: Proposal }
   /** The run was started by another agent: nothing about it (not even a matching call) is returned. */
   | { ok: false; reason: 'run_owned_by_other_agent' };
@@ -153,7 +156,31 @@ export interface ListRequestsFilter {
   eligibleFor?: EligibilityFilter | undefined;
 }
 
+/**
+ * The audit events a ledger write appends in its own transaction, built from the
+ * write's outcome (return none for an outcome that changed nothing). It runs inside
+ * the transaction: it must be synchronous, fast and free of I/O. If it throws, or an
+ * event it returns is invalid, the whole write is rolled back and the call rejects.
+ */
+export type AuditFor<R> = (outcome: R) => readonly AuditEvent[];
+
+export interface RecordProposalOptions {
+  /** Opened in the same transaction, for the proposal this call creates (not for an idempotent repeat). */
+  request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
+  /** Appended in the same transaction (needs `auditLog`, see LedgerStore). */
+  audit?: AuditFor<RecordProposalResult> | undefined;
+}
+
 export interface LedgerStore {
+  /**
+   * Present when this ledger's writes can append audit events to `auditLog`'s chain
+   * in the SAME transaction (a store holding both on one connection): a write given
+   * `audit` commits its ledger change and its records together or not at all. The
+   * gate passes `audit` only when its audit log is this one (or wraps it); with an
+   * unrelated audit log it writes the ledger, then appends, in two steps, and a crash
+   * between the two can leave a ledger change without its record.
+   */
+  readonly auditLog?: AuditLog | undefined;
   /**
    * Records a proposal. The first proposal of a run makes `input.agent` the run's
    * owner, in the same atomic step (of concurrent first proposals by different agents,
@@ -163,7 +190,7 @@ export interface LedgerStore {
    * arguments, principal and session is idempotent (`created: false`); anything
    * different is a `conflict` and changes nothing.
    */
-  recordProposal(input: ProposalInput): Promise<RecordProposalResult>;
+  recordProposal(input: ProposalInput, options?: RecordProposalOptions): Promise<RecordProposalResult>;
   /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */
   getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
@@ -198,7 +225,7 @@ export interface LedgerStore {
    *   `now`, and hold exactly `tokenId`; it moves to `consumed`.
    * Of any number of concurrent calls for one proposal, at most one returns ok.
    */
-  consume(input: ConsumeInput): Promise<ConsumeResult>;
+  consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult>;
 
   /**
    * Stores the digest of what the tool returned, once: one atomic compare-and-set on a
@@ -207,7 +234,7 @@ export interface LedgerStore {
    * (the first result stands). Of concurrent calls with different results exactly one
    * returns `created: true`.
    */
-  recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome>;
+  recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome>;
 
   /** Releases connections/handles. */
   close?(): Promise<void>;

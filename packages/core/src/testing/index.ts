@@ -11,6 +11,7 @@ export {
 } from './gate-fixture.ts';
 export { type LedgerHarness, runLedgerConformance, sampleProposal } from './ledger-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
+export { type AtomicAuditHarness, runAtomicAuditConformance } from './atomic-audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
 export {
   ATTACK_KIT_POLICY_YAML,
