@@ -143,9 +143,9 @@ export class PostgresLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#db.transaction(async (query): Promise<AddDecisionResult> => {
+    return this.#inTransaction(async (query): Promise<AddDecisionResult> => {
       // FOR UPDATE: concurrent decisions on one request queue here; the read after
       // it sees every decision committed before we got the lock.
       const locked = await query(this.#sql.lockRequest, [requestId]);
@@ -171,7 +171,7 @@ export class PostgresLedger implements LedgerStore {
       }
       const updated = await query(this.#sql.requestById, [requestId]);
       return { ok: true, request: requestFromRow(updated.rows[0]!) };
-    });
+    }, opts.audit);
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {

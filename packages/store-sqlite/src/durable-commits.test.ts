@@ -50,15 +50,19 @@ describe('sqlite: one durable commit per step', () => {
     expect(verifyChain(records).ok).toBe(true);
   });
 
-  it('call needing approval: propose (with its request) = 1, authorize = 1, complete = 1', async () => {
+  it('call needing approval: propose (with its request) = 1, decide = 1, authorize = 1, complete = 1', async () => {
     const f = fixture();
     const modelCall = f.call();
     const proposed = await f.commitsOf(() => f.gate.propose(modelCall));
     expect(proposed.value.status).toBe('approval_required');
     expect(proposed.commits).toBe(1);
     if (proposed.value.status !== 'approval_required') return;
-    const decided = await f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: proposed.value.requestId, decision: 'approve' });
-    expect(decided.ok).toBe(true);
+    const requestId = proposed.value.requestId;
+    // The decision, its signed decision record and token_minted: one commit too.
+    const decided = await f.commitsOf(() => f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId, decision: 'approve' }));
+    expect(decided.value).toMatchObject({ ok: true, request: { status: 'approved' } });
+    expect(decided.value.ok && 'auditRecorded' in decided.value).toBe(false);
+    expect(decided.commits).toBe(1);
     const issued = await f.gate.approvals.token(proposed.value.requestId);
     if (!issued.ok) throw new Error('no token');
     const authorized = await f.commitsOf(() => f.gate.authorize(f.dispatchFor(modelCall, issued.token)));
@@ -69,7 +73,6 @@ describe('sqlite: one durable commit per step', () => {
     expect(completed.value.ok).toBe(true);
     expect(completed.commits).toBe(1);
     const types = (await f.store.audit.read()).map((r) => r.type);
-    expect(types.slice(0, 3)).toEqual(['proposal', 'verdict', 'approval_requested']);
-    expect(types.slice(-2)).toEqual(['dispatch', 'result']);
+    expect(types).toEqual(['proposal', 'verdict', 'approval_requested', 'decision', 'token_minted', 'dispatch', 'result']);
   });
 });

@@ -179,9 +179,9 @@ export class SqliteLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#conn.write((): AddDecisionResult => {
+    return this.#write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
       const refusal = decisionRefusal(request, decision, opts.now);
@@ -209,7 +209,7 @@ export class SqliteLedger implements LedgerStore {
           .run(opts.tokenIdIfApproved, opts.now, requestId);
       }
       return { ok: true, request: this.#request(requestId)! };
-    });
+    }, opts.audit);
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {

@@ -160,20 +160,28 @@ export class MemoryLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
+    return this.#commit(this.#planDecision(requestId, decision, opts), opts.audit);
+  }
+
+  #planDecision(requestId: string, decision: Decision, opts: { now: number; tokenIdIfApproved: string }): Planned<AddDecisionResult> {
     const request = this.#requests.get(requestId);
-    if (request === undefined) return { ok: false, reason: 'not_found' };
+    if (request === undefined) return { outcome: { ok: false, reason: 'not_found' } };
     const refusal = decisionRefusal(request, decision, opts.now);
-    if (refusal !== undefined) return { ok: false, reason: refusal };
+    if (refusal !== undefined) return { outcome: { ok: false, reason: refusal } };
     const next = statusAfterDecision(request, decision);
-    request.decisions.push({ ...decision });
-    request.status = next;
-    if (next === 'approved') {
-      request.tokenId = opts.tokenIdIfApproved;
-      request.approvedAt = opts.now;
-    }
-    return { ok: true, request: copyRequest(request) };
+    const apply = (target: ApprovalRequest) => {
+      target.decisions.push({ ...decision });
+      target.status = next;
+      if (next === 'approved') {
+        target.tokenId = opts.tokenIdIfApproved;
+        target.approvedAt = opts.now;
+      }
+    };
+    const after = copyRequest(request);
+    apply(after);
+    return { outcome: { ok: true, request: after }, apply: () => apply(request) };
   }
 
   async revokeApproval(requestId: string, now: number): Promise<boolean> {

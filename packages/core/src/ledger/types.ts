@@ -212,7 +212,7 @@ export interface LedgerStore {
   addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult>;
 
   /** Withdraws an approval that has not been consumed (pending or approved → revoked). */

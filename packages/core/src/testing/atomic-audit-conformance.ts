@@ -133,6 +133,27 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect((await audit.read()).map((r) => r.type)).toEqual(['dispatch']);
     });
 
+    it('a failing audit part rolls back the decision: the request stays pending, no token id', async () => {
+      const recorded = await ledger.recordProposal(sampleProposal(), { request: request() });
+      if (!recorded.ok || recorded.request === undefined) throw new Error('setup');
+      const { requestId } = recorded.request;
+      const decision = { approver: 'alice', decision: 'approve' as const, at: T0 + 1 };
+      await expect(ledger.addDecision(requestId, decision, { now: T0 + 1, tokenIdIfApproved: 'tok-1', audit: () => [INVALID] })).rejects.toThrow();
+      const after = await ledger.getApprovalRequest(requestId);
+      expect(after?.status).toBe('pending');
+      expect(after?.decisions).toEqual([]);
+      expect(after?.tokenId).toBeUndefined();
+      expect(await audit.head()).toBeUndefined();
+
+      const decided = await ledger.addDecision(requestId, decision, {
+        now: T0 + 1,
+        tokenIdIfApproved: 'tok-1',
+        audit: (r) => (r.ok ? [{ ...about(recorded.proposal, 'decision'), detail: { status: r.request.status } }] : []),
+      });
+      expect(decided.ok && decided.request.status).toBe('approved');
+      expect((await audit.read()).map((r) => [r.type, r.detail?.status])).toEqual([['decision', 'approved']]);
+    });
+
     it('a failing audit part rolls back the result', async () => {
       const recorded = await ledger.recordProposal(sampleProposal());
       if (!recorded.ok) throw new Error('setup');
