@@ -75,4 +75,15 @@ describe('sqlite: one durable commit per step', () => {
     const types = (await f.store.audit.read()).map((r) => r.type);
     expect(types).toEqual(['proposal', 'verdict', 'approval_requested', 'decision', 'token_minted', 'dispatch', 'result']);
   });
+
+  it('concurrent authorizes still share group commits (the record rides in the same batch item)', async () => {
+    const f = fixture();
+    const calls = Array.from({ length: 16 }, () => f.call({ arguments: '{"amount":5,"to":"alice"}' }));
+    for (const modelCall of calls) expect((await f.gate.propose(modelCall)).status).toBe('allowed');
+    const all = await f.commitsOf(() => Promise.all(calls.map((modelCall) => f.gate.authorize(f.dispatchFor(modelCall)))));
+    expect(all.value.every((o) => o.status === 'authorized')).toBe(true);
+    // 16 consumes with their 16 dispatch records: far fewer commits than calls (one, unless the loop was interrupted).
+    expect(all.commits).toBeLessThanOrEqual(2);
+    expect(verifyChain(await f.store.audit.read()).ok).toBe(true);
+  });
 });
