@@ -1,6 +1,7 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
+import { AuditedBatch } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
@@ -13,30 +14,28 @@ import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from 
  *
  * Given `auditLog` (the store's log on the same database), a write passed audit events
  * runs in one transaction with them: its statements, then the audit append (advisory
- * lock, head, insert) last, then one COMMIT; both land or neither does.
+ * lock, head, insert) last, then one COMMIT; both land or neither does. Such writes
+ * submitted together share the transaction (AuditedBatch), each under its own savepoint.
  */
 export class PostgresLedger implements LedgerStore {
   readonly #db: PgDatabase;
   readonly #sql: LedgerSql;
   readonly auditLog: PostgresAuditLog | undefined;
+  readonly #batch: AuditedBatch;
 
   constructor(db: PgDatabase, sql: LedgerSql, auditLog?: PostgresAuditLog) {
     this.#db = db;
     this.#sql = sql;
     this.auditLog = auditLog;
+    this.#batch = new AuditedBatch(db, auditLog);
   }
 
-  /** `run` in one transaction with the records `audit` builds from its outcome. */
+  /** `run` in one transaction with the records `audit` builds from its outcome (group-committed, see AuditedBatch). */
   async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
-    const log = audit === undefined ? undefined : this.auditLog;
-    // Never drop the events silently: a caller passing them expects them recorded.
-    if (audit !== undefined && log === undefined) throw new TypeError('this PostgresLedger has no audit log to append to');
-    const { outcome, records } = await this.#db.transaction(async (query) => {
+    return this.#batch.submit<R>(async (query) => {
       const outcome = await run(query);
-      return { outcome, records: log === undefined || audit === undefined ? [] : await log.appendInTransaction(query, audit(outcome)) };
+      return { outcome, events: audit === undefined ? [] : audit(outcome) };
     });
-    log?.notifyLedgerAppend(records);
-    return outcome;
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {

@@ -181,6 +181,23 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect(await audit.head()).toBeUndefined();
     });
 
+    it('among concurrent audited writes (one group commit), a failing one rolls back alone', async () => {
+      const proposals: Proposal[] = [];
+      for (let i = 0; i < 6; i++) {
+        const recorded = await ledger.recordProposal(sampleProposal());
+        if (recorded.ok) proposals.push(recorded.proposal);
+      }
+      const settled = await Promise.allSettled(
+        proposals.map((p, i) => ledger.consume({ proposalId: p.proposalId, now: T0 + 1 }, (c) => (i === 2 ? [INVALID] : c.ok ? [about(c.proposal, 'dispatch')] : []))),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      const states = await Promise.all(proposals.map(async (p) => (await ledger.getProposal(p.proposalId))?.state));
+      expect(states).toEqual(['dispatched', 'dispatched', 'proposed', 'dispatched', 'dispatched', 'dispatched']);
+      const records = await audit.read();
+      expect(records.map((r) => r.proposalId)).toEqual(proposals.filter((_, i) => i !== 2).map((p) => p.proposalId));
+      expect(verifyChain(records).ok).toBe(true);
+    });
+
     it('concurrent audited writes and plain appends form one chain', async () => {
       const proposals: Proposal[] = [];
       for (let i = 0; i < 8; i++) {
