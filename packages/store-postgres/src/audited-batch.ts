@@ -19,18 +19,20 @@ const ATTEMPTS = 3;
 
 /**
  * Group commit for ledger writes that carry audit records. Writes submitted while a
- * batch is in flight go together in the next one: one transaction runs each write
- * under its own SAVEPOINT (its error undoes only its own changes, as if it ran alone),
- * checks its events, then takes the audit advisory lock ONCE, chains every write's
+ * batch is in flight go together in the next one: one transaction takes the chain's
+ * advisory lock, runs each write under its own SAVEPOINT (its error undoes only its
+ * own changes, as if it ran alone) and checks its events, then chains every write's
  * records in submission order, inserts them in one statement and commits. So N
- * concurrent consumes cost one commit and one turn of the chain lock, not N — the
- * lock is held from its acquisition to COMMIT, and serialising N commits under it
- * would cap throughput at one fsync per write.
+ * concurrent consumes cost one commit and one turn of the chain lock, not N: the lock
+ * is held until COMMIT, and one commit per write under it would cap throughput at one
+ * fsync per write.
  *
- * A batch holds its items' row locks together, so two replicas' batches can deadlock
- * on rows taken in opposite orders; Postgres then aborts one, which is retried whole
- * (it wrote nothing). The advisory lock is always taken last and nothing waits for a
- * row after taking it, so it is never part of such a cycle.
+ * The lock comes FIRST, as in every transaction that appends: a batch holds several
+ * calls' row locks at once, and two replicas' batches taking rows in opposite orders
+ * while both waiting for the lock at the end would deadlock. With the lock first,
+ * audited batches run one at a time across replicas (like SQLite's BEGIN IMMEDIATE),
+ * and no holder of a row lock ever waits for the advisory lock. A batch Postgres still
+ * aborts as a deadlock or serialization victim wrote nothing and is retried whole.
  */
 export class AuditedBatch {
   readonly #db: PgDatabase;
@@ -50,9 +52,13 @@ export class AuditedBatch {
   }
 
   async #run(batch: BatchJob<AuditedWork, Done>[]): Promise<void> {
+    // Savepoints cost two round trips per write; most batches have no failing write, so
+    // the first try runs without them, and a batch in which one write throws is rolled
+    // back and run again with them, so that write fails alone.
+    let savepoints = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const done = await this.#db.transaction((query) => this.#items(query, batch));
+        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints));
         batch.forEach((job, i) => {
           const item = done[i]!;
           if ('error' in item) job.reject(item.error);
@@ -60,6 +66,10 @@ export class AuditedBatch {
         });
         return;
       } catch (error) {
+        if (error instanceof ItemFailed && !savepoints) {
+          savepoints = true;
+          continue;
+        }
         if (isRetryable(error) && attempt < ATTEMPTS) continue;
         // A lone write's own error (refused, invalid event) is its answer, as if it ran alone.
         if (batch.length === 1 && !isFatal(error)) {
@@ -67,27 +77,35 @@ export class AuditedBatch {
           return;
         }
         // Nothing of the batch was written: every write gets the same answer.
-        const failure = error instanceof LedgerError ? error : new LedgerError('store_unavailable', `postgres write batch not committed: ${messageOf(error)}`, { cause: error });
+        const failure =
+          error instanceof LedgerError ? error : new LedgerError('store_unavailable', `postgres write batch not committed: ${messageOf(error)}`, { cause: error });
         for (const job of batch) job.reject(failure);
         return;
       }
     }
   }
 
-  async #items(query: Query, batch: BatchJob<AuditedWork, Done>[]): Promise<(Done | { error: unknown })[]> {
-    // A lone write needs no savepoint: its failure rolls back the whole (one-write) transaction.
-    const items: Item[] = batch.length === 1 ? [await this.#item(query, batch[0]!.input)] : [];
-    if (batch.length > 1) {
-      for (const job of batch) {
-        await query('SAVEPOINT batch_item');
-        const item = await this.#item(query, job.input).catch((error: unknown) => ({ ok: false as const, error, fatal: isFatal(error) }));
-        if (!item.ok && 'fatal' in item && item.fatal) throw item.error;
-        await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
-        items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
+  async #items(query: Query, batch: BatchJob<AuditedWork, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
+    await this.#log?.lockChain(query);
+    const items: Item[] = [];
+    for (const job of batch) {
+      if (!savepoints) {
+        try {
+          items.push(await this.#item(query, job.input));
+        } catch (error) {
+          // A lone write fails whole anyway; in a batch, start over with savepoints.
+          throw batch.length === 1 || isFatal(error) ? error : new ItemFailed();
+        }
+        continue;
       }
+      await query('SAVEPOINT batch_item');
+      const item = await this.#item(query, job.input).catch((error: unknown) => ({ ok: false as const, error }));
+      if (!item.ok && isFatal(item.error)) throw item.error;
+      await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
+      items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
     }
     const events = items.flatMap((item) => (item.ok ? item.events : []));
-    const records = this.#log === undefined || events.length === 0 ? [] : await this.#log.appendInTransaction(query, events);
+    const records = this.#log === undefined ? [] : await this.#log.appendLocked(query, events);
     let next = 0;
     return items.map((item) => {
       if (!item.ok) return { error: item.error };
@@ -105,6 +123,9 @@ export class AuditedBatch {
     return { ok: true, outcome, events };
   }
 }
+
+/** A write of a batch run without savepoints threw: the batch is run again with them. */
+class ItemFailed extends Error {}
 
 function isRetryable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {

@@ -37,15 +37,21 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   /**
-   * Appends `events` inside the caller's transaction (a PostgresLedger write on the same
-   * database): the same advisory lock, head read and insert as a batch, so the records
-   * chain with every other append, and commit or roll back with the caller's change.
-   * Take it last in the transaction: the lock is held until COMMIT, and nothing that
-   * holds it waits for a row lock, so lock order cannot deadlock.
+   * Takes the chain's advisory lock in the caller's transaction (held until it ends).
+   * A transaction that appends takes it FIRST, before any row lock: then whoever holds
+   * it may wait for rows, but nobody holding a row waits for it, so no deadlock.
    */
-  async appendInTransaction(query: Query, events: readonly AuditEvent[]): Promise<AuditRecord[]> {
-    if (events.length === 0) return [];
+  async lockChain(query: Query): Promise<void> {
     await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
+  }
+
+  /**
+   * Appends `events` inside the caller's transaction, which holds `lockChain` (a
+   * PostgresLedger write on the same database): the records chain with every other
+   * append, and commit or roll back with the caller's change.
+   */
+  async appendLocked(query: Query, events: readonly AuditEvent[]): Promise<AuditRecord[]> {
+    if (events.length === 0) return [];
     let head = await this.#head(query);
     const records: AuditRecord[] = [];
     for (const event of events) {

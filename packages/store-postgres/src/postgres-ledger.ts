@@ -13,8 +13,8 @@ import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from 
  * transaction that first locks the row it decides on (addDecision).
  *
  * Given `auditLog` (the store's log on the same database), a write passed audit events
- * runs in one transaction with them: its statements, then the audit append (advisory
- * lock, head, insert) last, then one COMMIT; both land or neither does. Such writes
+ * runs in one transaction with them: the chain's advisory lock, its statements, the
+ * audit append (head, insert), one COMMIT; both land or neither does. Such writes
  * submitted together share the transaction (AuditedBatch), each under its own savepoint.
  */
 export class PostgresLedger implements LedgerStore {
@@ -32,6 +32,8 @@ export class PostgresLedger implements LedgerStore {
 
   /** `run` in one transaction with the records `audit` builds from its outcome (group-committed, see AuditedBatch). */
   async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
+    // Without records to append: a plain transaction, no chain lock.
+    if (audit === undefined) return this.#db.transaction(run);
     return this.#batch.submit<R>(async (query) => {
       const outcome = await run(query);
       return { outcome, events: audit === undefined ? [] : audit(outcome) };
