@@ -208,6 +208,8 @@ export interface LedgerStore {
    * A deny moves it to `denied`. When distinct approvals reach `requiredApprovals`
    * it moves to `approved` and stores `tokenIdIfApproved` and `approvedAt = now`.
    * One approver decides a request at most once.
+   * `opts.audit`: records committed in the same transaction (the signed decision record
+   * and `token_minted`), so a decision never takes effect without its record.
    */
   addDecision(
     requestId: string,
@@ -224,6 +226,8 @@ export interface LedgerStore {
    * - with `approval`: additionally the request must be `approved`, unexpired at
    *   `now`, and hold exactly `tokenId`; it moves to `consumed`.
    * Of any number of concurrent calls for one proposal, at most one returns ok.
+   * `audit`: records committed in the same transaction (the gate's `dispatch` record),
+   * so a spent approval never exists without its record; see `auditLog`.
    */
   consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult>;
 
@@ -233,6 +237,7 @@ export interface LedgerStore {
    * idempotent (`created: false`); anything else is a `conflict` that changes nothing
    * (the first result stands). Of concurrent calls with different results exactly one
    * returns `created: true`.
+   * `audit`: records committed in the same transaction (the gate's `result` record).
    */
   recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome>;
 
