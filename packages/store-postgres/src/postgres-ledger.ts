@@ -175,9 +175,9 @@ export class PostgresLedger implements LedgerStore {
     }, opts.audit);
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
-    const { rowCount } = await this.#db.write(this.#sql.revokeRequest, [requestId, now]);
-    return rowCount === 1;
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
+    const revoke = async (query: Query) => (await query(this.#sql.revokeRequest, [requestId, now])).rowCount === 1;
+    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit);
   }
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {

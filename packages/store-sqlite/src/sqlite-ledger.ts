@@ -212,9 +212,9 @@ export class SqliteLedger implements LedgerStore {
     }, opts.audit);
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     // One conditional UPDATE: it revokes only what is still pending/approved and unexpired.
-    return this.#conn.write(() => {
+    return this.#write(() => {
       const { changes } = this.#conn
         .statement(
           `UPDATE approval_requests SET status = 'revoked'
@@ -222,7 +222,7 @@ export class SqliteLedger implements LedgerStore {
         )
         .run(requestId, now);
       return Number(changes) === 1;
-    });
+    }, audit);
   }
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {

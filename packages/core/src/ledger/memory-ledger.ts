@@ -184,13 +184,19 @@ export class MemoryLedger implements LedgerStore {
     return { outcome: { ok: true, request: after }, apply: () => apply(request) };
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     const request = this.#requests.get(requestId);
-    if (request === undefined) return false;
-    const status = effectiveStatus(request, now);
-    if (status !== 'pending' && status !== 'approved') return false;
-    request.status = 'revoked';
-    return true;
+    const status = request === undefined ? undefined : effectiveStatus(request, now);
+    if (request === undefined || (status !== 'pending' && status !== 'approved')) return this.#commit({ outcome: false }, audit);
+    return this.#commit(
+      {
+        outcome: true,
+        apply: () => {
+          request.status = 'revoked';
+        },
+      },
+      audit,
+    );
   }
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {

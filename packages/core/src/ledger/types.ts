@@ -218,7 +218,7 @@ export interface LedgerStore {
   ): Promise<AddDecisionResult>;
 
   /** Withdraws an approval that has not been consumed (pending or approved → revoked). */
-  revokeApproval(requestId: string, now: number): Promise<boolean>;
+  revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean>;
 
   /**
    * The single-use step (invariant 5), one atomic operation:

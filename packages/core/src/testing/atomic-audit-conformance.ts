@@ -154,6 +154,15 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect((await audit.read()).map((r) => [r.type, r.detail?.status])).toEqual([['decision', 'approved']]);
     });
 
+    it('a failing audit part rolls back the revocation: the approval still works', async () => {
+      const { proposal, requestId } = await approved('tok-r');
+      await expect(ledger.revokeApproval(requestId, T0 + 2, () => [INVALID])).rejects.toThrow();
+      expect((await ledger.getApprovalRequest(requestId))?.status).toBe('approved');
+      expect(await ledger.revokeApproval(requestId, T0 + 2, (revoked) => (revoked ? [about(proposal, 'revocation')] : []))).toBe(true);
+      expect((await ledger.getApprovalRequest(requestId))?.status).toBe('revoked');
+      expect((await audit.read()).map((r) => r.type)).toEqual(['revocation']);
+    });
+
     it('a failing audit part rolls back the result', async () => {
       const recorded = await ledger.recordProposal(sampleProposal());
       if (!recorded.ok) throw new Error('setup');
