@@ -18,6 +18,7 @@ export type Query = <R extends QueryResultRow = QueryResultRow>(
 export class PgDatabase {
   readonly pool: Pool;
   #closed = false;
+  #commits = 0;
 
   constructor(pool: Pool) {
     this.pool = pool;
@@ -33,6 +34,21 @@ export class PgDatabase {
     } catch (error) {
       throw toStoreError(error);
     }
+  };
+
+  /**
+   * Durable commits so far: transactions committed by `transaction`, plus single-statement
+   * writes sent through `write` (each its own transaction). Reads are not counted.
+   */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** `query` for a statement that writes: it commits on its own, and is counted in `commits`. */
+  readonly write: Query = async <R extends QueryResultRow = QueryResultRow>(sql: string | PreparedStatement, params?: unknown[]) => {
+    const result = await this.query<R>(sql, params);
+    this.#commits++;
+    return result;
   };
 
   /** Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. */
@@ -58,6 +74,7 @@ export class PgDatabase {
       await query('BEGIN');
       const result = await fn(query);
       await query('COMMIT');
+      this.#commits++;
       return result;
     } catch (error) {
       // After an outage-class error (e.g. a client-side timeout with the query still in

@@ -18,6 +18,34 @@ describePg('postgres store shared by several processes', () => {
   });
   afterAll(() => cleanup());
 
+  async function approvals(count: number) {
+    const approvals: { proposalId: string; requestId: string; tokenId: string }[] = [];
+    for (let i = 0; i < count; i++) {
+      const p = sampleProposal();
+      await store.ledger.recordProposal(p);
+      const requestId = `req-${p.proposalId}`;
+      await store.ledger.createApprovalRequest({ requestId, proposalId: p.proposalId, createdAt: T0, expiresAt: T0 + 60_000, requiredApprovals: 1, eligible: {} });
+      const tokenId = `tok-${p.proposalId}`;
+      await store.ledger.addDecision(requestId, { approver: 'alice', decision: 'approve', at: T0 }, { now: T0, tokenIdIfApproved: tokenId });
+      approvals.push({ proposalId: p.proposalId, requestId, tokenId });
+    }
+    return approvals;
+  }
+
+  it('4 processes × 5 attempts on 12 approvals at once, each consume with its dispatch record in one group-committed transaction: each consumed and recorded exactly once', async () => {
+    const list = await approvals(12);
+    const before = (await store.audit.head())?.seq ?? 0;
+    const results = (await runChildren(CHILD, [0, 1, 2, 3].map(() => ['consume-audited', TEST_PG_URL, schema, JSON.stringify(list), '5']))) as {
+      won: string[];
+      reasons: Record<string, number>;
+    }[];
+    expect(results.flatMap((r) => r.won).sort()).toEqual(list.map((a) => a.proposalId).sort());
+    expect(results.reduce((n, r) => n + (r.reasons.already_consumed ?? 0), 0)).toBe(4 * 5 * list.length - list.length);
+    const records = (await store.audit.read({ afterSeq: before })).filter((r) => r.type === 'dispatch' && r.actor === 'child');
+    expect(records.map((r) => r.proposalId).sort()).toEqual(list.map((a) => a.proposalId).sort());
+    expect(verifyChain(await store.audit.read()).ok).toBe(true);
+  });
+
   it('4 processes × 20 concurrent attempts on the same approvals: each consumed exactly once', async () => {
     const approvals: { proposalId: string; requestId: string; tokenId: string }[] = [];
     for (let i = 0; i < 10; i++) {

@@ -52,6 +52,8 @@ export interface PostgresStore {
   /** Tool definitions by digest, pins and agent registrations, shared by every replica (pass to the gate as `definitions`). */
   readonly definitions: DefinitionStore;
   readonly schema: string;
+  /** Ledger and audit transactions this process has committed so far (one group-committed audit batch counts once). */
+  readonly durableCommits: () => number;
   /** Applies pending migrations (already done by openPostgresStore); returns the versions applied. */
   migrate(): Promise<number[]>;
   /** Ends the pool; later calls fail with store_unavailable. */
@@ -104,12 +106,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await db.close();
     throw error;
   }
+  const audit = new PostgresAuditLog(db, quoted, schema);
   return {
-    ledger: new PostgresLedger(db, ledgerSql(quoted)),
-    audit: new PostgresAuditLog(db, quoted, schema),
+    // One database: the ledger appends its audit records in its own transactions.
+    ledger: new PostgresLedger(db, ledgerSql(quoted), audit),
+    audit,
     sessions: new PostgresSessionRevocations(db, quoted),
     definitions: new PostgresDefinitionStore(db, quoted),
     schema,
+    durableCommits: () => db.commits,
     migrate: () => migrate(db, schema),
     close: () => db.close(),
   };

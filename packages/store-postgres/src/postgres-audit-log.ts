@@ -1,5 +1,5 @@
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core/audit';
-import { AuditLogError, buildRecord } from '@countersign/core/audit';
+import { AppendListeners, AuditLogError, buildRecord } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
 import { auditEventJson, auditRecordFromRow, integer, text } from '@countersign/core/store-kit';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
@@ -23,6 +23,7 @@ export class PostgresAuditLog implements AuditLog {
   readonly #table: string;
   readonly #lockKey: string;
   readonly #batcher: AppendBatcher<AuditEvent, AuditRecord>;
+  readonly #listeners = new AppendListeners();
 
   constructor(db: PgDatabase, quotedSchema: string, schema: string, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
@@ -33,6 +34,42 @@ export class PostgresAuditLog implements AuditLog {
 
   async append(event: AuditEvent): Promise<AuditRecord> {
     return this.#batcher.submit(event);
+  }
+
+  /**
+   * Takes the chain's advisory lock in the caller's transaction (held until it ends).
+   * A transaction that appends takes it FIRST, before any row lock: then whoever holds
+   * it may wait for rows, but nobody holding a row waits for it, so no deadlock.
+   */
+  async lockChain(query: Query): Promise<void> {
+    await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
+  }
+
+  /**
+   * Appends `events` inside the caller's transaction, which holds `lockChain` (a
+   * PostgresLedger write on the same database): the records chain with every other
+   * append, and commit or roll back with the caller's change.
+   */
+  async appendLocked(query: Query, events: readonly AuditEvent[]): Promise<AuditRecord[]> {
+    if (events.length === 0) return [];
+    let head = await this.#head(query);
+    const records: AuditRecord[] = [];
+    for (const event of events) {
+      const record = buildRecord(head, event);
+      records.push(record);
+      head = record;
+    }
+    await this.#insert(query, records);
+    return records;
+  }
+
+  onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Called by PostgresLedger after the commit of a write that appended records. */
+  notifyLedgerAppend(records: readonly AuditRecord[]): void {
+    this.#listeners.notify(records);
   }
 
   async read(opts: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {

@@ -1,6 +1,8 @@
-import type { AddDecisionResult, ApprovalRequest, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
-import type { PgDatabase } from './database.ts';
+import type { PgDatabase, Query } from './database.ts';
+import { AuditedBatch } from './audited-batch.ts';
+import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
@@ -10,27 +12,55 @@ import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from 
  * LedgerStore on PostgreSQL. Writes that decide something are either one
  * conditional statement (consume, revoke, recordResult, inserts) or a
  * transaction that first locks the row it decides on (addDecision, recordEdit).
+ *
+ * Given `auditLog` (the store's log on the same database), a write passed audit events
+ * runs in one transaction with them: the chain's advisory lock, its statements, the
+ * audit append (head, insert), one COMMIT; both land or neither does. Such writes
+ * submitted together share the transaction (AuditedBatch), each under its own savepoint.
  */
 export class PostgresLedger implements LedgerStore {
   readonly #db: PgDatabase;
   readonly #sql: LedgerSql;
+  readonly auditLog: PostgresAuditLog | undefined;
+  readonly #batch: AuditedBatch;
 
-  constructor(db: PgDatabase, sql: LedgerSql) {
+  constructor(db: PgDatabase, sql: LedgerSql, auditLog?: PostgresAuditLog) {
     this.#db = db;
     this.#sql = sql;
+    this.auditLog = auditLog;
+    this.#batch = new AuditedBatch(db, auditLog);
   }
 
-  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+  /** `run` in one transaction with the records `audit` builds from its outcome (group-committed, see AuditedBatch). */
+  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
+    // Without records to append: a plain transaction, no chain lock.
+    if (audit === undefined) return this.#db.transaction(run);
+    return this.#batch.submit<R>(async (query) => {
+      const outcome = await run(query);
+      return { outcome, events: audit === undefined ? [] : audit(outcome) };
+    });
+  }
+
+  async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    if (options.request === undefined && options.audit === undefined) return this.#recordProposal(this.#db.write, input, undefined);
+    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit);
+  }
+
+  async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
     // Ownership first, and before any comparison: another agent learns nothing about the run's calls.
     // The runs row never changes once inserted, so no transaction is needed around the two steps.
-    const owner = await this.#claimRun(input.runId, input.agent, input.createdAt);
+    const owner = await this.#claimRun(query, input.runId, input.agent, input.createdAt);
     if (owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
     // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
     // call to commit, so the lookup below always finds the row that beat us.
-    const inserted = await this.#db.query(this.#sql.insertProposal, proposalParams(input));
+    const inserted = await query(this.#sql.insertProposal, proposalParams(input));
     const row = inserted.rows[0];
-    if (row !== undefined) return { ok: true, proposal: proposalFromRow(row), created: true };
-    const existing = await this.findProposalByCall(input.runId, input.callId);
+    if (row !== undefined) {
+      const opened = request === undefined ? undefined : await this.#insertRequest(query, { ...request, proposalId: input.proposalId });
+      return { ok: true, proposal: proposalFromRow(row), created: true, request: opened };
+    }
+    const found = await query(this.#sql.proposalByCall, [input.runId, input.callId]);
+    const existing = found.rows[0] === undefined ? undefined : proposalFromRow(found.rows[0]);
     if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
     return { ok: false, reason: 'conflict', existing };
@@ -42,10 +72,11 @@ export class PostgresLedger implements LedgerStore {
   }
 
   /** The run's owner after claiming it for `agent` if it had none. */
-  async #claimRun(runId: string, agent: string, now: number): Promise<string> {
-    const claimed = await this.#db.query(this.#sql.claimRun, [runId, agent, now]);
+  async #claimRun(query: Query, runId: string, agent: string, now: number): Promise<string> {
+    const claimed = await query(this.#sql.claimRun, [runId, agent, now]);
     if (claimed.rows[0] !== undefined) return text(claimed.rows[0], 'agent');
-    const owner = await this.getRunOwner(runId);
+    const { rows } = await query(this.#sql.runOwner, [runId]);
+    const owner = rows[0] === undefined ? undefined : text(rows[0], 'agent');
     if (owner === undefined) throw new LedgerError('corrupt_record', `run ${runId} has no owner although its claim conflicted`);
     return owner;
   }
@@ -61,8 +92,12 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
+    return this.#insertRequest(this.#db.write, input);
+  }
+
+  async #insertRequest(query: Query, input: NewApprovalRequest): Promise<ApprovalRequest> {
     try {
-      const { rows } = await this.#db.query(this.#sql.insertRequest, [
+      const { rows } = await query(this.#sql.insertRequest, [
         input.requestId,
         input.proposalId,
         input.createdAt,
@@ -110,9 +145,9 @@ export class PostgresLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#db.transaction(async (query): Promise<AddDecisionResult> => {
+    return this.#inTransaction(async (query): Promise<AddDecisionResult> => {
       // FOR UPDATE: concurrent decisions on one request queue here; the read after
       // it sees every decision committed before we got the lock.
       const locked = await query(this.#sql.lockRequest, [requestId]);
@@ -138,24 +173,29 @@ export class PostgresLedger implements LedgerStore {
       }
       const updated = await query(this.#sql.requestById, [requestId]);
       return { ok: true, request: requestFromRow(updated.rows[0]!) };
-    });
+    }, opts.audit);
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
     return recordEditIn(this.#db, this.#sql, input);
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
-    const { rowCount } = await this.#db.query(this.#sql.revokeRequest, [requestId, now]);
-    return rowCount === 1;
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
+    const revoke = async (query: Query) => (await query(this.#sql.revokeRequest, [requestId, now])).rowCount === 1;
+    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit);
   }
 
-  async consume(input: ConsumeInput): Promise<ConsumeResult> {
+  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+    if (audit === undefined) return this.#consume(this.#db.write, input);
+    return this.#inTransaction((query) => this.#consume(query, input), audit);
+  }
+
+  async #consume(query: Query, input: ConsumeInput): Promise<ConsumeResult> {
     const { proposalId, approval, now } = input;
     // One round trip decides and explains (see `consume` in ledger-sql.ts). No retry:
     // the statement decides on the rows it has locked, and its failure reasons come
     // from those same locked rows, so the answer cannot disagree with the decision.
-    const { rows } = await this.#db.query(this.#sql.consume, [proposalId, approval?.requestId ?? null, approval?.tokenId ?? null, now]);
+    const { rows } = await query(this.#sql.consume, [proposalId, approval?.requestId ?? null, approval?.tokenId ?? null, now]);
     const row = rows[0];
     if (row === undefined) throw new LedgerError('corrupt_record', 'consume statement returned no row');
     if (row.proposal_id !== null) return { ok: true, proposal: proposalFromRow(row) };
@@ -167,14 +207,20 @@ export class PostgresLedger implements LedgerStore {
     return { ok: false, reason };
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
-    const { rowCount } = await this.#db.query(this.#sql.recordResult, [proposalId, result.status, result.resultDigest, result.at]);
+  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
+    if (audit === undefined) return this.#recordResult(this.#db.write, proposalId, result);
+    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit);
+  }
+
+  async #recordResult(query: Query, proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
+    const { rowCount } = await query(this.#sql.recordResult, [proposalId, result.status, result.resultDigest, result.at]);
     if (rowCount === 1) return { ok: true, created: true, result: { ...result } };
     // Nothing changed: explain from the row as committed. A stored result never changes
     // again, so a conflict or repeat read here is what the UPDATE saw. A dispatched call
     // without a result can only mean it was still `proposed` when the UPDATE ran (a
     // consume committed in between), which is what the caller is told.
-    const proposal = await this.getProposal(proposalId);
+    const { rows } = await query(this.#sql.proposalById, [proposalId]);
+    const proposal = rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
     if (proposal === undefined) return { ok: false, reason: 'not_found' };
     return recordResultOnce(proposal, result) ?? { ok: false, reason: 'not_dispatched' };
   }

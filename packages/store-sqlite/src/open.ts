@@ -30,6 +30,8 @@ export interface SqliteStore {
   readonly definitions: DefinitionStore;
   /** Absolute path of the database file. */
   readonly path: string;
+  /** Write transactions (COMMITs) this process has made on the file so far; one group commit counts once. */
+  readonly durableCommits: () => number;
   /** Closes the database; later calls on `ledger` and `audit` fail with store_unavailable. */
   close(): Promise<void>;
 }
@@ -43,12 +45,15 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
   const conn = new SqliteConnection(options.readOnly === true ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs), { path });
+  const audit = new SqliteAuditLog(conn);
   return {
-    ledger: new SqliteLedger(conn),
-    audit: new SqliteAuditLog(conn),
+    // One connection: the ledger appends its audit records in its own transactions.
+    ledger: new SqliteLedger(conn, audit),
+    audit,
     sessions: new SqliteSessionRevocations(conn),
     definitions: new SqliteDefinitionStore(conn),
     path,
+    durableCommits: () => conn.commits,
     close: async () => conn.close(),
   };
 }

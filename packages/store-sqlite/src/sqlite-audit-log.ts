@@ -1,5 +1,5 @@
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord } from '@countersign/core/audit';
-import { AuditLogError, buildRecord } from '@countersign/core/audit';
+import { AppendListeners, AuditLogError, buildRecord } from '@countersign/core/audit';
 import { auditEventJson, auditRecordFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 import { integer, text } from '@countersign/core/store-kit';
@@ -15,19 +15,42 @@ const SELECT_HEAD = 'SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT
  */
 export class SqliteAuditLog implements AuditLog {
   readonly #conn: SqliteConnection;
+  readonly #listeners = new AppendListeners();
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
   }
 
   async append(event: AuditEvent): Promise<AuditRecord> {
-    return this.#conn.write(() => {
-      const record = buildRecord(this.#head(), event);
+    return this.#conn.write(() => this.appendInTransaction([event])[0]!);
+  }
+
+  /**
+   * Appends `events` inside the write transaction the caller is running in (a
+   * SqliteLedger write on the same connection): they commit, or roll back, with it.
+   * Throws on an invalid event; the caller's savepoint then undoes everything.
+   */
+  appendInTransaction(events: readonly AuditEvent[]): AuditRecord[] {
+    let head = this.#head();
+    const records: AuditRecord[] = [];
+    for (const event of events) {
+      const record = buildRecord(head, event);
       this.#conn
         .statement('INSERT INTO audit_records (seq, prev_hash, hash, event) VALUES (?, ?, ?, ?)')
         .run(record.seq, record.prevHash, record.hash, auditEventJson(record));
-      return record;
-    });
+      records.push(record);
+      head = record;
+    }
+    return records;
+  }
+
+  onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Called by SqliteLedger after the commit of a write that appended records. */
+  notifyLedgerAppend(records: readonly AuditRecord[]): void {
+    this.#listeners.notify(records);
   }
 
   async read(opts: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {

@@ -1,6 +1,7 @@
-import type { AddDecisionResult, ApprovalRequest, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import { requestFromRow } from '@countersign/core/store-kit';
+import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
 import { eligibilityFilter, insertDecision, insertProposal, insertRequest, proposalByCallRow, proposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
@@ -11,16 +12,36 @@ import { eligibilityFilter, insertDecision, insertProposal, insertRequest, propo
  * so a method that reads then writes decides on state no other process or batch item
  * can change under it; the conditional UPDATEs (`WHERE state = 'proposed'`,
  * `status = 'approved'`) are a second guard. Reads run at once, outside any batch.
+ *
+ * Given `auditLog` (the store's log on the same connection), a write passed audit
+ * events appends them inside its own batch item: the ledger change and its records
+ * share one SAVEPOINT and one COMMIT, so they land together or not at all.
  */
 export class SqliteLedger implements LedgerStore {
   readonly #conn: SqliteConnection;
+  readonly auditLog: SqliteAuditLog | undefined;
 
-  constructor(conn: SqliteConnection) {
+  constructor(conn: SqliteConnection, auditLog?: SqliteAuditLog) {
     this.#conn = conn;
+    this.auditLog = auditLog;
   }
 
-  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
-    return this.#conn.write((): RecordProposalResult => {
+  /** `run` as one write, with the records `audit` builds from its outcome appended in the same transaction. */
+  async #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
+    if (audit === undefined) return this.#conn.write(run);
+    const log = this.auditLog;
+    // Never drop the events silently: a caller passing them expects them recorded.
+    if (log === undefined) throw new TypeError('this SqliteLedger has no audit log to append to');
+    const { outcome, records } = await this.#conn.write(() => {
+      const outcome = run();
+      return { outcome, records: log.appendInTransaction(audit(outcome)) };
+    });
+    log.notifyLedgerAppend(records);
+    return outcome;
+  }
+
+  async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    return this.#write((): RecordProposalResult => {
       // Inside the write transaction: the owner read here cannot change before the insert below.
       const owner = this.#runOwner(input.runId);
       if (owner !== undefined && owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
@@ -36,8 +57,9 @@ export class SqliteLedger implements LedgerStore {
         this.#conn.statement('INSERT INTO runs (run_id, agent, created_at) VALUES (?, ?, ?)').run(input.runId, input.agent, input.createdAt);
       }
       insertProposal(this.#conn, input);
-      return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true };
-    });
+      const request = options.request === undefined ? undefined : this.#insertRequest({ ...options.request, proposalId: input.proposalId });
+      return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true, request };
+    }, options.audit);
   }
 
   async getRunOwner(runId: string): Promise<string | undefined> {
@@ -53,19 +75,21 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
-    return this.#conn.write(() => {
-      if (this.#proposal(input.proposalId) === undefined) {
-        throw new LedgerError('not_found', `no proposal ${input.proposalId}`);
-      }
-      const clash = this.#conn
-        .statement('SELECT 1 FROM approval_requests WHERE proposal_id = ? OR request_id = ?')
-        .get(input.proposalId, input.requestId);
-      if (clash !== undefined) {
-        throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
-      }
-      insertRequest(this.#conn, input);
-      return this.#request(input.requestId)!;
-    });
+    return this.#conn.write(() => this.#insertRequest(input));
+  }
+
+  #insertRequest(input: NewApprovalRequest): ApprovalRequest {
+    if (this.#proposal(input.proposalId) === undefined) {
+      throw new LedgerError('not_found', `no proposal ${input.proposalId}`);
+    }
+    const clash = this.#conn
+      .statement('SELECT 1 FROM approval_requests WHERE proposal_id = ? OR request_id = ?')
+      .get(input.proposalId, input.requestId);
+    if (clash !== undefined) {
+      throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
+    }
+    insertRequest(this.#conn, input);
+    return this.#request(input.requestId)!;
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
@@ -96,9 +120,9 @@ export class SqliteLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#conn.write((): AddDecisionResult => {
+    return this.#write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
       const refusal = decisionRefusal(request, decision, opts.now);
@@ -112,16 +136,16 @@ export class SqliteLedger implements LedgerStore {
         next === 'approved' ? { status: next, tokenId: opts.tokenIdIfApproved, at: opts.now } : { status: next },
       );
       return { ok: true, request: this.#request(requestId)! };
-    });
+    }, opts.audit);
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
     return this.#conn.write(() => recordEditIn(this.#conn, input));
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     // One conditional UPDATE: it revokes only what is still pending/approved and unexpired.
-    return this.#conn.write(() => {
+    return this.#write(() => {
       const { changes } = this.#conn
         .statement(
           `UPDATE approval_requests SET status = 'revoked'
@@ -129,11 +153,11 @@ export class SqliteLedger implements LedgerStore {
         )
         .run(requestId, now);
       return Number(changes) === 1;
-    });
+    }, audit);
   }
 
-  async consume(input: ConsumeInput): Promise<ConsumeResult> {
-    return this.#conn.write((): ConsumeResult => {
+  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+    return this.#write((): ConsumeResult => {
       const proposal = this.#proposal(input.proposalId);
       if (proposal === undefined) return { ok: false, reason: 'not_found' };
       if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
@@ -156,11 +180,11 @@ export class SqliteLedger implements LedgerStore {
       // Unreachable while BEGIN IMMEDIATE holds the write lock; throwing rolls back the request update.
       if (Number(changes) !== 1) throw new LedgerError('corrupt_record', 'proposal changed inside its transaction');
       return { ok: true, proposal: this.#proposal(proposal.proposalId)! };
-    });
+    }, audit);
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
-    return this.#conn.write((): RecordResultOutcome => {
+  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
+    return this.#write((): RecordResultOutcome => {
       // Write-once: only a dispatched call without a result takes one.
       const { changes } = this.#conn
         .statement(
@@ -175,7 +199,7 @@ export class SqliteLedger implements LedgerStore {
       // Unreachable while BEGIN IMMEDIATE holds the write lock: the UPDATE would have matched.
       if (answer === undefined) throw new LedgerError('corrupt_record', 'result slot changed inside its transaction');
       return answer;
-    });
+    }, audit);
   }
 
   #runOwner(runId: string): string | undefined {

@@ -43,6 +43,7 @@ export class CheckpointingAuditLog implements AuditLog {
   #lastCheckpointSeq = 0;
   #inFlight: Promise<AuditRecord | undefined> | undefined;
   #closed = false;
+  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(inner: AuditLog, opts: CheckpointingOptions) {
     const everyRecords = opts.everyRecords ?? DEFAULT_CHECKPOINT_EVERY_RECORDS;
@@ -54,6 +55,12 @@ export class CheckpointingAuditLog implements AuditLog {
     this.#clock = opts.clock ?? systemClock;
     this.#everyRecords = everyRecords;
     this.#onError = opts.onError ?? (() => undefined);
+    // Records a ledger transaction appends to the wrapped log (one commit with the ledger
+    // change) never pass through `append`; they count towards the next checkpoint all the same.
+    this.#unsubscribe = inner.onLedgerAppend?.((records) => {
+      const last = records.at(-1);
+      if (last !== undefined) this.#afterAppend(last.seq, false);
+    });
     if (everyMs > 0) {
       this.#timer = setInterval(() => void this.#checkpointReporting(), everyMs);
       // A pending checkpoint must not keep a process alive that is otherwise done.
@@ -61,10 +68,25 @@ export class CheckpointingAuditLog implements AuditLog {
     }
   }
 
+  /** The store's own log: a ledger appending to it in its transactions appends to this chain. */
+  get wrapped(): AuditLog {
+    return this.#inner;
+  }
+
   async append(event: AuditEvent): Promise<AuditRecord> {
     const record = await this.#inner.append(event);
-    if (record.seq - this.#lastCheckpointSeq >= this.#everyRecords && !this.#closed) await this.#checkpointReporting();
+    await this.#afterAppend(record.seq, true);
     return record;
+  }
+
+  onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
+    return this.#inner.onLedgerAppend?.(listener) ?? (() => undefined);
+  }
+
+  #afterAppend(seq: number, wait: boolean): Promise<void> {
+    if (seq - this.#lastCheckpointSeq < this.#everyRecords || this.#closed) return Promise.resolve();
+    const written = this.#checkpointReporting();
+    return wait ? written : Promise.resolve();
   }
 
   read(opts?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]> {
@@ -93,6 +115,7 @@ export class CheckpointingAuditLog implements AuditLog {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#unsubscribe?.();
     try {
       await this.checkpoint();
     } finally {

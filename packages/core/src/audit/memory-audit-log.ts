@@ -1,3 +1,4 @@
+import { AppendListeners } from './append-listeners.ts';
 import { buildRecord } from './chain.ts';
 import { readRange } from './read-options.ts';
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord, AuditValue } from './types.ts';
@@ -9,14 +10,43 @@ import type { AuditEvent, AuditHead, AuditLog, AuditRecord, AuditValue } from '.
  */
 export class MemoryAuditLog implements AuditLog {
   #records: AuditRecord[] = [];
+  readonly #listeners = new AppendListeners();
 
   async append(event: AuditEvent): Promise<AuditRecord> {
+    const [record] = this.prepare([event]).commit();
+    return record!;
+  }
+
+  /**
+   * Builds (and validates) the records `events` would become, without appending them:
+   * `commit()` appends them, synchronously. For MemoryLedger, which appends its audit
+   * records together with its own change: nothing may run between the two calls.
+   */
+  prepare(events: readonly AuditEvent[]): { commit: () => AuditRecord[] } {
     const last = this.#records.at(-1);
-    const record = buildRecord(last === undefined ? undefined : { seq: last.seq, hash: last.hash }, event);
-    if (record.detail !== undefined) deepFreeze(record.detail);
-    Object.freeze(record);
-    this.#records.push(record);
-    return record;
+    let head = last === undefined ? undefined : { seq: last.seq, hash: last.hash };
+    const records: AuditRecord[] = [];
+    for (const event of events) {
+      const record = buildRecord(head, event);
+      if (record.detail !== undefined) deepFreeze(record.detail);
+      records.push(Object.freeze(record));
+      head = record;
+    }
+    return {
+      commit: () => {
+        this.#records.push(...records);
+        return records;
+      },
+    };
+  }
+
+  onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Called by MemoryLedger after appending records in one of its writes. */
+  notifyLedgerAppend(records: readonly AuditRecord[]): void {
+    this.#listeners.notify(records);
   }
 
   async read(opts?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]> {

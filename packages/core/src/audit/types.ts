@@ -67,4 +67,16 @@ export interface AuditLog {
   read(opts?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
   head(): Promise<AuditHead | undefined>;
   close?(): Promise<void>;
+  /**
+   * A wrapper (e.g. CheckpointingAuditLog) names the log it forwards to, so the gate
+   * can tell that a ledger appending to that log in its transactions (`LedgerStore.auditLog`)
+   * appends to this chain.
+   */
+  readonly wrapped?: AuditLog | undefined;
+  /**
+   * Tells `listener`, after commit, of records a ledger transaction appended to this
+   * chain (they did not go through `append`), so wrappers still see every record.
+   * Returns the function that unsubscribes.
+   */
+  onLedgerAppend?(listener: (records: readonly AuditRecord[]) => void): () => void;
 }

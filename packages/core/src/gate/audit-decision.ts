@@ -51,12 +51,13 @@ export function decisionEvents(
 }
 
 /**
- * Appends the audit events of decisions that have ALREADY taken effect in the ledger.
- * The ledger and the audit log are separate stores today, so the two writes cannot
- * share a transaction; what must never happen is reporting "failed" for a decision
- * that took effect. So an audit failure here is not thrown: it is returned as `false`
- * (the caller reports `auditRecorded: false`). Appending stops at the first failure,
- * so the chain never holds a later event of the step without the earlier one.
+ * Appends the audit events of decisions that have ALREADY taken effect in the ledger,
+ * for a ledger and an audit log that are separate stores (with a store that holds both,
+ * the decision passes its events to `addDecision` and they commit together instead).
+ * What must never happen is reporting "failed" for a decision that took effect. So an
+ * audit failure here is not thrown: it is returned as `false` (the caller reports
+ * `auditRecorded: false`). Appending stops at the first failure, so the chain never
+ * holds a later event of the step without the earlier one.
  */
 export async function appendAfterEffect(audit: AuditLog, events: readonly AuditEvent[]): Promise<boolean> {
   for (const event of events) {

@@ -1,9 +1,10 @@
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../digest.ts';
-import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import type { ApprovalRequest, ConsumeResult, Proposal } from '../ledger/types.ts';
 import { emit } from '../events/emit.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
+import { auditedWrite } from './audited-write.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import { checkCallDefinition } from './call-definition.ts';
@@ -98,14 +99,19 @@ export async function authorizeCall(
       approvalRequest = checked.request;
     }
 
-    const consumed = await deps.ledger.consume({ proposalId: proposal.proposalId, approval, now });
+    // The consume and its `dispatch` record commit together when the store holds both:
+    // a spent approval never exists without its record, and no grant is handed out before
+    // that record is durable. (Two steps with an unrelated audit log: see auditedWrite.)
+    const consumed = await auditedWrite<ConsumeResult>(
+      deps,
+      (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
+      (c) => (c.ok ? [{ ...eventAbout(c.proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined }] : []),
+    );
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
     // Committed: the approval (or the allowed call) is spent, whatever happens next.
     emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, ...callIds(proposal) });
-    // The approval is spent before the tool runs, and no grant is handed out without this record.
-    await deps.audit.append({ ...eventAbout(proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined });
     // The request as consume left it (its decisions cannot change once approved).
     const used = approvalRequest === undefined ? undefined : { ...approvalRequest, status: 'consumed' as const };
     return { status: 'authorized', grant: grantOf(consumed.proposal, used), tool: { ...known.entry, execute: execute ?? unavailable } };

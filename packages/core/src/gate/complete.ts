@@ -1,9 +1,10 @@
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { sha256Hex } from '../digest.ts';
 import { emit } from '../events/emit.ts';
-import type { Proposal } from '../ledger/types.ts';
+import type { Proposal, RecordResultOutcome } from '../ledger/types.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from './agent.ts';
 import { auditBestEffort } from './audit-safely.ts';
+import { auditedWrite, auditsAtomically } from './audited-write.ts';
 import type { GateDeps } from './config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
@@ -40,7 +41,25 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
 
     const at = deps.clock();
-    const recorded = await deps.ledger.recordResult(proposal.proposalId, { status: completion.status, resultDigest: digest, at });
+    const resultEvent = {
+      ...eventAbout(proposal, 'result', at),
+      reason: completion.status === 'failed' ? 'tool_failed' : undefined,
+      detail: { resultDigest: digest },
+    };
+    let recorded: RecordResultOutcome;
+    const atomic = auditsAtomically(deps);
+    try {
+      // One transaction when the store holds both: the result and its record land together.
+      recorded = await auditedWrite<RecordResultOutcome>(
+        deps,
+        (audit) => deps.ledger.recordResult(proposal!.proposalId, { status: completion.status, resultDigest: digest, at }, audit),
+        (r) => (r.ok && r.created ? [resultEvent] : []),
+      );
+    } catch (error) {
+      if (atomic) throw error;
+      // Two steps: the ledger may hold the result (a retry answers duplicate); the missing audit record is the outage to report.
+      return { ok: false, reason: 'store_unavailable', message: `result recorded, but the audit log failed: ${errorMessage(error)}` };
+    }
     if (!recorded.ok) {
       if (recorded.reason === 'conflict') {
         return await refuse(deps, proposal, 'result_conflict', 'a different result was already recorded for this call; the first one stands', {
@@ -53,16 +72,6 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     const ok = { ok: true as const, proposalId: proposal.proposalId, resultDigest: digest };
     if (!recorded.created) return { ...ok, duplicate: true };
     emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
-    try {
-      await deps.audit.append({
-        ...eventAbout(proposal, 'result', at),
-        reason: completion.status === 'failed' ? 'tool_failed' : undefined,
-        detail: { resultDigest: digest },
-      });
-    } catch (error) {
-      // The ledger holds the result (a retry answers duplicate); the missing audit record is the outage to report.
-      return { ok: false, reason: 'store_unavailable', message: `result recorded, but the audit log failed: ${errorMessage(error)}` };
-    }
     return { ...ok, duplicate: false };
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };

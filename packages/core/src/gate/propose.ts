@@ -1,7 +1,7 @@
 import type { AuditEvent } from '../audit/types.ts';
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
-import type { Proposal } from '../ledger/types.ts';
+import type { ApprovalRequest, NewApprovalRequest, Proposal, RecordProposalResult } from '../ledger/types.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { emit } from '../events/emit.ts';
@@ -9,6 +9,7 @@ import type { CallIds } from '../events/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
 import { admitDefinition } from './admit-definition.ts';
 import { auditBestEffort } from './audit-safely.ts';
+import { auditedWrite } from './audited-write.ts';
 import { idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import { REVIEW_RUN_PREFIX } from './definition-review.ts';
@@ -63,7 +64,16 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       return { status: 'rejected', reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId };
     }
     const now = deps.clock();
-    const recorded = await deps.ledger.recordProposal({
+    // Policy first, so the proposal, its approval request and all their records commit as one.
+    const verdict = await decideSafely(deps.policy, {
+      toolName: call.toolName,
+      args: args.value,
+      principal: call.principal,
+      runId: call.runId,
+      sessionId: call.sessionId,
+      definitionDigest: entry?.definitionDigest,
+    });
+    const input = {
       proposalId: deps.newId(),
       runId: call.runId,
       sessionId: call.sessionId,
@@ -76,7 +86,13 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       argsDigest: args.digest,
       modelResponseRef: call.modelResponseRef,
       createdAt: now,
-    });
+    };
+    const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
+    const recorded = await auditedWrite<RecordProposalResult>(
+      deps,
+      (audit) => deps.ledger.recordProposal(input, { request, audit }),
+      (r) => (r.ok && r.created ? proposalEvents(r.proposal, verdict, r.request, now) : []),
+    );
     if (!recorded.ok && recorded.reason === 'run_owned_by_other_agent') {
       await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', args.digest);
       return {
@@ -99,23 +115,12 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       };
     }
     const proposal = recorded.proposal;
-    if (recorded.created) await deps.audit.append({ ...eventAbout(proposal, 'proposal', now), detail: { agent: proposal.agent } });
-
-    const verdict = await decideSafely(deps.policy, {
-      toolName: proposal.toolName,
-      args: args.value,
-      principal: proposal.principal,
-      runId: proposal.runId,
-      sessionId: proposal.sessionId,
-      definitionDigest: proposal.definitionDigest,
-    });
     if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, ...callIds(proposal) });
-    if (recorded.created) {
-      await deps.audit.append({
-        ...eventAbout(proposal, 'verdict', now),
-        reason: verdict.kind === 'deny' ? verdict.reason : undefined,
-        detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null },
-      });
+    if (recorded.request !== undefined) {
+      const opened = recorded.request;
+      emit(deps.events, { type: 'approval_requested', at: now, requestId: opened.requestId, expiresAt: opened.expiresAt, ...callIds(proposal) });
+      const ids = { proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+      return { status: 'approval_required', ...ids, requestId: opened.requestId, expiresAt: opened.expiresAt };
     }
     return await outcomeForVerdict(deps, proposal, verdict, now);
   } catch (error) {
@@ -133,22 +138,46 @@ async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Ve
   if (existing !== undefined) {
     return { status: 'approval_required', ...ids, requestId: existing.requestId, expiresAt: existing.expiresAt };
   }
-  const request = await deps.ledger.createApprovalRequest({
+  // A call recorded earlier without a request (policy changed since, or a ledger that
+  // does not open requests with proposals): opened now, as its own write.
+  const request = await deps.ledger.createApprovalRequest({ ...newRequest(deps, verdict, now), proposalId: proposal.proposalId });
+  emit(deps.events, { type: 'approval_requested', at: now, requestId: request.requestId, expiresAt: request.expiresAt, ...callIds(proposal) });
+  await deps.audit.append(approvalRequestedEvent(proposal, request, now));
+  return { status: 'approval_required', ...ids, requestId: request.requestId, expiresAt: request.expiresAt };
+}
+
+/** The approval request a verdict of `approve` opens, without its proposal id. */
+function newRequest(deps: GateDeps, verdict: Extract<Verdict, { kind: 'approve' }>, now: number): Omit<NewApprovalRequest, 'proposalId'> {
+  return {
     requestId: deps.newId(),
-    proposalId: proposal.proposalId,
     createdAt: now,
     expiresAt: now + verdict.approval.ttlSeconds * 1000,
     requiredApprovals: verdict.approval.requiredApprovals,
     eligible: verdict.approval.eligible,
     ruleId: verdict.ruleId,
-  });
-  emit(deps.events, { type: 'approval_requested', at: now, requestId: request.requestId, expiresAt: request.expiresAt, ...callIds(proposal) });
-  await deps.audit.append({
+  };
+}
+
+/** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
+function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number): AuditEvent[] {
+  const events: AuditEvent[] = [
+    { ...eventAbout(proposal, 'proposal', now), detail: { agent: proposal.agent } },
+    {
+      ...eventAbout(proposal, 'verdict', now),
+      reason: verdict.kind === 'deny' ? verdict.reason : undefined,
+      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null },
+    },
+  ];
+  if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));
+  return events;
+}
+
+function approvalRequestedEvent(proposal: Proposal, request: ApprovalRequest, now: number): AuditEvent {
+  return {
     ...eventAbout(proposal, 'approval_requested', now),
     requestId: request.requestId,
-    detail: { expiresAt: request.expiresAt, requiredApprovals: request.requiredApprovals, ruleId: verdict.ruleId },
-  });
-  return { status: 'approval_required', ...ids, requestId: request.requestId, expiresAt: request.expiresAt };
+    detail: { expiresAt: request.expiresAt, requiredApprovals: request.requiredApprovals, ruleId: request.ruleId ?? null },
+  };
 }
 
 /** The common fields of every audit event about one proposal. */

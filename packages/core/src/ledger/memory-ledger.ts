@@ -1,6 +1,8 @@
+import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
+  AuditFor,
   ApprovalRequest,
   ConsumeInput,
   ConsumeResult,
@@ -13,6 +15,7 @@ import type {
   Proposal,
   ProposalInput,
   RecordEditResult,
+  RecordProposalOptions,
   RecordProposalResult,
   RecordResultOutcome,
   ResultRecord,
@@ -24,12 +27,23 @@ import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
 
+/** A write decided but not yet applied: its answer, and the change that makes it true. */
+interface Planned<R> {
+  outcome: R;
+  apply?: (() => void) | undefined;
+}
+
 /**
  * In-process ledger for tests, demos and single-process agents.
  * Every method body runs without awaiting, so each one is atomic on the JS
  * event loop; callers get copies, never the stored objects.
+ *
+ * Given `audit`, writes passed audit events append them to that log in the same
+ * synchronous step: the records are built (and validated) before anything changes,
+ * so either both the ledger change and its records land, or neither does.
  */
 export class MemoryLedger implements LedgerStore {
+  readonly auditLog: MemoryAuditLog | undefined;
   readonly #proposals = new Map<string, Proposal>();
   readonly #proposalByCall = new Map<string, string>();
   readonly #requests = new Map<string, ApprovalRequest>();
@@ -37,24 +51,61 @@ export class MemoryLedger implements LedgerStore {
   /** run id → the agent that recorded the run's first call. */
   readonly #runOwners = new Map<string, string>();
 
-  async recordProposal(input: ProposalInput): Promise<RecordProposalResult> {
+  constructor(options: { audit?: MemoryAuditLog | undefined } = {}) {
+    this.auditLog = options.audit;
+  }
+
+  async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    return this.#commit(this.#planProposal(input, options), options.audit);
+  }
+
+  #planProposal(input: ProposalInput, options: RecordProposalOptions): Planned<RecordProposalResult> {
     const owner = this.#runOwners.get(input.runId);
-    if (owner !== undefined && owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
+    if (owner !== undefined && owner !== input.agent) return { outcome: { ok: false, reason: 'run_owned_by_other_agent' } };
     const callKey = `${input.runId}\u0000${input.callId}`;
     const existingId = this.#proposalByCall.get(callKey);
     if (existingId !== undefined) {
       const existing = this.#proposals.get(existingId)!;
-      if (sameCall(existing, input)) return { ok: true, proposal: copyProposal(existing), created: false };
-      return { ok: false, reason: 'conflict', existing: copyProposal(existing) };
+      if (sameCall(existing, input)) return { outcome: { ok: true, proposal: copyProposal(existing), created: false } };
+      return { outcome: { ok: false, reason: 'conflict', existing: copyProposal(existing) } };
     }
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
     const proposal: Proposal = { ...input, state: 'proposed' };
-    this.#runOwners.set(input.runId, input.agent);
-    this.#proposals.set(input.proposalId, proposal);
-    this.#proposalByCall.set(callKey, input.proposalId);
-    return { ok: true, proposal: copyProposal(proposal), created: true };
+    const newRequest = options.request === undefined ? undefined : { ...options.request, proposalId: input.proposalId };
+    if (newRequest !== undefined && this.#requests.has(newRequest.requestId)) {
+      throw new LedgerError('duplicate_id', `approval request id ${newRequest.requestId} already exists`);
+    }
+    const request: ApprovalRequest | undefined = newRequest && copyRequest({ ...newRequest, status: 'pending', decisions: [] });
+    return {
+      outcome: { ok: true, proposal: copyProposal(proposal), created: true, request: request && copyRequest(request) },
+      apply: () => {
+        this.#runOwners.set(input.runId, input.agent);
+        this.#proposals.set(input.proposalId, proposal);
+        this.#proposalByCall.set(callKey, input.proposalId);
+        if (request !== undefined) {
+          this.#requests.set(request.requestId, request);
+          this.#requestByProposal.set(input.proposalId, request.requestId);
+        }
+      },
+    };
+  }
+
+  /** Builds the audit records first (they may be invalid), then applies the change and appends them. */
+  #commit<R>(planned: Planned<R>, audit: AuditFor<R> | undefined): R {
+    const log = audit === undefined ? undefined : this.#log();
+    const prepared = log === undefined || audit === undefined ? undefined : log.prepare(audit(planned.outcome));
+    planned.apply?.();
+    const records = prepared?.commit();
+    if (records !== undefined) log?.notifyLedgerAppend(records);
+    return planned.outcome;
+  }
+
+  #log(): MemoryAuditLog {
+    // Never drop the events silently: a caller passing them expects them recorded.
+    if (this.auditLog === undefined) throw new TypeError('this MemoryLedger has no audit log to append to');
+    return this.auditLog;
   }
 
   async getRunOwner(runId: string): Promise<string | undefined> {
@@ -112,20 +163,28 @@ export class MemoryLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult> {
+    return this.#commit(this.#planDecision(requestId, decision, opts), opts.audit);
+  }
+
+  #planDecision(requestId: string, decision: Decision, opts: { now: number; tokenIdIfApproved: string }): Planned<AddDecisionResult> {
     const request = this.#requests.get(requestId);
-    if (request === undefined) return { ok: false, reason: 'not_found' };
+    if (request === undefined) return { outcome: { ok: false, reason: 'not_found' } };
     const refusal = decisionRefusal(request, decision, opts.now);
-    if (refusal !== undefined) return { ok: false, reason: refusal };
+    if (refusal !== undefined) return { outcome: { ok: false, reason: refusal } };
     const next = statusAfterDecision(request, decision);
-    request.decisions.push({ ...decision });
-    request.status = next;
-    if (next === 'approved') {
-      request.tokenId = opts.tokenIdIfApproved;
-      request.approvedAt = opts.now;
-    }
-    return { ok: true, request: copyRequest(request) };
+    const apply = (target: ApprovalRequest) => {
+      target.decisions.push({ ...decision });
+      target.status = next;
+      if (next === 'approved') {
+        target.tokenId = opts.tokenIdIfApproved;
+        target.approvedAt = opts.now;
+      }
+    };
+    const after = copyRequest(request);
+    apply(after);
+    return { outcome: { ok: true, request: after }, apply: () => apply(request) };
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
@@ -160,39 +219,63 @@ export class MemoryLedger implements LedgerStore {
     return { ok: true, original: copyRequest(original), proposal: copyProposal(proposal), request: copyRequest(request) };
   }
 
-  async revokeApproval(requestId: string, now: number): Promise<boolean> {
+  async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     const request = this.#requests.get(requestId);
-    if (request === undefined) return false;
-    const status = effectiveStatus(request, now);
-    if (status !== 'pending' && status !== 'approved') return false;
-    request.status = 'revoked';
-    return true;
+    const status = request === undefined ? undefined : effectiveStatus(request, now);
+    if (request === undefined || (status !== 'pending' && status !== 'approved')) return this.#commit({ outcome: false }, audit);
+    return this.#commit(
+      {
+        outcome: true,
+        apply: () => {
+          request.status = 'revoked';
+        },
+      },
+      audit,
+    );
   }
 
-  async consume(input: ConsumeInput): Promise<ConsumeResult> {
+  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+    return this.#commit(this.#planConsume(input), audit);
+  }
+
+  #planConsume(input: ConsumeInput): Planned<ConsumeResult> {
     const proposal = this.#proposals.get(input.proposalId);
-    if (proposal === undefined) return { ok: false, reason: 'not_found' };
-    if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
+    if (proposal === undefined) return { outcome: { ok: false, reason: 'not_found' } };
+    if (proposal.state !== 'proposed') return { outcome: { ok: false, reason: 'already_consumed' } };
+    let request: ApprovalRequest | undefined;
     if (input.approval !== undefined) {
-      const request = this.#requests.get(input.approval.requestId);
-      if (request === undefined || request.proposalId !== proposal.proposalId) return { ok: false, reason: 'not_found' };
+      request = this.#requests.get(input.approval.requestId);
+      if (request === undefined || request.proposalId !== proposal.proposalId) return { outcome: { ok: false, reason: 'not_found' } };
       const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
-      if (failure !== undefined) return { ok: false, reason: failure };
-      request.status = 'consumed';
-      request.consumedAt = input.now;
+      if (failure !== undefined) return { outcome: { ok: false, reason: failure } };
     }
-    proposal.state = 'dispatched';
-    proposal.dispatchedAt = input.now;
-    return { ok: true, proposal: copyProposal(proposal) };
+    return {
+      outcome: { ok: true, proposal: { ...copyProposal(proposal), state: 'dispatched', dispatchedAt: input.now } },
+      apply: () => {
+        if (request !== undefined) {
+          request.status = 'consumed';
+          request.consumedAt = input.now;
+        }
+        proposal.state = 'dispatched';
+        proposal.dispatchedAt = input.now;
+      },
+    };
   }
 
-  async recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
+  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
     const proposal = this.#proposals.get(proposalId);
-    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    if (proposal === undefined) return this.#commit({ outcome: { ok: false, reason: 'not_found' } }, audit);
     const refused = recordResultOnce(proposal, result);
-    if (refused !== undefined) return refused;
-    proposal.result = { ...result };
-    return { ok: true, created: true, result: { ...result } };
+    if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
+    return this.#commit(
+      {
+        outcome: { ok: true, created: true, result: { ...result } },
+        apply: () => {
+          proposal.result = { ...result };
+        },
+      },
+      audit,
+    );
   }
 }
 

@@ -8,6 +8,8 @@
  * owns the clock), so a store never reads the wall clock itself.
  */
 
+import type { AuditEvent, AuditLog } from '../audit/types.ts';
+
 /** A call exactly as the model produced it, recorded before anything else happens. */
 export interface ProposalInput {
   proposalId: string;
@@ -101,7 +103,8 @@ export interface ApprovalRequest extends NewApprovalRequest {
 }
 
 export type RecordProposalResult =
-  | { ok: true; proposal: Proposal; created: boolean }
+  /** `request`: the approval request opened with the proposal (`RecordProposalOptions.request`), when created. */
+  | { ok: true; proposal: Proposal; created: boolean; request?: ApprovalRequest | undefined }
   | { ok: false; reason: 'conflict'; existing: Proposal }
   /** The run was started by another agent: nothing about it (not even a matching call) is returned. */
   | { ok: false; reason: 'run_owned_by_other_agent' };
@@ -192,7 +195,31 @@ export interface ListRequestsFilter {
   eligibleFor?: EligibilityFilter | undefined;
 }
 
+/**
+ * The audit events a ledger write appends in its own transaction, built from the
+ * write's outcome (return none for an outcome that changed nothing). It runs inside
+ * the transaction: it must be synchronous, fast and free of I/O. If it throws, or an
+ * event it returns is invalid, the whole write is rolled back and the call rejects.
+ */
+export type AuditFor<R> = (outcome: R) => readonly AuditEvent[];
+
+export interface RecordProposalOptions {
+  /** Opened in the same transaction, for the proposal this call creates (not for an idempotent repeat). */
+  request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
+  /** Appended in the same transaction (needs `auditLog`, see LedgerStore). */
+  audit?: AuditFor<RecordProposalResult> | undefined;
+}
+
 export interface LedgerStore {
+  /**
+   * Present when this ledger's writes can append audit events to `auditLog`'s chain
+   * in the SAME transaction (a store holding both on one connection): a write given
+   * `audit` commits its ledger change and its records together or not at all. The
+   * gate passes `audit` only when its audit log is this one (or wraps it); with an
+   * unrelated audit log it writes the ledger, then appends, in two steps, and a crash
+   * between the two can leave a ledger change without its record.
+   */
+  readonly auditLog?: AuditLog | undefined;
   /**
    * Records a proposal. The first proposal of a run makes `input.agent` the run's
    * owner, in the same atomic step (of concurrent first proposals by different agents,
@@ -202,7 +229,7 @@ export interface LedgerStore {
    * arguments, principal and session is idempotent (`created: false`); anything
    * different is a `conflict` and changes nothing.
    */
-  recordProposal(input: ProposalInput): Promise<RecordProposalResult>;
+  recordProposal(input: ProposalInput, options?: RecordProposalOptions): Promise<RecordProposalResult>;
   /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */
   getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
@@ -220,11 +247,13 @@ export interface LedgerStore {
    * A deny moves it to `denied`. When distinct approvals reach `requiredApprovals`
    * it moves to `approved` and stores `tokenIdIfApproved` and `approvedAt = now`.
    * One approver decides a request at most once.
+   * `opts.audit`: records committed in the same transaction (the signed decision record
+   * and `token_minted`), so a decision never takes effect without its record.
    */
   addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string },
+    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
   ): Promise<AddDecisionResult>;
 
   /**
@@ -239,7 +268,7 @@ export interface LedgerStore {
   recordEdit(input: EditInput): Promise<RecordEditResult>;
 
   /** Withdraws an approval that has not been consumed (pending or approved → revoked). */
-  revokeApproval(requestId: string, now: number): Promise<boolean>;
+  revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean>;
 
   /**
    * The single-use step (invariant 5), one atomic operation:
@@ -247,8 +276,10 @@ export interface LedgerStore {
    * - with `approval`: additionally the request must be `approved`, unexpired at
    *   `now`, and hold exactly `tokenId`; it moves to `consumed`.
    * Of any number of concurrent calls for one proposal, at most one returns ok.
+   * `audit`: records committed in the same transaction (the gate's `dispatch` record),
+   * so a spent approval never exists without its record; see `auditLog`.
    */
-  consume(input: ConsumeInput): Promise<ConsumeResult>;
+  consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult>;
 
   /**
    * Stores the digest of what the tool returned, once: one atomic compare-and-set on a
@@ -256,8 +287,9 @@ export interface LedgerStore {
    * idempotent (`created: false`); anything else is a `conflict` that changes nothing
    * (the first result stands). Of concurrent calls with different results exactly one
    * returns `created: true`.
+   * `audit`: records committed in the same transaction (the gate's `result` record).
    */
-  recordResult(proposalId: string, result: ResultRecord): Promise<RecordResultOutcome>;
+  recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome>;
 
   /** Releases connections/handles. */
   close?(): Promise<void>;

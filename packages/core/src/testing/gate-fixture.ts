@@ -98,8 +98,9 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     delete_repo: recorder('delete_repo'),
     unlisted_tool: recorder('unlisted_tool'),
   };
-  const ledger = options.ledger ?? new MemoryLedger();
   const audit = options.audit ?? new MemoryAuditLog();
+  // The memory store's ledger appends to its audit log in the same step, like the SQL stores.
+  const ledger = options.ledger ?? new MemoryLedger({ audit: audit instanceof MemoryAuditLog ? audit : undefined });
   const keyring = options.keyring ?? new Keyring([hmacKey('k1', FIXTURE_SECRET)]);
   const policy = options.policy ?? loadPolicy(FIXTURE_POLICY_YAML, 'yaml');
   // Readable ids, unique across fixtures that share one ledger.

@@ -12,6 +12,7 @@ export {
 export { type LedgerHarness, runLedgerConformance } from './ledger-conformance.ts';
 export { sampleProposal } from './ledger-samples.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
+export { type AtomicAuditHarness, runAtomicAuditConformance } from './atomic-audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
 export {
   ATTACK_KIT_POLICY_YAML,

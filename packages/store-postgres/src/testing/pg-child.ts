@@ -29,6 +29,30 @@ if (mode === 'consume') {
     }
   }
   process.stdout.write(`${JSON.stringify({ won, reasons })}\n`);
+} else if (mode === 'consume-audited') {
+  // Like consume, with each consume's `dispatch` record in its transaction, and every
+  // attempt on every approval in flight at once in a shuffled order, so this process's
+  // group commits take row locks in a different order than the other processes'.
+  const approvals = JSON.parse(arg1) as { proposalId: string; requestId: string; tokenId: string }[];
+  const attempts = approvals.flatMap((a) => Array.from({ length: Number(arg2) }, () => a));
+  for (let i = attempts.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [attempts[i], attempts[j]] = [attempts[j]!, attempts[i]!];
+  }
+  const won: string[] = [];
+  const reasons: Record<string, number> = {};
+  const results = await Promise.all(
+    attempts.map((a) =>
+      store.ledger.consume({ proposalId: a.proposalId, approval: { requestId: a.requestId, tokenId: a.tokenId }, now: Date.UTC(2026, 0, 1) + 10 }, (c) =>
+        c.ok ? [{ type: 'dispatch', at: Date.UTC(2026, 0, 1) + 10, proposalId: a.proposalId, requestId: a.requestId, actor: 'child' }] : [],
+      ),
+    ),
+  );
+  results.forEach((r, i) => {
+    if (r.ok) won.push(attempts[i]!.proposalId);
+    else reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
+  });
+  process.stdout.write(`${JSON.stringify({ won, reasons })}\n`);
 } else if (mode === 'audit') {
   // arg1: appends to make (10 in flight at a time); arg2: this child's name, recorded as the actor.
   const seqs: number[] = [];

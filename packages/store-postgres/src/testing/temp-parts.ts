@@ -22,10 +22,11 @@ export async function tempParts(options: { maxBatch?: number } = {}): Promise<{
   const db = createDatabase({ connectionString: TEST_PG_URL });
   await migrate(db, schema);
   const quoted = quoteSchema(schema);
+  const audit = new PostgresAuditLog(db, quoted, schema, { maxBatch: options.maxBatch });
   return {
     db,
-    ledger: new PostgresLedger(db, ledgerSql(quoted)),
-    audit: new PostgresAuditLog(db, quoted, schema, { maxBatch: options.maxBatch }),
+    ledger: new PostgresLedger(db, ledgerSql(quoted), audit),
+    audit,
     schema,
     cleanup: async () => {
       await db.close();

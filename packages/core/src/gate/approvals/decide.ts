@@ -1,6 +1,8 @@
 import { emit } from '../../events/emit.ts';
 import { settleDecidedReview } from '../admit-definition.ts';
 import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import type { AddDecisionResult } from '../../ledger/types.ts';
+import { auditsAtomically } from '../audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import { isReviewProposal, reviewSubjectOf } from '../definition-review.ts';
 import { type Approver, mayDecide } from '../eligibility.ts';
@@ -31,11 +33,16 @@ export async function decide(deps: GateDeps, approver: Approver, input: Decision
       return await approveWithEdits(deps, approver, view, input);
     }
     const now = deps.clock();
-    const result = await deps.ledger.addDecision(
-      view.request.requestId,
-      { approver: approver.id, decision: input.decision, reason: input.reason, at: now },
-      { now, tokenIdIfApproved: deps.newId() },
-    );
+    const recorded = { approver: approver.id, decision: input.decision, reason: input.reason, at: now };
+    const events = (r: AddDecisionResult) => (r.ok ? decisionEvents(deps.keyring, view.proposal, r.request, recorded) : []);
+    // With a store that holds both, the decision and its signed record (and token_minted)
+    // commit together: a decision never takes effect without its record.
+    const atomic = auditsAtomically(deps);
+    const result = await deps.ledger.addDecision(view.request.requestId, recorded, {
+      now,
+      tokenIdIfApproved: deps.newId(),
+      audit: atomic ? events : undefined,
+    });
     if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
     // The decision has taken effect: from here on, nothing may report it as failed.
     emit(deps.events, {
@@ -47,13 +54,8 @@ export async function decide(deps: GateDeps, approver: Approver, input: Decision
       status: result.request.status,
       ...callIds(view.proposal),
     });
-    const events = decisionEvents(deps.keyring, view.proposal, result.request, {
-      approver: approver.id,
-      decision: input.decision,
-      reason: input.reason,
-      at: now,
-    });
-    const audited = await appendAfterEffect(deps.audit, events);
+    // Two steps only with an unrelated audit log: there a missing record is reported, not thrown.
+    const audited = atomic || (await appendAfterEffect(deps.audit, events(result)));
     const subject = reviewSubjectOf(view.proposal);
     // A decided definition review moves the pin now (calls would also apply it, lazily, on their next look).
     if (subject !== undefined) await settleDecidedReview(deps, subject.toolName, result.request, approver.id).catch(() => undefined);

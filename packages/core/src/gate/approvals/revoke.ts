@@ -1,5 +1,6 @@
 import { emit } from '../../events/emit.ts';
 import { appendAfterEffect } from '../audit-decision.ts';
+import { auditsAtomically } from '../audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import { type Approver, mayDecide } from '../eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../propose.ts';
@@ -20,12 +21,15 @@ export async function revoke(deps: GateDeps, approver: Approver, requestId: stri
       return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
     }
     const now = deps.clock();
-    if (!(await deps.ledger.revokeApproval(requestId, now))) {
+    const events = (revoked: boolean) => (revoked ? [{ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id }] : []);
+    // With a store that holds both, the revocation and its record commit together.
+    const atomic = auditsAtomically(deps);
+    if (!(await deps.ledger.revokeApproval(requestId, now, atomic ? events : undefined))) {
       return { ok: false, reason: 'not_revocable', message: `request is ${view.status}` };
     }
     emit(deps.events, { type: 'revoked', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
-    // Like a decision: the revocation stands even if its record cannot be written, and says so.
-    const audited = await appendAfterEffect(deps.audit, [{ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id }]);
+    // Two steps only with an unrelated audit log: like a decision, the revocation stands even if its record cannot be written, and says so.
+    const audited = atomic || (await appendAfterEffect(deps.audit, events(true)));
     const request = { ...view.request, status: 'revoked' as const };
     return audited ? { ok: true, request } : { ok: true, request, auditRecorded: false };
   } catch (error) {

@@ -25,8 +25,9 @@ export interface InProcessAttackOptions {
  */
 export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): GateAttackAdapter {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const ledger = options.ledger ?? new MemoryLedger();
   const audit = options.audit ?? new MemoryAuditLog();
+  // The memory store's ledger appends to its audit log in the same step, like the SQL stores.
+  const ledger = options.ledger ?? new MemoryLedger({ audit: audit instanceof MemoryAuditLog ? audit : undefined });
   const keyring = options.keyring ?? new Keyring([hmacKey('kit-k1', Buffer.alloc(32, 0x6b))]);
   const policy = loadPolicy(ATTACK_KIT_POLICY_YAML, 'yaml');
   let gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools(), clock, newId: () => `kit-${randomUUID()}` });

@@ -1,0 +1,34 @@
+import type { AuditLog } from '../audit/types.ts';
+import type { AuditFor } from '../ledger/types.ts';
+import type { GateDeps } from './config.ts';
+
+/**
+ * Whether the ledger appends to the gate's own audit chain in its transactions: its
+ * `auditLog` is the gate's audit log, or the log the gate's log wraps (a checkpointing
+ * wrapper around the store's log).
+ */
+export function auditsAtomically(deps: Pick<GateDeps, 'ledger' | 'audit'>): boolean {
+  const target = deps.ledger.auditLog;
+  if (target === undefined) return false;
+  for (let log: AuditLog | undefined = deps.audit; log !== undefined; log = log.wrapped) {
+    if (log === target) return true;
+  }
+  return false;
+}
+
+/**
+ * One ledger write with its audit records. When the store holds both, one transaction
+ * (`write(audit)`): the change and its records commit together or not at all. With an
+ * unrelated audit log, two steps as before: the write, then the appends in order (the
+ * first failing append throws; the ledger change stands).
+ */
+export async function auditedWrite<R>(
+  deps: Pick<GateDeps, 'ledger' | 'audit'>,
+  write: (audit: AuditFor<R> | undefined) => Promise<R>,
+  audit: AuditFor<R>,
+): Promise<R> {
+  if (auditsAtomically(deps)) return write(audit);
+  const outcome = await write(undefined);
+  for (const event of audit(outcome)) await deps.audit.append(event);
+  return outcome;
+}

@@ -1,0 +1,145 @@
+import type { AuditEvent, AuditRecord } from '@countersign/core/audit';
+import { buildRecord } from '@countersign/core/audit';
+import { LedgerError } from '@countersign/core/ledger';
+import { AppendBatcher, type BatchJob } from './append-batcher.ts';
+import type { PgDatabase, Query } from './database.ts';
+import { isUnavailableError, sqlState, toStoreError } from './errors.ts';
+import type { PostgresAuditLog } from './postgres-audit-log.ts';
+
+/** One ledger write: its statements, returning its outcome and the audit events to append with it. */
+export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: readonly AuditEvent[] }>;
+
+type Done = { outcome: unknown; records: AuditRecord[] };
+type Item = { ok: true; outcome: unknown; events: readonly AuditEvent[] } | { ok: false; error: unknown };
+
+// Any valid head: events are checked inside their own savepoint, before the real chaining.
+const PROBE_HEAD = { seq: 1, hash: '0'.repeat(64) };
+/** Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of it was written). */
+const ATTEMPTS = 3;
+
+/**
+ * Group commit for ledger writes that carry audit records. Writes submitted while a
+ * batch is in flight go together in the next one: one transaction takes the chain's
+ * advisory lock, runs each write under its own SAVEPOINT (its error undoes only its
+ * own changes, as if it ran alone) and checks its events, then chains every write's
+ * records in submission order, inserts them in one statement and commits. So N
+ * concurrent consumes cost one commit and one turn of the chain lock, not N: the lock
+ * is held until COMMIT, and one commit per write under it would cap throughput at one
+ * fsync per write.
+ *
+ * The lock comes FIRST, as in every transaction that appends: a batch holds several
+ * calls' row locks at once, and two replicas' batches taking rows in opposite orders
+ * while both waiting for the lock at the end would deadlock. With the lock first,
+ * audited batches run one at a time across replicas (like SQLite's BEGIN IMMEDIATE),
+ * and no holder of a row lock ever waits for the advisory lock. A batch Postgres still
+ * aborts as a deadlock or serialization victim wrote nothing and is retried whole.
+ */
+export class AuditedBatch {
+  readonly #db: PgDatabase;
+  readonly #log: PostgresAuditLog | undefined;
+  readonly #batcher: AppendBatcher<AuditedWork, Done>;
+
+  constructor(db: PgDatabase, log: PostgresAuditLog | undefined, maxBatch?: number) {
+    this.#db = db;
+    this.#log = log;
+    this.#batcher = new AppendBatcher((batch) => this.#run(batch), maxBatch);
+  }
+
+  async submit<R>(work: AuditedWork): Promise<R> {
+    const { outcome, records } = await this.#batcher.submit(work);
+    this.#log?.notifyLedgerAppend(records);
+    return outcome as R;
+  }
+
+  async #run(batch: BatchJob<AuditedWork, Done>[]): Promise<void> {
+    // Savepoints cost two round trips per write; most batches have no failing write, so
+    // the first try runs without them, and a batch in which one write throws is rolled
+    // back and run again with them, so that write fails alone.
+    let savepoints = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints));
+        batch.forEach((job, i) => {
+          const item = done[i]!;
+          if ('error' in item) job.reject(item.error);
+          else job.resolve(item);
+        });
+        return;
+      } catch (error) {
+        if (error instanceof ItemFailed && !savepoints) {
+          savepoints = true;
+          continue;
+        }
+        if (isRetryable(error) && attempt < ATTEMPTS) continue;
+        // A lone write's own error (refused, invalid event) is its answer, as if it ran alone.
+        if (batch.length === 1 && !isFatal(error)) {
+          batch[0]!.reject(error);
+          return;
+        }
+        // Nothing of the batch was written: every write gets the same answer.
+        const failure =
+          error instanceof LedgerError ? error : new LedgerError('store_unavailable', `postgres write batch not committed: ${messageOf(error)}`, { cause: error });
+        for (const job of batch) job.reject(failure);
+        return;
+      }
+    }
+  }
+
+  async #items(query: Query, batch: BatchJob<AuditedWork, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
+    await this.#log?.lockChain(query);
+    const items: Item[] = [];
+    for (const job of batch) {
+      if (!savepoints) {
+        try {
+          items.push(await this.#item(query, job.input));
+        } catch (error) {
+          // A lone write fails whole anyway; in a batch, start over with savepoints.
+          throw batch.length === 1 || isFatal(error) ? error : new ItemFailed();
+        }
+        continue;
+      }
+      await query('SAVEPOINT batch_item');
+      const item = await this.#item(query, job.input).catch((error: unknown) => ({ ok: false as const, error }));
+      if (!item.ok && isFatal(item.error)) throw item.error;
+      await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
+      items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
+    }
+    const events = items.flatMap((item) => (item.ok ? item.events : []));
+    const records = this.#log === undefined ? [] : await this.#log.appendLocked(query, events);
+    let next = 0;
+    return items.map((item) => {
+      if (!item.ok) return { error: item.error };
+      const own = records.slice(next, next + item.events.length);
+      next += item.events.length;
+      return { outcome: item.outcome, records: own };
+    });
+  }
+
+  /** Runs one write and checks its events (an invalid one fails this write only). */
+  async #item(query: Query, work: AuditedWork): Promise<Item> {
+    const { outcome, events } = await work(query);
+    if (events.length > 0 && this.#log === undefined) throw new TypeError('this PostgresLedger has no audit log to append to');
+    for (const event of events) buildRecord(PROBE_HEAD, event);
+    return { ok: true, outcome, events };
+  }
+}
+
+/** A write of a batch run without savepoints threw: the batch is run again with them. */
+class ItemFailed extends Error {}
+
+function isRetryable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const state = sqlState(e);
+    if (state === '40P01' || state === '40001') return true;
+  }
+  return false;
+}
+
+/** Errors after which the transaction cannot go on (outage, deadlock victim): the batch fails (or retries) whole. */
+function isFatal(error: unknown): boolean {
+  return isUnavailableError(error) || isRetryable(error);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,44 @@
+import { verifyChain } from '@countersign/core/audit';
+import { makeGateFixture, runAtomicAuditConformance } from '@countersign/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PostgresStore } from './open.ts';
+import { describePg, tempStore } from './testing/test-database.ts';
+
+describePg('postgres: ledger and audit in one transaction', () => {
+  runAtomicAuditConformance('postgres', async () => {
+    const { store, cleanup } = await tempStore();
+    return { ledger: store.ledger, audit: store.audit, cleanup };
+  });
+
+  describe('one durable commit per step', () => {
+    let store: PostgresStore;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      ({ store, cleanup } = await tempStore());
+    });
+    afterAll(() => cleanup());
+
+    it('allowed call: propose = 1, authorize = 1, complete = 1 transaction', async () => {
+      const f = makeGateFixture({ ledger: store.ledger, audit: store.audit });
+      const commitsOf = async <T>(step: () => Promise<T>): Promise<{ value: T; commits: number }> => {
+        const before = store.durableCommits();
+        const value = await step();
+        return { value, commits: store.durableCommits() - before };
+      };
+      const modelCall = f.call({ arguments: '{"amount":5,"to":"alice"}' });
+      const proposed = await commitsOf(() => f.gate.propose(modelCall));
+      expect(proposed.value.status).toBe('allowed');
+      expect(proposed.commits).toBe(1);
+      const authorized = await commitsOf(() => f.gate.authorize(f.dispatchFor(modelCall)));
+      const outcome = authorized.value;
+      if (outcome.status !== 'authorized') throw new Error(`not authorized: ${outcome.status}`);
+      expect(authorized.commits).toBe(1);
+      const completed = await commitsOf(() => f.gate.complete(outcome.grant, { status: 'succeeded', result: 1 }));
+      expect(completed.value.ok).toBe(true);
+      expect(completed.commits).toBe(1);
+      const records = await store.audit.read();
+      expect(records.map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+      expect(verifyChain(records).ok).toBe(true);
+    });
+  });
+});

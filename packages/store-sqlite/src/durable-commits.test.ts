@@ -1,0 +1,89 @@
+import { verifyChain } from '@countersign/core/audit';
+import { runAtomicAuditConformance } from '@countersign/core/testing';
+import { makeGateFixture } from '@countersign/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempStore } from './testing/temp-store.ts';
+
+runAtomicAuditConformance('sqlite', async () => {
+  const { store, cleanup } = tempStore();
+  return { ledger: store.ledger, audit: store.audit, cleanup };
+});
+
+/**
+ * Each step of a call is one durable write: the ledger change and its audit records
+ * share one COMMIT (a count of transactions, not a timing).
+ */
+describe('sqlite: one durable commit per step', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+
+  function fixture() {
+    const t = tempStore();
+    cleanups.push(t.cleanup);
+    const f = makeGateFixture({ ledger: t.store.ledger, audit: t.store.audit });
+    /** Commits made while `step` ran. */
+    const commitsOf = async <T>(step: () => Promise<T>): Promise<{ value: T; commits: number }> => {
+      const before = t.store.durableCommits();
+      const value = await step();
+      return { value, commits: t.store.durableCommits() - before };
+    };
+    return { ...f, store: t.store, commitsOf };
+  }
+
+  it('allowed call: propose = 1, authorize = 1, complete = 1', async () => {
+    const f = fixture();
+    const modelCall = f.call({ arguments: '{"amount":5,"to":"alice"}' });
+    const proposed = await f.commitsOf(() => f.gate.propose(modelCall));
+    expect(proposed.value.status).toBe('allowed');
+    expect(proposed.commits).toBe(1);
+    const authorized = await f.commitsOf(() => f.gate.authorize(f.dispatchFor(modelCall)));
+    const outcome = authorized.value;
+    if (outcome.status !== 'authorized') throw new Error(`not authorized: ${outcome.status}`);
+    expect(authorized.commits).toBe(1);
+    const completed = await f.commitsOf(() => f.gate.complete(outcome.grant, { status: 'succeeded', result: { ok: true } }));
+    expect(completed.value.ok).toBe(true);
+    expect(completed.commits).toBe(1);
+    const records = await f.store.audit.read();
+    expect(records.map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect(verifyChain(records).ok).toBe(true);
+  });
+
+  it('call needing approval: propose (with its request) = 1, decide = 1, authorize = 1, complete = 1', async () => {
+    const f = fixture();
+    const modelCall = f.call();
+    const proposed = await f.commitsOf(() => f.gate.propose(modelCall));
+    expect(proposed.value.status).toBe('approval_required');
+    expect(proposed.commits).toBe(1);
+    if (proposed.value.status !== 'approval_required') return;
+    const requestId = proposed.value.requestId;
+    // The decision, its signed decision record and token_minted: one commit too.
+    const decided = await f.commitsOf(() => f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId, decision: 'approve' }));
+    expect(decided.value).toMatchObject({ ok: true, request: { status: 'approved' } });
+    expect(decided.value.ok && 'auditRecorded' in decided.value).toBe(false);
+    expect(decided.commits).toBe(1);
+    const issued = await f.gate.approvals.token(proposed.value.requestId);
+    if (!issued.ok) throw new Error('no token');
+    const authorized = await f.commitsOf(() => f.gate.authorize(f.dispatchFor(modelCall, issued.token)));
+    const outcome = authorized.value;
+    if (outcome.status !== 'authorized') throw new Error(`not authorized: ${outcome.status}`);
+    expect(authorized.commits).toBe(1);
+    const completed = await f.commitsOf(() => f.gate.complete(outcome.grant, { status: 'failed', error: 'boom' }));
+    expect(completed.value.ok).toBe(true);
+    expect(completed.commits).toBe(1);
+    const types = (await f.store.audit.read()).map((r) => r.type);
+    expect(types).toEqual(['proposal', 'verdict', 'approval_requested', 'decision', 'token_minted', 'dispatch', 'result']);
+  });
+
+  it('concurrent authorizes still share group commits (the record rides in the same batch item)', async () => {
+    const f = fixture();
+    const calls = Array.from({ length: 16 }, () => f.call({ arguments: '{"amount":5,"to":"alice"}' }));
+    for (const modelCall of calls) expect((await f.gate.propose(modelCall)).status).toBe('allowed');
+    const all = await f.commitsOf(() => Promise.all(calls.map((modelCall) => f.gate.authorize(f.dispatchFor(modelCall)))));
+    expect(all.value.every((o) => o.status === 'authorized')).toBe(true);
+    // 16 consumes with their 16 dispatch records: far fewer commits than calls (one, unless the loop was interrupted).
+    expect(all.commits).toBeLessThanOrEqual(2);
+    expect(verifyChain(await f.store.audit.read()).ok).toBe(true);
+  });
+});
