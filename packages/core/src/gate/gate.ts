@@ -15,6 +15,7 @@ import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } f
 import { type ModelToolCall, propose } from './propose.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
+import { admitTool, type ToolAdmission } from './admit-tool.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -68,6 +69,14 @@ export class Gate {
   /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */
   registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome> {
     return registerTools(this.deps, definitions, agent);
+  }
+
+  /**
+   * Whether `toolName`'s current definition is trusted now: a gateway hides a tool that
+   * is not. A changed definition opens its review here, as it would on a call.
+   */
+  admitTool(toolName: string): Promise<ToolAdmission> {
+    return admitTool(this.deps, toolName);
   }
 
   /** An operator pins tools (from a file): each becomes trusted under the given digest. */

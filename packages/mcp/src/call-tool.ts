@@ -1,0 +1,145 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalizeArguments } from '@countersign/core/canonical';
+import type { GatePort, Grant, ProposeOutcome } from '@countersign/core/gate';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolCatalogue } from './catalogue.ts';
+import type { ToolNaming } from './names.ts';
+import { approvalLink, refusalResult } from './refusal.ts';
+import type { Upstream } from './upstream.ts';
+
+/** Who a call is made for, and the gateway's settings for calls. */
+export interface CallContext {
+  port: GatePort;
+  catalogue: ToolCatalogue;
+  naming: ToolNaming;
+  upstreams: ReadonlyMap<string, Upstream>;
+  runId: string;
+  sessionId: string;
+  principal: string;
+  /** How long a call that needs approval waits for the decision before answering "approval required". */
+  approvalWaitMs: number;
+  approvalUrl?: string | undefined;
+  /** List the tool's upstream again before each call, so a silent definition change is caught at call time. */
+  relistBeforeCall: boolean;
+}
+
+/**
+ * A `tools/call` in direct mode: the call is itself the proposal. Policy and approvals
+ * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
+ * arguments from the grant), and its raw result is recorded with `complete`.
+ */
+export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const parsed = ctx.naming.parse(toolName);
+  if (parsed !== undefined && ctx.relistBeforeCall) {
+    try {
+      await ctx.catalogue.relist(parsed.upstream);
+    } catch (error) {
+      return refusalResult({ reason: 'upstream_unavailable', message: errorText(error), toolName });
+    }
+  }
+  const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args));
+  if (proposed.status === 'allowed') {
+    const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
+    if (first.status === 'authorized') return forward(ctx, first.grant);
+    if (first.status !== 'not_approved' || first.reason !== 'already_consumed') return refuseAuthorize(first, toolName);
+    // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
+    const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`);
+    if (again.status === 'approval_required') return awaitApproval(ctx, again, toolName);
+    if (again.status !== 'allowed') return refusePropose(ctx, again, toolName);
+    const second = await ctx.port.authorize({ proposalId: again.proposalId });
+    return second.status === 'authorized' ? forward(ctx, second.grant) : refuseAuthorize(second, toolName);
+  }
+  if (proposed.status === 'approval_required') return awaitApproval(ctx, proposed, toolName);
+  return refusePropose(ctx, proposed, toolName);
+}
+
+async function awaitApproval(ctx: CallContext, proposed: Extract<ProposeOutcome, { status: 'approval_required' }>, toolName: string): Promise<CallToolResult> {
+  const waited = await ctx.port.waitForDecision(proposed.requestId, { timeoutMs: ctx.approvalWaitMs });
+  const ids = { toolName, proposalId: proposed.proposalId, requestId: proposed.requestId };
+  if (!waited.ok) return refusalResult({ ...ids, reason: waited.reason, message: waited.message });
+  if (waited.status === 'pending') {
+    return refusalResult({
+      ...ids,
+      reason: 'approval_required',
+      message: 'this call waits for a person to approve it',
+      approvalUrl: approvalLink(ctx.approvalUrl, proposed.requestId),
+    });
+  }
+  if (waited.status === 'consumed') return refusalResult({ ...ids, reason: 'already_consumed', message: 'this approved call already ran; an approval is used once' });
+  if (waited.status !== 'approved' && waited.status !== 'edited') {
+    return refusalResult({ ...ids, reason: `approval_${waited.status}`, message: `the approval request is ${waited.status}` });
+  }
+  // An approver who edited the call approved the edited call: that one runs, with its own request.
+  const requestId = waited.status === 'edited' ? waited.editedRequestId : proposed.requestId;
+  const proposalId = waited.status === 'edited' ? waited.editedProposalId : proposed.proposalId;
+  if (requestId === undefined || proposalId === undefined) return refusalResult({ ...ids, reason: 'not_approved', message: 'the edited call was not found' });
+  const token = await ctx.port.token(requestId);
+  if (!token.ok) return refusalResult({ ...ids, reason: token.reason === 'not_approved' ? `approval_${token.status ?? 'pending'}` : token.reason, message: token.message });
+  const authorized = await ctx.port.authorize({ proposalId, token: token.token });
+  return authorized.status === 'authorized' ? forward(ctx, authorized.grant) : refuseAuthorize(authorized, toolName);
+}
+
+/** Runs the ledger's call upstream and records its raw result. */
+async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> {
+  const target = ctx.naming.parse(grant.toolName);
+  const upstream = target === undefined ? undefined : ctx.upstreams.get(target.upstream);
+  if (target === undefined || upstream === undefined) {
+    await ctx.port.complete(grant, { status: 'failed', error: 'no upstream serves this tool' });
+    return refusalResult({ reason: 'unknown_tool', message: 'no upstream serves this tool', toolName: grant.toolName, proposalId: grant.proposalId });
+  }
+  let result: CallToolResult;
+  try {
+    result = await upstream.callTool(target.tool, JSON.parse(grant.canonicalArgs) as Record<string, unknown>);
+  } catch (error) {
+    await ctx.port.complete(grant, { status: 'failed', error: errorText(error) });
+    return refusalResult({ reason: 'upstream_failed', message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });
+  }
+  // Recording can fail (store outage) after the call ran: the result still goes back, the call reads `dispatched`.
+  await ctx.port.complete(grant, { status: 'succeeded', result });
+  return result;
+}
+
+async function proposeOnce(ctx: CallContext, toolName: string, args: Record<string, unknown>, callId: string): Promise<ProposeOutcome> {
+  const [outcome] = await ctx.port.propose({
+    runId: ctx.runId,
+    sessionId: ctx.sessionId,
+    principal: ctx.principal,
+    toolCalls: [{ id: callId, name: toolName, arguments: args }],
+  });
+  return outcome ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate answered nothing' };
+}
+
+function refusePropose(ctx: CallContext, outcome: Exclude<ProposeOutcome, { status: 'allowed' | 'approval_required' }>, toolName: string): CallToolResult {
+  const requestId = outcome.status === 'rejected' ? outcome.reviewRequestId : undefined;
+  return refusalResult({
+    reason: outcome.reason,
+    message: outcome.message,
+    toolName,
+    proposalId: outcome.status === 'denied' ? outcome.proposalId : undefined,
+    requestId,
+    approvalUrl: approvalLink(ctx.approvalUrl, requestId),
+  });
+}
+
+function refuseAuthorize(outcome: { status: string; reason?: string; message?: string; proposalId?: string | undefined }, toolName: string): CallToolResult {
+  return refusalResult({ reason: outcome.reason ?? outcome.status, message: outcome.message ?? outcome.status, toolName, proposalId: outcome.proposalId });
+}
+
+/**
+ * The same call (session, tool, canonical arguments) always gets the same call id, so an
+ * identical retry finds its pending approval request, and a retry after it ran finds the
+ * spent call (`already_consumed`) instead of asking for a second approval.
+ */
+function stableCallId(ctx: CallContext, toolName: string, args: Record<string, unknown>): string {
+  let argsDigest: string;
+  try {
+    argsDigest = canonicalizeArguments(args).digest;
+  } catch {
+    return `mcp-${randomUUID()}`; // propose refuses these arguments anyway, with the precise reason
+  }
+  return `mcp-${createHash('sha256').update(`${ctx.sessionId}\u0000${toolName}\u0000${argsDigest}`).digest('hex').slice(0, 40)}`;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from '@countersign/core/gate';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { callTool } from './call-tool.ts';
+import { type ServedTool, ToolCatalogue } from './catalogue.ts';
+import type { GatewayGate } from './gateway-gate.ts';
+import { toolNaming, upstreamNameProblem } from './names.ts';
+import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+
+export interface GatewayOptions {
+  upstreams: readonly UpstreamConfig[];
+  /** The approval service (an embedded `Gate`). */
+  gate: GatewayGate;
+  /** The gateway's identity at the approval service: it registers the upstreams' tools and owns the runs. */
+  agent: Agent;
+  /** On whose behalf the MCP client acts. */
+  principal: string;
+  /** Run and session of the calls (direct mode). Default: one fresh run and session per gateway. */
+  runId?: string | undefined;
+  sessionId?: string | undefined;
+  /** Prefix tool names with `<upstream>__`. Default: only with several upstreams. */
+  namespaced?: boolean | undefined;
+  /** How long a `tools/call` that needs approval waits for the decision. Default 0 (answer at once). */
+  approvalWaitMs?: number | undefined;
+  /** Base URL of the approval pages, for the link in "approval required" results. */
+  approvalUrl?: string | undefined;
+  /** List a tool's upstream again before each call (catches a silent definition change at call time). Default true. */
+  relistBeforeCall?: boolean | undefined;
+}
+
+export interface Gateway {
+  /** Serves one MCP client on `transport` (one low-level SDK `Server` per client). */
+  connect(transport: Transport): Promise<Server>;
+  /** The tools served now: listed upstream, registered, and admitted by their pins. */
+  listTools(): Promise<ServedTool[]>;
+  close(): Promise<void>;
+}
+
+/** Connects to every upstream, then serves MCP clients in front of them. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const names = options.upstreams.map((u) => u.name);
+  for (const name of names) {
+    const problem = upstreamNameProblem(name);
+    if (problem !== undefined) throw new Error(problem);
+  }
+  if (new Set(names).size !== names.length) throw new Error('upstream names must be distinct');
+  const naming = toolNaming(names, options.namespaced ?? names.length > 1);
+  const servers = new Set<Server>();
+  const upstreams = new Map<string, Upstream>();
+  const onToolsChanged = () => {
+    // Clients list again; their listing re-reads the upstream and re-checks every pin.
+    for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+  };
+  try {
+    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, onToolsChanged));
+  } catch (error) {
+    await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
+    throw error;
+  }
+  const catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  const port = options.gate.port(options.agent);
+  const context = {
+    port,
+    catalogue,
+    naming,
+    upstreams,
+    runId: options.runId ?? `mcp-run-${randomUUID()}`,
+    sessionId: options.sessionId ?? `mcp-session-${randomUUID()}`,
+    principal: options.principal,
+    approvalWaitMs: options.approvalWaitMs ?? 0,
+    approvalUrl: options.approvalUrl,
+    relistBeforeCall: options.relistBeforeCall ?? true,
+  };
+
+  return {
+    async connect(transport) {
+      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        const { name, arguments: args } = request.params;
+        if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        return callTool(context, name, args ?? {});
+      });
+      server.onclose = () => servers.delete(server);
+      servers.add(server);
+      await server.connect(transport);
+      return server;
+    },
+    listTools: () => catalogue.refresh(),
+    async close() {
+      await Promise.allSettled([...servers].map((s) => s.close()));
+      await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
+    },
+  };
+}
+
+/** Exactly the pinned definition, nothing else the upstream sent (no unpinned field reaches the model). */
+function servedTool(tool: ServedTool): Tool {
+  return { ...tool.definition, inputSchema: (tool.definition.inputSchema ?? { type: 'object' }) as Tool['inputSchema'] } as Tool;
+}

@@ -1,0 +1,7 @@
+export { type CallContext, callTool } from './call-tool.ts';
+export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
+export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
+export type { GatewayGate } from './gateway-gate.ts';
+export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
+export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
+export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';

@@ -1,0 +1,44 @@
+import { MemoryAuditLog } from '@countersign/core/audit';
+import { Gate } from '@countersign/core/gate';
+import { MemoryLedger } from '@countersign/core/ledger';
+import { loadPolicy } from '@countersign/core/policy';
+import { hmacKey, Keyring } from '@countersign/core/token';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from '../gateway.ts';
+
+/** An embedded gate on memory stores, with the real clock (approval waits use real time). */
+export function makeTestGate(policyYaml: string, trustOnFirstUse: boolean): Gate {
+  return new Gate({
+    ledger: new MemoryLedger(),
+    audit: new MemoryAuditLog(),
+    policy: loadPolicy(policyYaml, 'yaml'),
+    keyring: new Keyring([hmacKey('k1', Buffer.alloc(32, 0x5a))]),
+    trustOnFirstUse,
+  });
+}
+
+/** The official SDK client, connected to the gateway as an MCP client would be. */
+export async function connectClient(gateway: Gateway): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.connect(serverSide);
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** A tool call through the client, its result typed as a tools/call result. */
+export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** The gateway's typed refusal on a result, if it is one. */
+export function refusalOf(result: CallToolResult): Record<string, unknown> | undefined {
+  const meta = result._meta as { countersign?: Record<string, unknown> } | undefined;
+  return result.isError === true ? meta?.countersign : undefined;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
