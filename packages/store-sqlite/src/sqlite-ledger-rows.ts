@@ -74,8 +74,31 @@ export function requestRow(conn: SqliteConnection, requestId: string): ApprovalR
   return row === undefined ? undefined : requestFromRow(row);
 }
 
-export function insertProposal(conn: SqliteConnection, input: ProposalInput): void {
+/**
+ * Inserts `input` as a new proposal and returns it as a read would: built from the
+ * input rather than read back (the row holds exactly these columns, state 'proposed'),
+ * saving a SELECT and a row mapping inside the write lock on every call. Optional
+ * fields appear only when set, as proposalFromRow leaves them out for NULL columns.
+ */
+export function insertProposal(conn: SqliteConnection, input: ProposalInput): Proposal {
   conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
+  const proposal: Proposal = {
+    proposalId: input.proposalId,
+    runId: input.runId,
+    sessionId: input.sessionId,
+    principal: input.principal,
+    agent: input.agent,
+    callId: input.callId,
+    toolName: input.toolName,
+    canonicalArgs: input.canonicalArgs,
+    argsDigest: input.argsDigest,
+    createdAt: input.createdAt,
+    state: 'proposed',
+  };
+  if (input.definitionDigest !== undefined) proposal.definitionDigest = input.definitionDigest;
+  if (input.modelResponseRef !== undefined) proposal.modelResponseRef = input.modelResponseRef;
+  if (input.parentProposalId !== undefined) proposal.parentProposalId = input.parentProposalId;
+  return proposal;
 }
 
 export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest): void {

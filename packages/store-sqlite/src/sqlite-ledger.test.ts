@@ -108,4 +108,20 @@ describe('sqlite ledger specifics', () => {
     expect(await store.ledger.findApprovalRequestByProposal(other.proposalId)).toBeUndefined();
     expect(await store.ledger.recordResult('missing', { status: 'failed', resultDigest: 'x', at: 1 })).toEqual({ ok: false, reason: 'not_found' });
   });
+
+  // recordProposal and consume answer with a proposal built in memory instead of
+  // reading the row back: it must be exactly what a read returns, key for key.
+  it('the proposals recordProposal and consume return equal what getProposal reads back', async () => {
+    const { store } = open();
+    const bare = sampleProposal({ modelResponseRef: undefined });
+    const full = sampleProposal({ definitionDigest: 'd'.repeat(64), parentProposalId: 'parent-1' });
+    for (const input of [bare, full]) {
+      const created = await store.ledger.recordProposal(input);
+      expect(created.ok && created.proposal).toStrictEqual(await store.ledger.getProposal(input.proposalId));
+      expect(created.ok && Object.keys(created.proposal)).not.toContain('dispatchedAt');
+      const consumed = await store.ledger.consume({ proposalId: input.proposalId, now: input.createdAt + 5 });
+      expect(consumed.ok && consumed.proposal).toStrictEqual(await store.ledger.getProposal(input.proposalId));
+    }
+    expect(Object.keys((await store.ledger.getProposal(bare.proposalId))!)).not.toContain('modelResponseRef');
+  });
 });

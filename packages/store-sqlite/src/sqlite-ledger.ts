@@ -56,9 +56,9 @@ export class SqliteLedger implements LedgerStore {
       if (owner === undefined) {
         this.#conn.statement('INSERT INTO runs (run_id, agent, created_at) VALUES (?, ?, ?)').run(input.runId, input.agent, input.createdAt);
       }
-      insertProposal(this.#conn, input);
+      const proposal = insertProposal(this.#conn, input);
       const request = options.request === undefined ? undefined : this.#insertRequest({ ...options.request, proposalId: input.proposalId });
-      return { ok: true, proposal: this.#proposal(input.proposalId)!, created: true, request };
+      return { ok: true, proposal, created: true, request };
     }, options.audit);
   }
 
@@ -179,7 +179,9 @@ export class SqliteLedger implements LedgerStore {
         .run(input.now, proposal.proposalId);
       // Unreachable while BEGIN IMMEDIATE holds the write lock; throwing rolls back the request update.
       if (Number(changes) !== 1) throw new LedgerError('corrupt_record', 'proposal changed inside its transaction');
-      return { ok: true, proposal: this.#proposal(proposal.proposalId)! };
+      // The UPDATE above changed exactly these two columns of the row read at the top
+      // (under the write lock), so the consumed proposal needs no second read.
+      return { ok: true, proposal: { ...proposal, state: 'dispatched', dispatchedAt: input.now } };
     }, audit);
   }
 
