@@ -58,7 +58,8 @@ export class AuditedBatch {
     let savepoints = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints));
+        // The chain's lock is taken by the transaction's opening round trip (beginLocked).
+        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints), this.#log?.beginLocked);
         batch.forEach((job, i) => {
           const item = done[i]!;
           if ('error' in item) job.reject(item.error);
@@ -86,7 +87,6 @@ export class AuditedBatch {
   }
 
   async #items(query: Query, batch: BatchJob<AuditedWork, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
-    await this.#log?.lockChain(query);
     const items: Item[] = [];
     for (const job of batch) {
       if (!savepoints) {

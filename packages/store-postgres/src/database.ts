@@ -51,8 +51,12 @@ export class PgDatabase {
     return result;
   };
 
-  /** Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. */
-  async transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. `begin`
+   * replaces the opening BEGIN: trusted SQL of ours (never input) that starts with BEGIN
+   * and may go on with more statements in the same round trip (the audit chain's lock).
+   */
+  async transaction<T>(fn: (query: Query) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     this.#assertOpen();
     let client: PoolClient;
     try {
@@ -71,7 +75,7 @@ export class PgDatabase {
       typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
     let releaseError: Error | undefined;
     try {
-      await query('BEGIN');
+      await query(begin);
       const result = await fn(query);
       await query('COMMIT');
       this.#commits++;

@@ -49,12 +49,16 @@ export class PostgresLedger implements LedgerStore {
   async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
     // Ownership first, and before any comparison: another agent learns nothing about the run's calls.
     // The runs row never changes once inserted, so no transaction is needed around the two steps.
-    const owner = await this.#claimRun(query, input.runId, input.agent, input.createdAt);
+    // Usually one round trip claims the run and inserts (claimAndInsertProposal); only a
+    // claim that raced a concurrent first call of the same run (owner NULL) reads again.
+    const params = proposalParams(input);
+    const combined = (await query(this.#sql.claimAndInsertProposal, params)).rows[0];
+    if (combined === undefined) throw new LedgerError('corrupt_record', 'proposal statement returned no row');
+    const owner = combined.run_owner === null ? await this.#runOwnerAfterConflict(query, input.runId) : text(combined, 'run_owner');
     if (owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
     // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
     // call to commit, so the lookup below always finds the row that beat us.
-    const inserted = await query(this.#sql.insertProposal, proposalParams(input));
-    const row = inserted.rows[0];
+    const row = combined.run_owner === null ? (await query(this.#sql.insertProposal, params)).rows[0] : combined.proposal_id === null ? undefined : combined;
     if (row !== undefined) {
       const opened = request === undefined ? undefined : await this.#insertRequest(query, { ...request, proposalId: input.proposalId });
       return { ok: true, proposal: proposalFromRow(row), created: true, request: opened };
@@ -71,10 +75,8 @@ export class PostgresLedger implements LedgerStore {
     return rows[0] === undefined ? undefined : text(rows[0], 'agent');
   }
 
-  /** The run's owner after claiming it for `agent` if it had none. */
-  async #claimRun(query: Query, runId: string, agent: string, now: number): Promise<string> {
-    const claimed = await query(this.#sql.claimRun, [runId, agent, now]);
-    if (claimed.rows[0] !== undefined) return text(claimed.rows[0], 'agent');
+  /** The run's owner when the claim found neither its own row nor one in its snapshot (a concurrent claim committed). */
+  async #runOwnerAfterConflict(query: Query, runId: string): Promise<string> {
     const { rows } = await query(this.#sql.runOwner, [runId]);
     const owner = rows[0] === undefined ? undefined : text(rows[0], 'agent');
     if (owner === undefined) throw new LedgerError('corrupt_record', `run ${runId} has no owner although its claim conflicted`);
