@@ -1,7 +1,7 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
-import { AuditedBatch } from './audited-batch.ts';
+import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
@@ -32,18 +32,19 @@ export class PostgresLedger implements LedgerStore {
   }
 
   /** `run` in one transaction with the records `audit` builds from its outcome (group-committed, see AuditedBatch). */
-  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
+  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined, mode: WorkMode): Promise<R> {
     // Without records to append: a plain transaction, no chain lock.
     if (audit === undefined) return this.#db.transaction(run);
     return this.#batch.submit<R>(async (query) => {
       const outcome = await run(query);
       return { outcome, events: audit === undefined ? [] : audit(outcome) };
-    });
+    }, mode);
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
     if (options.request === undefined && options.audit === undefined) return this.#recordProposal(this.#db.write, input, undefined);
-    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit);
+    // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
+    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit, 'concurrent');
   }
 
   async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
@@ -175,7 +176,7 @@ export class PostgresLedger implements LedgerStore {
       }
       const updated = await query(this.#sql.requestById, [requestId]);
       return { ok: true, request: requestFromRow(updated.rows[0]!) };
-    }, opts.audit);
+    }, opts.audit, 'alone');
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
@@ -184,12 +185,12 @@ export class PostgresLedger implements LedgerStore {
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     const revoke = async (query: Query) => (await query(this.#sql.revokeRequest, [requestId, now])).rowCount === 1;
-    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit);
+    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit, 'concurrent');
   }
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
     if (audit === undefined) return this.#consume(this.#db.write, input);
-    return this.#inTransaction((query) => this.#consume(query, input), audit);
+    return this.#inTransaction((query) => this.#consume(query, input), audit, 'concurrent');
   }
 
   async #consume(query: Query, input: ConsumeInput): Promise<ConsumeResult> {
@@ -211,7 +212,8 @@ export class PostgresLedger implements LedgerStore {
 
   async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
     if (audit === undefined) return this.#recordResult(this.#db.write, proposalId, result);
-    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit);
+    // Concurrent: the write-once UPDATE decides; a refusal only reads the row to explain it.
+    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit, 'concurrent');
   }
 
   async #recordResult(query: Query, proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
