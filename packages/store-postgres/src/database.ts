@@ -75,8 +75,24 @@ export class PgDatabase {
       typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
     let releaseError: Error | undefined;
     try {
-      await query(begin);
-      const result = await fn(query);
+      // BEGIN is not awaited before `fn` starts: on a pipelined connection its first
+      // statements go out in the same round trip. They still run after BEGIN (and after
+      // the chain lock, when `begin` takes it): one connection runs statements in the
+      // order sent, and a failed `begin` aborts the transaction, so they fail too. BEGIN
+      // itself only fails with the connection, which takes every later statement with it.
+      const begun = query(begin).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      let result: T;
+      try {
+        result = await fn(query);
+      } catch (error) {
+        // The cause is the failed BEGIN (e.g. a lock timeout) if there was one.
+        throw (await begun)?.error ?? error;
+      }
+      const failed = await begun;
+      if (failed !== undefined) throw failed.error;
       await query('COMMIT');
       this.#commits++;
       return result;
