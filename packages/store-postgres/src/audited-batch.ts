@@ -9,6 +9,17 @@ import type { PostgresAuditLog } from './postgres-audit-log.ts';
 /** One ledger write: its statements, returning its outcome and the audit events to append with it. */
 export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: readonly AuditEvent[] }>;
 
+/**
+ * How a write may share its batch. `concurrent`: its statements may interleave with
+ * other concurrent writes' (each decides in ONE statement, or only reads or inserts its
+ * own new rows after it), so the batch sends them all at once on the pipelined
+ * connection. `alone`: it reads, then writes on what it read (addDecision), so it runs
+ * with nothing else in flight, as if it ran alone.
+ */
+export type WorkMode = 'concurrent' | 'alone';
+
+type Job = { work: AuditedWork; mode: WorkMode };
+
 type Done = { outcome: unknown; records: AuditRecord[] };
 type Item = { ok: true; outcome: unknown; events: readonly AuditEvent[] } | { ok: false; error: unknown };
 
@@ -37,7 +48,7 @@ const ATTEMPTS = 3;
 export class AuditedBatch {
   readonly #db: PgDatabase;
   readonly #log: PostgresAuditLog | undefined;
-  readonly #batcher: AppendBatcher<AuditedWork, Done>;
+  readonly #batcher: AppendBatcher<Job, Done>;
 
   constructor(db: PgDatabase, log: PostgresAuditLog | undefined, maxBatch?: number) {
     this.#db = db;
@@ -45,20 +56,21 @@ export class AuditedBatch {
     this.#batcher = new AppendBatcher((batch) => this.#run(batch), maxBatch);
   }
 
-  async submit<R>(work: AuditedWork): Promise<R> {
-    const { outcome, records } = await this.#batcher.submit(work);
+  async submit<R>(work: AuditedWork, mode: WorkMode = 'alone'): Promise<R> {
+    const { outcome, records } = await this.#batcher.submit({ work, mode });
     this.#log?.notifyLedgerAppend(records);
     return outcome as R;
   }
 
-  async #run(batch: BatchJob<AuditedWork, Done>[]): Promise<void> {
+  async #run(batch: BatchJob<Job, Done>[]): Promise<void> {
     // Savepoints cost two round trips per write; most batches have no failing write, so
     // the first try runs without them, and a batch in which one write throws is rolled
     // back and run again with them, so that write fails alone.
     let savepoints = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints));
+        // The chain's lock is taken by the transaction's opening round trip (beginLocked).
+        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints), this.#log?.beginLocked);
         batch.forEach((job, i) => {
           const item = done[i]!;
           if ('error' in item) job.reject(item.error);
@@ -85,21 +97,11 @@ export class AuditedBatch {
     }
   }
 
-  async #items(query: Query, batch: BatchJob<AuditedWork, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
-    await this.#log?.lockChain(query);
-    const items: Item[] = [];
-    for (const job of batch) {
-      if (!savepoints) {
-        try {
-          items.push(await this.#item(query, job.input));
-        } catch (error) {
-          // A lone write fails whole anyway; in a batch, start over with savepoints.
-          throw batch.length === 1 || isFatal(error) ? error : new ItemFailed();
-        }
-        continue;
-      }
+  async #items(query: Query, batch: BatchJob<Job, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
+    const items: Item[] = savepoints ? [] : await this.#pipelined(query, batch);
+    for (const job of savepoints ? batch : []) {
       await query('SAVEPOINT batch_item');
-      const item = await this.#item(query, job.input).catch((error: unknown) => ({ ok: false as const, error }));
+      const item = await this.#item(query, job.input.work).catch((error: unknown) => ({ ok: false as const, error }));
       if (!item.ok && isFatal(item.error)) throw item.error;
       await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
       items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
@@ -113,6 +115,44 @@ export class AuditedBatch {
       next += item.events.length;
       return { outcome: item.outcome, records: own };
     });
+  }
+
+  /**
+   * The batch without savepoints: runs of concurrent writes are started together, so
+   * their statements go out back to back on the pipelined connection and cost one round
+   * trip between them, not one each; an `alone` write waits for everything before it and
+   * holds up everything after it. Statements still execute one at a time, in the order
+   * sent: the first statement of each write in submission order. Any write that throws
+   * fails the attempt (and, with pipelining, the statements behind it: the transaction
+   * is aborted); the batch then runs again with savepoints, one write at a time.
+   */
+  async #pipelined(query: Query, batch: BatchJob<Job, Done>[]): Promise<Item[]> {
+    const settled: PromiseSettledResult<Item>[] = [];
+    let group: Promise<Item>[] = [];
+    const flush = async () => {
+      settled.push(...(await Promise.allSettled(group)));
+      group = [];
+    };
+    for (const job of batch) {
+      if (job.input.mode === 'concurrent') {
+        group.push(this.#item(query, job.input.work));
+        continue;
+      }
+      await flush();
+      if (settled.some((s) => s.status === 'rejected')) break;
+      group.push(this.#item(query, job.input.work));
+      await flush();
+    }
+    await flush();
+    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    if (errors.length > 0) {
+      // A fatal error (outage, deadlock victim) decides for the batch; otherwise a lone
+      // write's own error is its answer, and a batch starts over with savepoints.
+      const fatal = errors.find(isFatal);
+      if (fatal !== undefined) throw fatal;
+      throw batch.length === 1 ? errors[0] : new ItemFailed();
+    }
+    return settled.map((s) => (s as PromiseFulfilledResult<Item>).value);
   }
 
   /** Runs one write and checks its events (an invalid one fails this write only). */

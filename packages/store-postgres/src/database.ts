@@ -51,8 +51,12 @@ export class PgDatabase {
     return result;
   };
 
-  /** Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. */
-  async transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. `begin`
+   * replaces the opening BEGIN: trusted SQL of ours (never input) that starts with BEGIN
+   * and may go on with more statements in the same round trip (the audit chain's lock).
+   */
+  async transaction<T>(fn: (query: Query) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     this.#assertOpen();
     let client: PoolClient;
     try {
@@ -71,8 +75,24 @@ export class PgDatabase {
       typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
     let releaseError: Error | undefined;
     try {
-      await query('BEGIN');
-      const result = await fn(query);
+      // BEGIN is not awaited before `fn` starts: on a pipelined connection its first
+      // statements go out in the same round trip. They still run after BEGIN (and after
+      // the chain lock, when `begin` takes it): one connection runs statements in the
+      // order sent, and a failed `begin` aborts the transaction, so they fail too. BEGIN
+      // itself only fails with the connection, which takes every later statement with it.
+      const begun = query(begin).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      let result: T;
+      try {
+        result = await fn(query);
+      } catch (error) {
+        // The cause is the failed BEGIN (e.g. a lock timeout) if there was one.
+        throw (await begun)?.error ?? error;
+      }
+      const failed = await begun;
+      if (failed !== undefined) throw failed.error;
       await query('COMMIT');
       this.#commits++;
       return result;

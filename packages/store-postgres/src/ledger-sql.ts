@@ -4,10 +4,14 @@ import { preparedStatement } from './prepared-statement.ts';
 const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
   args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent`;
 
+/** Every column of approval_requests, listed for the same reason. */
+const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id,
+  r.status, r.token_id, r.approved_at, r.consumed_at`;
+
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
   const selectRequest = `
-    SELECT r.*, (
+    SELECT ${REQUEST_COLUMNS}, (
       SELECT COALESCE(json_agg(json_build_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
         'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position), '[]'::json)
       FROM ${s}.decisions d WHERE d.request_id = r.request_id
@@ -20,24 +24,40 @@ export function ledgerSql(s: string) {
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
+    runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
-     * Claims the run for $2 if nobody has, and returns its owner ($1 run, $2 agent, $3 now).
-     * The claim's row is invisible to the SELECT of the same statement, so at most one
-     * branch answers. Both are empty only when another transaction inserted the run
-     * after our snapshot: ON CONFLICT then waited for it to commit, and the caller reads
-     * the owner again with `runOwner` (a fresh snapshot that sees the winner).
+     * recordProposal as ONE statement and one round trip ($1…$13 as insertProposal; the
+     * claim uses $2 run, $13 agent, $12 now). `claim` takes the run for $13 if nobody
+     * has; `owner` is the run's owner: the claim's row is invisible to the SELECT of the
+     * same statement, so at most one branch answers. The proposal is inserted only if
+     * that owner is $13, so another agent's call never touches the run's proposals.
+     * `run_owner` is NULL only when another transaction inserted the run after our
+     * snapshot: ON CONFLICT then waited for it to commit, nothing was inserted, and the
+     * caller reads the owner again with `runOwner` (a fresh snapshot that sees the
+     * winner) and goes on step by step with `insertProposal`.
      */
-    claimRun: `
+    claimAndInsertProposal: preparedStatement(`
       WITH claim AS (
-        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($1, $2, $3)
+        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($2::text, $13::text, $12::bigint)
         ON CONFLICT (run_id) DO NOTHING
         RETURNING agent
+      ), owner AS MATERIALIZED (
+        SELECT agent FROM claim
+        UNION ALL
+        SELECT agent FROM ${s}.runs WHERE run_id = $2::text
+      ), inserted AS (
+        INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
+        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+          $11::text, $12::bigint, $13::text, 'proposed'
+        WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
+        ON CONFLICT DO NOTHING
+        RETURNING ${PROPOSAL_COLUMNS}
       )
-      SELECT agent FROM claim
-      UNION ALL
-      SELECT agent FROM ${s}.runs WHERE run_id = $1`,
-    runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
-    proposalById: `SELECT * FROM ${s}.proposals WHERE proposal_id = $1`,
+      SELECT i.*, (SELECT agent FROM owner LIMIT 1) AS run_owner
+      FROM (VALUES (1)) AS one (x)
+      LEFT JOIN inserted i ON true`),
+    proposalById: preparedStatement(`SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1`),
     proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
     insertRequest: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
@@ -52,7 +72,7 @@ export function ledgerSql(s: string) {
       ON CONFLICT DO NOTHING
       RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,
-    requestByProposal: `${selectRequest} WHERE r.proposal_id = $1`,
+    requestByProposal: preparedStatement(`${selectRequest} WHERE r.proposal_id = $1`),
     /**
      * Only the lock. The request is read by a separate statement afterwards: under
      * READ COMMITTED a statement's snapshot is taken before it waits for a lock, so
@@ -163,8 +183,8 @@ export function ledgerSql(s: string) {
       LEFT JOIN dispatched d ON true`),
     // Write-once: only a dispatched call without a result takes one. When nothing
     // changed, the caller reads the row to explain why (a result, once set, never changes).
-    recordResult: `UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4
-      WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`,
+    recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4
+      WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`),
   };
 }
 

@@ -78,6 +78,10 @@ export function createDatabase(options: Omit<PostgresStoreOptions, 'schema'>): P
     // A client that vanishes mid-transaction must not hold row or advisory locks for long.
     idle_in_transaction_session_timeout: statementTimeoutMs * 2,
     keepAlive: true,
+    // Statements sent back to back on one connection go out without waiting for each
+    // other's answers (AuditedBatch sends a batch's concurrent writes this way). They
+    // still run one at a time, in order; code that awaits each statement is unaffected.
+    pipeline: true,
     ...options.pool,
     connectionString: options.connectionString,
     types: poolTypes,

@@ -5,6 +5,7 @@ import { auditEventJson, auditRecordFromRow, integer, text } from '@countersign/
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { advisoryLockKey } from './lock-keys.ts';
+import { type PreparedStatement, preparedStatement } from './prepared-statement.ts';
 
 type Built = { ok: true; record: AuditRecord } | { ok: false; error: unknown };
 
@@ -24,11 +25,21 @@ export class PostgresAuditLog implements AuditLog {
   readonly #lockKey: string;
   readonly #batcher: AppendBatcher<AuditEvent, AuditRecord>;
   readonly #listeners = new AppendListeners();
+  /**
+   * The head as of this process's last append, a HINT only: appends build on it and
+   * insert with a statement that writes nothing unless it is still the table's head
+   * (another process may have appended since); then the head is read and the insert
+   * sent again. Under the chain lock nobody else can append in between, so the hint
+   * saves the head read (a round trip with the lock held) without ever forking the chain.
+   */
+  #knownHead: AuditHead | undefined | null = null; // null: unknown
+  #insertIfHeadStatement: PreparedStatement | undefined;
 
   constructor(db: PgDatabase, quotedSchema: string, schema: string, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
     this.#table = `${quotedSchema}.audit_records`;
     this.#lockKey = advisoryLockKey(schema, 'audit-append');
+    if (!/^-?\d{1,19}$/.test(this.#lockKey)) throw new TypeError('advisory lock key must be a decimal bigint');
     this.#batcher = new AppendBatcher((batch) => this.#appendBatch(batch), options.maxBatch);
   }
 
@@ -37,12 +48,14 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   /**
-   * Takes the chain's advisory lock in the caller's transaction (held until it ends).
-   * A transaction that appends takes it FIRST, before any row lock: then whoever holds
-   * it may wait for rows, but nobody holding a row waits for it, so no deadlock.
+   * Opens a transaction and takes the chain's advisory lock in it (held until it ends),
+   * in one round trip: pass to `PgDatabase.transaction` as its `begin`. A transaction
+   * that appends takes the lock FIRST, before any row lock: then whoever holds it may
+   * wait for rows, but nobody holding a row waits for it, so no deadlock. The key is
+   * our own decimal bigint (checked in the constructor), never input.
    */
-  async lockChain(query: Query): Promise<void> {
-    await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
+  get beginLocked(): string {
+    return `BEGIN; SELECT pg_advisory_xact_lock(${this.#lockKey}::bigint)`;
   }
 
   /**
@@ -52,14 +65,14 @@ export class PostgresAuditLog implements AuditLog {
    */
   async appendLocked(query: Query, events: readonly AuditEvent[]): Promise<AuditRecord[]> {
     if (events.length === 0) return [];
-    let head = await this.#head(query);
-    const records: AuditRecord[] = [];
-    for (const event of events) {
-      const record = buildRecord(head, event);
-      records.push(record);
-      head = record;
+    const known = this.#knownHead;
+    if (known !== null) {
+      const records = chain(known, events);
+      if (await this.#insertIfHead(query, known, records)) return records;
     }
+    const records = chain(await this.#head(query), events);
     await this.#insert(query, records);
+    this.#knownHead = records.at(-1);
     return records;
   }
 
@@ -98,22 +111,32 @@ export class PostgresAuditLog implements AuditLog {
     let built: Built[];
     try {
       built = await this.#db.transaction(async (query) => {
-        await query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey]);
-        let head = await this.#head(query);
-        const outcomes: Built[] = [];
-        for (const job of batch) {
-          try {
-            const record = buildRecord(head, job.input);
-            outcomes.push({ ok: true, record });
-            head = record;
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
+        const build = (start: AuditHead | undefined): Built[] => {
+          let head = start;
+          return batch.map((job): Built => {
+            try {
+              const record = buildRecord(head, job.input);
+              head = record;
+              return { ok: true, record };
+            } catch (error) {
+              return { ok: false, error };
+            }
+          });
+        };
+        const known = this.#knownHead;
+        if (known !== null) {
+          const outcomes = build(known);
+          const records = okRecords(outcomes);
+          if (records.length === 0 || (await this.#insertIfHead(query, known, records))) return outcomes;
         }
-        const records = outcomes.flatMap((o) => (o.ok ? [o.record] : []));
-        if (records.length > 0) await this.#insert(query, records);
+        const outcomes = build(await this.#head(query));
+        const records = okRecords(outcomes);
+        if (records.length > 0) {
+          await this.#insert(query, records);
+          this.#knownHead = records.at(-1);
+        }
         return outcomes;
-      });
+      }, this.beginLocked);
     } catch (error) {
       // Nothing of the batch was written (or, if the link died during COMMIT, we cannot
       // know): each append gets the outage answer, whichever item or cause it was.
@@ -131,12 +154,40 @@ export class PostgresAuditLog implements AuditLog {
     });
   }
 
+  /**
+   * Inserts `records` (built on `expected`) only if `expected` is still the chain's head,
+   * in one statement: the head is read once, in the statement's snapshot, before any of
+   * its rows are written. Returns whether they were inserted; either all are or none.
+   */
+  async #insertIfHead(query: Query, expected: AuditHead | undefined, records: readonly AuditRecord[]): Promise<boolean> {
+    const { rowCount } = await query(this.#insertIfHeadSql, [...insertParams(records), headKey(expected)]);
+    if (rowCount === records.length) {
+      this.#knownHead = records.at(-1);
+      return true;
+    }
+    if (rowCount !== 0) throw new LedgerError('corrupt_record', `audit insert wrote ${rowCount} of ${records.length} records`);
+    this.#knownHead = null;
+    return false;
+  }
+
+  get #insertIfHeadSql(): PreparedStatement {
+    this.#insertIfHeadStatement ??= preparedStatement(
+      `WITH head AS MATERIALIZED (
+         SELECT COALESCE((SELECT seq::text || ':' || hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1), '') AS key
+       )
+       INSERT INTO ${this.#table} (seq, prev_hash, hash, event)
+       SELECT u.* FROM unnest($1::bigint[], $2::text[], $3::text[], $4::json[]) AS u
+       WHERE (SELECT key FROM head) = $5::text`,
+    );
+    return this.#insertIfHeadStatement;
+  }
+
   /** All records in one statement; the arrays are bound as parameters, never spliced. */
   async #insert(query: Query, records: readonly AuditRecord[]): Promise<void> {
     await query(
       `INSERT INTO ${this.#table} (seq, prev_hash, hash, event)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::json[])`,
-      [records.map((r) => r.seq), records.map((r) => r.prevHash), records.map((r) => r.hash), records.map(auditEventJson)],
+      insertParams(records),
     );
   }
 
@@ -144,6 +195,28 @@ export class PostgresAuditLog implements AuditLog {
     const { rows } = await query(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
     return rows[0] === undefined ? undefined : { seq: integer(rows[0], 'seq'), hash: text(rows[0], 'hash') };
   }
+}
+
+function chain(start: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
+  let head = start;
+  return events.map((event) => {
+    const record = buildRecord(head, event);
+    head = record;
+    return record;
+  });
+}
+
+function okRecords(outcomes: readonly Built[]): AuditRecord[] {
+  return outcomes.flatMap((o) => (o.ok ? [o.record] : []));
+}
+
+function insertParams(records: readonly AuditRecord[]): unknown[] {
+  return [records.map((r) => r.seq), records.map((r) => r.prevHash), records.map((r) => r.hash), records.map(auditEventJson)];
+}
+
+/** The head as `insertIfHead` compares it: 'seq:hash', or '' for an empty chain. */
+function headKey(head: AuditHead | undefined): string {
+  return head === undefined ? '' : `${head.seq}:${head.hash}`;
 }
 
 function messageOf(error: unknown): string {

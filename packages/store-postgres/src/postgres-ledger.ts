@@ -1,7 +1,7 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
-import { AuditedBatch } from './audited-batch.ts';
+import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
@@ -32,29 +32,34 @@ export class PostgresLedger implements LedgerStore {
   }
 
   /** `run` in one transaction with the records `audit` builds from its outcome (group-committed, see AuditedBatch). */
-  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
+  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined, mode: WorkMode): Promise<R> {
     // Without records to append: a plain transaction, no chain lock.
     if (audit === undefined) return this.#db.transaction(run);
     return this.#batch.submit<R>(async (query) => {
       const outcome = await run(query);
       return { outcome, events: audit === undefined ? [] : audit(outcome) };
-    });
+    }, mode);
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
     if (options.request === undefined && options.audit === undefined) return this.#recordProposal(this.#db.write, input, undefined);
-    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit);
+    // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
+    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit, 'concurrent');
   }
 
   async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
     // Ownership first, and before any comparison: another agent learns nothing about the run's calls.
     // The runs row never changes once inserted, so no transaction is needed around the two steps.
-    const owner = await this.#claimRun(query, input.runId, input.agent, input.createdAt);
+    // Usually one round trip claims the run and inserts (claimAndInsertProposal); only a
+    // claim that raced a concurrent first call of the same run (owner NULL) reads again.
+    const params = proposalParams(input);
+    const combined = (await query(this.#sql.claimAndInsertProposal, params)).rows[0];
+    if (combined === undefined) throw new LedgerError('corrupt_record', 'proposal statement returned no row');
+    const owner = combined.run_owner === null ? await this.#runOwnerAfterConflict(query, input.runId) : text(combined, 'run_owner');
     if (owner !== input.agent) return { ok: false, reason: 'run_owned_by_other_agent' };
     // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
     // call to commit, so the lookup below always finds the row that beat us.
-    const inserted = await query(this.#sql.insertProposal, proposalParams(input));
-    const row = inserted.rows[0];
+    const row = combined.run_owner === null ? (await query(this.#sql.insertProposal, params)).rows[0] : combined.proposal_id === null ? undefined : combined;
     if (row !== undefined) {
       const opened = request === undefined ? undefined : await this.#insertRequest(query, { ...request, proposalId: input.proposalId });
       return { ok: true, proposal: proposalFromRow(row), created: true, request: opened };
@@ -71,10 +76,8 @@ export class PostgresLedger implements LedgerStore {
     return rows[0] === undefined ? undefined : text(rows[0], 'agent');
   }
 
-  /** The run's owner after claiming it for `agent` if it had none. */
-  async #claimRun(query: Query, runId: string, agent: string, now: number): Promise<string> {
-    const claimed = await query(this.#sql.claimRun, [runId, agent, now]);
-    if (claimed.rows[0] !== undefined) return text(claimed.rows[0], 'agent');
+  /** The run's owner when the claim found neither its own row nor one in its snapshot (a concurrent claim committed). */
+  async #runOwnerAfterConflict(query: Query, runId: string): Promise<string> {
     const { rows } = await query(this.#sql.runOwner, [runId]);
     const owner = rows[0] === undefined ? undefined : text(rows[0], 'agent');
     if (owner === undefined) throw new LedgerError('corrupt_record', `run ${runId} has no owner although its claim conflicted`);
@@ -173,7 +176,7 @@ export class PostgresLedger implements LedgerStore {
       }
       const updated = await query(this.#sql.requestById, [requestId]);
       return { ok: true, request: requestFromRow(updated.rows[0]!) };
-    }, opts.audit);
+    }, opts.audit, 'alone');
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
@@ -182,12 +185,12 @@ export class PostgresLedger implements LedgerStore {
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     const revoke = async (query: Query) => (await query(this.#sql.revokeRequest, [requestId, now])).rowCount === 1;
-    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit);
+    return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit, 'concurrent');
   }
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
     if (audit === undefined) return this.#consume(this.#db.write, input);
-    return this.#inTransaction((query) => this.#consume(query, input), audit);
+    return this.#inTransaction((query) => this.#consume(query, input), audit, 'concurrent');
   }
 
   async #consume(query: Query, input: ConsumeInput): Promise<ConsumeResult> {
@@ -209,7 +212,8 @@ export class PostgresLedger implements LedgerStore {
 
   async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
     if (audit === undefined) return this.#recordResult(this.#db.write, proposalId, result);
-    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit);
+    // Concurrent: the write-once UPDATE decides; a refusal only reads the row to explain it.
+    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit, 'concurrent');
   }
 
   async #recordResult(query: Query, proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {

@@ -1,0 +1,182 @@
+import { type AuditEvent, verifyChain } from '@countersign/core/audit';
+import { LedgerError } from '@countersign/core/ledger';
+import { makeGateFixture, sampleProposal } from '@countersign/core/testing';
+import { Client } from 'pg';
+import { afterEach, expect, it, vi } from 'vitest';
+import { createDatabase } from './open.ts';
+import { ledgerSql } from './ledger-sql.ts';
+import { PostgresAuditLog } from './postgres-audit-log.ts';
+import { PostgresLedger } from './postgres-ledger.ts';
+import { quoteSchema } from './schema-name.ts';
+import { describePg, TEST_PG_URL } from './testing/test-database.ts';
+import { tempParts } from './testing/temp-parts.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const event = (callId: string): AuditEvent => ({ type: 'dispatch', at: T0, callId });
+
+describePg('postgres round trips per step, and what the shortcuts must not break', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  async function open() {
+    const t = await tempParts();
+    cleanups.push(t.cleanup);
+    return t;
+  }
+  /** A second replica (own pool, own head hint) on `schema`. */
+  function replica(schema: string) {
+    const db = createDatabase({ connectionString: TEST_PG_URL });
+    cleanups.push(() => db.close());
+    const audit = new PostgresAuditLog(db, quoteSchema(schema), schema);
+    return { audit, ledger: new PostgresLedger(db, ledgerSql(quoteSchema(schema)), audit) };
+  }
+
+  it('an allowed call: each audited step is BEGIN+lock, one ledger statement, one audit insert, COMMIT', async () => {
+    const { ledger, audit } = await open();
+    const f = makeGateFixture({ ledger, audit });
+    // Warm up: the head hint is unknown until this process has appended once.
+    await f.gate.propose(f.call({ arguments: '{"amount":1,"to":"bob"}' }));
+    const sent: string[] = [];
+    const query = Client.prototype.query;
+    vi.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const config = args[0] as string | { text: string };
+      sent.push((typeof config === 'string' ? config : config.text).replace(/\s+/g, ' ').trim());
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+    const inTransaction = async <T>(step: () => Promise<T>): Promise<{ value: T; statements: string[] }> => {
+      sent.length = 0;
+      const value = await step();
+      const begin = sent.findIndex((s) => s.startsWith('BEGIN'));
+      return { value, statements: sent.slice(begin, sent.indexOf('COMMIT', begin) + 1) };
+    };
+    const call = f.call({ arguments: '{"amount":5,"to":"alice"}' });
+    const shape = (statements: string[]) => statements.map((s) => s.slice(0, 30));
+    const proposed = await inTransaction(() => f.gate.propose(call));
+    expect(proposed.value.status).toBe('allowed');
+    expect(shape(proposed.statements)).toEqual([
+      expect.stringMatching(/^BEGIN; SELECT pg_advisory_xact/),
+      expect.stringMatching(/^WITH claim AS/),
+      expect.stringMatching(/^WITH head AS/),
+      'COMMIT',
+    ]);
+    const authorized = await inTransaction(() => f.gate.authorize(f.dispatchFor(call)));
+    if (authorized.value.status !== 'authorized') throw new Error(`not authorized: ${authorized.value.status}`);
+    expect(authorized.statements).toHaveLength(4);
+    expect(authorized.statements[1]).toMatch(/^WITH seen AS/);
+    const grant = authorized.value.grant;
+    const completed = await inTransaction(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
+    expect(completed.value.ok).toBe(true);
+    expect(completed.statements).toHaveLength(4);
+    expect(completed.statements[1]).toMatch(/^UPDATE .* SET result_status/);
+    expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
+  it('two replicas appending in turn: a stale head hint never forks or breaks the chain', async () => {
+    const a = await open();
+    const b = replica(a.schema);
+    for (let i = 0; i < 4; i++) {
+      await a.audit.append(event(`a-${i}`));
+      await b.audit.append(event(`b-${i}`));
+      // Ledger writes with their records, through the same hint.
+      const pa = sampleProposal();
+      await a.ledger.recordProposal(pa, { audit: () => [event(`pa-${i}`)] });
+      const pb = sampleProposal();
+      await b.ledger.recordProposal(pb, { audit: () => [event(`pb-${i}`)] });
+    }
+    const records = await a.audit.read();
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(records.map((r) => r.callId)).toEqual(
+      Array.from({ length: 4 }, (_, i) => [`a-${i}`, `b-${i}`, `pa-${i}`, `pb-${i}`]).flat(),
+    );
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 16 });
+  });
+
+  it('one batch mixing concurrent writes, a write that runs alone and a failing write: each gets its own answer', async () => {
+    const { ledger, audit } = await open();
+    const toConsume = sampleProposal();
+    await ledger.recordProposal(toConsume);
+    const toDecide = sampleProposal();
+    const request = {
+      requestId: `req-${toDecide.proposalId}`,
+      proposalId: toDecide.proposalId,
+      createdAt: T0,
+      expiresAt: T0 + 60_000,
+      requiredApprovals: 1,
+      eligible: { approvers: ['alice'] },
+    };
+    await ledger.recordProposal(toDecide, { request });
+    const taken = sampleProposal();
+    await ledger.recordProposal(taken);
+    const fresh = sampleProposal();
+    const now = T0 + 1_000;
+    // All submitted in one tick: one batch.
+    const outcomes = await Promise.allSettled([
+      ledger.recordProposal(fresh, { audit: () => [event('fresh')] }),
+      ledger.addDecision(
+        request.requestId,
+        { approver: 'alice', decision: 'approve', at: now },
+        { now, tokenIdIfApproved: 'tok-1', audit: () => [event('decided')] },
+      ),
+      // Same id in another run: duplicate_id, a write's own error.
+      ledger.recordProposal({ ...sampleProposal(), proposalId: taken.proposalId }, { audit: () => [event('dup')] }),
+      ledger.consume({ proposalId: toConsume.proposalId, now }, () => [event('consumed')]),
+      ledger.consume({ proposalId: toConsume.proposalId, now }, () => [event('consumed-again')]),
+    ]);
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { ok: true, created: true } });
+    expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: { ok: true, request: { status: 'approved', tokenId: 'tok-1' } } });
+    expect(outcomes[2]).toMatchObject({ status: 'rejected', reason: { code: 'duplicate_id' } });
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(LedgerError);
+    expect(outcomes[3]).toMatchObject({ status: 'fulfilled', value: { ok: true } });
+    expect(outcomes[4]).toMatchObject({ status: 'fulfilled', value: { ok: false, reason: 'already_consumed' } });
+    const records = await audit.read();
+    expect(records.map((r) => r.callId)).toEqual(['fresh', 'decided', 'consumed', 'consumed-again']);
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 4 });
+    expect(await ledger.getProposal(taken.proposalId)).toMatchObject({ runId: taken.runId });
+  });
+
+  it('two decisions on one request in one batch run one after the other: both count, no retry', async () => {
+    const { db, ledger, audit } = await open();
+    const proposal = sampleProposal();
+    const request = {
+      requestId: `req-${proposal.proposalId}`,
+      proposalId: proposal.proposalId,
+      createdAt: T0,
+      expiresAt: T0 + 60_000,
+      requiredApprovals: 2,
+      eligible: { approvers: ['alice', 'bob'] },
+    };
+    await ledger.recordProposal(proposal, { request });
+    const transaction = vi.spyOn(db, 'transaction');
+    const now = T0 + 1_000;
+    const decide = (approver: string) =>
+      ledger.addDecision(request.requestId, { approver, decision: 'approve', at: now }, { now, tokenIdIfApproved: `tok-${approver}`, audit: () => [event(approver)] });
+    const [first, second] = await Promise.all([decide('alice'), decide('bob')]);
+    // Interleaved, both would read the same decisions and claim the same position: the
+    // batch would fail and run again with savepoints (a second transaction).
+    expect(transaction).toHaveBeenCalledTimes(1);
+    expect(first).toMatchObject({ ok: true, request: { status: 'pending', decisions: [{ approver: 'alice' }] } });
+    expect(second).toMatchObject({ ok: true, request: { status: 'approved', tokenId: 'tok-bob', decisions: [{ approver: 'alice' }, { approver: 'bob' }] } });
+    expect((await audit.read()).map((r) => r.callId)).toEqual(['alice', 'bob']);
+  });
+
+  it('the first calls of one new run from two agents at once: exactly one owns the run', async () => {
+    const a = await open();
+    const b = replica(a.schema);
+    // Without audit records: no chain lock serializes the two, so their claims really race
+    // (the loser's claim waits for the winner's insert and sees no owner in its snapshot).
+    for (let i = 0; i < 30; i++) {
+      const runId = `run-race-${i}`;
+      const [x, y] = await Promise.all([
+        a.ledger.recordProposal(sampleProposal({ runId, agent: 'agent-a' })),
+        b.ledger.recordProposal(sampleProposal({ runId, agent: 'agent-b' })),
+      ]);
+      const won = [x, y].filter((o) => o.ok);
+      expect(won).toHaveLength(1);
+      expect([x, y].filter((o) => !o.ok)).toEqual([{ ok: false, reason: 'run_owned_by_other_agent' }]);
+      const owner = await a.ledger.getRunOwner(runId);
+      expect(won[0]!.ok && won[0]!.proposal.agent).toBe(owner);
+    }
+  });
+});
