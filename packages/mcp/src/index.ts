@@ -1,3 +1,11 @@
+export {
+  DEFAULT_GATEWAY_STORE_PATH,
+  type GatewayConfig,
+  type GatewayConfigResult,
+  type GatewayStore,
+  loadGatewayConfigFile,
+  parseGatewayConfig,
+} from './config/gateway-config.ts';
 export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
