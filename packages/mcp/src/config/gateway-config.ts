@@ -2,6 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { describeZodIssues, parseConfigText, readConfigFile } from '@countersign/core/config';
 import { z } from 'zod';
 import { upstreamNameProblem } from '../names.ts';
+import type { CallMode } from '../recorded-call.ts';
 import type { UpstreamConfig } from '../upstream.ts';
 
 /** Where the embedded approval service keeps its ledger: the same store `countersign serve` uses. */
@@ -15,6 +16,8 @@ export interface GatewayConfig {
   store: GatewayStore;
   principal: string;
   agent: string;
+  /** `direct` (the tools/call is the proposal) or `recorded` (checks 3 and 4 against the run's recorded model calls). */
+  calls: CallMode;
   runId?: string | undefined;
   sessionId?: string | undefined;
   namespaced?: boolean | undefined;
@@ -63,6 +66,7 @@ const schema = z.strictObject({
     .optional(),
   principal: id,
   agent: id.default('mcp-gateway'),
+  calls: z.enum(['direct', 'recorded']).default('direct'),
   runId: id.optional(),
   sessionId: id.optional(),
   namespaced: z.boolean().optional(),
@@ -92,6 +96,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       store,
       principal: c.principal,
       agent: c.agent,
+      calls: c.calls,
       runId: c.runId,
       sessionId: c.sessionId,
       namespaced: c.namespaced,

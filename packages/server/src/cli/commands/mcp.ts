@@ -34,6 +34,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  policy: ./policy.yaml            # relative paths: from the config file\n' +
         '  store: { sqlite: .countersign/countersign.sqlite }\n' +
         '  principal: alice\n' +
+        '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
+        '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
         '  approvalUrl: http://127.0.0.1:8787\n',
     )
@@ -100,6 +102,7 @@ function gatewayOptions(config: GatewayConfig, gate: Gate) {
     gate,
     agent: { id: config.agent },
     principal: config.principal,
+    calls: config.calls,
     runId: config.runId,
     sessionId: config.sessionId,
     namespaced: config.namespaced,
