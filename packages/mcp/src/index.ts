@@ -8,6 +8,7 @@ export {
 } from './config/gateway-config.ts';
 export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
+export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export type { GatewayGate } from './gateway-gate.ts';
 export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
