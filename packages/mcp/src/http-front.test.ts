@@ -12,7 +12,7 @@ import { type HttpFront, startHttpFront } from './http-front.ts';
 import { makeTestGate, refusalOf } from './testing/gateway-fixture.ts';
 
 const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
-const TOKEN = 'a'.repeat(24) + 'bearer-token-for-tests';
+const TOKEN = `${'a'.repeat(24)}bearer-token-for-tests`;
 const POLICY = `
 version: 1
 rules:

@@ -2,6 +2,7 @@ export {
   DEFAULT_GATEWAY_STORE_PATH,
   type GatewayConfig,
   type GatewayConfigResult,
+  type GatewayHttpConfig,
   type GatewayStore,
   loadGatewayConfigFile,
   parseGatewayConfig,

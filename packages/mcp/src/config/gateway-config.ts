@@ -24,6 +24,17 @@ export interface GatewayConfig {
   approvalWaitMs: number;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
+  /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
+  http?: GatewayHttpConfig | undefined;
+}
+
+export interface GatewayHttpConfig {
+  host: string;
+  port: number;
+  path: string;
+  tokenEnv: string;
+  allowedOrigins?: string[] | undefined;
+  allowedHosts?: string[] | undefined;
 }
 
 export const DEFAULT_GATEWAY_STORE_PATH = '.countersign/countersign.sqlite';
@@ -74,6 +85,16 @@ const schema = z.strictObject({
   approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
   trustOnFirstUse: z.boolean().default(false),
+  http: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65_535),
+      path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be an absolute URL path').default('/mcp'),
+      tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('COUNTERSIGN_MCP_TOKEN'),
+      allowedOrigins: z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)).optional(),
+      allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
+    })
+    .optional(),
 });
 
 export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -103,6 +124,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       approvalWaitMs: c.approvalWaitMs,
       approvalUrl: c.approvalUrl,
       trustOnFirstUse: c.trustOnFirstUse,
+      http: c.http,
     },
   };
 }

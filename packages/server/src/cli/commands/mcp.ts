@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { Gate } from '@countersign/core/gate';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
-import { createGateway, type Gateway, type GatewayConfig, loadGatewayConfigFile } from '@countersign/mcp';
+import { createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, startHttpFront } from '@countersign/mcp';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { definitionReviewOf } from '../../serve/definition-review.ts';
@@ -15,6 +15,7 @@ import { waitForAbort } from '../wait-for-abort.ts';
 
 interface McpFlags {
   config: string;
+  http?: true;
 }
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
@@ -22,6 +23,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .command('mcp')
     .description('Run the MCP gateway on stdio: in front of the upstream MCP servers the config names, with pins, policy and call-bound approvals.')
     .requiredOption('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
+    .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
     .addHelpText(
       'after',
       '\nstdout carries only MCP messages; everything the gateway reports goes to stderr.\n' +
@@ -46,13 +48,16 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
 
 async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const { stdin, stdout } = ctx.io;
-  if (!(stdin instanceof Readable) || !(stdout instanceof Writable)) throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
+  if (flags.http !== true && (!(stdin instanceof Readable) || !(stdout instanceof Writable))) {
+    throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
+  }
   const log = (line: string) => writeLine(ctx.io.stderr, `countersign mcp: ${line}`);
 
   // Everything that can be wrong with the configuration fails before the store is touched.
   const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config));
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
+  const http = flags.http === true ? httpSettings(ctx, config) : undefined;
   const policy = await loadPolicyFile(config.policy).catch((error: unknown) => {
     if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${config.policy}: ${error.message}`, { cause: error });
     throw error;
@@ -62,6 +67,8 @@ async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   });
   const store = await openStoreForCli(config.store);
   let gateway: Gateway | undefined;
+  let front: HttpFront | undefined;
+  let stdioClosed: Promise<void> | undefined;
   let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
   try {
     events = store.openEvents === undefined ? undefined : await store.openEvents();
@@ -78,17 +85,28 @@ async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
     gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
-    const closed = new Promise<void>((resolve) => {
-      stdin.once('end', resolve);
-      stdin.once('close', resolve);
-    });
-    await gateway.connect(new StdioServerTransport(stdin, stdout));
-    log(`serving ${config.upstreams.map((u) => u.name).join(', ')} on stdio (store ${describeStoreTarget(config.store)}, policy ${config.policy})`);
+    const where = `store ${describeStoreTarget(config.store)}, policy ${config.policy}`;
+    if (http !== undefined) {
+      front = await startHttpFront({ gateway, ...http }).catch((error: unknown) => {
+        throw new CliError('io', `cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+      log(`serving ${config.upstreams.map((u) => u.name).join(', ')} at ${front.url} (${where})`);
+    } else {
+      if (!(stdin instanceof Readable) || !(stdout instanceof Writable)) throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
+      const closed = new Promise<void>((resolve) => {
+        stdin.once('end', resolve);
+        stdin.once('close', resolve);
+      });
+      await gateway.connect(new StdioServerTransport(stdin, stdout));
+      log(`serving ${config.upstreams.map((u) => u.name).join(', ')} on stdio (${where})`);
+      stdioClosed = closed;
+    }
     for (const warning of master.warnings) log(`warning: ${warning}`);
     if (config.trustOnFirstUse) log('warning: trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)');
-    // The client ends the session by closing stdin; a signal ends it too.
-    await Promise.race([closed, waitForAbort(ctx.io.signal)]);
+    // A stdio client ends the session by closing stdin; a signal ends either.
+    await Promise.race([stdioClosed ?? new Promise<void>(() => {}), waitForAbort(ctx.io.signal)]);
   } finally {
+    await front?.close().catch(() => undefined);
     await gateway?.close().catch(() => undefined);
     await events?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
@@ -109,4 +127,13 @@ function gatewayOptions(config: GatewayConfig, gate: Gate) {
     approvalWaitMs: config.approvalWaitMs,
     approvalUrl: config.approvalUrl,
   };
+}
+
+/** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */
+function httpSettings(ctx: CommandContext, config: GatewayConfig): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
+  const http = config.http;
+  if (http === undefined) throw new CliError('config', '--http needs an `http` section in the gateway configuration (host, port, tokenEnv)');
+  const token = ctx.io.env[http.tokenEnv];
+  if (token === undefined || token.length < 32) throw new CliError('config', `${http.tokenEnv} must hold the bearer token, at least 32 characters (create one with \`countersign keygen\`)`);
+  return { host: http.host, port: http.port, path: http.path, bearerToken: token, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
 }
