@@ -4,6 +4,7 @@ import type { GatePort, Grant, ProposeOutcome } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolCatalogue } from './catalogue.ts';
 import type { ToolNaming } from './names.ts';
+import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -21,6 +22,8 @@ export interface CallContext {
   approvalUrl?: string | undefined;
   /** List the tool's upstream again before each call, so a silent definition change is caught at call time. */
   relistBeforeCall: boolean;
+  /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
+  recorded: RecordedSettings;
 }
 
 /**
@@ -28,7 +31,9 @@ export interface CallContext {
  * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
  * arguments from the grant), and its raw result is recorded with `complete`.
  */
-export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>, meta?: unknown): Promise<CallToolResult> {
+  const target = recordedTarget(ctx.recorded, toolName, meta);
+  if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
   if (parsed !== undefined && ctx.relistBeforeCall) {
     try {
@@ -37,6 +42,7 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
       return refusalResult({ reason: 'upstream_unavailable', message: errorText(error), toolName });
     }
   }
+  if (target !== undefined) return callRecorded(ctx, toolName, args, target);
   const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args));
   if (proposed.status === 'allowed') {
     const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
@@ -53,7 +59,24 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
   return refusePropose(ctx, proposed, toolName);
 }
 
-async function awaitApproval(ctx: CallContext, proposed: Extract<ProposeOutcome, { status: 'approval_required' }>, toolName: string): Promise<CallToolResult> {
+/**
+ * Checks 3 and 4: the call must be a recorded, undispatched model call of the run (the
+ * client's call id selects it). What runs is that recorded call, with the ledger's arguments.
+ */
+async function callRecorded(ctx: CallContext, toolName: string, args: Record<string, unknown>, target: { runId: string; callId?: string | undefined }): Promise<CallToolResult> {
+  const outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
+  if (outcome.status === 'authorized') return forward(ctx, outcome.grant);
+  if (outcome.status === 'approval_required') return awaitApproval(ctx, outcome, toolName);
+  if (outcome.status === 'not_approved' && outcome.reason === 'missing' && outcome.proposalId !== undefined) {
+    // Approved while no token was presented (the gateway holds none yet): fetch it for that request and authorize.
+    const status = await ctx.port.callStatus(outcome.proposalId);
+    const request = status.ok ? status.call.request : undefined;
+    if (request !== undefined) return awaitApproval(ctx, { proposalId: outcome.proposalId, requestId: request.requestId }, toolName);
+  }
+  return refuseAuthorize(outcome, toolName);
+}
+
+async function awaitApproval(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string): Promise<CallToolResult> {
   const waited = await ctx.port.waitForDecision(proposed.requestId, { timeoutMs: ctx.approvalWaitMs });
   const ids = { toolName, proposalId: proposed.proposalId, requestId: proposed.requestId };
   if (!waited.ok) return refusalResult({ ...ids, reason: waited.reason, message: waited.message });

@@ -1,4 +1,5 @@
-import type { Agent, GatePort, RegisterToolsOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { Agent, GatePort, RecordedCallRequest, RegisterToolsOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { AuthorizeOutcome } from '@countersign/core/gate';
 
 /**
  * What the gateway needs of the approval service: a `Gate` (embedded) satisfies it.
@@ -9,4 +10,6 @@ export interface GatewayGate {
   port(agent?: Agent): GatePort;
   registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome>;
   admitTool(toolName: string): Promise<ToolAdmission>;
+  /** Checks 3 and 4: authorizes the recorded model call a `tools/call` claims to be. */
+  authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome>;
 }

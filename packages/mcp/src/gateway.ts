@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '@countersign/core/gate';
+import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import type { GatewayGate } from './gateway-gate.ts';
+import type { CallMode } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 
@@ -17,7 +18,13 @@ export interface GatewayOptions {
   agent: Agent;
   /** On whose behalf the MCP client acts. */
   principal: string;
-  /** Run and session of the calls (direct mode). Default: one fresh run and session per gateway. */
+  /**
+   * `direct` (default): the `tools/call` is itself the proposal, unless the client names a
+   * recorded run in `_meta["countersign/runId"]`. `recorded`: every call must match a
+   * recorded model call (checks 3 and 4) of `runId` or of the run the client names.
+   */
+  calls?: CallMode | undefined;
+  /** Direct mode: the run of the gateway's own proposals (default: a fresh one). Recorded mode: the run calls must match. */
   runId?: string | undefined;
   sessionId?: string | undefined;
   /** Prefix tool names with `<upstream>__`. Default: only with several upstreams. */
@@ -72,6 +79,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     approvalWaitMs: options.approvalWaitMs ?? 0,
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? true,
+    recorded: {
+      mode: options.calls ?? 'direct',
+      runId: options.calls === 'recorded' ? options.runId : undefined,
+      authorizeRecorded: (request: RecordedCallRequest) => options.gate.authorizeRecorded(request, options.agent),
+    },
   };
 
   return {
@@ -79,9 +91,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
-        const { name, arguments: args } = request.params;
+        const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        return callTool(context, name, args ?? {});
+        return callTool(context, name, args ?? {}, meta);
       });
       server.onclose = () => servers.delete(server);
       servers.add(server);

@@ -59,6 +59,9 @@ export function ledgerSql(s: string) {
       LEFT JOIN inserted i ON true`),
     proposalById: preparedStatement(`SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1`),
     proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
+    openCall: `
+      SELECT * FROM ${s}.proposals WHERE run_id = $1 AND tool_name = $2 AND args_digest = $3 AND state = 'proposed'
+      ORDER BY created_at, proposal_id COLLATE "C" LIMIT 1`,
     insertRequest: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
         eligible, rule_id, status)

@@ -94,6 +94,11 @@ export class PostgresLedger implements LedgerStore {
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
   }
 
+  async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
+    const { rows } = await this.#db.query(this.#sql.openCall, [runId, toolName, argsDigest]);
+    return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+  }
+
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
     return this.#insertRequest(this.#db.write, input);
   }

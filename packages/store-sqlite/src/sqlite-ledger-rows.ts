@@ -69,6 +69,14 @@ export function proposalByCallRow(conn: SqliteConnection, runId: string, callId:
   return row === undefined ? undefined : proposalFromRow(row);
 }
 
+/** The run's oldest undispatched call of this tool and arguments (found through the (run_id, call_id) index's run prefix). */
+export function openCallRow(conn: SqliteConnection, runId: string, toolName: string, argsDigest: string): Proposal | undefined {
+  const row = conn
+    .statement(`SELECT * FROM proposals WHERE run_id = ? AND tool_name = ? AND args_digest = ? AND state = 'proposed' ORDER BY created_at, proposal_id LIMIT 1`)
+    .get(runId, toolName, argsDigest);
+  return row === undefined ? undefined : proposalFromRow(row);
+}
+
 export function requestRow(conn: SqliteConnection, requestId: string): ApprovalRequest | undefined {
   const row = conn.statement(`${SELECT_REQUEST} WHERE r.request_id = ?`).get(requestId);
   return row === undefined ? undefined : requestFromRow(row);

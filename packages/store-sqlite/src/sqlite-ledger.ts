@@ -4,7 +4,7 @@ import { requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { eligibilityFilter, insertDecision, insertProposal, insertRequest, proposalByCallRow, proposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { eligibilityFilter, insertDecision, insertProposal, insertRequest, openCallRow, proposalByCallRow, proposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -72,6 +72,10 @@ export class SqliteLedger implements LedgerStore {
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
     return this.#conn.read(() => this.#proposalByCall(runId, callId));
+  }
+
+  async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
+    return this.#conn.read(() => openCallRow(this.#conn, runId, toolName, argsDigest));
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {

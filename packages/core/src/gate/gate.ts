@@ -1,6 +1,7 @@
 import type { Agent } from './agent.ts';
 import { ApprovalService } from './approvals.ts';
 import { authorize } from './authorize.ts';
+import { authorizeRecorded, type RecordedCallRequest } from './authorize-recorded.ts';
 import { callStatus } from './call-status.ts';
 import { complete } from './complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
@@ -90,6 +91,11 @@ export class Gate {
    */
   authorize(request: AuthorizeRequest, agent?: Agent): Promise<AuthorizeOutcome> {
     return authorize(this.deps, request, agent);
+  }
+
+  /** `authorize` for a runtime that has only the call it is about to make (checks 3 and 4): see authorize-recorded.ts. */
+  authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome> {
+    return authorizeRecorded(this.deps, request, agent);
   }
 
   /** Records the result of a granted call, once (idempotent per grant). */

@@ -14,6 +14,7 @@ export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from '.
 export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';
 export type { ToolAdmission } from './admit-tool.ts';
+export type { RecordedCallRequest } from './authorize-recorded.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
 export type { DispatchRequest } from './dispatch.ts';
 export { digestResult } from './complete.ts';

@@ -25,7 +25,7 @@ export async function reject(
   proposal: Proposal | undefined,
   rejection: Rejection,
   message: string,
-  request?: AuthorizeRequest,
+  request?: Partial<AuthorizeRequest>,
   agent?: Agent,
   tokenId?: string,
 ): Promise<RejectionOutcome> {

@@ -123,6 +123,15 @@ export class MemoryLedger implements LedgerStore {
     return proposal && copyProposal(proposal);
   }
 
+  async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
+    let oldest: Proposal | undefined;
+    for (const p of this.#proposals.values()) {
+      if (p.runId !== runId || p.toolName !== toolName || p.argsDigest !== argsDigest || p.state !== 'proposed') continue;
+      if (oldest === undefined || p.createdAt < oldest.createdAt || (p.createdAt === oldest.createdAt && p.proposalId < oldest.proposalId)) oldest = p;
+    }
+    return oldest && copyProposal(oldest);
+  }
+
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
     if (!this.#proposals.has(input.proposalId)) {
       throw new LedgerError('not_found', `no proposal ${input.proposalId}`);

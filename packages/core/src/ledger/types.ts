@@ -234,6 +234,12 @@ export interface LedgerStore {
   getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
   findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined>;
+  /**
+   * The oldest call of the run not yet dispatched with exactly this tool and argument
+   * digest (ties: the smaller proposal id). How a runtime that knows no call id (an MCP
+   * `tools/call`) finds the recorded model call it must match (CASA checks 3 and 4).
+   */
+  findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined>;
 
   /** Opens an approval request for a proposal. At most one request per proposal. */
   createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest>;

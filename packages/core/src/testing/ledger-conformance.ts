@@ -61,6 +61,23 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         expect(await store.findProposalByCall(p.runId, 'other-call')).toBeUndefined();
       });
 
+      it('finds the oldest undispatched call of a run by tool and argument digest, never another run\'s or a dispatched one', async () => {
+        const runId = uid('run');
+        const older = sampleProposal({ runId, createdAt: T0 + 1 });
+        const newer = sampleProposal({ runId, createdAt: T0 + 2 });
+        const otherTool = sampleProposal({ runId, toolName: 'refund', createdAt: T0 });
+        const otherRun = sampleProposal({ createdAt: T0 });
+        for (const p of [newer, older, otherTool, otherRun]) await store.recordProposal(p);
+        expect((await store.findOpenCall(runId, 'transfer', older.argsDigest))?.proposalId).toBe(older.proposalId);
+        expect(await store.findOpenCall(runId, 'transfer', sha256Hex('{}'))).toBeUndefined();
+        expect(await store.findOpenCall(uid('run'), 'transfer', older.argsDigest)).toBeUndefined();
+        // Allowed calls are consumed without an approval: the older one is spent, the newer one is next.
+        expect(await store.consume({ proposalId: older.proposalId, now: T0 + 3 })).toMatchObject({ ok: true });
+        expect((await store.findOpenCall(runId, 'transfer', older.argsDigest))?.proposalId).toBe(newer.proposalId);
+        expect(await store.consume({ proposalId: newer.proposalId, now: T0 + 4 })).toMatchObject({ ok: true });
+        expect(await store.findOpenCall(runId, 'transfer', older.argsDigest)).toBeUndefined();
+      });
+
       it('re-recording the same call is idempotent; different arguments under the same call id conflict', async () => {
         const p = sampleProposal();
         await store.recordProposal(p);

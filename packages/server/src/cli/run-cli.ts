@@ -5,6 +5,7 @@ import { createCommandContext } from './command-context.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeygen } from './commands/keygen.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokenCommands } from './commands/token.ts';
@@ -29,6 +30,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerAuditCommands(program, ctx);
   registerTokenCommands(program, ctx);
   registerToolsCommands(program, ctx);
+  registerMcp(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,0 +1,140 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { describeZodIssues, parseConfigText, readConfigFile } from '@countersign/core/config';
+import { z } from 'zod';
+import { upstreamNameProblem } from '../names.ts';
+import type { CallMode } from '../recorded-call.ts';
+import type { UpstreamConfig } from '../upstream.ts';
+
+/** Where the embedded approval service keeps its ledger: the same store `countersign serve` uses. */
+export type GatewayStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'; connectionString: string; schema?: string | undefined };
+
+/** A gateway configuration file, checked and with its paths resolved against the file's folder. */
+export interface GatewayConfig {
+  upstreams: UpstreamConfig[];
+  /** The policy file (absolute path). Required: a gateway has no example policy to fall back on. */
+  policy: string;
+  store: GatewayStore;
+  principal: string;
+  agent: string;
+  /** `direct` (the tools/call is the proposal) or `recorded` (checks 3 and 4 against the run's recorded model calls). */
+  calls: CallMode;
+  runId?: string | undefined;
+  sessionId?: string | undefined;
+  namespaced?: boolean | undefined;
+  approvalWaitMs: number;
+  approvalUrl?: string | undefined;
+  trustOnFirstUse: boolean;
+  /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
+  http?: GatewayHttpConfig | undefined;
+}
+
+export interface GatewayHttpConfig {
+  host: string;
+  port: number;
+  path: string;
+  tokenEnv: string;
+  allowedOrigins?: string[] | undefined;
+  allowedHosts?: string[] | undefined;
+}
+
+export const DEFAULT_GATEWAY_STORE_PATH = '.countersign/countersign.sqlite';
+
+const id = z.string().trim().min(1).max(200);
+const stringMap = z.record(z.string(), z.string());
+
+const stdioUpstream = z.strictObject({
+  name: z.string(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().min(1).optional(),
+});
+const httpUpstream = z.strictObject({
+  name: z.string(),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: stringMap.optional(),
+});
+
+const schema = z.strictObject({
+  upstreams: z
+    .array(z.union([stdioUpstream, httpUpstream]))
+    .min(1)
+    .superRefine((upstreams, ctx) => {
+      const seen = new Set<string>();
+      upstreams.forEach((u, i) => {
+        const problem = upstreamNameProblem(u.name);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: problem });
+        if (seen.has(u.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `upstream ${JSON.stringify(u.name)} is named twice` });
+        seen.add(u.name);
+      });
+    }),
+  policy: z.string().min(1),
+  store: z
+    .union([
+      z.strictObject({ sqlite: z.string().min(1) }),
+      z.strictObject({ databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string'), pgSchema: id.optional() }),
+    ])
+    .optional(),
+  principal: id,
+  agent: id.default('mcp-gateway'),
+  calls: z.enum(['direct', 'recorded']).default('direct'),
+  runId: id.optional(),
+  sessionId: id.optional(),
+  namespaced: z.boolean().optional(),
+  // An hour at most: a tools/call that waits longer is better answered "approval required".
+  approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
+  approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
+  trustOnFirstUse: z.boolean().default(false),
+  http: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65_535),
+      path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be an absolute URL path').default('/mcp'),
+      tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('COUNTERSIGN_MCP_TOKEN'),
+      allowedOrigins: z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)).optional(),
+      allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
+    })
+    .optional(),
+});
+
+export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
+
+/** Checks a parsed configuration value; relative paths are taken from `baseDir` (the file's folder). */
+export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConfigResult {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
+  const c = parsed.data;
+  const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
+  const store: GatewayStore =
+    c.store === undefined || 'sqlite' in c.store
+      ? { kind: 'sqlite', path: at(c.store?.sqlite ?? DEFAULT_GATEWAY_STORE_PATH) }
+      : { kind: 'postgres', connectionString: c.store.databaseUrl, schema: c.store.pgSchema };
+  return {
+    ok: true,
+    config: {
+      upstreams: c.upstreams.map((u) => ('command' in u ? { ...u, ...(u.cwd === undefined ? {} : { cwd: at(u.cwd) }) } : u)),
+      policy: at(c.policy),
+      store,
+      principal: c.principal,
+      agent: c.agent,
+      calls: c.calls,
+      runId: c.runId,
+      sessionId: c.sessionId,
+      namespaced: c.namespaced,
+      approvalWaitMs: c.approvalWaitMs,
+      approvalUrl: c.approvalUrl,
+      trustOnFirstUse: c.trustOnFirstUse,
+      http: c.http,
+    },
+  };
+}
+
+/** Reads and checks a gateway configuration file (.yaml, .yml or .json) with core's strict reader. Never throws. */
+export async function loadGatewayConfigFile(path: string): Promise<GatewayConfigResult> {
+  const file = await readConfigFile(path, 'gateway configuration');
+  if (!file.ok) return { ok: false, problems: [file.problem] };
+  const parsed = parseConfigText(file.text, file.format);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems.map((p) => `${path}: ${p}`) };
+  const checked = parseGatewayConfig(parsed.value, dirname(path));
+  return checked.ok ? checked : { ok: false, problems: checked.problems.map((p) => `${path}: ${p}`) };
+}

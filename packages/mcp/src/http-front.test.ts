@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from './gateway.ts';
+import { type HttpFront, startHttpFront } from './http-front.ts';
+import { makeTestGate, refusalOf } from './testing/gateway-fixture.ts';
+
+const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
+const TOKEN = `${'a'.repeat(24)}bearer-token-for-tests`;
+const POLICY = `
+version: 1
+rules:
+  - id: reads
+    tool: read_graph
+    verdict: allow
+  - id: no-deletes
+    tool: delete_entities
+    verdict: deny
+`;
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+/** A raw HTTP request, so the test can send any Host, Origin or Authorization header. */
+function raw(url: string, headers: Record<string, string>, body: unknown = INIT): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('the gateway served over Streamable HTTP (in front of server-memory)', () => {
+  let dir: string;
+  let gateway: Gateway;
+  let front: HttpFront;
+  let host: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cs-mcp-http-front-'));
+    gateway = await createGateway({
+      upstreams: [{ name: 'memory', command: process.execPath, args: [MEMORY_BIN], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } }],
+      gate: makeTestGate(POLICY, true),
+      agent: { id: 'mcp-gateway' },
+      principal: 'user-1',
+    });
+    front = await startHttpFront({ gateway, bearerToken: TOKEN, allowedOrigins: ['https://app.example'] });
+    host = new URL(front.url).host;
+  }, 30_000);
+
+  afterAll(async () => {
+    await front?.close();
+    await gateway?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the official SDK client with the bearer token: tools listed, an allowed call runs, a denied one is refused', async () => {
+    const client = new Client({ name: 'remote-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(front.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('read_graph');
+      const read = (await client.callTool({ name: 'read_graph', arguments: {} })) as CallToolResult;
+      expect(read.isError).not.toBe(true);
+      const denied = (await client.callTool({ name: 'delete_entities', arguments: { entityNames: ['x'] } })) as CallToolResult;
+      expect(refusalOf(denied)).toMatchObject({ reason: 'policy_deny' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a missing or wrong bearer token with 401', async () => {
+    expect((await raw(front.url, {})).status).toBe(401);
+    expect((await raw(front.url, { authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+    expect((await raw(front.url, { authorization: `Basic ${TOKEN}` })).status).toBe(401);
+  });
+
+  it('refuses a foreign Host (DNS rebinding) and a foreign browser Origin with 403, even with the token', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await raw(front.url, { ...auth, host: 'evil.example' })).status).toBe(403);
+    expect((await raw(front.url, { ...auth, host: `evil.example:${new URL(front.url).port}` })).status).toBe(403);
+    expect((await raw(front.url, { ...auth, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await raw(front.url, { ...auth, origin: 'https://app.example', host })).status).toBe(200);
+  });
+
+  it('opens sessions only with initialize, and answers an unknown session 404', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect((await raw(front.url, auth, list)).status).toBe(400);
+    expect((await raw(front.url, { ...auth, 'mcp-session-id': 'made-up' }, list)).status).toBe(404);
+    expect((await raw(`${front.url}/other`, auth)).status).toBe(404);
+  });
+
+  it('refuses a short bearer token at startup', async () => {
+    await expect(startHttpFront({ gateway, bearerToken: 'short' })).rejects.toThrow(/at least 32/);
+  });
+});

@@ -1,0 +1,142 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from './gateway.ts';
+
+export interface HttpFrontOptions {
+  gateway: Gateway;
+  /** The bearer token every request must carry (`Authorization: Bearer …`). */
+  bearerToken: string;
+  /** Default 127.0.0.1: the gateway is a local endpoint unless the operator says otherwise. */
+  host?: string | undefined;
+  /** Default 0 (a free port). */
+  port?: number | undefined;
+  /** Default `/mcp`. */
+  path?: string | undefined;
+  /** `Host` header values accepted. Default: `127.0.0.1:<port>` and `localhost:<port>` (DNS rebinding). */
+  allowedHosts?: readonly string[] | undefined;
+  /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
+  allowedOrigins?: readonly string[] | undefined;
+  /** Largest request body accepted. Default 4 MiB. */
+  maxBodyBytes?: number | undefined;
+}
+
+export interface HttpFront {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const MIN_TOKEN_LENGTH = 32;
+
+/**
+ * Serves the gateway over Streamable HTTP (the 1.x SDK transport, one MCP session per
+ * client). Before the SDK sees a request: the Host must be one this endpoint is known
+ * by and a browser Origin must be allowed (403: DNS rebinding, cross-site pages), and the
+ * bearer token must match (401). Only an `initialize` opens a session.
+ */
+export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
+  if (options.bearerToken.length < MIN_TOKEN_LENGTH) throw new Error(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters`);
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const expected = digest(options.bearerToken);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return plain(res, 403, 'host not allowed');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) return plain(res, 403, 'origin not allowed');
+    if (new URL(req.url ?? '/', 'http://gateway').pathname !== path) return plain(res, 404, 'not found');
+    if (!authorized(req.headers.authorization, expected)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return plain(res, 401, 'a valid bearer token is required');
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = sessions.get(sessionId);
+      if (transport === undefined) return plain(res, 404, 'unknown or ended session');
+      const body = req.method === 'POST' ? await readJson(req, maxBody) : undefined;
+      if (body !== undefined && !body.ok) return plain(res, body.status, body.message);
+      return transport.handleRequest(req, res, body?.value);
+    }
+    if (req.method !== 'POST') return plain(res, 400, 'a session starts with an initialize request');
+    const body = await readJson(req, maxBody);
+    if (!body.ok) return plain(res, body.status, body.message);
+    if (!isInitializeRequest(body.value)) return plain(res, 400, 'a session starts with an initialize request');
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await options.gateway.connect(transport);
+    await transport.handleRequest(req, res, body.value);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  if (options.allowedHosts === undefined) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${path}`,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Constant-time: both sides are hashed to the same length first. */
+function authorized(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer ([^\s]+)$/i.exec(header ?? '');
+  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
+}
+
+type BodyRead = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) return { ok: false, status: 413, message: 'request body too large' };
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'the body is not JSON' };
+  }
+}
+
+function plain(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(message);
+}

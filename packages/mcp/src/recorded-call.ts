@@ -1,0 +1,44 @@
+import type { AuthorizeOutcome, RecordedCallRequest } from '@countersign/core/gate';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { refusalResult } from './refusal.ts';
+
+/** `_meta` keys a client (an agent runtime) uses to say which recorded model call a `tools/call` is. */
+export const RUN_ID_META = 'countersign/runId';
+export const CALL_ID_META = 'countersign/callId';
+
+/** How calls are checked: `direct` (the `tools/call` is the proposal) or `recorded` (checks 3 and 4). */
+export type CallMode = 'direct' | 'recorded';
+
+export interface RecordedSettings {
+  mode: CallMode;
+  /** The run whose recorded calls a `tools/call` must match (recorded mode); a client's `_meta` run must equal it. */
+  runId?: string | undefined;
+  authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
+}
+
+/** Which recorded call a `tools/call` claims to be; undefined: a direct-mode call. */
+export type RecordedTarget = { ok: true; runId: string; callId?: string | undefined } | { ok: false; refusal: CallToolResult } | undefined;
+
+/**
+ * The run (and call id) a call must match. A client naming a run always gets checks 3 and
+ * 4, even on a direct-mode gateway (it can only tighten); on a recorded-mode gateway a call
+ * with no run, or another run than the configured one, is refused: leaving `_meta` out
+ * must not turn the checks off.
+ */
+export function recordedTarget(settings: RecordedSettings, toolName: string, meta: unknown): RecordedTarget {
+  const fields = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
+  const runMeta = fields[RUN_ID_META];
+  const callMeta = fields[CALL_ID_META];
+  const bad = (key: string) => ({ ok: false as const, refusal: refusalResult({ reason: 'invalid_meta', message: `_meta["${key}"] must be a non-empty string`, toolName }) });
+  if (runMeta !== undefined && (typeof runMeta !== 'string' || runMeta === '')) return bad(RUN_ID_META);
+  if (callMeta !== undefined && (typeof callMeta !== 'string' || callMeta === '')) return bad(CALL_ID_META);
+  if (settings.runId !== undefined && runMeta !== undefined && runMeta !== settings.runId && settings.mode === 'recorded') {
+    return { ok: false, refusal: refusalResult({ reason: 'run_mismatch', message: 'this gateway checks calls against another run', toolName }) };
+  }
+  const runId = (runMeta as string | undefined) ?? (settings.mode === 'recorded' ? settings.runId : undefined);
+  if (runId === undefined) {
+    if (settings.mode === 'direct' && callMeta === undefined) return undefined;
+    return { ok: false, refusal: refusalResult({ reason: 'unknown_call', message: 'this gateway runs only recorded model calls, and this call names no run', toolName }) };
+  }
+  return { ok: true, runId, callId: callMeta as string | undefined };
+}

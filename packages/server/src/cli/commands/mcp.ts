@@ -1,0 +1,139 @@
+import { Readable, Writable } from 'node:stream';
+import { Gate } from '@countersign/core/gate';
+import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
+import { createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, startHttpFront } from '@countersign/mcp';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { definitionReviewOf } from '../../serve/definition-review.ts';
+import { resolveMasterKey } from '../../serve/master-key.ts';
+import { describeStoreTarget } from '../../serve/store-target.ts';
+import { CliError, EXIT_OK } from '../cli-error.ts';
+import { writeLine } from '../cli-io.ts';
+import type { CommandContext } from '../command-context.ts';
+import { openStoreForCli } from '../open-store-for-cli.ts';
+import { waitForAbort } from '../wait-for-abort.ts';
+
+interface McpFlags {
+  config: string;
+  http?: true;
+}
+
+export function registerMcp(program: Command, ctx: CommandContext): void {
+  program
+    .command('mcp')
+    .description('Run the MCP gateway on stdio: in front of the upstream MCP servers the config names, with pins, policy and call-bound approvals.')
+    .requiredOption('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
+    .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
+    .addHelpText(
+      'after',
+      '\nstdout carries only MCP messages; everything the gateway reports goes to stderr.\n' +
+        'Approvals are decided on the page of `countersign serve` running on the same store.\n' +
+        'Example config:\n' +
+        '  upstreams:\n' +
+        '    - name: memory\n' +
+        '      command: npx\n' +
+        '      args: ["-y", "@modelcontextprotocol/server-memory"]\n' +
+        '  policy: ./policy.yaml            # relative paths: from the config file\n' +
+        '  store: { sqlite: .countersign/countersign.sqlite }\n' +
+        '  principal: alice\n' +
+        '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
+        '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
+        '  approvalWaitMs: 60000\n' +
+        '  approvalUrl: http://127.0.0.1:8787\n',
+    )
+    .action(async (flags: McpFlags) => {
+      ctx.setExitCode(await runMcp(ctx, flags));
+    });
+}
+
+async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
+  const { stdin, stdout } = ctx.io;
+  if (flags.http !== true && (!(stdin instanceof Readable) || !(stdout instanceof Writable))) {
+    throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
+  }
+  const log = (line: string) => writeLine(ctx.io.stderr, `countersign mcp: ${line}`);
+
+  // Everything that can be wrong with the configuration fails before the store is touched.
+  const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config));
+  if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
+  const config = loaded.config;
+  const http = flags.http === true ? httpSettings(ctx, config) : undefined;
+  const policy = await loadPolicyFile(config.policy).catch((error: unknown) => {
+    if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${config.policy}: ${error.message}`, { cause: error });
+    throw error;
+  });
+  const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
+    throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
+  });
+  const store = await openStoreForCli(config.store);
+  let gateway: Gateway | undefined;
+  let front: HttpFront | undefined;
+  let stdioClosed: Promise<void> | undefined;
+  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
+  try {
+    events = store.openEvents === undefined ? undefined : await store.openEvents();
+    const gate = new Gate({
+      ledger: store.ledger,
+      audit: store.audit,
+      definitions: store.definitions,
+      policy,
+      definitionReview: definitionReviewOf(policy),
+      trustOnFirstUse: config.trustOnFirstUse,
+      keyring: master.keyring,
+      events,
+    });
+    gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
+      throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
+    const where = `store ${describeStoreTarget(config.store)}, policy ${config.policy}`;
+    if (http !== undefined) {
+      front = await startHttpFront({ gateway, ...http }).catch((error: unknown) => {
+        throw new CliError('io', `cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+      log(`serving ${config.upstreams.map((u) => u.name).join(', ')} at ${front.url} (${where})`);
+    } else {
+      if (!(stdin instanceof Readable) || !(stdout instanceof Writable)) throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
+      const closed = new Promise<void>((resolve) => {
+        stdin.once('end', resolve);
+        stdin.once('close', resolve);
+      });
+      await gateway.connect(new StdioServerTransport(stdin, stdout));
+      log(`serving ${config.upstreams.map((u) => u.name).join(', ')} on stdio (${where})`);
+      stdioClosed = closed;
+    }
+    for (const warning of master.warnings) log(`warning: ${warning}`);
+    if (config.trustOnFirstUse) log('warning: trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)');
+    // A stdio client ends the session by closing stdin; a signal ends either.
+    await Promise.race([stdioClosed ?? new Promise<void>(() => {}), waitForAbort(ctx.io.signal)]);
+  } finally {
+    await front?.close().catch(() => undefined);
+    await gateway?.close().catch(() => undefined);
+    await events?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+  }
+  return EXIT_OK;
+}
+
+function gatewayOptions(config: GatewayConfig, gate: Gate) {
+  return {
+    upstreams: config.upstreams,
+    gate,
+    agent: { id: config.agent },
+    principal: config.principal,
+    calls: config.calls,
+    runId: config.runId,
+    sessionId: config.sessionId,
+    namespaced: config.namespaced,
+    approvalWaitMs: config.approvalWaitMs,
+    approvalUrl: config.approvalUrl,
+  };
+}
+
+/** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */
+function httpSettings(ctx: CommandContext, config: GatewayConfig): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
+  const http = config.http;
+  if (http === undefined) throw new CliError('config', '--http needs an `http` section in the gateway configuration (host, port, tokenEnv)');
+  const token = ctx.io.env[http.tokenEnv];
+  if (token === undefined || token.length < 32) throw new CliError('config', `${http.tokenEnv} must hold the bearer token, at least 32 characters (create one with \`countersign keygen\`)`);
+  return { host: http.host, port: http.port, path: http.path, bearerToken: token, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+}
