@@ -58,6 +58,27 @@ describe('canonicalRecordText', () => {
     );
   });
 
+  // Flat details (the gate's own: ids, digests, verdicts) are written by hand; hold those to JCS too.
+  it('writes flat details byte for byte as RFC 8785, including -0, exponents and escapes', () => {
+    const scalar = fc.oneof(
+      trickyString,
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(-0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, true, false, null, undefined),
+    );
+    const flat = fc.dictionary(trickyString, scalar) as fc.Arbitrary<{ [key: string]: AuditValue }>;
+    fc.assert(
+      fc.property(flat, (d) => {
+        const e = { ...sampleAuditEvent(1), detail: d };
+        expect(canonicalRecordText(GENESIS_HASH, 1, e)).toBe(serializeCanonical({ ...e, seq: 1, prevHash: GENESIS_HASH }));
+      }),
+      { numRuns: 2000 },
+    );
+    const e = sampleAuditEvent(1);
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { a: 'x\ud800' } })).toThrow();
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { a: Number.NaN } })).toThrow();
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { 'k\udc00': 1 } })).toThrow();
+  });
+
   it('ignores properties that are not event fields, including the record hash', () => {
     const record = buildRecord(undefined, sampleAuditEvent(1));
     const extra = { ...sampleAuditEvent(1), canonicalArgs: 'x' } as AuditEvent;
