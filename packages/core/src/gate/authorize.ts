@@ -83,9 +83,15 @@ export async function authorizeCall(
       return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize and complete it instead`);
     }
 
+    const canonicalArgs = proposal.canonicalArgs;
+    let args: unknown;
     const verdict = await decideSafely(deps.policy, {
       toolName: proposal.toolName,
-      args: JSON.parse(proposal.canonicalArgs),
+      // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
+      get args(): unknown {
+        if (args === undefined) args = JSON.parse(canonicalArgs);
+        return args;
+      },
       principal: proposal.principal,
       runId: proposal.runId,
       sessionId: proposal.sessionId,
