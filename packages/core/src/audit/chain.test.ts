@@ -215,6 +215,51 @@ describe('buildRecord', () => {
     expect(() => buildRecord({ seq: 1, hash: 'nothex' }, e)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 
+  // The call fields are checked once per call and remembered: the memory must never let a bad one through.
+  it('checks call fields afresh whenever they differ from the last call, however they differ', () => {
+    const e = { ...sampleAuditEvent(1), argsDigest: 'a'.repeat(64) };
+    const good = buildRecord(undefined, e);
+    const bad: Partial<AuditEvent>[] = [
+      { runId: 'r\ud800' },
+      { sessionId: 's\udfff' },
+      { callId: 5 as unknown as string },
+      { proposalId: { toString: () => 'p' } as unknown as string },
+      { toolName: 't\ud83d' },
+      { argsDigest: 'A'.repeat(64) },
+      { argsDigest: 'a'.repeat(63) },
+    ];
+    for (const change of bad) {
+      expect(() => buildRecord(undefined, { ...e, ...change }), JSON.stringify(change)).toThrow(
+        expect.objectContaining({ name: 'AuditLogError', code: 'invalid_event' }),
+      );
+      // The good fields are still accepted, with the same bytes, right after a refused event.
+      expect(buildRecord(undefined, e)).toEqual(good);
+    }
+  });
+
+  it('hashes records of one call, built back to back, exactly as hashRecord does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(event, fc.boolean()), { minLength: 1, maxLength: 6 }), (events) => {
+        let prev: { seq: number; hash: string } | undefined;
+        let shared = events[0]![0];
+        for (const [e, sameCall] of events) {
+          // Half the time reuse the previous event's call fields, as the records of one call do.
+          const next = sameCall ? { ...e, runId: shared.runId, sessionId: shared.sessionId, callId: shared.callId, proposalId: shared.proposalId, toolName: shared.toolName, argsDigest: shared.argsDigest } : e;
+          let record: ReturnType<typeof buildRecord>;
+          try {
+            record = buildRecord(prev, next);
+          } catch {
+            continue; // tricky strings may make an event invalid; validity is tested above
+          }
+          expect(record.hash).toBe(hashRecord(prev?.hash ?? GENESIS_HASH, record.seq, next));
+          prev = record;
+          shared = next;
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('treats undefined detail properties as absent', () => {
     const record = buildRecord(undefined, { type: 'result', at: 0, detail: { a: 1, b: undefined } as never });
     expect(record.detail).toEqual({ a: 1 });

@@ -1,7 +1,8 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
-import { auditEventProblem, copyAuditEvent, isHexSha256 } from './record-shape.ts';
+import { type CallFields, callFieldsOf } from './call-fields.ts';
+import { copyAuditEvent, eventProblemBeyondCallFields, isHexSha256 } from './record-shape.ts';
 import type { AuditEvent, AuditHead, AuditRecord } from './types.ts';
 
 /** `prevHash` of the first record (seq 1). */
@@ -60,22 +61,22 @@ function isEncodableString(value: unknown): boolean {
  *   (including -0 → "0").
  * `type` is required and sorts last, so every earlier member can end with a comma.
  */
-function encodeChecked(prevHash: string, seq: number, event: AuditEvent): string {
+function encodeChecked(prevHash: string, seq: number, event: AuditEvent, call?: CallFields['json']): string {
   const json = JSON.stringify;
   let text = '{';
   if (event.actor !== undefined) text += `"actor":${json(event.actor)},`;
-  if (event.argsDigest !== undefined) text += `"argsDigest":${json(event.argsDigest)},`;
+  if (event.argsDigest !== undefined) text += `"argsDigest":${call?.argsDigest ?? json(event.argsDigest)},`;
   text += `"at":${String(event.at)},`;
-  if (event.callId !== undefined) text += `"callId":${json(event.callId)},`;
+  if (event.callId !== undefined) text += `"callId":${call?.callId ?? json(event.callId)},`;
   if (event.detail !== undefined) text += `"detail":${encodeDetail(event.detail)},`;
   text += `"prevHash":${json(prevHash)},`;
-  if (event.proposalId !== undefined) text += `"proposalId":${json(event.proposalId)},`;
+  if (event.proposalId !== undefined) text += `"proposalId":${call?.proposalId ?? json(event.proposalId)},`;
   if (event.reason !== undefined) text += `"reason":${json(event.reason)},`;
   if (event.requestId !== undefined) text += `"requestId":${json(event.requestId)},`;
-  if (event.runId !== undefined) text += `"runId":${json(event.runId)},`;
+  if (event.runId !== undefined) text += `"runId":${call?.runId ?? json(event.runId)},`;
   text += `"seq":${String(seq)},`;
-  if (event.sessionId !== undefined) text += `"sessionId":${json(event.sessionId)},`;
-  if (event.toolName !== undefined) text += `"toolName":${json(event.toolName)},`;
+  if (event.sessionId !== undefined) text += `"sessionId":${call?.sessionId ?? json(event.sessionId)},`;
+  if (event.toolName !== undefined) text += `"toolName":${call?.toolName ?? json(event.toolName)},`;
   text += `"type":${json(event.type)}}`;
   return text;
 }
@@ -139,8 +140,10 @@ export function hashValidatedRecord(record: AuditRecord): string {
  * `invalid_event`) and copies only its known fields, deep-copying `detail`.
  */
 export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): AuditRecord {
-  const problem = auditEventProblem(event);
+  // The call fields are checked and encoded once per call, the rest of the event every time.
+  const problem = eventProblemBeyondCallFields(event) ?? callFieldsOf(event).problem;
   if (problem !== undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
+  const call = callFieldsOf(event);
   let seq = 1;
   let prevHash = GENESIS_HASH;
   if (prev !== undefined) {
@@ -151,6 +154,6 @@ export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): Aud
     prevHash = prev.hash;
   }
   const body = copyAuditEvent(event);
-  const hash = sha256HexFast(encodeChecked(prevHash, seq, body));
+  const hash = sha256HexFast(encodeChecked(prevHash, seq, body, call.json));
   return { seq, prevHash, hash, ...body };
 }
