@@ -9,6 +9,8 @@ export interface ConsumeRaceResult {
   ms: number;
   consumedPerSec: number;
   attemptsPerSec: number;
+  /** Durable commits during the timed consumes alone (setup excluded), when the store counts them. */
+  commits?: number | undefined;
   /** Empty when exactly-once held: one success per approval, every request consumed, losers told already_consumed. */
   problems: string[];
 }
@@ -77,6 +79,7 @@ export async function benchConsumeRace(
   count: number,
   workers: number,
   attemptsPerApproval: 1 | 2 = 2,
+  durableCommits?: () => number | undefined,
 ): Promise<ConsumeRaceResult> {
   const approvals = await createApprovals(ledger, prefix, count, workers);
   const wins = new Uint8Array(count);
@@ -84,6 +87,7 @@ export async function benchConsumeRace(
   let successes = 0;
   let attempts = 0;
 
+  const commitsBefore = durableCommits?.();
   const start = performance.now();
   await runWorkers(workers, async (w) => {
     for (let i = 0; i < count; i++) {
@@ -105,6 +109,8 @@ export async function benchConsumeRace(
     }
   });
   const ms = performance.now() - start;
+  const commitsAfter = durableCommits?.();
+  const commits = commitsBefore === undefined || commitsAfter === undefined ? undefined : commitsAfter - commitsBefore;
 
   const problems: string[] = [];
   if (successes !== count) problems.push(`${successes} successful consumptions for ${count} approvals`);
@@ -112,7 +118,7 @@ export async function benchConsumeRace(
   if (multiple > 0) problems.push(`${multiple} approvals consumed more than once`);
   for (const [reason, n] of losses) if (reason !== 'already_consumed') problems.push(`${n} attempts failed with ${reason}`);
   problems.push(...(await unconsumed(ledger, approvals, workers)));
-  return { approvals: count, attempts, successes, ms, consumedPerSec: successes / (ms / 1000), attemptsPerSec: attempts / (ms / 1000), problems };
+  return { approvals: count, attempts, successes, ms, consumedPerSec: successes / (ms / 1000), attemptsPerSec: attempts / (ms / 1000), commits, problems };
 }
 
 /** Reads every request and proposal back: all must be consumed / dispatched. */

@@ -39,8 +39,14 @@ const TOOLS: ToolRegistry = {
 
 export const BENCH_KEYRING = new Keyring([hmacKey('k1', Buffer.alloc(32, 0x42))]);
 
+/**
+ * Wired as users wire it (`createInMemoryStore`, the examples): the ledger appends to the
+ * gate's own audit log, so each step is one write that carries its records, not a ledger
+ * write followed by separate appends.
+ */
 function newGate(): Gate {
-  return new Gate({ ledger: new MemoryLedger(), audit: new MemoryAuditLog(), policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
+  const audit = new MemoryAuditLog();
+  return new Gate({ ledger: new MemoryLedger({ audit }), audit, policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
 }
 
 interface Approved {
@@ -75,7 +81,7 @@ export function gateDispatchCase(arg: ArgumentCase): BenchCase {
     name: `gate.dispatch, ${arg.label}`,
     note:
       'ledger lookup + definition digest + args re-hash + policy + token verify + atomic consume + ' +
-      '2 audit appends (SHA-256 chain) + execute + result digest; MemoryLedger/MemoryAuditLog, fresh gate per round',
+      '2 audit appends (SHA-256 chain, each with its ledger write) + execute + result digest; MemoryLedger({ audit }), fresh gate per round',
     prepare: async (ops) => {
       const gate = newGate();
       const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
@@ -110,6 +116,6 @@ export async function verifyOnlyCase(arg: ArgumentCase): Promise<BenchCase> {
 export async function sampleToken(arg: ArgumentCase): Promise<string> {
   const [approved] = await approveCalls(newGate(), arg.args, 1, 'limit');
   const token = approved!.request.token;
-  if (token === undefined) throw new Error("bench setup: no token");
+  if (token === undefined) throw new Error('bench setup: no token');
   return token;
 }

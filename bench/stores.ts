@@ -16,8 +16,8 @@ export interface BenchStore {
   /** Committed single-row UPDATEs per second outside the store, committed as the store commits (see commit-ceiling.ts). */
   commitCeiling(count: number, clients: number): Promise<number>;
   /**
-   * Durable commits (COMMITs that reached the disk) so far, when the store counts them.
-   * Hook for the store's commit counter (issue 8, "durable" branch); undefined = n/a.
+   * Durable commits (COMMITs that reached the disk) so far, from the store's own counter
+   * (`durableCommits()` on the SQLite and PostgreSQL stores); undefined = n/a.
    */
   durableCommits?(): number | undefined;
   /** Closes the store and deletes what it created (file, schema). */
@@ -37,6 +37,7 @@ export function openSqliteBench(): BenchStore {
     ledger: store.ledger,
     audit: store.audit,
     commitCeiling: async (count, clients) => sqliteCommitCeiling(count, clients),
+    durableCommits: () => store.durableCommits(),
     dispose: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -63,6 +64,7 @@ export async function openPostgresBench(poolSize: number): Promise<OpenResult> {
         ledger: store.ledger,
         audit: store.audit,
         commitCeiling: (count, clients) => postgresCommitCeiling(PG_URL, schema, count, clients),
+        durableCommits: () => store.durableCommits(),
         dispose: async () => {
           await store.close();
           await dropSchema(PG_URL, schema);
@@ -74,7 +76,6 @@ export async function openPostgresBench(poolSize: number): Promise<OpenResult> {
     return { ok: false, reason: `PostgreSQL at ${redact(PG_URL)} unusable: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
-
 
 /** The URL without its password, for printing. */
 function redact(url: string): string {

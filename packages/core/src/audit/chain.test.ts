@@ -58,6 +58,27 @@ describe('canonicalRecordText', () => {
     );
   });
 
+  // Flat details (the gate's own: ids, digests, verdicts) are written by hand; hold those to JCS too.
+  it('writes flat details byte for byte as RFC 8785, including -0, exponents and escapes', () => {
+    const scalar = fc.oneof(
+      trickyString,
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(-0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, true, false, null, undefined),
+    );
+    const flat = fc.dictionary(trickyString, scalar) as fc.Arbitrary<{ [key: string]: AuditValue }>;
+    fc.assert(
+      fc.property(flat, (d) => {
+        const e = { ...sampleAuditEvent(1), detail: d };
+        expect(canonicalRecordText(GENESIS_HASH, 1, e)).toBe(serializeCanonical({ ...e, seq: 1, prevHash: GENESIS_HASH }));
+      }),
+      { numRuns: 2000 },
+    );
+    const e = sampleAuditEvent(1);
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { a: 'x\ud800' } })).toThrow();
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { a: Number.NaN } })).toThrow();
+    expect(() => canonicalRecordText(GENESIS_HASH, 1, { ...e, detail: { 'k\udc00': 1 } })).toThrow();
+  });
+
   it('ignores properties that are not event fields, including the record hash', () => {
     const record = buildRecord(undefined, sampleAuditEvent(1));
     const extra = { ...sampleAuditEvent(1), canonicalArgs: 'x' } as AuditEvent;
@@ -192,6 +213,51 @@ describe('buildRecord', () => {
     }
     expect(() => buildRecord({ seq: 0, hash: GENESIS_HASH }, e)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     expect(() => buildRecord({ seq: 1, hash: 'nothex' }, e)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  // The call fields are checked once per call and remembered: the memory must never let a bad one through.
+  it('checks call fields afresh whenever they differ from the last call, however they differ', () => {
+    const e = { ...sampleAuditEvent(1), argsDigest: 'a'.repeat(64) };
+    const good = buildRecord(undefined, e);
+    const bad: Partial<AuditEvent>[] = [
+      { runId: 'r\ud800' },
+      { sessionId: 's\udfff' },
+      { callId: 5 as unknown as string },
+      { proposalId: { toString: () => 'p' } as unknown as string },
+      { toolName: 't\ud83d' },
+      { argsDigest: 'A'.repeat(64) },
+      { argsDigest: 'a'.repeat(63) },
+    ];
+    for (const change of bad) {
+      expect(() => buildRecord(undefined, { ...e, ...change }), JSON.stringify(change)).toThrow(
+        expect.objectContaining({ name: 'AuditLogError', code: 'invalid_event' }),
+      );
+      // The good fields are still accepted, with the same bytes, right after a refused event.
+      expect(buildRecord(undefined, e)).toEqual(good);
+    }
+  });
+
+  it('hashes records of one call, built back to back, exactly as hashRecord does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(event, fc.boolean()), { minLength: 1, maxLength: 6 }), (events) => {
+        let prev: { seq: number; hash: string } | undefined;
+        let shared = events[0]![0];
+        for (const [e, sameCall] of events) {
+          // Half the time reuse the previous event's call fields, as the records of one call do.
+          const next = sameCall ? { ...e, runId: shared.runId, sessionId: shared.sessionId, callId: shared.callId, proposalId: shared.proposalId, toolName: shared.toolName, argsDigest: shared.argsDigest } : e;
+          let record: ReturnType<typeof buildRecord>;
+          try {
+            record = buildRecord(prev, next);
+          } catch {
+            continue; // tricky strings may make an event invalid; validity is tested above
+          }
+          expect(record.hash).toBe(hashRecord(prev?.hash ?? GENESIS_HASH, record.seq, next));
+          prev = record;
+          shared = next;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('treats undefined detail properties as absent', () => {

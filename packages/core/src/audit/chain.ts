@@ -1,7 +1,8 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
-import { auditEventProblem, copyAuditEvent, isHexSha256 } from './record-shape.ts';
+import { type CallFields, callFieldsOf } from './call-fields.ts';
+import { copyAuditEvent, eventProblemBeyondCallFields, isHexSha256 } from './record-shape.ts';
 import type { AuditEvent, AuditHead, AuditRecord } from './types.ts';
 
 /** `prevHash` of the first record (seq 1). */
@@ -60,24 +61,52 @@ function isEncodableString(value: unknown): boolean {
  *   (including -0 → "0").
  * `type` is required and sorts last, so every earlier member can end with a comma.
  */
-function encodeChecked(prevHash: string, seq: number, event: AuditEvent): string {
+function encodeChecked(prevHash: string, seq: number, event: AuditEvent, call?: CallFields['json']): string {
   const json = JSON.stringify;
   let text = '{';
   if (event.actor !== undefined) text += `"actor":${json(event.actor)},`;
-  if (event.argsDigest !== undefined) text += `"argsDigest":${json(event.argsDigest)},`;
+  if (event.argsDigest !== undefined) text += `"argsDigest":${call?.argsDigest ?? json(event.argsDigest)},`;
   text += `"at":${String(event.at)},`;
-  if (event.callId !== undefined) text += `"callId":${json(event.callId)},`;
-  if (event.detail !== undefined) text += `"detail":${serializeCanonical(event.detail)},`;
+  if (event.callId !== undefined) text += `"callId":${call?.callId ?? json(event.callId)},`;
+  if (event.detail !== undefined) text += `"detail":${encodeDetail(event.detail)},`;
   text += `"prevHash":${json(prevHash)},`;
-  if (event.proposalId !== undefined) text += `"proposalId":${json(event.proposalId)},`;
+  if (event.proposalId !== undefined) text += `"proposalId":${call?.proposalId ?? json(event.proposalId)},`;
   if (event.reason !== undefined) text += `"reason":${json(event.reason)},`;
   if (event.requestId !== undefined) text += `"requestId":${json(event.requestId)},`;
-  if (event.runId !== undefined) text += `"runId":${json(event.runId)},`;
+  if (event.runId !== undefined) text += `"runId":${call?.runId ?? json(event.runId)},`;
   text += `"seq":${String(seq)},`;
-  if (event.sessionId !== undefined) text += `"sessionId":${json(event.sessionId)},`;
-  if (event.toolName !== undefined) text += `"toolName":${json(event.toolName)},`;
+  if (event.sessionId !== undefined) text += `"sessionId":${call?.sessionId ?? json(event.sessionId)},`;
+  if (event.toolName !== undefined) text += `"toolName":${call?.toolName ?? json(event.toolName)},`;
   text += `"type":${json(event.type)}}`;
   return text;
+}
+
+/**
+ * JCS of `detail`. The gate's own details are flat (a token id, a digest, a verdict), so
+ * those are written here the way `encodeChecked` writes the top level: keys in UTF-16
+ * order (the default sort), strings and keys through JSON.stringify, numbers through
+ * String(); undefined members are absent, as in JCS. Anything else (nesting, a non-plain
+ * object, a lone surrogate, a non-finite number) goes to `serializeCanonical`, which
+ * writes it or throws as it always did. A property test pins the bytes to
+ * `serializeCanonical`'s.
+ */
+function encodeDetail(detail: AuditEvent['detail'] & object): string {
+  const proto: unknown = Object.getPrototypeOf(detail);
+  if ((proto !== Object.prototype && proto !== null) || Array.isArray(detail)) return serializeCanonical(detail);
+  const record = detail as { readonly [key: string]: unknown };
+  let text = '';
+  for (const key of Object.keys(record).sort()) {
+    const value = record[key];
+    let encoded: string;
+    if (value === undefined) continue;
+    if (typeof value === 'string' && value.isWellFormed()) encoded = JSON.stringify(value);
+    else if (typeof value === 'number' && Number.isFinite(value)) encoded = String(value);
+    else if (typeof value === 'boolean' || value === null) encoded = String(value);
+    else return serializeCanonical(detail);
+    if (!key.isWellFormed()) return serializeCanonical(detail);
+    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${encoded}`;
+  }
+  return `{${text}}`;
 }
 
 // Same bytes as sha256Hex (a test pins that), but the one-shot crypto.hash is several
@@ -111,8 +140,10 @@ export function hashValidatedRecord(record: AuditRecord): string {
  * `invalid_event`) and copies only its known fields, deep-copying `detail`.
  */
 export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): AuditRecord {
-  const problem = auditEventProblem(event);
+  // The call fields are checked and encoded once per call, the rest of the event every time.
+  const problem = eventProblemBeyondCallFields(event) ?? callFieldsOf(event).problem;
   if (problem !== undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
+  const call = callFieldsOf(event);
   let seq = 1;
   let prevHash = GENESIS_HASH;
   if (prev !== undefined) {
@@ -123,6 +154,6 @@ export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): Aud
     prevHash = prev.hash;
   }
   const body = copyAuditEvent(event);
-  const hash = sha256HexFast(encodeChecked(prevHash, seq, body));
+  const hash = sha256HexFast(encodeChecked(prevHash, seq, body, call.json));
   return { seq, prevHash, hash, ...body };
 }

@@ -53,6 +53,15 @@ export function auditEventProblem(value: unknown): string | undefined {
   return shapeProblem(value, EVENT);
 }
 
+/**
+ * `auditEventProblem` without the call fields (run, session, call, proposal, tool,
+ * argument digest), for `buildRecord`, which checks those once per call
+ * (call-fields.ts). Not part of the public API.
+ */
+export function eventProblemBeyondCallFields(value: unknown): string | undefined {
+  return shapeProblem(value, EVENT, true);
+}
+
 /** Why `value` is not a well-formed `AuditRecord`, or undefined if it is. Never throws on plain data. */
 export function auditRecordProblem(value: unknown): string | undefined {
   return shapeProblem(value, RECORD);
@@ -69,7 +78,7 @@ export function chainedRecordProblem(value: unknown): string | undefined {
 // One pass over the own keys: known ones are type-checked, unknown ones make a record
 // malformed (an attacker must not be able to smuggle unhashed content into it). An own key
 // whose value is `undefined` counts as absent, exactly as the canonical form omits it.
-function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
+function shapeProblem(value: unknown, mode: ShapeMode, callFieldsChecked = false): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return 'not a JSON object';
   }
@@ -99,8 +108,13 @@ function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
       case 'sessionId':
       case 'callId':
       case 'proposalId':
-      case 'requestId':
       case 'toolName':
+        if (callFieldsChecked) break;
+        if (field !== undefined && !(typeof field === 'string' && field.isWellFormed())) {
+          return `field "${key}" must be a well-formed string`;
+        }
+        break;
+      case 'requestId':
       case 'actor':
       case 'reason':
         if (field !== undefined && !(typeof field === 'string' && field.isWellFormed())) {
@@ -108,6 +122,7 @@ function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
         }
         break;
       case 'argsDigest':
+        if (callFieldsChecked) break;
         if (field !== undefined && !isHexSha256(field)) return 'field "argsDigest" must be a lower-case hex SHA-256';
         break;
       case 'detail':

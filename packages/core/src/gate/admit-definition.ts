@@ -1,10 +1,11 @@
 import type { CatalogEntry, ToolPin } from '../catalog/types.ts';
+import { sha256Hex } from '../digest.ts';
 import { emit } from '../events/emit.ts';
 import type { ApprovalRequest } from '../ledger/types.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import { findReview, openReview, reviewState } from './definition-review.ts';
-import { definitionDigest, definitionText } from './tools.ts';
+import { definitionText } from './tools.ts';
 
 export type Admission =
   | { ok: true }
@@ -32,8 +33,10 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
   if (digest === undefined && entry.definition === undefined) return { ok: true };
   if (entry.definition !== undefined) {
     // A catalogue's digest is checked, not believed: the definition is what the model sees.
-    if (digest !== definitionDigest(entry.definition)) return refuse(`${entry.name}: the catalogue's digest is not its definition's`);
-    await recordOnce(deps, digest, definitionText(entry.definition));
+    // Canonicalized once per call: the same text is digested and, the first time, recorded.
+    const text = definitionText(entry.definition);
+    if (digest !== sha256Hex(text)) return refuse(`${entry.name}: the catalogue's digest is not its definition's`);
+    await recordOnce(deps, digest, text);
   }
   if (entry.vouched === true) return { ok: true };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

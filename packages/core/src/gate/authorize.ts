@@ -16,7 +16,13 @@ import { callIds, errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
 
 /** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
-export type AuthorizedCall = Exclude<AuthorizeOutcome, { status: 'authorized' }> | (Extract<AuthorizeOutcome, { status: 'authorized' }> & { tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> } });
+export type AuthorizedCall =
+  | Exclude<AuthorizeOutcome, { status: 'authorized' }>
+  | (Extract<AuthorizeOutcome, { status: 'authorized' }> & {
+      tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> };
+      /** The ledger's call as the consume left it (the grant was built from it), for dispatch's own completion. */
+      proposal: Proposal;
+    });
 
 /**
  * The checkpoint (invariant 2) for a runtime that runs the tool itself: looks the call
@@ -77,9 +83,15 @@ export async function authorizeCall(
       return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize and complete it instead`);
     }
 
+    const canonicalArgs = proposal.canonicalArgs;
+    let args: unknown;
     const verdict = await decideSafely(deps.policy, {
       toolName: proposal.toolName,
-      args: JSON.parse(proposal.canonicalArgs),
+      // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
+      get args(): unknown {
+        if (args === undefined) args = JSON.parse(canonicalArgs);
+        return args;
+      },
       principal: proposal.principal,
       runId: proposal.runId,
       sessionId: proposal.sessionId,
@@ -114,7 +126,12 @@ export async function authorizeCall(
     emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, ...callIds(proposal) });
     // The request as consume left it (its decisions cannot change once approved).
     const used = approvalRequest === undefined ? undefined : { ...approvalRequest, status: 'consumed' as const };
-    return { status: 'authorized', grant: grantOf(consumed.proposal, used), tool: { ...known.entry, execute: execute ?? unavailable } };
+    return {
+      status: 'authorized',
+      grant: grantOf(consumed.proposal, used),
+      tool: { ...known.entry, execute: execute ?? unavailable },
+      proposal: consumed.proposal,
+    };
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }

@@ -36,7 +36,29 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
     const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
     if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
+    return await recordCompletion(deps, proposal, completion);
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
+}
 
+/**
+ * `complete` for the gate's own dispatch, which holds the proposal `authorize` just
+ * consumed in this same call: the grant was built from it, so the runtime checks (read
+ * the call back, rebuild and compare the grant) have nothing to catch and are skipped.
+ * The ledger write itself still refuses a call that is not dispatched or already has a
+ * different result. Never throws.
+ */
+export async function completeDispatched(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
+  try {
+    return await recordCompletion(deps, proposal, completion);
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
+}
+
+/** The result's digest written once with its `result` record, for a call already checked to be this caller's dispatched call. */
+async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
     const digest = completionDigest(completion);
     if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
 
@@ -52,7 +74,7 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
       // One transaction when the store holds both: the result and its record land together.
       recorded = await auditedWrite<RecordResultOutcome>(
         deps,
-        (audit) => deps.ledger.recordResult(proposal!.proposalId, { status: completion.status, resultDigest: digest, at }, audit),
+        (audit) => deps.ledger.recordResult(proposal.proposalId, { status: completion.status, resultDigest: digest, at }, audit),
         (r) => (r.ok && r.created ? [resultEvent] : []),
       );
     } catch (error) {
@@ -73,9 +95,6 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (!recorded.created) return { ...ok, duplicate: true };
     emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
     return { ...ok, duplicate: false };
-  } catch (error) {
-    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
-  }
 }
 
 /** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */

@@ -1,8 +1,9 @@
 import { type Agent, DEFAULT_AGENT } from './agent.ts';
 import { authorizeCall } from './authorize.ts';
-import { complete, digestResult } from './complete.ts';
+import { completeDispatched, digestResult } from './complete.ts';
+import type { Proposal } from '../ledger/types.ts';
 import type { GateDeps } from './config.ts';
-import type { Completion, Grant } from './grant.ts';
+import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import type { DispatchOutcome } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
 import { errorMessage } from './propose.ts';
@@ -25,10 +26,10 @@ export type DispatchRequest = AuthorizeRequest;
 export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: Agent = DEFAULT_AGENT): Promise<DispatchOutcome> {
   const authorized = await authorizeCall(deps, request, agent, true);
   if (authorized.status !== 'authorized') return authorized;
-  return execute(deps, authorized.grant, authorized.tool, agent);
+  return execute(deps, authorized.grant, authorized.proposal, authorized.tool);
 }
 
-async function execute(deps: GateDeps, grant: Grant, tool: Tool, agent: Agent): Promise<DispatchOutcome> {
+async function execute(deps: GateDeps, grant: Grant, proposal: Proposal, tool: Tool): Promise<DispatchOutcome> {
   const context = {
     runId: grant.runId,
     sessionId: grant.sessionId,
@@ -43,11 +44,13 @@ async function execute(deps: GateDeps, grant: Grant, tool: Tool, agent: Agent): 
     result = await tool.execute(JSON.parse(grant.canonicalArgs), context);
   } catch (error) {
     const message = errorMessage(error);
-    const resultRecorded = await recorded(deps, grant, { status: 'failed', error: message }, agent);
-    return { status: 'tool_failed', ...ids, error: message, ...(resultRecorded ? {} : { resultRecorded }) };
+    const done = await recorded(deps, proposal, { status: 'failed', error: message });
+    return { status: 'tool_failed', ...ids, error: message, ...(done.ok ? {} : { resultRecorded: false }) };
   }
-  const resultRecorded = await recorded(deps, grant, { status: 'succeeded', result }, agent);
-  return { status: 'executed', ...ids, result, resultDigest: digestResult(result), ...(resultRecorded ? {} : { resultRecorded }) };
+  const done = await recorded(deps, proposal, { status: 'succeeded', result });
+  // The digest just recorded, so the result is serialized once.
+  const resultDigest = done.ok ? done.resultDigest : digestResult(result);
+  return { status: 'executed', ...ids, result, resultDigest, ...(done.ok ? {} : { resultRecorded: false }) };
 }
 
 /**
@@ -55,6 +58,7 @@ async function execute(deps: GateDeps, grant: Grant, tool: Tool, agent: Agent): 
  * outcome into a rejection (the caller would think nothing happened); it is reported
  * as `resultRecorded: false` instead.
  */
-async function recorded(deps: GateDeps, grant: Grant, completion: Completion, agent: Agent): Promise<boolean> {
-  return (await complete(deps, grant, completion, agent)).ok;
+async function recorded(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
+  // The gate's own grant, from this call's consume: nothing for complete's runtime checks to catch.
+  return completeDispatched(deps, proposal, completion);
 }

@@ -11,13 +11,9 @@ export function copyProposal(p: Proposal): Proposal {
 }
 
 export function copyRequest(r: ApprovalRequest): ApprovalRequest {
-  return {
-    ...r,
-    eligible: {
-      ...r.eligible,
-      ...(r.eligible.approvers ? { approvers: [...r.eligible.approvers] } : {}),
-      ...(r.eligible.roles ? { roles: [...r.eligible.roles] } : {}),
-    },
-    decisions: r.decisions.map((d) => ({ ...d })),
-  };
+  // Assignments rather than conditional spreads: this runs on every dispatch's request read.
+  const eligible = { ...r.eligible };
+  if (r.eligible.approvers) eligible.approvers = [...r.eligible.approvers];
+  if (r.eligible.roles) eligible.roles = [...r.eligible.roles];
+  return { ...r, eligible, decisions: r.decisions.map((d) => ({ ...d })) };
 }

@@ -258,8 +258,12 @@ export class MemoryLedger implements LedgerStore {
       const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
       if (failure !== undefined) return { outcome: { ok: false, reason: failure } };
     }
+    // One copy (not a copy spread into another), as it will read once applied.
+    const after = copyProposal(proposal);
+    after.state = 'dispatched';
+    after.dispatchedAt = input.now;
     return {
-      outcome: { ok: true, proposal: { ...copyProposal(proposal), state: 'dispatched', dispatchedAt: input.now } },
+      outcome: { ok: true, proposal: after },
       apply: () => {
         if (request !== undefined) {
           request.status = 'consumed';
