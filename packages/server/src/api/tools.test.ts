@@ -50,6 +50,13 @@ describe('PUT /api/v1/tools: tools that run in the agent', () => {
     expect(page).not.toContain('<script>');
     expect(page).not.toMatch(/<img[^>]*onerror/);
     expect(page).not.toContain('\u202e');
+    // The approver is asked about the tool's definition, in words, and offered no edit (a definition is never edited).
+    expect(page).toMatch(/<h1>Trust the new definition of <code>[^<]*<\/code>\?<\/h1>/);
+    expect(page).not.toContain('countersign:definition-review</code>?');
+    expect(page).not.toContain('id="edited-arguments"');
+    expect(page).toContain('Approve this definition');
+    const list = await (await browser.request('GET', '/')).text();
+    expect(list).toContain('new definition of <code>');
     // fiona (finance) is not a reviewer of definitions: to her the review does not exist.
     expect((await b.fiona('POST', '/api/v1/decisions', { requestId: reviewId, decision: 'approve' })).status).toBe(404);
     expect((await ada(b, 'POST', '/api/v1/decisions', { requestId: reviewId, decision: 'approve' })).status).toBe(200);

@@ -31,7 +31,7 @@ export function detailPage(props: DetailPageProps): Html {
     title: `${shownText(call.toolName)} request`,
     user: props.user,
     current: 'pending',
-    body: html`<h1>${view.status === 'pending' ? 'Approve a call to ' : 'Call to '}<code>${shown(call.toolName)}</code>${view.status === 'pending' ? '?' : ''}</h1>
+    body: html`${heading(view)}
 <p class="lead"><span class="badge ${view.status}">${view.status}</span>
 · ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}
 · expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span></p>
@@ -84,7 +84,7 @@ ${
 }
 </section>
 
-${props.canDecide ? decisionForms(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
+${props.canDecide ? decisionForms(action, props.csrfToken, view.review === undefined ? (props.editText ?? editable) : undefined, props.error !== undefined) : ''}`,
   });
 }
 
@@ -100,14 +100,27 @@ ${definition.current === undefined ? '' : html`<details><summary>The tool's defi
   return '';
 }
 
-function decisionForms(action: string, csrf: string, editText: string, hasError: boolean): Html {
+/**
+ * What is being decided, in words: a definition review names the tool whose definition
+ * changed (its internal review "call" would only confuse), a call names the tool that runs.
+ */
+function heading(view: ApprovalView): Html {
+  const pending = view.status === 'pending';
+  if (view.review !== undefined) {
+    return html`<h1>${pending ? 'Trust the new definition of ' : 'New definition of '}<code>${shown(view.review.toolName)}</code>${pending ? '?' : ''}</h1>`;
+  }
+  return html`<h1>${pending ? 'Approve a call to ' : 'Call to '}<code>${shown(view.call.toolName)}</code>${pending ? '?' : ''}</h1>`;
+}
+
+/** `editText` undefined: no edit form (a tool definition is approved as it is, never edited). */
+function decisionForms(action: string, csrf: string, editText: string | undefined, hasError: boolean): Html {
   return html`<section aria-labelledby="decide">
 <h2 id="decide">Your decision</h2>
 <div class="actions">
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${csrf}">
-<p>Approve exactly the call shown above.</p>
-<button class="primary" type="submit" name="action" value="approve">Approve this call</button>
+<p>${editText === undefined ? 'Approve exactly the definition shown above.' : 'Approve exactly the call shown above.'}</p>
+<button class="primary" type="submit" name="action" value="approve">${editText === undefined ? 'Approve this definition' : 'Approve this call'}</button>
 </form>
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -115,7 +128,13 @@ function decisionForms(action: string, csrf: string, editText: string, hasError:
 <input type="text" id="deny-reason" name="reason" maxlength="1000">
 <button class="danger" type="submit" name="action" value="deny">Deny</button>
 </form>
-<details${hasError ? html` open` : ''}>
+${editText === undefined ? '' : editForm(action, csrf, editText, hasError)}
+</div>
+</section>`;
+}
+
+function editForm(action: string, csrf: string, editText: string, hasError: boolean): Html {
+  return html`<details${hasError ? html` open` : ''}>
 <summary>Edit the arguments, then approve</summary>
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -127,7 +146,5 @@ ${editText}</textarea>
 <input type="text" id="edit-reason" name="reason" maxlength="1000">
 <button class="secondary" type="submit" name="action" value="edit">Approve edited call</button>
 </form>
-</details>
-</div>
-</section>`;
+</details>`;
 }

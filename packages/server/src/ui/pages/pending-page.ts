@@ -19,7 +19,7 @@ export function pendingPage(props: PendingPageProps): Html {
   const { status, now } = props;
   const rows = props.approvals.map(
     (a) => html`<tr>
-<td><a href="/requests/${encodeURIComponent(a.requestId)}"><code>${shown(a.call.toolName)}</code></a>${flag(a)}</td>
+<td><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
 <td class="text">${shown(a.call.principal)}</td>
 <td><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
 <td><span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span></td>
@@ -56,4 +56,11 @@ function flag(a: ApprovalView): Html | string {
     a.display.inputSchema.problems.length > 0 ? 'arguments outside the tool schema' : undefined,
   ].filter((w) => w !== undefined);
   return html` <span class="badge flagged" title="${what.join('; ')}">check: ${what.join(', ')}</span>`;
+}
+
+/** A definition review is listed by the tool whose definition changed, not by its internal review call. */
+function toolLabel(a: ApprovalView): Html {
+  return a.review === undefined
+    ? html`<code>${shown(a.call.toolName)}</code>`
+    : html`new definition of <code>${shown(a.review.toolName)}</code>`;
 }
