@@ -1,3 +1,5 @@
+import type { ProposalInput } from '../ledger/types.ts';
+
 /**
  * What `authorize` hands the runtime once an approval (or an allow verdict) has been
  * consumed: everything needed to run the call and to report its result. Plain JSON,
@@ -7,22 +9,15 @@
  * and refuses a grant whose fields differ from the ledger's record (`grant_mismatch`),
  * so editing a stored grant changes nothing.
  */
-export interface Grant {
+/** The ledger's record of the call a grant is for, field for field (see `ProposalInput`). */
+export type GrantedCall = Pick<
+  ProposalInput,
+  'proposalId' | 'runId' | 'sessionId' | 'principal' | 'agent' | 'callId' | 'toolName' | 'definitionDigest' | 'canonicalArgs' | 'argsDigest'
+>;
+
+export interface Grant extends GrantedCall {
   /** Format version of this object. */
   v: 1;
-  proposalId: string;
-  runId: string;
-  sessionId: string;
-  principal: string;
-  /** The agent identity that owns the run. */
-  agent: string;
-  callId: string;
-  toolName: string;
-  definitionDigest?: string | undefined;
-  /** RFC 8785 text of the arguments the runtime must execute, read from the ledger. */
-  canonicalArgs: string;
-  /** SHA-256 (hex) of `canonicalArgs`. */
-  argsDigest: string;
   /** For calls that needed approval: the consumed request, its token id and who approved. */
   requestId?: string | undefined;
   tokenId?: string | undefined;
