@@ -4,6 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -17,6 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
+import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
 import type { CallMode } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
@@ -91,11 +93,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
   const router = resources;
+  const completions = new CompletionRelay(upstreams.values(), naming, router);
   // Each capability only when some upstream has it: a client sees what it would see directly.
   const capabilities: ServerCapabilities = {
     tools: { listChanged: true },
     ...(prompts.available ? { prompts: { listChanged: true } } : {}),
     ...(router.available ? { resources: { listChanged: true } } : {}),
+    ...(completions.available ? { completions: {} } : {}),
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
   const visibleTools = async () => {
@@ -142,6 +146,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
         server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
       }
+      if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
       server.onclose = () => servers.delete(server);
       servers.add(server);
       await server.connect(transport);

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,12 +25,12 @@ async function upstream(name: string, withPromptsAndResources = true) {
   server.registerTool('lookup', { description: `Look up in ${name}`, inputSchema: { word: z.string() } }, async ({ word }) => ({ content: [{ type: 'text', text: `${name}:${word}` }] }));
   server.registerTool('secret', { description: 'Reveal a secret' }, async () => ({ content: [{ type: 'text', text: 'the secret' }] }));
   if (withPromptsAndResources) {
-    server.registerPrompt('greet', { description: `Greeting from ${name}`, argsSchema: { who: z.string() } }, ({ who }) => ({
+    server.registerPrompt('greet', { description: `Greeting from ${name}`, argsSchema: { who: completable(z.string(), (value) => [`${name}-${value}`]) } }, ({ who }) => ({
       messages: [{ role: 'user', content: { type: 'text', text: `${name} says hello to ${who}` } }],
     }));
     server.registerResource('own', `${name}://only`, { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: `only in ${name}` }] }));
     server.registerResource('shared', 'shared://readme', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: `readme of ${name}` }] }));
-    server.registerResource('item', new ResourceTemplate(`${name}://items/{id}`, { list: undefined }), {}, async (uri, { id }) => ({
+    server.registerResource('item', new ResourceTemplate(`${name}://items/{id}`, { list: undefined, complete: { id: (value) => [`${name}${value}1`] } }), {}, async (uri, { id }) => ({
       contents: [{ uri: uri.href, text: `${name} item ${String(id)}` }],
     }));
     server.registerResource('both', new ResourceTemplate('shared://t/{x}', { list: undefined }), {}, async (uri) => ({ contents: [{ uri: uri.href, text: name }] }));
@@ -100,6 +101,17 @@ describe('prompts and resources through the gateway', () => {
     await expect(client.readResource({ uri: 'shared://readme' })).rejects.toThrow(/several upstreams/);
     await expect(client.readResource({ uri: 'shared://t/1' })).rejects.toThrow(/several upstreams/);
     await expect(client.readResource({ uri: 'nobody://x' })).rejects.toThrow(/Resource not found/);
+  });
+
+  it('argument completions go to the upstream that owns the prompt or template', async () => {
+    const { client } = await setup(['a', 'b']);
+    expect(client.getServerCapabilities()?.completions).toEqual({});
+    const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'b__greet' }, argument: { name: 'who', value: 'x' } });
+    expect(prompt.completion.values).toEqual(['b-x']);
+    const template = await client.complete({ ref: { type: 'ref/resource', uri: 'a://items/{id}' }, argument: { name: 'id', value: '7' } });
+    expect(template.completion.values).toEqual(['a71']);
+    await expect(client.complete({ ref: { type: 'ref/resource', uri: 'shared://t/{x}' }, argument: { name: 'x', value: '' } })).rejects.toThrow(/No single upstream/);
+    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: '' } })).rejects.toThrow(/Unknown prompt/);
   });
 
   it("an upstream's prompts and resources list_changed reach the gateway's clients", async () => {

@@ -58,6 +58,15 @@ export class ResourceRouter {
     return listed.flatMap(({ templates }) => templates.filter((t) => owners.get(t.uriTemplate)?.size === 1));
   }
 
+  /** The one upstream that lists `uriTemplate` (for completions of its variables), else undefined. */
+  async templateOwner(uriTemplate: string): Promise<Upstream | undefined> {
+    if (this.#upstreams.length === 1) return this.#upstreams[0];
+    if (this.#templates === undefined || !this.#templates.some((t) => t.text === uriTemplate)) await this.listTemplates();
+    const owners = new Set((this.#templates ?? []).filter((t) => t.text === uriTemplate).map((t) => t.upstream));
+    const [owner] = owners;
+    return owners.size === 1 && owner !== undefined ? this.#upstream(owner) : undefined;
+  }
+
   async read(uri: string): Promise<ReadResourceResult> {
     const upstream = await this.#route(uri);
     return relayed(upstream, 'resources/read', () => upstream.readResource(uri));

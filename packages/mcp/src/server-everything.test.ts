@@ -64,8 +64,8 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
     expect(refusalOf(await call(client, 'toggle-simulated-logging', {}))).toMatchObject({ reason: 'unclassified_tool' });
   });
 
-  it('advertises prompts and resources, as the server does', () => {
-    expect(client.getServerCapabilities()).toMatchObject({ prompts: { listChanged: true }, resources: { listChanged: true } });
+  it('advertises prompts, resources and completions, as the server does', () => {
+    expect(client.getServerCapabilities()).toMatchObject({ prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} });
   });
 
   it('prompts are identical, and prompts/get answers as the server does', async () => {
@@ -87,6 +87,14 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
     // A templated URI (its text carries the time it was made, so compare its shape).
     const dynamic = await client.readResource({ uri: 'demo://resource/dynamic/text/1' });
     expect(dynamic.contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/text/1', mimeType: 'text/plain', text: expect.stringMatching(/^Resource 1: /) });
+  });
+
+  it('argument completions answer as the server does', async () => {
+    expect(client.getServerCapabilities()?.completions).toBeDefined();
+    const prompt = { ref: { type: 'ref/prompt' as const, name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } };
+    const completed = await client.complete(prompt);
+    expect(completed).toEqual(await direct.complete(prompt));
+    expect(completed.completion.values.length).toBeGreaterThan(0);
   });
 
   it('an unknown prompt or resource is a JSON-RPC error, as it would be directly', async () => {

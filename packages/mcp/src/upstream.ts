@@ -4,6 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
   CallToolResultSchema,
   type GetPromptResult,
   type Prompt,
@@ -40,6 +42,8 @@ export interface Upstream {
   listResources(): Promise<Resource[]>;
   listResourceTemplates(): Promise<ResourceTemplate[]>;
   readResource(uri: string): Promise<ReadResourceResult>;
+  /** Argument completion for one of its prompts or resource templates. */
+  complete(params: CompleteRequest['params']): Promise<CompleteResult>;
   close(): Promise<void>;
 }
 
@@ -104,6 +108,7 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
       });
     },
     readResource: (uri) => client.readResource({ uri }),
+    complete: (params) => client.complete(params),
     close: () => client.close(),
   };
 }
