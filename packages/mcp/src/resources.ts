@@ -16,8 +16,8 @@ const RESOURCE_NOT_FOUND = -32002;
  */
 export class ResourceRouter {
   readonly #upstreams: readonly Upstream[];
-  // URI → the upstream that listed it, or null when several did. Built at list time.
-  #routes: Map<string, string | null> | undefined;
+  // URI → the upstreams that listed it (more than one: ambiguous). Built at list time.
+  #routes: Map<string, string[]> | undefined;
   #templates: Array<{ upstream: string; text: string; template: UriTemplate | undefined }> | undefined;
 
   constructor(upstreams: Iterable<Upstream>) {
@@ -37,15 +37,16 @@ export class ResourceRouter {
 
   async list(): Promise<Resource[]> {
     const listed = await Promise.all(this.#upstreams.map(async (u) => ({ upstream: u.name, resources: await relayed(u, 'resources/list', () => u.listResources()) })));
-    const routes = new Map<string, string | null>();
+    const routes = new Map<string, string[]>();
     for (const { upstream, resources } of listed) {
       for (const resource of resources) {
-        const seen = routes.get(resource.uri);
-        routes.set(resource.uri, seen === undefined || seen === upstream ? upstream : null);
+        const owners = routes.get(resource.uri) ?? [];
+        if (!owners.includes(upstream)) owners.push(upstream);
+        routes.set(resource.uri, owners);
       }
     }
     this.#routes = routes;
-    return listed.flatMap(({ upstream, resources }) => resources.filter((r) => routes.get(r.uri) === upstream));
+    return listed.flatMap(({ resources }) => resources.filter((r) => routes.get(r.uri)?.length === 1));
   }
 
   async listTemplates(): Promise<ResourceTemplate[]> {
@@ -78,9 +79,9 @@ export class ResourceRouter {
     if (this.#upstreams.length === 0) throw new McpError(ErrorCode.MethodNotFound, 'no upstream has resources');
     // A client may read a URI it learned elsewhere (a tool result) before any listing.
     if (this.#routes === undefined || !this.#routes.has(uri)) await this.list();
-    const listedBy = this.#routes?.get(uri);
-    if (listedBy === null) throw ambiguous(uri, this.#upstreams.map((u) => u.name));
-    if (listedBy !== undefined) return this.#upstream(listedBy);
+    const listedBy = this.#routes?.get(uri) ?? [];
+    if (listedBy.length > 1) throw ambiguous(uri, listedBy);
+    if (listedBy[0] !== undefined) return this.#upstream(listedBy[0]);
     if (this.#templates === undefined) await this.listTemplates();
     const matching = new Set((this.#templates ?? []).filter((t) => t.template?.match(uri) != null).map((t) => t.upstream));
     if (matching.size > 1) throw ambiguous(uri, [...matching]);
