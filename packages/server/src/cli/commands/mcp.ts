@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream';
+import { MemoryGateEvents } from '@countersign/core/events';
 import { Gate } from '@countersign/core/gate';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { applyLock, createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, readLockFile, startHttpFront } from '@countersign/mcp';
@@ -91,7 +92,9 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
     });
     if (lock?.ok === true) {
       // Operator pins first, so nothing is served (or trusted) before the lock says what is.
-      const applied = await applyLock(gate.deps, lock.entries, 'lock');
+      // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
+      const pinDeps = { definitions: store.definitions, audit: store.audit, clock: () => gate.now(), events: events ?? new MemoryGateEvents() };
+      const applied = await applyLock(pinDeps, lock.entries, 'lock');
       if (!applied.ok) throw new CliError('io', `cannot pin from ${config.lock}: ${applied.message}`);
       if (applied.pinned.length > 0) log(`pinned ${applied.pinned.length} tool(s) from ${config.lock}`);
     }
