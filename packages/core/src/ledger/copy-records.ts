@@ -6,7 +6,10 @@ import type { ApprovalRequest, Proposal } from './types.ts';
 
 export function copyProposal(p: Proposal): Proposal {
   const copy = { ...p };
-  if (p.result !== undefined) copy.result = { ...p.result };
+  if (p.result !== undefined) {
+    copy.result = { ...p.result };
+    if (p.result.projections !== undefined) copy.result.projections = { ...p.result.projections };
+  }
   return copy;
 }
 
