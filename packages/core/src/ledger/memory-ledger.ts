@@ -22,7 +22,7 @@ import type {
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
-import { copyProposal, copyRequest } from './copy-records.ts';
+import { copyProposal, copyRequest, copyResult } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
@@ -305,12 +305,6 @@ export function recordResultOnce(proposal: Proposal, result: ResultRecord): Reco
     return { ok: true, created: false, result: copyResult(existing) };
   }
   return { ok: false, reason: 'conflict', existing: copyResult(existing) };
-}
-
-function copyResult(result: ResultRecord): ResultRecord {
-  const copy = { ...result };
-  if (result.projections !== undefined) copy.projections = { ...result.projections };
-  return copy;
 }
 
 /** Why an approval request cannot be consumed now with this token id, or undefined if it can. */
