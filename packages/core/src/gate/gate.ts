@@ -12,13 +12,16 @@ import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } from './port.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse } from './port.ts';
 import { type ModelToolCall, propose } from './propose.ts';
+import { proposeModelResponse } from './propose-response.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 import { admitTool, type ToolAdmission } from './admit-tool.ts';
 import { toolVisibilitySafely } from '../policy/safe-visibility.ts';
 import type { ToolVisibility } from '../policy/types.ts';
+import { checkRelayed } from './relay/check-relayed.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -67,6 +70,15 @@ export class Gate {
    */
   propose(call: ModelToolCall, agent?: Agent): Promise<ProposeOutcome> {
     return propose(this.deps, call, agent);
+  }
+
+  /**
+   * Every tool call of one model response, recorded in one operation (one transaction
+   * on SQLite and Postgres): one outcome per call, in the model's order, each as
+   * `propose` would give it. `response.responseRef` is kept with every proposal.
+   */
+  proposeResponse(response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]> {
+    return proposeModelResponse(this.deps, response, agent);
   }
 
   /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */
@@ -123,6 +135,14 @@ export class Gate {
   /** proposed / dispatched ("ran, result unknown") / succeeded / failed. */
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult> {
     return callStatus(this.deps, proposalId, agent);
+  }
+
+  /**
+   * CASA check 5, data fidelity: are the tool results the runtime relays to the model
+   * the ones recorded at `complete`? Only `agent`'s runs; every refusal is audited.
+   */
+  checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome> {
+    return checkRelayed(this.deps, request, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */
