@@ -48,6 +48,8 @@ export interface Wiring {
   asUser: DecisionRecorder;
   /** Another approver, role `finance`. */
   asFinance: DecisionRecorder;
+  /** An authenticated approver who is neither the call's principal nor in `finance`. */
+  asStranger: DecisionRecorder;
   advanceClock(ms: number): void;
   close(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export function inProcessWiring(): Wiring {
     port: gate.port({ id: 'chat-app' }),
     asUser: gateDecisions(gate.approvals, { id: USER }),
     asFinance: gateDecisions(gate.approvals, { id: 'fiona', roles: ['finance'] }),
+    asStranger: gateDecisions(gate.approvals, { id: 'user:43' }),
     advanceClock: (ms) => clock.advance(ms),
     close: async () => {},
   };
@@ -88,6 +91,7 @@ export function remoteWiring(): Wiring {
   const secret = (who: string) => `${who}-${randomBytes(12).toString('hex')}`;
   const userToken = secret('user');
   const financeToken = secret('fiona');
+  const strangerToken = secret('stranger');
   const pair = linkedPair({
     gate,
     auth: {
@@ -95,6 +99,7 @@ export function remoteWiring(): Wiring {
       approvers: [
         { id: USER, roles: [], token: userToken },
         { id: 'fiona', roles: ['finance'], token: financeToken },
+        { id: 'user:43', roles: [], token: strangerToken },
       ],
     },
     tuning: { pollIntervalMs: 10 },
@@ -107,6 +112,7 @@ export function remoteWiring(): Wiring {
     port: pair.client,
     asUser: decider(userToken),
     asFinance: decider(financeToken),
+    asStranger: decider(strangerToken),
     advanceClock: (ms) => clock.advance(ms),
     close: () => pair.close(),
   };
@@ -240,4 +246,37 @@ export function toolOutputs(messages: ModelMessage[]): Array<{ toolCallId: strin
 /** The history a client resends: everything so far plus its approval answers. */
 export function withApprovals(history: ModelMessage[], answers: Array<{ approvalId: string; approved: boolean }>): ModelMessage[] {
   return [...history, { role: 'tool', content: answers.map((a) => ({ type: 'tool-approval-response' as const, ...a })) }];
+}
+
+/**
+ * The same chat app with the AI SDK's own approval mechanism only (no Countersign):
+ * `toolApproval` asks the user for transfers and deletes, optionally with
+ * `experimental_toolApprovalSecret`.
+ */
+export function sdkOnlyApp(options: { secret?: string } = {}) {
+  const executions: Executions = [];
+  return {
+    executions,
+    async request(messages: ModelMessage[], calls: ScriptedCall[]) {
+      const result = await generateText({
+        model: scriptedModel(calls),
+        tools: appTools(executions),
+        toolApproval: { transfer: 'user-approval', delete_repo: 'user-approval' },
+        ...(options.secret === undefined ? {} : { experimental_toolApprovalSecret: options.secret }),
+        messages,
+      });
+      return { responseMessages: result.responseMessages };
+    },
+  };
+}
+
+/** A copy of `history` with the tool call `toolCallId` changed (what a tampering client sends). */
+export function tamperCall(history: ModelMessage[], toolCallId: string, change: { input?: unknown; toolName?: string }): ModelMessage[] {
+  return history.map((message) => {
+    if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+    return {
+      ...message,
+      content: message.content.map((part) => (part.type === 'tool-call' && part.toolCallId === toolCallId ? { ...part, ...change } : part)),
+    } as ModelMessage;
+  });
 }

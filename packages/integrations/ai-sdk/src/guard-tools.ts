@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, Grant } from '@countersign/core';
-import { unreachable, verdictFor } from './call-verdict.ts';
+import { unreachable } from './call-verdict.ts';
 import type { CountersignGuard } from './guard.ts';
 import { CountersignRefusal, type CountersignReason, type CountersignRefusalStatus } from './refusal.ts';
 
@@ -35,14 +35,29 @@ export function guardTools<TOOLS extends Record<string, GuardableTool>>(tools: T
     guarded[name] = {
       ...tool,
       execute: ((input: unknown, options: ExecuteOptions) => runGuarded(guard, name, input, options, execute as never)) as never,
-      needsApproval: async (input: unknown, options: ExecuteOptions) => {
-        const verdict = await verdictFor(guard, { toolCallId: options.toolCallId, toolName: name, input });
-        // Only `ask` needs the SDK's approval step; a refusal is given by `execute`, as a tool error.
-        return verdict.kind === 'ask';
-      },
+      needsApproval: (_input: unknown, options: ExecuteOptions) => needsApproval(guard, options.toolCallId),
     };
   }
   return guarded as TOOLS;
+}
+
+/**
+ * The v6 hook: true when this response's call needs a person's approval in Countersign
+ * (in `{ waitMs }` mode: unless an approver approved it meanwhile). Refusals are not
+ * given here but by `execute`, as tool errors; a call from a resent history is left to
+ * `execute` too (its `authorize` is the check).
+ */
+async function needsApproval(guard: CountersignGuard, toolCallId: string): Promise<boolean> {
+  const outcome = guard.takeUnanswered(toolCallId);
+  if (outcome?.status !== 'approval_required') return false;
+  if (guard.approval === 'ask') return true;
+  try {
+    const waited = await guard.port.waitForDecision(outcome.requestId, { timeoutMs: guard.approval.waitMs });
+    // Approved: execute fetches the token and authorizes. Denied or expired: execute refuses with the gate's reason.
+    return waited.ok && waited.status === 'pending';
+  } catch {
+    return false;
+  }
 }
 
 type Execute = (input: unknown, options: ExecuteOptions) => unknown;

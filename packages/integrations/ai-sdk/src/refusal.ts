@@ -35,7 +35,8 @@ export function formatRefusal(denial: Pick<CountersignDenial, 'status' | 'reason
   return `${REFUSAL_PREFIX}:${denial.status}:${denial.reason}: ${denial.message}`;
 }
 
-const REFUSAL_TEXT = /^countersign:(not_approved|denied|rejected):([a-z_]+): ([\s\S]*)$/;
+// The SDK renders a thrown error as `String(error)`, so the class name may lead.
+const REFUSAL_TEXT = /^(?:CountersignRefusal: )?countersign:(not_approved|denied|rejected):([a-z_]+): ([\s\S]*)$/;
 
 /** The typed reason inside a refusal text, or undefined when the text is not one. */
 export function parseRefusal(text: unknown): Pick<CountersignDenial, 'status' | 'reason' | 'message'> | undefined {
