@@ -24,4 +24,5 @@ export {
   REFUSAL_PREFIX,
   refusalOf,
 } from './refusal.ts';
+export { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 export { approvalRequestReason, type CountersignApprovalStatus, countersignToolApproval, requestIdOfApproval } from './tool-approval.ts';
