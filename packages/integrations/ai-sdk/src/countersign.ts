@@ -13,9 +13,9 @@ import { countersignToolApproval } from './tool-approval.ts';
  * const result = await generateText({ model: cs.model(model), tools: cs.tools(tools), toolApproval: cs.toolApproval, messages });
  * ```
  *
- * TODO(relay): tool results the client relays back in the history are not yet checked
- * against the result digests the ledger recorded (CASA check 5); use `checkRelayed`
- * from core here once it lands.
+ * Tool results the client relays back in the history are checked against the results
+ * recorded at `complete` before every model request (CASA check 5): an edited or
+ * made-up result rejects the request with `CountersignRelayRefusal`.
  */
 export function countersign(options: CountersignGuardOptions) {
   const guard = new CountersignGuard(options);

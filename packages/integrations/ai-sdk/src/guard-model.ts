@@ -1,9 +1,10 @@
 import type { CountersignGuard, ModelToolCall } from './guard.ts';
+import { checkRelayedPrompt } from './relay-check.ts';
 
 /** The part of a language model (spec v3 for `ai` 6, v4 for `ai` 7) the guard wraps. */
 interface WrappableModel {
-  doGenerate(options: never): PromiseLike<{ content: readonly unknown[]; response?: { id?: string | undefined } | undefined }>;
-  doStream(options: never): PromiseLike<{ stream: ReadableStream<unknown> }>;
+  doGenerate(options: { prompt: unknown }): PromiseLike<{ content: readonly unknown[]; response?: { id?: string | undefined } | undefined }>;
+  doStream(options: { prompt: unknown }): PromiseLike<{ stream: ReadableStream<unknown> }>;
 }
 
 /**
@@ -11,6 +12,11 @@ interface WrappableModel {
  * gate together, when the model produced them and before the SDK sees them: the
  * ledger's record of "what the model asked for" is made here, from the model's own
  * output, never from a history a client sends back.
+ *
+ * Before each request, the tool results the prompt relays back to the model are checked
+ * against the results recorded at `complete` (CASA check 5, `checkRelayed`): a result
+ * the client edited or made up in the history refuses the request
+ * (`CountersignRelayRefusal`) and the model never sees it.
  *
  * Streams hold the response's tool-call parts until the model finished its response,
  * propose them together, then pass them on (the SDK only acts on a tool call once it
@@ -20,14 +26,16 @@ export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: Co
   // Inherit everything (provider, modelId, supportedUrls getters) and replace the two calls.
   const wrapped = Object.create(model) as MODEL;
   Object.defineProperty(wrapped, 'doGenerate', {
-    value: async (options: never) => {
+    value: async (options: { prompt: unknown }) => {
+      await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doGenerate(options);
       await guard.proposeResponse(result.content.filter(isToolCall), result.response?.id);
       return result;
     },
   });
   Object.defineProperty(wrapped, 'doStream', {
-    value: async (options: never) => {
+    value: async (options: { prompt: unknown }) => {
+      await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doStream(options);
       return { ...result, stream: result.stream.pipeThrough(holdToolCalls(guard)) };
     },

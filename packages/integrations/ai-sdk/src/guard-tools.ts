@@ -71,7 +71,7 @@ async function runGuarded(guard: CountersignGuard, toolName: string, input: unkn
     result = await execute(args, options);
     if (isAsyncIterable(result)) result = await lastOf(result);
   } catch (error) {
-    await completeSafely(guard, grant, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+    await completeSafely(guard, grant, { status: 'failed', error: errorText(error) });
     throw error;
   }
   await completeSafely(guard, grant, { status: 'succeeded', result });
@@ -126,6 +126,14 @@ async function completeSafely(guard: CountersignGuard, grant: Grant, completion:
     // The tool ran; its result stands. The call reads `dispatched` ("ran, result unknown") until completed.
     guard.completionFailures.push({ proposalId: grant.proposalId, reason: 'store_unavailable', message: unreachable(error) });
   }
+}
+
+/** The error text exactly as the SDK relays it to the model (its `getErrorMessage`), so relay checks can match it. */
+function errorText(error: unknown): string {
+  if (error == null) return 'unknown error';
+  if (typeof error === 'string') return error;
+  if (error instanceof Error) return error.toString();
+  return JSON.stringify(error);
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -24,5 +24,6 @@ export {
   REFUSAL_PREFIX,
   refusalOf,
 } from './refusal.ts';
+export { CountersignRelayRefusal, relayedToolResults } from './relay-check.ts';
 export { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 export { approvalRequestReason, type CountersignApprovalStatus, countersignToolApproval, requestIdOfApproval } from './tool-approval.ts';
