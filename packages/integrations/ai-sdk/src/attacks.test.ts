@@ -96,6 +96,19 @@ for (const makeWiring of WIRINGS) {
       expect(turn.refusals).toMatchObject([{ reason: 'unknown_call' }]);
     });
 
+    it("another user's session resending this user's approved history (same run id): principal_mismatch", async () => {
+      const app = chatApp(wiring);
+      const { approved } = await pending(app, 'approve');
+      // The app server builds the context from the signed-in user: here user:43, replaying user:42's run.
+      const cs = countersign({ port: wiring.port, context: { runId: app.runId, sessionId: 'chat-session-1', principal: 'user:43' }, index: app.index });
+      await generateText({ model: cs.model(scriptedModel([])), tools: cs.tools(appTools(app.executions)), toolApproval: cs.toolApproval, messages: approved });
+      expect(app.executions).toEqual([]);
+      expect(cs.refusals).toMatchObject([{ status: 'not_approved', reason: 'principal_mismatch' }]);
+      // The owner's approval is not burned.
+      await app.request(approved, []);
+      expect(app.executions).toHaveLength(1);
+    });
+
     it('a request the approver denied never runs, whatever the client answers (approval_denied)', async () => {
       const app = chatApp(wiring);
       const { approved } = await pending(app, 'deny', wiring.asFinance);

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { approvalRequests, chatApp, toolOutputs, userMessage, WIRINGS, withApprovals } from './chat.test-helper.ts';
+import { generateText } from 'ai';
+import { approvalRequests, appTools, chatApp, scriptedModel, toolOutputs, USER, userMessage, WIRINGS, withApprovals } from './chat.test-helper.ts';
+import { countersign } from './countersign.ts';
 import { recordUserDecision } from './record-decision.ts';
 import { requestIdOfApproval } from './tool-approval.ts';
 
@@ -41,5 +43,26 @@ for (const makeWiring of WIRINGS) {
         expect(status).toMatchObject({ ok: true, call: { state: 'succeeded' } });
       });
     }
+
+    it('server-side agents ({ waitMs }): an approver decides in Countersign while the SDK waits; the call runs once in the same request', async () => {
+      const app = chatApp(wiring);
+      const cs = countersign({ port: wiring.port, context: { runId: app.runId, sessionId: 's', principal: USER }, index: app.index, approval: { waitMs: 10_000 } });
+      const running = generateText({
+        model: cs.model(scriptedModel([{ toolCallId: 'call-pay', toolName: 'transfer', input: { to: 'alice', amount: 2500 } }])),
+        tools: cs.tools(appTools(app.executions)),
+        toolApproval: cs.toolApproval,
+        messages: [userMessage('pay alice')],
+      });
+      let indexed = await app.index.get(app.runId, 'call-pay');
+      for (let i = 0; indexed === undefined && i < 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        indexed = await app.index.get(app.runId, 'call-pay');
+      }
+      expect(await wiring.asFinance(indexed!.requestId!, 'approve')).toMatchObject({ ok: true });
+      const result = await running;
+      expect(app.executions).toEqual([{ tool: 'transfer', args: { amount: 2500, to: 'alice' } }]);
+      expect(approvalRequests(result.responseMessages)).toEqual([]);
+      expect(cs.refusals).toEqual([]);
+    });
   });
 }
