@@ -25,7 +25,10 @@ interface WrappableModel {
 export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: CountersignGuard): MODEL {
   // Inherit everything (provider, modelId, supportedUrls getters) and replace the two calls.
   const wrapped = Object.create(model) as MODEL;
+  // Ordinary (writable, configurable) properties: the SDK wraps spec-v3 models in a Proxy,
+  // and a Proxy must return a non-configurable, read-only property's own value.
   Object.defineProperty(wrapped, 'doGenerate', {
+    ...ORDINARY,
     value: async (options: { prompt: unknown }) => {
       await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doGenerate(options);
@@ -34,6 +37,7 @@ export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: Co
     },
   });
   Object.defineProperty(wrapped, 'doStream', {
+    ...ORDINARY,
     value: async (options: { prompt: unknown }) => {
       await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doStream(options);
@@ -42,6 +46,8 @@ export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: Co
   });
   return wrapped;
 }
+
+const ORDINARY = { writable: true, configurable: true, enumerable: true } as const;
 
 function holdToolCalls(guard: CountersignGuard): TransformStream<unknown, unknown> {
   let held: ModelToolCall[] = [];
