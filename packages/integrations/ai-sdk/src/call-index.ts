@@ -40,3 +40,15 @@ export function memoryCallIndex(options: { maxEntries?: number } = {}): CallInde
     },
   };
 }
+
+let processIndex: CallIndex | undefined;
+
+/**
+ * The index guards use when none is given: one per process, so a chat app that creates a
+ * guard per request finds the calls of earlier requests. Pass your own for several
+ * replicas (or to isolate tests).
+ */
+export function defaultCallIndex(): CallIndex {
+  processIndex ??= memoryCallIndex();
+  return processIndex;
+}

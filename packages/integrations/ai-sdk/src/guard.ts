@@ -1,5 +1,5 @@
 import type { GatePort, ProposeOutcome } from '@countersign/core';
-import { type CallIndex, memoryCallIndex } from './call-index.ts';
+import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
 import type { CountersignDenial } from './refusal.ts';
 
@@ -23,7 +23,7 @@ export interface CountersignGuardOptions {
   port: GatePort;
   /** Run, session and principal, from the app server's own state (never from the client's messages). */
   context: CountersignContext;
-  /** Where proposals are remembered between requests. Default: in memory (one process). */
+  /** Where proposals are remembered between requests. Default: one in-memory index per process (`defaultCallIndex`). */
   index?: CallIndex | undefined;
   /** Default `'ask'`. */
   approval?: ApprovalMode | undefined;
@@ -53,7 +53,7 @@ export class CountersignGuard {
   constructor(options: CountersignGuardOptions) {
     this.port = options.port;
     this.context = { runId: options.context.runId, sessionId: options.context.sessionId, principal: options.context.principal };
-    this.index = options.index ?? memoryCallIndex();
+    this.index = options.index ?? defaultCallIndex();
     this.approval = options.approval ?? 'ask';
   }
 

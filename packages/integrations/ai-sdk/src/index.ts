@@ -1,4 +1,4 @@
-export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
+export { type CallIndex, defaultCallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
 export type { CountersignContext } from './context.ts';
 export { countersign } from './countersign.ts';
 export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelToolCall } from './guard.ts';
