@@ -1,5 +1,5 @@
 import type { Approver, DecisionFailure } from '@countersign/core/gate';
-import type { CallIndex } from './call-index.ts';
+import { type CallIndex, defaultCallIndex } from './call-index.ts';
 
 export type Decision = 'approve' | 'deny';
 
@@ -67,8 +67,8 @@ const DECISION_FAILURES = new Set<string>([
 ]);
 
 export interface RecordUserDecisionInput {
-  /** The call index the guard wrote (the app server's own record of which request belongs to which call). */
-  index: CallIndex;
+  /** The call index the guards write (the app server's own record of which request belongs to which call). Default: `defaultCallIndex()`. */
+  index?: CallIndex | undefined;
   /** The run, from the app server's own state. */
   runId: string;
   /** The SDK tool call the user decided on. */
@@ -90,7 +90,7 @@ export interface RecordUserDecisionInput {
  * integration ignores it when deciding what runs.
  */
 export async function recordUserDecision(input: RecordUserDecisionInput): Promise<RecordDecisionOutcome> {
-  const indexed = await input.index.get(input.runId, input.toolCallId);
+  const indexed = await (input.index ?? defaultCallIndex()).get(input.runId, input.toolCallId);
   if (indexed === undefined) return { ok: false, reason: 'unknown_call', message: `no call ${input.toolCallId} was proposed in run ${input.runId}` };
   if (indexed.requestId === undefined) {
     return { ok: false, reason: 'no_approval_request', message: `call ${input.toolCallId} needs no approval (policy allowed it)` };
