@@ -1,10 +1,10 @@
-import type { AuditEvent, AuditHead, AuditRecord } from '@countersign/core/audit';
+import type { AuditEvent, AuditRecord } from '@countersign/core/audit';
 import { buildRecord } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { isUnavailableError, sqlState, toStoreError } from './errors.ts';
-import type { PostgresAuditLog } from './postgres-audit-log.ts';
+import { chain, type PostgresAuditLog } from './postgres-audit-log.ts';
 
 /** One ledger write: its statements, returning its outcome and the audit events to append with it. */
 export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: readonly AuditEvent[] }>;
@@ -178,16 +178,6 @@ export class AuditedBatch {
     for (const event of events) buildRecord(PROBE_HEAD, event);
     return { ok: true, outcome, events };
   }
-}
-
-/** `events` chained on `head`, in order. */
-function chain(head: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
-  let previous = head;
-  return events.map((event) => {
-    const record = buildRecord(previous, event);
-    previous = record;
-    return record;
-  });
 }
 
 /** A write of a batch run without savepoints threw: the batch is run again with them. */

@@ -210,7 +210,8 @@ export class PostgresAuditLog implements AuditLog {
   }
 }
 
-function chain(start: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
+/** `events` chained on `start`, in order. */
+export function chain(start: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
   let head = start;
   return events.map((event) => {
     const record = buildRecord(head, event);
