@@ -38,8 +38,12 @@ export class WalSync {
   constructor(dbPath: string, sync: FdatasyncFn = fdatasync) {
     this.#fdatasync = sync;
     const walPath = `${dbPath}-wal`;
-    // r+, never create: a WAL we created ourselves would not be the one SQLite writes.
-    this.#fd = openSync(walPath, 'r+');
+    try {
+      // r+, never create: a WAL we created ourselves would not be the one SQLite writes.
+      this.#fd = openSync(walPath, 'r+');
+    } catch (error) {
+      throw new LedgerError('store_unavailable', `sqlite store unavailable: cannot open ${walPath} for syncOffLoop`, { cause: error });
+    }
     const opened = fstatSync(this.#fd);
     const atPath = statSync(walPath);
     if (opened.ino !== atPath.ino || opened.dev !== atPath.dev) {
