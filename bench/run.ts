@@ -3,7 +3,7 @@
  * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
  *
- * `npm run bench -- http` (or `gate`, `stores`, several; `http sqlite` for one store) runs only those parts.
+ * `npm run bench -- http` (or `gate`, `stores`, several; `http sqlite` for one store, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
  * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const http: HttpResult = runs('http')
       rounds: 3,
       roundMs: 700,
       warmupMs: 300,
-      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'postgresql'),
+      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'sqlite-offloop' || a === 'postgresql'),
       serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
     })
   : EMPTY;

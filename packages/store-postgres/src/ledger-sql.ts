@@ -77,6 +77,11 @@ export function ledgerSql(s: string) {
       RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,
     requestByProposal: preparedStatement(`${selectRequest} WHERE r.proposal_id = $1`),
+    /** The proposal's columns plus its request (and decisions) as one JSON column, or NULL. */
+    proposalWithRequest: preparedStatement(
+      `SELECT ${PROPOSAL_COLUMNS}, (SELECT row_to_json(q) FROM (${selectRequest} WHERE r.proposal_id = $1) q) AS request_json
+       FROM ${s}.proposals WHERE proposal_id = $1`,
+    ),
     /**
      * Only the lock. The request is read by a separate statement afterwards: under
      * READ COMMITTED a statement's snapshot is taken before it waits for a lock, so

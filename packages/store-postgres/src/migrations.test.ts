@@ -86,7 +86,7 @@ describePg('postgres migrations and reopen', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(await migrate(db, schema)).toEqual([5]);
+      expect(await migrate(db, schema)).toEqual([5, 6]);
     } finally {
       await db.close();
     }
@@ -99,6 +99,30 @@ describePg('postgres migrations and reopen', () => {
       const result = { status: 'succeeded' as const, resultDigest: 'b'.repeat(64), projections: { json: 'b'.repeat(64), mcp_text: 'c'.repeat(64) }, at: 9 };
       await store.ledger.recordResult(p.proposalId, result);
       expect((await store.ledger.getProposal(p.proposalId))?.result).toEqual(result);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('audit index migration (6): drops the hash index; records stay, the chain verifies and continues', async () => {
+    const schema = fresh();
+    const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
+    try {
+      await migrate(db, schema, MIGRATIONS.filter((m) => m.version < 6));
+      const indexes = async () =>
+        (await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'audit_records' ORDER BY indexname`, [schema])).rows.map(
+          (r) => r.indexname,
+        );
+      expect(await indexes()).toEqual(['audit_records_hash_key', 'audit_records_pkey']);
+      expect(await migrate(db, schema)).toEqual([6]);
+      expect(await indexes()).toEqual(['audit_records_pkey']);
+    } finally {
+      await db.close();
+    }
+    const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema });
+    try {
+      for (let i = 0; i < 3; i++) await store.audit.append({ type: 'dispatch', at: i, proposalId: `p-${i}` });
+      expect(verifyChain(await store.audit.read())).toMatchObject({ ok: true, count: 3 });
     } finally {
       await store.close();
     }

@@ -142,6 +142,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.proposals ADD COLUMN result_projections text;
     `,
   },
+  {
+    version: 6,
+    name: 'audit records without a hash index',
+    // Nothing looks a record up by its hash; its UNIQUE index cost every append a write
+    // (and WAL) to a random B-tree page. The chain guards hashes (each covers its seq and
+    // the previous hash; verifyChain recomputes them); seq stays the primary key.
+    sql: (s) => `
+      ALTER TABLE ${s}.audit_records DROP CONSTRAINT IF EXISTS audit_records_hash_key;
+    `,
+  },
 ];
 
 /**

@@ -1,4 +1,4 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
@@ -87,6 +87,18 @@ export class PostgresLedger implements LedgerStore {
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
     const { rows } = await this.#db.query(this.#sql.proposalById, [proposalId]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
+    // One statement, one round trip, one snapshot: the request rides along as JSON.
+    const { rows } = await this.#db.query(this.#sql.proposalWithRequest, [proposalId]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const request = row.request_json;
+    if (request !== null && (typeof request !== 'object' || Array.isArray(request))) {
+      throw new LedgerError('corrupt_record', 'request of a proposal: expected a JSON object');
+    }
+    return { proposal: proposalFromRow(row), request: request === null ? undefined : requestFromRow(request as Record<string, unknown>) };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {

@@ -114,7 +114,7 @@ describe('openSqliteStore', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(migrate(db)).toEqual([5]);
+      expect(migrate(db)).toEqual([5, 6]);
     } finally {
       db.close();
     }
@@ -153,6 +153,35 @@ describe('openSqliteStore', () => {
       } finally {
         await reopened.close();
       }
+    }
+  });
+
+  it('audit index migration (6): records written before it read back unchanged, the chain verifies and continues', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const before = openSqliteStore({ path });
+    for (let i = 0; i < 3; i++) await before.audit.append({ type: 'dispatch', at: i, proposalId: `p-${i}` });
+    const written = await before.audit.read();
+    await before.close();
+    // Back to the schema as version 5 left it, the old table with its UNIQUE hash index.
+    const db = new DatabaseSync(path);
+    try {
+      db.exec(`ALTER TABLE audit_records RENAME TO audit_records_new;
+        CREATE TABLE audit_records (seq INTEGER PRIMARY KEY CHECK (seq >= 1), prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, event TEXT NOT NULL) STRICT;
+        INSERT INTO audit_records SELECT * FROM audit_records_new; DROP TABLE audit_records_new;
+        DELETE FROM schema_migrations WHERE version = 6;`);
+      expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 1 });
+      expect(migrate(db)).toEqual([6]);
+      expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    const after = openSqliteStore({ path });
+    try {
+      expect(await after.audit.read()).toEqual(written);
+      expect((await after.audit.append({ type: 'result', at: 9 })).seq).toBe(4);
+      expect(verifyChain(await after.audit.read())).toMatchObject({ ok: true, count: 4 });
+    } finally {
+      await after.close();
     }
   });
 

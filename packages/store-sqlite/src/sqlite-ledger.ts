@@ -1,4 +1,4 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -68,6 +68,16 @@ export class SqliteLedger implements LedgerStore {
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
     return this.#conn.read(() => this.#proposal(proposalId));
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
+    // Two statements in one synchronous read: no write can land between them.
+    return this.#conn.read(() => {
+      const proposal = this.#proposal(proposalId);
+      if (proposal === undefined) return undefined;
+      const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
+      return { proposal, request: row === undefined ? undefined : requestFromRow(row) };
+    });
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {

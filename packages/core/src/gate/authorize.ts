@@ -60,12 +60,13 @@ export async function authorizeCall(
     if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
       return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
     }
-    const found = await deps.ledger.getProposal(request.proposalId);
+    // One ledger read: the call with its approval request (checked below if policy asks for one).
+    const found = await deps.ledger.getProposalWithRequest(request.proposalId);
     // Another agent's call is answered exactly like a call that does not exist.
-    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+    if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
       return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
     }
-    proposal = found;
+    proposal = found.proposal;
     const mismatch = contextMismatch(deps, proposal, request);
     if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
     // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.
@@ -108,7 +109,7 @@ export async function authorizeCall(
     let approval: { requestId: string; tokenId: string } | undefined;
     let approvalRequest: ApprovalRequest | undefined;
     if (verdict.kind === 'approve') {
-      const checked = await checkApproval(deps, proposal, request.token, now);
+      const checked = await checkApproval(deps, proposal, found.request, request.token, now);
       if (checked.status !== 'ok') return checked.outcome;
       approval = checked.approval;
       approvalRequest = checked.request;

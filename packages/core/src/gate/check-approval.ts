@@ -24,11 +24,16 @@ export type ApprovalCheck =
 
 /**
  * Verifies the token presented for a call that needs approval, against the LEDGER's
- * call (invariant 3) and the call's own approval request. Consuming it is the caller's
- * next, atomic step.
+ * call (invariant 3) and the call's own approval request (`request`, read with the call
+ * by getProposalWithRequest). Consuming it is the caller's next, atomic step.
  */
-export async function checkApproval(deps: GateDeps, proposal: Proposal, token: string | undefined, now: number): Promise<ApprovalCheck> {
-  const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+export async function checkApproval(
+  deps: GateDeps,
+  proposal: Proposal,
+  request: ApprovalRequest | undefined,
+  token: string | undefined,
+  now: number,
+): Promise<ApprovalCheck> {
   if (token === undefined || token === '') {
     // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
     const status = request === undefined ? 'none' : effectiveStatus(request, now);

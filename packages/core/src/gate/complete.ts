@@ -27,14 +27,15 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (typeof grant !== 'object' || grant === null || typeof grant.proposalId !== 'string') {
       return await refuse(deps, undefined, 'unknown_grant', 'complete needs the grant that authorize returned', { agent: agent.id });
     }
-    const found = await deps.ledger.getProposal(grant.proposalId);
+    // One ledger read: the call with its approval request, both checked against the grant.
+    const found = await deps.ledger.getProposalWithRequest(grant.proposalId);
     // Another agent's call is answered exactly like a call that does not exist.
-    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+    if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
       return await refuse(deps, undefined, 'unknown_grant', 'no dispatched call matches this grant', { proposalId: grant.proposalId, agent: agent.id });
     }
-    proposal = found;
+    proposal = found.proposal;
     if (proposal.state !== 'dispatched') return await refuse(deps, proposal, 'not_dispatched', 'this call was never authorized');
-    const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+    const request = found.request;
     const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
     if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
     return await recordCompletion(deps, proposal, completion);

@@ -14,6 +14,7 @@ import type {
   NewApprovalRequest,
   Proposal,
   ProposalInput,
+  ProposalWithRequest,
   RecordEditResult,
   RecordProposalOptions,
   RecordProposalResult,
@@ -115,6 +116,14 @@ export class MemoryLedger implements LedgerStore {
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
     const proposal = this.#proposals.get(proposalId);
     return proposal && copyProposal(proposal);
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
+    const proposal = this.#proposals.get(proposalId);
+    if (proposal === undefined) return undefined;
+    const requestId = this.#requestByProposal.get(proposalId);
+    const request = requestId === undefined ? undefined : this.#requests.get(requestId);
+    return { proposal: copyProposal(proposal), request: request && copyRequest(request) };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {

@@ -218,6 +218,12 @@ export interface RecordProposalOptions {
   audit?: AuditFor<RecordProposalResult> | undefined;
 }
 
+/** A call as `LedgerStore.getProposalWithRequest` reads it. */
+export interface ProposalWithRequest {
+  proposal: Proposal;
+  request: ApprovalRequest | undefined;
+}
+
 export interface LedgerStore {
   /**
    * Present when this ledger's writes can append audit events to `auditLog`'s chain
@@ -241,6 +247,13 @@ export interface LedgerStore {
   /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */
   getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
+  /**
+   * The proposal with its approval request (undefined when it has none), in ONE read:
+   * what complete (and authorize, for an approval) check a call against. Undefined for
+   * an unknown proposal. As consistent as the two single reads, never less: SQL stores
+   * answer from one statement (one snapshot).
+   */
+  getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined>;
   findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined>;
   /**
    * The oldest call of the run not yet dispatched with exactly this tool and argument

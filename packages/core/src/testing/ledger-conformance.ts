@@ -235,6 +235,29 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         expect(found?.proposalId).toBe(proposal.proposalId);
       });
 
+      it('getProposalWithRequest: the call and its request (with decisions) in one read, equal to the single reads', async () => {
+        expect(await store.getProposalWithRequest(uid('missing'))).toBeUndefined();
+        const bare = sampleProposal();
+        await store.recordProposal(bare);
+        expect(await store.getProposalWithRequest(bare.proposalId)).toEqual({ proposal: await store.getProposal(bare.proposalId), request: undefined });
+
+        const { proposal, requestId, tokenId } = await approvedCall();
+        const found = await store.getProposalWithRequest(proposal.proposalId);
+        expect(found).toEqual({ proposal: await store.getProposal(proposal.proposalId), request: await store.getApprovalRequest(requestId) });
+        expect(found?.request).toMatchObject({ requestId, status: 'approved', tokenId, decisions: [{ decision: 'approve' }] });
+        // Each read is a fresh copy: editing one does not reach the store.
+        found!.proposal.canonicalArgs = '{"tampered":true}';
+        found!.request!.status = 'pending';
+        const again = await store.getProposalWithRequest(proposal.proposalId);
+        expect(again?.proposal.canonicalArgs).toBe(proposal.canonicalArgs);
+        expect(again?.request?.status).toBe('approved');
+        await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 3 });
+        expect(await store.getProposalWithRequest(proposal.proposalId)).toMatchObject({
+          proposal: { state: 'dispatched', dispatchedAt: T0 + 3 },
+          request: { status: 'consumed' },
+        });
+      });
+
       it('lists requests by effective status, newest first', async () => {
         const runId = uid('run');
         const ids: string[] = [];
