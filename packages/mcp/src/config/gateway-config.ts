@@ -24,6 +24,8 @@ export interface GatewayConfig {
   approvalWaitMs: number;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
+  /** Strict mode: list the tool's upstream before every call (see `GatewayOptions.relistBeforeCall`). */
+  relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
 }
@@ -85,6 +87,7 @@ const schema = z.strictObject({
   approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
   trustOnFirstUse: z.boolean().default(false),
+  relistBeforeCall: z.boolean().default(false),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -124,6 +127,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       approvalWaitMs: c.approvalWaitMs,
       approvalUrl: c.approvalUrl,
       trustOnFirstUse: c.trustOnFirstUse,
+      relistBeforeCall: c.relistBeforeCall,
       http: c.http,
     },
   };

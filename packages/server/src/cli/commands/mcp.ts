@@ -39,7 +39,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
-        '  approvalUrl: http://127.0.0.1:8787\n',
+        '  approvalUrl: http://127.0.0.1:8787\n' +
+        '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n',
     )
     .action(async (flags: McpFlags) => {
       ctx.setExitCode(await runMcp(ctx, flags));
@@ -126,6 +127,7 @@ function gatewayOptions(config: GatewayConfig, gate: Gate) {
     namespaced: config.namespaced,
     approvalWaitMs: config.approvalWaitMs,
     approvalUrl: config.approvalUrl,
+    relistBeforeCall: config.relistBeforeCall,
   };
 }
 
