@@ -102,6 +102,8 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
               { label: `MCP ${store.label} added p50${what}, ${at}`, value: added(through, direct, 0.5), kind: 'ms', atMost: true, target: targeted ? TARGETS.addedP50Ms : undefined },
               { label: `MCP ${store.label} added p99${what}, ${at}`, value: added(through, direct, 0.99), kind: 'ms', atMost: true, target: targeted ? TARGETS.addedP99Ms : undefined },
               { label: `MCP ${store.label} throughput through / direct${what}, ${at}`, value: perRound(through, direct), kind: 'ratio', target: targeted ? TARGETS.throughput : undefined },
+              // CPU time is what load from other processes distorts least: the gateway's own cost per call.
+              { label: `MCP ${store.label} gateway CPU per call${what}, ${at}`, value: median(through.map((x) => x.gatewayCpuUs)) / 1000, kind: 'ms' },
             );
           }
         }
