@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { runWorkers } from './harness.ts';
 import { BENCH_GATEWAY_TOKEN, type ChildHandle, ECHO_TOOL, forkChild } from './mcp-child-ipc.ts';
+import { benchMcpInProcess } from './mcp-in-process.ts';
 import { formatMs, formatRate, printRatios, type Ratio, type Row } from './report.ts';
 import { median } from './stats.ts';
 
@@ -118,7 +119,9 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
   } finally {
     await upstream.child.stop();
   }
-  return { rows, ratios };
+  // What of the added cost is the gateway's own work rather than the extra HTTP hops.
+  const inProcess = await benchMcpInProcess({ warmupMs: o.warmupMs, roundMs: o.roundMs / 2, rounds: 5 });
+  return { rows: [...rows, ...inProcess.rows], ratios: [...ratios, ...inProcess.ratios] };
 }
 
 type Children = Record<Target, ChildHandle<{ url: string }>>;

@@ -9,19 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { ECHO_TOOL, serveChildIpc } from './mcp-child-ipc.ts';
-
-function echoServer(): McpServer {
-  const server = new McpServer({ name: 'bench-upstream', version: '1.0.0' });
-  server.registerTool(ECHO_TOOL, { description: 'Answers with the text it was given.', inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: 'text', text }],
-  }));
-  return server;
-}
+import { serveChildIpc } from './mcp-child-ipc.ts';
+import { echoServer } from './mcp-echo-server.ts';
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
