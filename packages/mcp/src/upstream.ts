@@ -3,6 +3,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { upstreamFetch } from './upstream-fetch.ts';
 
 /** An upstream MCP server: a process the gateway starts (stdio) or a Streamable HTTP endpoint. */
 export type UpstreamConfig =
@@ -52,7 +53,7 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
 
 function transportOf(config: UpstreamConfig): Transport {
   if ('transport' in config) return config.transport;
-  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} }, fetch: upstreamFetch });
   return new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],
