@@ -179,7 +179,7 @@ interface RelistQueue {
 }
 
 /** The pinned fields of an upstream tool (CASA check 1 covers all of them), under its served name. */
-function definitionOf(name: string, tool: Tool): ToolDefinition {
+export function definitionOf(name: string, tool: Tool): ToolDefinition {
   const definition: ToolDefinition = { name };
   if (tool.title !== undefined) definition.title = tool.title;
   if (tool.description !== undefined) definition.description = tool.description;

@@ -2,12 +2,28 @@ import { randomUUID } from 'node:crypto';
 import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
+import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
 import type { CallMode } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
+import { PromptRelay } from './prompts.ts';
+import { ResourceRouter } from './resources.ts';
 import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 
 export interface GatewayOptions {
@@ -46,7 +62,7 @@ export interface GatewayOptions {
 export interface Gateway {
   /** Serves one MCP client on `transport` (one low-level SDK `Server` per client). */
   connect(transport: Transport): Promise<Server>;
-  /** The tools served now: listed upstream, registered, and admitted by their pins. */
+  /** The tools served now: listed upstream, registered, admitted by their pins, and not denied to the principal whatever the arguments. */
   listTools(): Promise<ServedTool[]>;
   close(): Promise<void>;
 }
@@ -69,13 +85,39 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
     });
   };
+  const onListChanged = (kind: 'prompts' | 'resources') => {
+    if (kind === 'resources') resources?.invalidate();
+    for (const server of servers) {
+      void (kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged()).catch(() => undefined);
+    }
+  };
+  let resources: ResourceRouter | undefined;
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name)));
+    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged));
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;
   }
   catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  const prompts = new PromptRelay(upstreams.values(), naming);
+  resources = new ResourceRouter(upstreams.values());
+  const router = resources;
+  const completions = new CompletionRelay(upstreams.values(), naming, router);
+  // Each capability only when some upstream has it: a client sees what it would see directly.
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: true },
+    ...(prompts.available ? { prompts: { listChanged: true } } : {}),
+    ...(router.available ? { resources: { listChanged: true } } : {}),
+    ...(completions.available ? { completions: {} } : {}),
+  };
+  // The tools the gate admits AND policy lets this principal call with some arguments.
+  const visibleTools = async () => {
+    const admitted = await catalogue.refresh();
+    const { toolVisibility } = options.gate;
+    if (toolVisibility === undefined) return admitted;
+    const seen = await Promise.all(admitted.map((tool) => toolVisibility.call(options.gate, tool.name, options.principal)));
+    return admitted.filter((_, i) => seen[i]?.visible === true);
+  };
   const port = options.gate.port(options.agent);
   const context = {
     port,
@@ -97,19 +139,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     async connect(transport) {
-      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
+      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
         return callTool(context, name, args ?? {}, meta);
       });
+      if (prompts.available) {
+        server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));
+        server.setRequestHandler(GetPromptRequestSchema, (request) => prompts.get(request.params.name, request.params.arguments));
+      }
+      if (router.available) {
+        server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await router.list() }));
+        server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
+        server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
+      }
+      if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
       server.onclose = () => servers.delete(server);
       servers.add(server);
       await server.connect(transport);
       return server;
     },
-    listTools: () => catalogue.refresh(),
+    listTools: visibleTools,
     async close() {
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));

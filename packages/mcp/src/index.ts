@@ -16,3 +16,7 @@ export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem }
 export { CALL_ID_META, type CallMode, RUN_ID_META, type RecordedSettings, recordedTarget } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+export { applyLock, type GatewayLock, LOCKFILE_VERSION, type LockResult, lockText, lockUpstreams, parseLock, readLockFile } from './lock.ts';
+export { CompletionRelay } from './completions.ts';
+export { PromptRelay } from './prompts.ts';
+export { ResourceRouter } from './resources.ts';

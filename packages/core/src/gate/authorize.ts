@@ -2,6 +2,7 @@ import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../ledger/types.ts';
 import { emit } from '../events/emit.ts';
+import { tightenByAnnotations } from '../policy/annotations.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { auditedWrite } from './audited-write.ts';
@@ -85,7 +86,7 @@ export async function authorizeCall(
 
     const canonicalArgs = proposal.canonicalArgs;
     let args: unknown;
-    const verdict = await decideSafely(deps.policy, {
+    const decided = await decideSafely(deps.policy, {
       toolName: proposal.toolName,
       // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
       get args(): unknown {
@@ -97,6 +98,8 @@ export async function authorizeCall(
       sessionId: proposal.sessionId,
       definitionDigest: proposal.definitionDigest,
     });
+    // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
+    const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);
     if (verdict.kind === 'deny') {
       return await reject(deps, proposal, { status: 'denied', reason: verdict.reason }, `policy denies ${proposal.toolName}`);
     }

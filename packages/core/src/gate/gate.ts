@@ -17,6 +17,8 @@ import { type ModelToolCall, propose } from './propose.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 import { admitTool, type ToolAdmission } from './admit-tool.ts';
+import { toolVisibilitySafely } from '../policy/safe-visibility.ts';
+import type { ToolVisibility } from '../policy/types.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -78,6 +80,16 @@ export class Gate {
    */
   admitTool(toolName: string): Promise<ToolAdmission> {
     return admitTool(this.deps, toolName);
+  }
+
+  /**
+   * Whether policy denies `toolName` to `principal` whatever the arguments: an
+   * integration leaves such a tool out of what it shows the model (an MCP gateway's
+   * `tools/list`). Listing only; a call to a hidden tool is still proposed and refused
+   * with its typed reason. Never throws.
+   */
+  toolVisibility(toolName: string, principal: string): Promise<ToolVisibility> {
+    return toolVisibilitySafely(this.deps.policy, toolName, principal);
   }
 
   /** An operator pins tools (from a file): each becomes trusted under the given digest. */

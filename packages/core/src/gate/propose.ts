@@ -2,6 +2,7 @@ import type { AuditEvent } from '../audit/types.ts';
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
 import type { ApprovalRequest, NewApprovalRequest, Proposal, RecordProposalResult } from '../ledger/types.ts';
+import { tightenByAnnotations } from '../policy/annotations.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { emit } from '../events/emit.ts';
@@ -65,7 +66,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
     }
     const now = deps.clock();
     // Policy first, so the proposal, its approval request and all their records commit as one.
-    const verdict = await decideSafely(deps.policy, {
+    const decided = await decideSafely(deps.policy, {
       toolName: call.toolName,
       args: args.value,
       principal: call.principal,
@@ -73,6 +74,8 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       sessionId: call.sessionId,
       definitionDigest: entry?.definitionDigest,
     });
+    // The admitted (pinned) definition's annotations may only tighten the verdict.
+    const verdict = tightenByAnnotations(decided, entry?.definition?.annotations);
     const input = {
       proposalId: deps.newId(),
       runId: call.runId,
@@ -165,7 +168,7 @@ function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalR
     {
       ...eventAbout(proposal, 'verdict', now),
       reason: verdict.kind === 'deny' ? verdict.reason : undefined,
-      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null },
+      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null, ...(verdict.kind === 'approve' && verdict.tightenedBy !== undefined ? { tightenedBy: verdict.tightenedBy } : {}) },
     },
   ];
   if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));

@@ -23,6 +23,12 @@ describe('gateway configuration', () => {
     });
   });
 
+  it('resolves the lock path, and refuses a lock together with trust on first use', () => {
+    expect(parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json' }, '/etc/countersign')).toMatchObject({ ok: true, config: { lock: '/etc/countersign/mcp.lock.json' } });
+    const both = parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json', trustOnFirstUse: true }, '/etc/countersign');
+    expect(both).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: .*trustOnFirstUse/)] });
+  });
+
   it('takes a Postgres store, an HTTP upstream and recorded mode', () => {
     const parsed = parseGatewayConfig(
       {

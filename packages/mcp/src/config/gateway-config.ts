@@ -24,6 +24,11 @@ export interface GatewayConfig {
   approvalWaitMs: number;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
+  /**
+   * The operator's lock (absolute path; `countersign mcp pin` writes it): the gateway pins
+   * from it at start instead of trusting first sight. Excludes `trustOnFirstUse`.
+   */
+  lock?: string | undefined;
   /** Strict mode: list the tool's upstream before every call (see `GatewayOptions.relistBeforeCall`). */
   relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
@@ -87,6 +92,7 @@ const schema = z.strictObject({
   approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
   trustOnFirstUse: z.boolean().default(false),
+  lock: z.string().min(1).optional(),
   relistBeforeCall: z.boolean().default(false),
   http: z
     .strictObject({
@@ -107,6 +113,8 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
   const parsed = schema.safeParse(value);
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
+  // Operator pins and first-sight trust contradict each other: with a lock, an unlisted tool waits for review.
+  if (c.lock !== undefined && c.trustOnFirstUse) return { ok: false, problems: ['lock: a lock pins tools itself; remove trustOnFirstUse (tools the lock does not list wait for review)'] };
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
   const store: GatewayStore =
     c.store === undefined || 'sqlite' in c.store
@@ -127,6 +135,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       approvalWaitMs: c.approvalWaitMs,
       approvalUrl: c.approvalUrl,
       trustOnFirstUse: c.trustOnFirstUse,
+      lock: c.lock === undefined ? undefined : at(c.lock),
       relistBeforeCall: c.relistBeforeCall,
       http: c.http,
     },

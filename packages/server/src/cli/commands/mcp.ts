@@ -1,7 +1,8 @@
 import { Readable, Writable } from 'node:stream';
+import { MemoryGateEvents } from '@countersign/core/events';
 import { Gate } from '@countersign/core/gate';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
-import { createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, startHttpFront } from '@countersign/mcp';
+import { applyLock, createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, readLockFile, startHttpFront } from '@countersign/mcp';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { definitionReviewOf } from '../../serve/definition-review.ts';
@@ -12,17 +13,19 @@ import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
+import { registerMcpPin } from './mcp-pin.ts';
 
 interface McpFlags {
-  config: string;
+  config?: string;
   http?: true;
 }
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
-  program
+  const mcp = program
     .command('mcp')
     .description('Run the MCP gateway on stdio: in front of the upstream MCP servers the config names, with pins, policy and call-bound approvals.')
-    .requiredOption('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
+    // Not `requiredOption`: `mcp pin` reads the same option, and commander would demand it of the parent first.
+    .option('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
     .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
     .addHelpText(
       'after',
@@ -40,14 +43,17 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
+        '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
         '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n',
     )
     .action(async (flags: McpFlags) => {
-      ctx.setExitCode(await runMcp(ctx, flags));
+      if (flags.config === undefined) throw new CliError('usage', "required option '--config <file>' not specified");
+      ctx.setExitCode(await runMcp(ctx, { ...flags, config: flags.config }));
     });
+  registerMcpPin(mcp, ctx);
 }
 
-async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
+async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string }): Promise<number> {
   const { stdin, stdout } = ctx.io;
   if (flags.http !== true && (!(stdin instanceof Readable) || !(stdout instanceof Writable))) {
     throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
@@ -63,6 +69,8 @@ async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
     if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${config.policy}: ${error.message}`, { cause: error });
     throw error;
   });
+  const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
+  if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
   const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
     throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
   });
@@ -83,6 +91,14 @@ async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
       keyring: master.keyring,
       events,
     });
+    if (lock?.ok === true) {
+      // Operator pins first, so nothing is served (or trusted) before the lock says what is.
+      // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
+      const pinDeps = { definitions: store.definitions, audit: store.audit, clock: () => gate.now(), events: events ?? new MemoryGateEvents() };
+      const applied = await applyLock(pinDeps, lock.entries, 'lock');
+      if (!applied.ok) throw new CliError('io', `cannot pin from ${config.lock}: ${applied.message}`);
+      if (applied.pinned.length > 0) log(`pinned ${applied.pinned.length} tool(s) from ${config.lock}`);
+    }
     gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
