@@ -20,7 +20,7 @@ export interface CallContext {
   /** How long a call that needs approval waits for the decision before answering "approval required". */
   approvalWaitMs: number;
   approvalUrl?: string | undefined;
-  /** List the tool's upstream again before each call, so a silent definition change is caught at call time. */
+  /** Strict mode: list the tool's upstream again before each call (else only when `catalogue.beforeCall` says so). */
   relistBeforeCall: boolean;
   /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
   recorded: RecordedSettings;
@@ -35,9 +35,11 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
   const target = recordedTarget(ctx.recorded, toolName, meta);
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
-  if (parsed !== undefined && ctx.relistBeforeCall) {
+  // Check 1: the call is proposed under the definition the upstream serves now (see `relistBeforeCall`).
+  const listing = parsed === undefined ? undefined : ctx.relistBeforeCall ? ctx.catalogue.relist(parsed.upstream) : ctx.catalogue.beforeCall(parsed.upstream);
+  if (listing !== undefined) {
     try {
-      await ctx.catalogue.relist(parsed.upstream);
+      await listing;
     } catch (error) {
       return refusalResult({ reason: 'upstream_unavailable', message: errorText(error), toolName });
     }

@@ -49,7 +49,13 @@ export interface GatewayOptions {
   approvalWaitMs?: number | undefined;
   /** Base URL of the approval pages, for the link in "approval required" results. */
   approvalUrl?: string | undefined;
-  /** List a tool's upstream again before each call (catches a silent definition change at call time). Default true. */
+  /**
+   * Strict mode: list a tool's upstream again before every call, so even a definition
+   * changed silently (no `notifications/tools/list_changed`) since the last listing is
+   * caught at call time. Costs an upstream `tools/list` per call (concurrent calls share
+   * one). Default false: pins are re-checked on every client listing and, before any
+   * further call is proposed, on every upstream `list_changed` (see `ToolCatalogue.beforeCall`).
+   */
   relistBeforeCall?: boolean | undefined;
 }
 
@@ -72,9 +78,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const naming = toolNaming(names, options.namespaced ?? names.length > 1);
   const servers = new Set<Server>();
   const upstreams = new Map<string, Upstream>();
-  const onToolsChanged = () => {
-    // Clients list again; their listing re-reads the upstream and re-checks every pin.
-    for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+  let catalogue: ToolCatalogue | undefined;
+  const onToolsChanged = (upstream: string) => {
+    // The gateway lists the upstream itself first (calls wait for it), then clients list again.
+    void (catalogue?.listChanged(upstream) ?? Promise.resolve()).then(() => {
+      for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+    });
   };
   const onListChanged = (kind: 'prompts' | 'resources') => {
     if (kind === 'resources') resources?.invalidate();
@@ -84,12 +93,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   let resources: ResourceRouter | undefined;
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, onToolsChanged, onListChanged));
+    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged));
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;
   }
-  const catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
   const router = resources;
@@ -120,7 +129,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     principal: options.principal,
     approvalWaitMs: options.approvalWaitMs ?? 0,
     approvalUrl: options.approvalUrl,
-    relistBeforeCall: options.relistBeforeCall ?? true,
+    relistBeforeCall: options.relistBeforeCall ?? false,
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,

@@ -18,6 +18,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { upstreamFetch } from './upstream-fetch.ts';
 
 /** An upstream MCP server: a process the gateway starts (stdio) or a Streamable HTTP endpoint. */
 export type UpstreamConfig =
@@ -115,7 +116,7 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
 
 function transportOf(config: UpstreamConfig): Transport {
   if ('transport' in config) return config.transport;
-  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} }, fetch: upstreamFetch });
   return new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],

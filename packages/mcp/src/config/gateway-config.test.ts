@@ -18,6 +18,7 @@ describe('gateway configuration', () => {
         calls: 'direct',
         approvalWaitMs: 0,
         trustOnFirstUse: false,
+        relistBeforeCall: false,
       }),
     });
   });

@@ -29,6 +29,8 @@ export interface GatewayConfig {
    * from it at start instead of trusting first sight. Excludes `trustOnFirstUse`.
    */
   lock?: string | undefined;
+  /** Strict mode: list the tool's upstream before every call (see `GatewayOptions.relistBeforeCall`). */
+  relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
 }
@@ -91,6 +93,7 @@ const schema = z.strictObject({
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
   trustOnFirstUse: z.boolean().default(false),
   lock: z.string().min(1).optional(),
+  relistBeforeCall: z.boolean().default(false),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -133,6 +136,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       approvalUrl: c.approvalUrl,
       trustOnFirstUse: c.trustOnFirstUse,
       lock: c.lock === undefined ? undefined : at(c.lock),
+      relistBeforeCall: c.relistBeforeCall,
       http: c.http,
     },
   };

@@ -43,7 +43,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
-        '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n',
+        '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
+        '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n',
     )
     .action(async (flags: McpFlags) => {
       if (flags.config === undefined) throw new CliError('usage', "required option '--config <file>' not specified");
@@ -142,6 +143,7 @@ function gatewayOptions(config: GatewayConfig, gate: Gate) {
     namespaced: config.namespaced,
     approvalWaitMs: config.approvalWaitMs,
     approvalUrl: config.approvalUrl,
+    relistBeforeCall: config.relistBeforeCall,
   };
 }
 
