@@ -141,9 +141,11 @@ export function hashValidatedRecord(record: AuditRecord): string {
  */
 export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): AuditRecord {
   // The call fields are checked and encoded once per call, the rest of the event every time.
-  const problem = eventProblemBeyondCallFields(event) ?? callFieldsOf(event).problem;
-  if (problem !== undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
-  const call = callFieldsOf(event);
+  // The shape first: it is what refuses a non-object before any field is read.
+  const shape = eventProblemBeyondCallFields(event);
+  const call = shape === undefined ? callFieldsOf(event) : undefined;
+  const problem = shape ?? call?.problem;
+  if (problem !== undefined || call === undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
   let seq = 1;
   let prevHash = GENESIS_HASH;
   if (prev !== undefined) {
@@ -153,7 +155,9 @@ export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): Aud
     seq = prev.seq + 1;
     prevHash = prev.hash;
   }
-  const body = copyAuditEvent(event);
-  const hash = sha256HexFast(encodeChecked(prevHash, seq, body, call.json));
-  return { seq, prevHash, hash, ...body };
+  // The record is the copy itself (seq, prevHash and hash first, as records read), so
+  // the event's fields are copied once; its hash is filled in from the same fields.
+  const record = copyAuditEvent(event, { seq, prevHash, hash: '' } as AuditRecord);
+  record.hash = sha256HexFast(encodeChecked(prevHash, seq, record, call.json));
+  return record;
 }
