@@ -63,11 +63,9 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
     if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
 
     const at = deps.clock();
-    const resultEvent = {
-      ...eventAbout(proposal, 'result', at),
-      reason: completion.status === 'failed' ? 'tool_failed' : undefined,
-      detail: { resultDigest: digest },
-    };
+    const resultEvent = eventAbout(proposal, 'result', at);
+    if (completion.status === 'failed') resultEvent.reason = 'tool_failed';
+    resultEvent.detail = { resultDigest: digest };
     let recorded: RecordResultOutcome;
     const atomic = auditsAtomically(deps);
     try {
