@@ -52,6 +52,16 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
   return refuse(`${entry.name}: its pin kept changing; try again`);
 }
 
+/**
+ * True when `admitDefinition` would answer ok without reading the store: a vouched-for
+ * entry whose sealed definition has the entry's digest, already recorded by this gate.
+ * Lets the dispatch hot path skip an async round for the commonest case.
+ */
+export function admittedWithoutStore(deps: Pick<GateDeps, 'recordedDefinitions'>, entry: CatalogEntry): boolean {
+  if (entry.vouched !== true || entry.definition === undefined || entry.definitionDigest === undefined) return false;
+  return sealedDefinition(entry.definition)?.digest === entry.definitionDigest && deps.recordedDefinitions.has(entry.definitionDigest);
+}
+
 async function decide(deps: GateDeps, toolName: string, digest: string): Promise<Admission | 'retry'> {
   const now = deps.clock();
   const pin = await deps.definitions.getPin(toolName);

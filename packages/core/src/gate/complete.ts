@@ -36,7 +36,7 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
     const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
     if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
-    return await recordCompletion(deps, proposal, completion);
+    return await completeDispatched(deps, proposal, completion);
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
   }
@@ -50,15 +50,8 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
  * different result. Never throws.
  */
 export async function completeDispatched(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
+  // One async layer (this is on every dispatch): the write and its outage answer together.
   try {
-    return await recordCompletion(deps, proposal, completion);
-  } catch (error) {
-    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
-  }
-}
-
-/** The result's digest written once with its `result` record, for a call already checked to be this caller's dispatched call. */
-async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
     const digest = completionDigest(completion);
     if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
 
@@ -93,6 +86,9 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
     if (!recorded.created) return { ...ok, duplicate: true };
     emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
     return { ...ok, duplicate: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
 }
 
 /** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */
