@@ -33,6 +33,27 @@ export function physicalLimitCase(arg: ArgumentCase, token: string, record: stri
   };
 }
 
+/**
+ * The physical-limit loop plus the one non-crypto step a dispatch cannot skip: parsing the
+ * arguments into the fresh object the tool receives (JSON.parse of the canonical text). Not the
+ * issue's limit: a labelled reference row, so the 10 KB ratio can be read against it.
+ */
+export function physicalLimitWithArgsParseCase(arg: ArgumentCase, token: string, record: string): BenchCase {
+  const limit = physicalLimitCase(arg, token, record);
+  const argsText = JSON.stringify(arg.args);
+  return {
+    name: `physical-limit loop + args JSON.parse, ${arg.label}`,
+    note: "the physical-limit loop, then JSON.parse(canonical args text): the tool's own copy of its arguments",
+    prepare: async (ops) => {
+      const crypto = await limit.prepare(ops);
+      return () => {
+        crypto();
+        for (let i = 0; i < ops; i++) JSON.parse(argsText);
+      };
+    },
+  };
+}
+
 /** A JWT carrying the same kind of claims as an approval token, args digest included. */
 async function signedJwt(secret: Uint8Array, argsDigest: string): Promise<string> {
   return new SignJWT({ run: 'run-bench', sid: 'session-bench', call: 'call-1', tool: 'bulk_update', args: argsDigest, apr: ['approver-1'] })
