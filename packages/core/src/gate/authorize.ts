@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../audit/types.ts';
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../ledger/types.ts';
@@ -121,7 +122,7 @@ export async function authorizeCall(
     const consumed = await auditedWrite<ConsumeResult>(
       deps,
       (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
-      (c) => (c.ok ? [{ ...eventAbout(c.proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined }] : []),
+      (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
     );
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
@@ -139,6 +140,16 @@ export async function authorizeCall(
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
+}
+
+/** The `dispatch` record of a consumed call (built by assignment: it is on every dispatch). */
+function dispatchEvent(proposal: Proposal, at: number, approval: { requestId: string; tokenId: string } | undefined): AuditEvent {
+  const event = eventAbout(proposal, 'dispatch', at);
+  if (approval !== undefined) {
+    event.requestId = approval.requestId;
+    event.detail = { tokenId: approval.tokenId };
+  }
+  return event;
 }
 
 // Only `authorize` (not dispatch) gets here without an execute: its caller runs the tool, never this.

@@ -3,7 +3,7 @@ import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
 import type { GateDeps } from './config.ts';
-import { expectedCallOf } from './expected-call.ts';
+import type { ExpectedCall } from '../token/format.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome } from './port.ts';
 import { type Rejection, reject } from './reject.ts';
@@ -46,7 +46,8 @@ export async function checkApproval(
         : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
     return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
   }
-  const verified = verifyApprovalToken(token, expectedCallOf(proposal), {
+  // The proposal is itself the expected call (same field names), read from the ledger.
+  const verified = verifyApprovalToken(token, proposal satisfies ExpectedCall, {
     keyring: deps.keyring,
     now,
     clockToleranceSeconds: deps.clockToleranceSeconds,

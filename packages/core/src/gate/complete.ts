@@ -38,7 +38,7 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     const request = found.request;
     const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
     if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
-    return await recordCompletion(deps, proposal, completion);
+    return await completeDispatched(deps, proposal, completion);
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
   }
@@ -52,25 +52,16 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
  * different result. Never throws.
  */
 export async function completeDispatched(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
+  // One async layer (this is on every dispatch): the write and its outage answer together.
   try {
-    return await recordCompletion(deps, proposal, completion);
-  } catch (error) {
-    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
-  }
-}
-
-/** The result's digest written once with its `result` record, for a call already checked to be this caller's dispatched call. */
-async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
     const digested = completionDigest(completion);
     if ('problem' in digested) return await refuse(deps, proposal, 'invalid_completion', digested.problem);
     const { digest, projections } = digested;
 
     const at = deps.clock();
-    const resultEvent = {
-      ...eventAbout(proposal, 'result', at),
-      reason: completion.status === 'failed' ? 'tool_failed' : undefined,
-      detail: { resultDigest: digest },
-    };
+    const resultEvent = eventAbout(proposal, 'result', at);
+    if (completion.status === 'failed') resultEvent.reason = 'tool_failed';
+    resultEvent.detail = { resultDigest: digest };
     let recorded: RecordResultOutcome;
     const atomic = auditsAtomically(deps);
     try {
@@ -80,7 +71,7 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
         (audit) =>
           deps.ledger.recordResult(
             proposal.proposalId,
-            { status: completion.status, resultDigest: digest, ...(projections === undefined ? {} : { projections }), at },
+            projections === undefined ? { status: completion.status, resultDigest: digest, at } : { status: completion.status, resultDigest: digest, projections, at },
             audit,
           ),
         (r) => (r.ok && r.created ? [resultEvent] : []),
@@ -103,6 +94,9 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
     if (!recorded.created) return { ...ok, duplicate: true };
     emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
     return { ...ok, duplicate: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
 }
 
 /** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */

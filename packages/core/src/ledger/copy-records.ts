@@ -24,3 +24,41 @@ export function copyRequest(r: ApprovalRequest): ApprovalRequest {
   if (r.eligible.roles) eligible.roles = [...r.eligible.roles];
   return { ...r, eligible, decisions: r.decisions.map((d) => ({ ...d })) };
 }
+
+// The in-memory ledger keeps sealed records: copied once when they come in, deep-frozen,
+// and replaced (never edited) on every change. A reader can be handed the stored object
+// itself: it cannot change under the ledger, and the ledger never changes it under the reader.
+
+/** A frozen copy of `p` (nested result and its projections included). */
+export function sealProposal(p: Proposal): Proposal {
+  const copy = { ...p };
+  if (p.result !== undefined) copy.result = sealResult(p.result);
+  return Object.freeze(copy);
+}
+
+/** A frozen copy of a result record, its projections included. */
+export function sealResult(result: ResultRecord): ResultRecord {
+  const copy = copyResult(result);
+  if (copy.projections !== undefined) Object.freeze(copy.projections);
+  return Object.freeze(copy);
+}
+
+/** A frozen copy of `r` (rule, lists and decisions included). */
+export function sealRequest(r: ApprovalRequest): ApprovalRequest {
+  const copy = copyRequest(r);
+  if (copy.eligible.approvers) Object.freeze(copy.eligible.approvers);
+  if (copy.eligible.roles) Object.freeze(copy.eligible.roles);
+  Object.freeze(copy.eligible);
+  for (const d of copy.decisions) Object.freeze(d);
+  Object.freeze(copy.decisions);
+  return Object.freeze(copy);
+}
+
+/**
+ * A sealed record with some top-level fields replaced: the nested parts it keeps are
+ * already frozen and shared, so a shallow copy is enough. `changes` holds only scalars
+ * or values sealed by the caller.
+ */
+export function resealed<T extends Proposal | ApprovalRequest>(sealed: T, changes: Partial<T>): T {
+  return Object.freeze({ ...sealed, ...changes }) as unknown as T;
+}

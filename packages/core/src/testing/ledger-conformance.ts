@@ -3,7 +3,7 @@ import { sha256Hex } from '../digest.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { describeEditConformance } from './edit-conformance.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
-import { SAMPLE_T0, sampleProposal, sampleRequest, uid } from './ledger-samples.ts';
+import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
 
@@ -245,9 +245,13 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         const found = await store.getProposalWithRequest(proposal.proposalId);
         expect(found).toEqual({ proposal: await store.getProposal(proposal.proposalId), request: await store.getApprovalRequest(requestId) });
         expect(found?.request).toMatchObject({ requestId, status: 'approved', tokenId, decisions: [{ decision: 'approve' }] });
-        // Each read is a fresh copy: editing one does not reach the store.
-        found!.proposal.canonicalArgs = '{"tampered":true}';
-        found!.request!.status = 'pending';
+        // Editing what a read handed out (a copy, or a frozen record) never reaches the store.
+        tryToEdit(() => {
+          found!.proposal.canonicalArgs = '{"tampered":true}';
+        });
+        tryToEdit(() => {
+          found!.request!.status = 'pending';
+        });
         const again = await store.getProposalWithRequest(proposal.proposalId);
         expect(again?.proposal.canonicalArgs).toBe(proposal.canonicalArgs);
         expect(again?.request?.status).toBe('approved');

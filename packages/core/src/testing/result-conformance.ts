@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerStore, ProposalInput } from '../ledger/types.ts';
+import { tryToEdit } from './ledger-samples.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DIGEST_A = 'a'.repeat(64);
@@ -33,7 +34,9 @@ export function describeResultRecording(store: () => LedgerStore, sample: (overr
       expect(await store().recordResult(id, result)).toEqual({ ok: true, created: true, result });
       const read = (await store().getProposal(id))?.result;
       expect(read).toEqual(result);
-      (read?.projections as Record<string, string>).json = DIGEST_B;
+      tryToEdit(() => {
+        (read?.projections as Record<string, string>).json = DIGEST_B;
+      });
       expect((await store().getProposal(id))?.result?.projections).toEqual(projections);
       // A repeat answers with the stored projections; the first result stands.
       expect(await store().recordResult(id, { ...result, projections: { json: DIGEST_A }, at: T0 + 9 })).toEqual({ ok: true, created: false, result });
