@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import type { GatewayGate } from './gateway-gate.ts';
-import type { CallMode } from './recorded-call.ts';
+import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 
@@ -90,10 +90,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
-      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        return callTool(context, name, args ?? {}, meta);
+        // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.
+        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers));
       });
       server.onclose = () => servers.delete(server);
       servers.add(server);

@@ -80,8 +80,9 @@ export function createProxy(options: ProxyOptions): Hono {
     const refusal = await checkRelayed(ctx, relayed);
     if (refusal !== undefined) return errorResponse(refusal);
 
-    const upstream = await callUpstream(options.upstream, upstreamPath, request, bytes);
-    if (!(upstream instanceof Response)) return errorResponse(upstream);
+    const called = await callUpstream(options.upstream, upstreamPath, request, bytes);
+    if (!called.ok) return errorResponse(called.error);
+    const upstream = called.response;
     if (!upstream.ok || upstream.body === null) return passBack(upstream, upstream.body);
     if ((upstream.headers.get('content-type') ?? '').includes('text/event-stream')) {
       return passBack(upstream, guardStream(upstream.body, shape.watcher(), (calls, ref) => recordCalls(ctx, calls, ref)));
@@ -109,8 +110,8 @@ export function createProxy(options: ProxyOptions): Hono {
       return errorResponse({ status: 404, type: 'invalid_request_error', code: 'not_proxied', message: `${request.method} ${c.req.path} is not served by the Countersign proxy` });
     }
     if ((await options.authenticate(request)) === undefined) return errorResponse(unauthenticated());
-    const upstream = await callUpstream(options.upstream, c.req.path.replace(/^\/v1/, ''), request, undefined);
-    return upstream instanceof Response ? passBack(upstream, upstream.body) : errorResponse(upstream);
+    const called = await callUpstream(options.upstream, c.req.path.replace(/^\/v1/, ''), request, undefined);
+    return called.ok ? passBack(called.response, called.response.body) : errorResponse(called.error);
   });
   app.onError((error) => errorResponse({ status: 502, type: 'countersign_upstream_error', code: 'proxy_failed', message: error.message }));
   return app;

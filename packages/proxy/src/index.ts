@@ -3,6 +3,6 @@ export { createProxy, type ProxyOptions } from './create-proxy.ts';
 export { PRINCIPAL_HEADER, RUN_HEADER, SESSION_HEADER } from './headers.ts';
 export type { ModelCall } from './model-call.ts';
 export type { RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayGate, RelayPort } from './relay-port.ts';
-export { type ProxyError, type ProxyErrorBody } from './refusal.ts';
+export type { ProxyError, ProxyErrorBody } from './refusal.ts';
 export { type RunningProxy, type StartProxyOptions, startProxy } from './start-proxy.ts';
 export type { UpstreamConfig } from './upstream.ts';

@@ -14,7 +14,12 @@ export interface UpstreamConfig {
 }
 
 /** Sends the request on with the proxy's credentials; the body bytes are the agent's, unchanged. */
-export async function callUpstream(config: UpstreamConfig, path: string, request: Request, body: ArrayBuffer | undefined): Promise<Response | ProxyError> {
+export async function callUpstream(
+  config: UpstreamConfig,
+  path: string,
+  request: Request,
+  body: ArrayBuffer | undefined,
+): Promise<{ ok: true; response: Response } | { ok: false; error: ProxyError }> {
   const headers = new Headers(config.headers);
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);
@@ -23,9 +28,10 @@ export async function callUpstream(config: UpstreamConfig, path: string, request
   if (config.apiKey !== undefined) headers.set('authorization', `Bearer ${config.apiKey}`);
   const url = `${config.baseUrl.replace(/\/+$/, '')}${path}${new URL(request.url).search}`;
   try {
-    return await (config.fetch ?? fetch)(url, { method: request.method, headers, body: body ?? null, signal: request.signal });
+    // A result object, not instanceof: @hono/node-server replaces the global Response class.
+    return { ok: true, response: await (config.fetch ?? fetch)(url, { method: request.method, headers, body: body ?? null, signal: request.signal }) };
   } catch (error) {
-    return { status: 502, type: 'countersign_upstream_error', code: 'upstream_unavailable', message: `the upstream model did not answer: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: { status: 502, type: 'countersign_upstream_error', code: 'upstream_unavailable', message: `the upstream model did not answer: ${error instanceof Error ? error.message : String(error)}` } };
   }
 }
 
