@@ -1,9 +1,9 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { RegisterToolsOutcome } from '@countersign/core/gate';
-import { AuthorizeBody, AuthorizeOutcomeSchema, CallStatusSchema, CompleteBody, CompleteOutcomeSchema, ProposalsResponse, RegisterToolsResponse, TokenResponse, ToolsBody } from '@countersign/core/wire';
+import type { CheckRelayedRequest, RegisterToolsOutcome, RelayCheckOutcome } from '@countersign/core/gate';
+import { AuthorizeBody, AuthorizeOutcomeSchema, CallStatusSchema, CompleteBody, CompleteOutcomeSchema, ProposalsResponse, RegisterToolsResponse, RelayCheckOutcomeSchema, RelayedBody, TokenResponse, ToolsBody } from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused } from './refusals.ts';
+import { authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -134,6 +134,19 @@ export function createClient(options: ClientOptions): CountersignClient {
       const answer = await send(http, { method: 'GET', path: `/api/v1/calls/${id(proposalId)}`, idempotent: true });
       if (!answer.ok) return readRefused(answer);
       return { ok: true, call: parseBody(CallStatusSchema, answer) };
+    },
+
+    async checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
+      if (typeof request?.runId !== 'string' || request.runId.length === 0) return { ok: false, reason: 'invalid_request', message: 'runId must be a non-empty string' };
+      const checked = RelayedBody.safeParse(jsonCopy({ toolMessages: request.toolMessages }));
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        return { ok: false, reason: 'invalid_request', message: `${issue?.path.map(String).join('.') || 'toolMessages'}: ${issue?.message ?? 'invalid'}` };
+      }
+      // Retried like a read: it changes no call; a retried refusal is audited again.
+      const answer = await send(http, { method: 'POST', path: `/api/v1/runs/${id(request.runId)}/relayed`, body: checked.data, idempotent: true });
+      if (!answer.ok) return relayRefused(answer);
+      return parseBody(RelayCheckOutcomeSchema, answer) as RelayCheckOutcome;
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
-import type { RegisterToolsOutcome } from '@countersign/core/gate';
+import type { RegisterToolsOutcome, RelayCheckOutcome } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -58,6 +58,13 @@ export function registerRefused(answer: Refused): RegisterToolsOutcome {
   if (answer.status === 409 && (answer.code === 'registered_by_other_agent' || answer.code === 'tool_defined_in_process')) {
     return { ok: false, reason: answer.code, message: answer.message };
   }
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+/** For the relay check: a body the server will not read and store outages are outcomes. */
+export function relayRefused(answer: Refused): RelayCheckOutcome {
+  if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);
 }

@@ -132,6 +132,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'result projections',
+    // CASA check 5: the digest of each form of a result a runtime may relay to the model
+    // (JSON object text: projection name -> SHA-256 hex), written once with the result.
+    // Results recorded before this migration keep NULL and are checked by result_digest alone.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN result_projections text;
+    `,
+  },
 ];
 
 /**

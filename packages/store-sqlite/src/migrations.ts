@@ -129,6 +129,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'result projections',
+    // CASA check 5: the digest of each form of a result a runtime may relay to the model
+    // (JSON object: projection name -> SHA-256 hex), written once with the result.
+    // Results recorded before this migration keep NULL and are checked by result_digest alone.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN result_projections TEXT;
+    `,
+  },
 ];
 
 /**

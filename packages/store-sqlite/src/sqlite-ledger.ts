@@ -1,6 +1,6 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
-import { requestFromRow } from '@countersign/core/store-kit';
+import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
@@ -194,11 +194,11 @@ export class SqliteLedger implements LedgerStore {
       // Write-once: only a dispatched call without a result takes one.
       const { changes } = this.#conn
         .statement(
-          `UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ?
+          `UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ?, result_projections = ?
            WHERE proposal_id = ? AND state = 'dispatched' AND result_status IS NULL`,
         )
-        .run(result.status, result.resultDigest, result.at, proposalId);
-      if (Number(changes) === 1) return { ok: true, created: true, result: { ...result } };
+        .run(result.status, result.resultDigest, result.at, projectionsColumn(result), proposalId);
+      if (Number(changes) === 1) return { ok: true, created: true, result: copyResult(result) };
       const proposal = this.#proposal(proposalId);
       if (proposal === undefined) return { ok: false, reason: 'not_found' };
       const answer = recordResultOnce(proposal, result);

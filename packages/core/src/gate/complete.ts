@@ -9,6 +9,7 @@ import type { GateDeps } from './config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
 import { callIds, errorMessage, eventAbout } from './propose.ts';
+import { type ProjectionDigests, resultProjections } from './relay/projections.ts';
 
 /** Longest error message a completion may carry (it is hashed, never stored, but it is read). */
 const MAX_ERROR_LENGTH = 64 * 1024;
@@ -59,8 +60,9 @@ export async function completeDispatched(deps: GateDeps, proposal: Proposal, com
 
 /** The result's digest written once with its `result` record, for a call already checked to be this caller's dispatched call. */
 async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
-    const digest = completionDigest(completion);
-    if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
+    const digested = completionDigest(completion);
+    if ('problem' in digested) return await refuse(deps, proposal, 'invalid_completion', digested.problem);
+    const { digest, projections } = digested;
 
     const at = deps.clock();
     const resultEvent = {
@@ -74,7 +76,12 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
       // One transaction when the store holds both: the result and its record land together.
       recorded = await auditedWrite<RecordResultOutcome>(
         deps,
-        (audit) => deps.ledger.recordResult(proposal.proposalId, { status: completion.status, resultDigest: digest, at }, audit),
+        (audit) =>
+          deps.ledger.recordResult(
+            proposal.proposalId,
+            { status: completion.status, resultDigest: digest, ...(projections === undefined ? {} : { projections }), at },
+            audit,
+          ),
         (r) => (r.ok && r.created ? [resultEvent] : []),
       );
     } catch (error) {
@@ -106,17 +113,25 @@ export function digestResult(result: unknown): string {
   }
 }
 
-/** The digest a completion records, or why it is not a completion (it may come from JSON). */
-function completionDigest(completion: Completion): string | { problem: string } {
+/**
+ * The digest a completion records and, for a result, the digests of the forms a runtime
+ * may relay to the model (check 5); or why it is not a completion (it may come from JSON).
+ */
+function completionDigest(completion: Completion): { digest: string; projections?: ProjectionDigests } | { problem: string } {
   if (typeof completion !== 'object' || completion === null) return { problem: 'a completion must be an object' };
   const status: unknown = completion.status;
-  if (status === 'succeeded') return digestResult((completion as { result?: unknown }).result);
+  if (status === 'succeeded') {
+    const result = (completion as { result?: unknown }).result;
+    const projections = resultProjections(result);
+    // The `json` projection is the canonical digest `digestResult` computes: computed once.
+    return { digest: projections.json ?? digestResult(result), projections };
+  }
   if (status !== 'failed') return { problem: `completion status must be "succeeded" or "failed", not ${JSON.stringify(status) ?? 'undefined'}` };
   const error: unknown = (completion as { error?: unknown }).error;
   if (typeof error !== 'string' || error.length > MAX_ERROR_LENGTH) {
     return { problem: `a failed completion needs an error message of at most ${MAX_ERROR_LENGTH} characters` };
   }
-  return sha256Hex(error);
+  return { digest: sha256Hex(error) };
 }
 
 async function refuse(

@@ -17,6 +17,8 @@ import { type ModelToolCall, propose } from './propose.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 import { admitTool, type ToolAdmission } from './admit-tool.ts';
+import { checkRelayed } from './relay/check-relayed.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -111,6 +113,14 @@ export class Gate {
   /** proposed / dispatched ("ran, result unknown") / succeeded / failed. */
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult> {
     return callStatus(this.deps, proposalId, agent);
+  }
+
+  /**
+   * CASA check 5, data fidelity: are the tool results the runtime relays to the model
+   * the ones recorded at `complete`? Only `agent`'s runs; every refusal is audited.
+   */
+  checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome> {
+    return checkRelayed(this.deps, request, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */

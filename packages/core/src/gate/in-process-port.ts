@@ -4,7 +4,17 @@ import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import type { Gate } from './gate.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 import { waitForDecision } from './wait-for-decision.ts';
+
+/** The response's reference under either name, or why the two names disagree. */
+export function responseRefOf(response: ModelResponse): string | undefined | { problem: string } {
+  const { responseRef, modelResponseRef } = response;
+  if (responseRef !== undefined && modelResponseRef !== undefined && responseRef !== modelResponseRef) {
+    return { problem: 'responseRef and modelResponseRef name the same field and must be equal' };
+  }
+  return responseRef ?? modelResponseRef;
+}
 
 /**
  * The in-process `GatePort`: the gate's own operations, bound to one agent. Every read
@@ -24,6 +34,8 @@ export class InProcessGatePort implements GatePort {
     if (typeof response !== 'object' || response === null || !Array.isArray(response.toolCalls)) {
       return [{ status: 'rejected', reason: 'invalid_call', message: 'a model response needs a toolCalls list' }];
     }
+    const ref = responseRefOf(response);
+    if (typeof ref === 'object') return response.toolCalls.map(() => ({ status: 'rejected', reason: 'invalid_call', message: ref.problem }));
     const outcomes: ProposeOutcome[] = [];
     for (const toolCall of response.toolCalls) {
       const call: ModelToolCall = {
@@ -33,7 +45,7 @@ export class InProcessGatePort implements GatePort {
         callId: toolCall?.id,
         toolName: toolCall?.name,
         arguments: toolCall?.arguments,
-        modelResponseRef: response.modelResponseRef,
+        modelResponseRef: ref,
       };
       // One at a time: calls of a run are recorded in the order the model produced them.
       outcomes.push(await this.#gate.propose(call, this.#agent));
@@ -59,6 +71,10 @@ export class InProcessGatePort implements GatePort {
 
   callStatus(proposalId: string): Promise<CallStatusResult> {
     return this.#gate.callStatus(proposalId, this.#agent);
+  }
+
+  checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
+    return this.#gate.checkRelayed(request, this.#agent);
   }
 
   #agentOrDefault(): Agent {

@@ -161,7 +161,10 @@ function newRequest(deps: GateDeps, verdict: Extract<Verdict, { kind: 'approve' 
 /** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
 function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number): AuditEvent[] {
   const events: AuditEvent[] = [
-    { ...eventAbout(proposal, 'proposal', now), detail: { agent: proposal.agent } },
+    {
+      ...eventAbout(proposal, 'proposal', now),
+      detail: proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef },
+    },
     {
       ...eventAbout(proposal, 'verdict', now),
       reason: verdict.kind === 'deny' ? verdict.reason : undefined,

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Proposal } from './types.ts';
+import type { ApprovalRequest, Proposal, ResultRecord } from './types.ts';
 
 // Explicit copies of ledger records: the in-memory ledger must never hand out its
 // own objects (a caller editing one would edit the ledger), and structuredClone was
@@ -6,7 +6,14 @@ import type { ApprovalRequest, Proposal } from './types.ts';
 
 export function copyProposal(p: Proposal): Proposal {
   const copy = { ...p };
-  if (p.result !== undefined) copy.result = { ...p.result };
+  if (p.result !== undefined) copy.result = copyResult(p.result);
+  return copy;
+}
+
+/** A result record sharing nothing with `result` (its projections included): stores hand out their own copies. */
+export function copyResult(result: ResultRecord): ResultRecord {
+  const copy = { ...result };
+  if (result.projections !== undefined) copy.projections = { ...result.projections };
   return copy;
 }
 

@@ -22,7 +22,7 @@ import type {
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
-import { copyProposal, copyRequest } from './copy-records.ts';
+import { copyProposal, copyRequest, copyResult } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
@@ -282,9 +282,9 @@ export class MemoryLedger implements LedgerStore {
     if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
     return this.#commit(
       {
-        outcome: { ok: true, created: true, result: { ...result } },
+        outcome: { ok: true, created: true, result: copyResult(result) },
         apply: () => {
-          proposal.result = { ...result };
+          proposal.result = copyResult(result);
         },
       },
       audit,
@@ -302,9 +302,9 @@ export function recordResultOnce(proposal: Proposal, result: ResultRecord): Reco
   const existing = proposal.result;
   if (existing === undefined) return undefined;
   if (existing.status === result.status && existing.resultDigest === result.resultDigest) {
-    return { ok: true, created: false, result: { ...existing } };
+    return { ok: true, created: false, result: copyResult(existing) };
   }
-  return { ok: false, reason: 'conflict', existing: { ...existing } };
+  return { ok: false, reason: 'conflict', existing: copyResult(existing) };
 }
 
 /** Why an approval request cannot be consumed now with this token id, or undefined if it can. */

@@ -45,6 +45,14 @@ export interface ResultRecord {
   status: 'succeeded' | 'failed';
   /** SHA-256 (hex) of the canonical result (or of the error message for failures). */
   resultDigest: string;
+  /**
+   * For a succeeded result: SHA-256 (hex) of each form a runtime may relay to the model
+   * (`RELAY_PROJECTIONS`), computed from the raw result at `complete`, for CASA check 5
+   * (`checkRelayed`). Absent on failures and on results recorded before it existed.
+   * Derived from the same raw result as `resultDigest`, so the write-once rule compares
+   * only status and digest.
+   */
+  projections?: Readonly<Record<string, string>> | undefined;
   at: number;
 }
 

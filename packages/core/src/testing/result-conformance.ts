@@ -26,6 +26,19 @@ export function describeResultRecording(store: () => LedgerStore, sample: (overr
       expect((await store().getProposal(id))?.result).toEqual(result);
     });
 
+    it('stores the relay projections with the result, reads them back as written and shares no object with the caller', async () => {
+      const id = await dispatched();
+      const projections = { json: DIGEST_A, mcp_text: DIGEST_B, mcp_content: 'c'.repeat(64) };
+      const result = { status: 'succeeded' as const, resultDigest: DIGEST_A, projections, at: T0 + 5 };
+      expect(await store().recordResult(id, result)).toEqual({ ok: true, created: true, result });
+      const read = (await store().getProposal(id))?.result;
+      expect(read).toEqual(result);
+      (read?.projections as Record<string, string>).json = DIGEST_B;
+      expect((await store().getProposal(id))?.result?.projections).toEqual(projections);
+      // A repeat answers with the stored projections; the first result stands.
+      expect(await store().recordResult(id, { ...result, projections: { json: DIGEST_A }, at: T0 + 9 })).toEqual({ ok: true, created: false, result });
+    });
+
     it('the same result again is idempotent; a different one is a conflict and the first stands', async () => {
       const id = await dispatched();
       const first = { status: 'succeeded' as const, resultDigest: DIGEST_A, at: T0 + 5 };

@@ -13,8 +13,9 @@ export {
   ProposalsResponse,
   ProposeOutcomeSchema,
   RegisterToolsResponse,
+  RelayCheckOutcomeSchema,
   RequestStatusResponse,
   TokenRejectionSchema,
   TokenResponse,
 } from './outcomes.ts';
-export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, TokenText, ToolsBody } from './requests.ts';
+export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, RelayedBody, TokenText, ToolsBody } from './requests.ts';

@@ -130,3 +130,21 @@ export const ErrorResponse = z.object({
 export const RegisterToolsResponse = z.object({
   tools: z.array(z.object({ name: Id, definitionDigest: z.string().regex(/^[0-9a-f]{64}$/) })).max(256),
 });
+
+/** POST /runs/:runId/relayed: the check's answer (`RelayCheckOutcome`); `invalid_request` and `store_unavailable` come as HTTP errors. */
+export const RelayCheckOutcomeSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), checked: z.number().int().nonnegative() }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.literal('relay_refused'),
+    message: Message,
+    failures: z.array(
+      z.object({
+        callId: Id,
+        reason: z.enum(['unknown_call', 'not_executed', 'result_mismatch']),
+        message: Message,
+        proposalId: Id.optional(),
+      }),
+    ),
+  }),
+]);

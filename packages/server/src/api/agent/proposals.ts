@@ -21,6 +21,9 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/proposals', requireAgent(services), async (c) => {
     const body = validate(ProposalsBody, await readJsonBody(c, services.bodyLimits));
+    if (body.responseRef !== undefined && body.modelResponseRef !== undefined && body.responseRef !== body.modelResponseRef) {
+      throw new ApiError('invalid_request', 'responseRef and modelResponseRef name the same field and must be equal');
+    }
     const agent = agentOf(c);
     const outcomes: ProposalResult[] = [];
     for (const call of body.toolCalls) {
@@ -32,7 +35,7 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
         callId: call.id,
         toolName: call.name,
         arguments: call.arguments,
-        modelResponseRef: body.modelResponseRef,
+        modelResponseRef: body.responseRef ?? body.modelResponseRef,
         },
         agent,
       );
