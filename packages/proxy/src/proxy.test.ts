@@ -42,7 +42,7 @@ describe('the recording proxy', () => {
           runId: RUN,
           sessionId: RUN,
           principal: 'alice',
-          modelResponseRef: 'chatcmpl-1',
+          responseRef: 'chatcmpl-1',
           toolCalls: [{ id: 'call_1', name: 'list_workflow_runs', arguments: '{"status":"failure"}' }],
         },
       },
@@ -183,7 +183,7 @@ describe('the recording proxy', () => {
     const { state, client, model } = await setup();
     const first = await client.responses.create({ model: 'm', input: 'failing tests?' });
     expect(first.output[0]).toMatchObject({ type: 'function_call', call_id: 'call_1' });
-    expect(state.proposed[0]?.response).toMatchObject({ modelResponseRef: 'resp_1', toolCalls: [{ id: 'call_1', name: 'list_workflow_runs' }] });
+    expect(state.proposed[0]?.response).toMatchObject({ responseRef: 'resp_1', toolCalls: [{ id: 'call_1', name: 'list_workflow_runs' }] });
 
     let release!: () => void;
     const recorded = new Promise<void>((resolve) => {

@@ -17,7 +17,7 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
       runId: ctx.runId,
       sessionId: ctx.sessionId,
       principal: ctx.principal,
-      modelResponseRef: responseRef,
+      responseRef,
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
     });
   } catch (error) {

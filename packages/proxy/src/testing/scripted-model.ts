@@ -156,7 +156,11 @@ function responsesStream(res: ServerResponse, id: number, turn: ScriptedTurn): v
     } else {
       const text = 'text' in turn ? turn.text : '';
       event('response.output_item.added', { output_index, item: { ...item, content: [], status: 'in_progress' } });
-      for (const delta of halves(text)) event('response.output_text.delta', { output_index, item_id: item.id, content_index: 0, delta });
+      const part = { output_index, item_id: item.id, content_index: 0 };
+      event('response.content_part.added', { ...part, part: { type: 'output_text', text: '', annotations: [] } });
+      for (const delta of halves(text)) event('response.output_text.delta', { ...part, delta });
+      event('response.output_text.done', { ...part, text });
+      event('response.content_part.done', { ...part, part: { type: 'output_text', text, annotations: [] } });
     }
     event('response.output_item.done', { output_index, item });
   });
