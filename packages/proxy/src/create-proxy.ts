@@ -1,3 +1,4 @@
+import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Authenticate } from './authenticate.ts';
@@ -46,6 +47,8 @@ const RESPONSES: ApiShape = {
   watcher: responsesStreamWatcher,
 };
 
+// Tool schemas nest; 256 levels is far beyond any real request and still bounds the scan.
+const MAX_BODY_DEPTH = 256;
 const MODELS = /^\/v1\/models(\/[^/]+)?$/;
 const defaultPassThrough = (method: string, path: string) => method === 'GET' && MODELS.test(path);
 
@@ -58,8 +61,9 @@ const defaultPassThrough = (method: string, path: string) => method === 'GET' &&
 export function createProxy(options: ProxyOptions): Hono {
   const app = new Hono({ strict: true });
   const passThrough = options.passThrough ?? defaultPassThrough;
+  const maxBody = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const limit = bodyLimit({
-    maxSize: options.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxSize: maxBody,
     onError: () => errorResponse({ status: 413, type: 'invalid_request_error', code: 'body_too_large', message: 'the request body is too large' }),
   });
 
@@ -70,9 +74,11 @@ export function createProxy(options: ProxyOptions): Hono {
     const bytes = await c.req.arrayBuffer();
     let body: unknown;
     try {
-      body = JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      return errorResponse(invalidRequest('invalid_json', 'the request body is not JSON'));
+      // Strict (duplicate keys, lone surrogates...): the bytes forwarded must mean to the upstream what they meant to the check.
+      body = parseStrictJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { maxBytes: maxBody, maxDepth: MAX_BODY_DEPTH });
+    } catch (error) {
+      const why = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : 'not UTF-8 JSON';
+      return errorResponse(invalidRequest('invalid_json', `the request body is not strict JSON (${why})`));
     }
     if (!isRecord(body)) return errorResponse(invalidRequest('invalid_json', 'the request body must be a JSON object'));
     const relayed = shape.relayed(body);
