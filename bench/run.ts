@@ -3,13 +3,14 @@
  * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
  *
- * `npm run bench -- http` (or `gate`, `stores`, several; `http sqlite` for one store) runs only those parts.
+ * `npm run bench -- http` (or `gate`, `stores`, `proxy`, several; `http sqlite` for one store) runs only those parts.
  * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { benchGateThroughput, type GateThroughputResult } from './gate-throughput.ts';
 import { benchHttp, type HttpResult } from './http-throughput.ts';
+import { benchProxy, type ProxyBenchResult } from './proxy-latency.ts';
 import { printRatios } from './report.ts';
 import { benchStores, type StoreThroughputResult } from './store-throughput.ts';
 
@@ -19,7 +20,7 @@ const startLoad = loadavg()[0]!;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
 console.log(`Countersign bench — ${machine}; load average at start ${startLoad.toFixed(2)}`);
 
-const PARTS = ['gate', 'http', 'stores'] as const;
+const PARTS = ['gate', 'http', 'stores', 'proxy'] as const;
 const asked = process.argv.slice(2).filter((a) => (PARTS as readonly string[]).includes(a));
 const runs = (part: (typeof PARTS)[number]) => asked.length === 0 || asked.includes(part);
 
@@ -44,6 +45,7 @@ const partB: StoreThroughputResult = runs('stores')
       chainRecords: 200_000,
     })
   : { ...EMPTY, problems: [] };
+const proxy: ProxyBenchResult = runs('proxy') ? await benchProxy({ requests: 2_000, warmup: 300 }) : { rows: [], ratios: [] };
 
 const seconds = (performance.now() - started) / 1000;
 const endLoad = loadavg()[0]!;
@@ -52,6 +54,7 @@ const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
   ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
   ...partB.ratios,
+  ...proxy.ratios.filter((r) => r.target !== undefined),
 ];
 printRatios('Summary', headline);
 if (!runs('stores')) {
@@ -77,8 +80,8 @@ writeFileSync(
       loadAverage: { start: startLoad, end: endLoad },
       seconds,
       aiSdk: partA.aiSdk,
-      rows: [...partA.rows, ...http.rows, ...partB.rows],
-      ratios: [...partA.ratios, ...http.ratios, ...partB.ratios],
+      rows: [...partA.rows, ...http.rows, ...partB.rows, ...proxy.rows],
+      ratios: [...partA.ratios, ...http.ratios, ...partB.ratios, ...proxy.ratios],
       storeProblems: partB.problems,
     },
     null,

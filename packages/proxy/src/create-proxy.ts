@@ -47,6 +47,8 @@ const RESPONSES: ApiShape = {
   watcher: responsesStreamWatcher,
 };
 
+// Not streaming, so one decoder serves every request (constructing one per request shows in profiles).
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 // Tool schemas nest; 256 levels is far beyond any real request and still bounds the scan.
 const MAX_BODY_DEPTH = 256;
 const MODELS = /^\/v1\/models(\/[^/]+)?$/;
@@ -75,7 +77,7 @@ export function createProxy(options: ProxyOptions): Hono {
     let body: unknown;
     try {
       // Strict (duplicate keys, lone surrogates...): the bytes forwarded must mean to the upstream what they meant to the check.
-      body = parseStrictJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { maxBytes: maxBody, maxDepth: MAX_BODY_DEPTH });
+      body = parseStrictJson(UTF8.decode(bytes), { maxBytes: maxBody, maxDepth: MAX_BODY_DEPTH });
     } catch (error) {
       const why = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : 'not UTF-8 JSON';
       return errorResponse(invalidRequest('invalid_json', `the request body is not strict JSON (${why})`));
@@ -89,9 +91,11 @@ export function createProxy(options: ProxyOptions): Hono {
     const called = await callUpstream(options.upstream, upstreamPath, request, bytes);
     if (!called.ok) return errorResponse(called.error);
     const upstream = called.response;
-    if (!upstream.ok || upstream.body === null) return passBack(upstream, upstream.body);
+    if (upstream.status < 200 || upstream.status > 299) return passBack(upstream, upstream.stream());
     if ((upstream.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      return passBack(upstream, guardStream(upstream.body, shape.watcher(), (calls, ref) => recordCalls(ctx, calls, ref)));
+      const events = upstream.stream();
+      if (events === null) return errorResponse(unreadableUpstream('an event stream without a body'));
+      return passBack(upstream, guardStream(events, shape.watcher(), (calls, ref) => recordCalls(ctx, calls, ref)));
     }
     const text = await upstream.text();
     let parsed: unknown;
@@ -117,7 +121,7 @@ export function createProxy(options: ProxyOptions): Hono {
     }
     if ((await options.authenticate(request)) === undefined) return errorResponse(unauthenticated());
     const called = await callUpstream(options.upstream, c.req.path.replace(/^\/v1/, ''), request, undefined);
-    return called.ok ? passBack(called.response, called.response.body) : errorResponse(called.error);
+    return called.ok ? passBack(called.response, called.response.stream()) : errorResponse(called.error);
   });
   app.onError((error) => errorResponse({ status: 502, type: 'countersign_upstream_error', code: 'proxy_failed', message: error.message }));
   return app;
