@@ -10,7 +10,7 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { agentTokens, startProxy } from '@countersign/proxy';
-import { type ScriptedTurn, startScriptedModel } from '../packages/proxy/src/testing/scripted-model.ts';
+import { type ScriptedTurn, startScriptedModel } from '@countersign/proxy/testing';
 import { formatMs, type Ratio } from './report.ts';
 
 export interface ProxyBenchResult {

@@ -6,3 +6,4 @@ export type { RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayGate, Re
 export type { ProxyError, ProxyErrorBody } from './refusal.ts';
 export { type RunningProxy, type StartProxyOptions, startProxy } from './start-proxy.ts';
 export type { UpstreamConfig } from './upstream.ts';
+export { DEFAULT_PROXY_STORE_PATH, loadProxyConfigFile, type ProxyConfig, type ProxyConfigResult, type ProxyStore, parseProxyConfig } from './config/proxy-config.ts';
