@@ -12,8 +12,9 @@ import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } from './port.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse } from './port.ts';
 import { type ModelToolCall, propose } from './propose.ts';
+import { proposeModelResponse } from './propose-response.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 import { admitTool, type ToolAdmission } from './admit-tool.ts';
@@ -67,6 +68,15 @@ export class Gate {
    */
   propose(call: ModelToolCall, agent?: Agent): Promise<ProposeOutcome> {
     return propose(this.deps, call, agent);
+  }
+
+  /**
+   * Every tool call of one model response, recorded in one operation (one transaction
+   * on SQLite and Postgres): one outcome per call, in the model's order, each as
+   * `propose` would give it. `response.responseRef` is kept with every proposal.
+   */
+  proposeResponse(response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]> {
+    return proposeModelResponse(this.deps, response, agent);
   }
 
   /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */

@@ -29,7 +29,7 @@ export function relayedForms(content: unknown): RelayedForms {
   const text = relayedText(content);
   if (text !== undefined) {
     const digest = sha256Hex(text);
-    return { text: digest, canonical: canonicalDigest(text), digest };
+    return { text: digest, canonical: mayBeJsonText(text) ? canonicalDigest(text) : undefined, digest };
   }
   const canonical = canonicalDigest(content);
   return { canonical, digest: canonical ?? sha256Hex(String(content)) };
@@ -46,6 +46,15 @@ function relayedText(content: unknown): string | undefined {
     texts.push(text);
   }
   return texts.join('\n');
+}
+
+/**
+ * Whether `text` can be JSON at all: its first non-whitespace character starts a JSON
+ * value. Most relayed text is prose; refusing it here skips a parse that would fail.
+ */
+function mayBeJsonText(text: string): boolean {
+  const first = /[^ \t\n\r]/.exec(text)?.[0];
+  return first !== undefined && '{["-0123456789tfn'.includes(first);
 }
 
 /** A string is JSON text (parsed strictly); any other value is checked as a parsed JSON value. */
