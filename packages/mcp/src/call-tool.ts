@@ -31,8 +31,8 @@ export interface CallContext {
  * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
  * arguments from the grant), and its raw result is recorded with `complete`.
  */
-export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>, meta?: unknown): Promise<CallToolResult> {
-  const target = recordedTarget(ctx.recorded, toolName, meta);
+export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>, meta?: unknown, headerRun?: string): Promise<CallToolResult> {
+  const target = recordedTarget(ctx.recorded, toolName, meta, headerRun);
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
   // Check 1: the call is proposed under the definition the upstream serves now (see `relistBeforeCall`).

@@ -20,7 +20,7 @@ import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
-import type { CallMode } from './recorded-call.ts';
+import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { PromptRelay } from './prompts.ts';
 import { ResourceRouter } from './resources.ts';
@@ -141,10 +141,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
-      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        return callTool(context, name, args ?? {}, meta);
+        // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.
+        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers));
       });
       if (prompts.available) {
         server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));

@@ -13,7 +13,7 @@ export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-fr
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export type { GatewayGate } from './gateway-gate.ts';
 export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
-export { CALL_ID_META, type CallMode, RUN_ID_META, type RecordedSettings, recordedTarget } from './recorded-call.ts';
+export { CALL_ID_META, type CallMode, RUN_HEADER, RUN_ID_META, type RecordedSettings, recordedTarget, runFromHeaders } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 export { applyLock, type GatewayLock, LOCKFILE_VERSION, type LockResult, lockText, lockUpstreams, parseLock, readLockFile } from './lock.ts';
