@@ -171,13 +171,14 @@ export function scriptedModel(calls: ScriptedCall[]) {
 export const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
 
 /** The agent with the Countersign middleware, on a thread of its own. */
-export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { checkpointer?: BaseCheckpointSaver } = {}) {
+export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { checkpointer?: BaseCheckpointSaver; threadId?: string; waitMs?: number } = {}) {
   const executions: Executions = [];
   const refusals: CountersignDenial[] = [];
-  const threadId = `thread-${randomUUID()}`;
+  const threadId = options.threadId ?? `thread-${randomUUID()}`;
   const runId = `lc-run-${threadId}`;
+  const model = scriptedModel(calls);
   const agent = createAgent({
-    model: scriptedModel(calls),
+    model,
     tools: appTools(executions),
     middleware: [
       countersignMiddleware({
@@ -185,6 +186,7 @@ export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { c
         // The app server's own state: the thread it invokes, the user it authenticated.
         context: (runtime) => ({ runId: `lc-run-${runtime.configurable?.thread_id}`, sessionId: 'lc-session-1', principal: USER }),
         onRefusal: (denial) => refusals.push(denial),
+        waitMs: options.waitMs,
       }),
     ],
     checkpointer: options.checkpointer ?? new MemorySaver(),
@@ -197,6 +199,8 @@ export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { c
     threadId,
     runId,
     config,
+    /** How many times the fake model was called. */
+    modelCalls: () => model.callCount,
     start: (text = 'go') => agent.invoke(ask(text), config),
     /** The id of the thread's newest checkpoint (to resume from it again later: a fork of the thread). */
     checkpointId: async () => ((await agent.getState(config)) as unknown as { config: { configurable?: { checkpoint_id?: string } } }).config.configurable?.checkpoint_id,
