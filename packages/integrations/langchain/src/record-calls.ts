@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { GatePort, ProposeOutcome } from '@countersign/core';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { CountersignContext } from './context.ts';
@@ -52,7 +51,7 @@ export class ModelResponses {
   /** Proposes the message's calls and keeps the outcomes for `afterModel`. Gives the message an id when the model gave none. */
   async record(port: GatePort, context: CountersignContext, message: AIMessage): Promise<void> {
     if ((message.tool_calls ?? []).length === 0) return;
-    message.id ??= `countersign-${randomUUID()}`;
+    message.id ??= `countersign-${globalThis.crypto.randomUUID()}`;
     const recorded = await proposeModelCalls(port, context, message);
     this.#pending.set(key(context.runId, message.id), recorded);
     if (this.#pending.size > this.#maxEntries) {
