@@ -171,7 +171,7 @@ export function scriptedModel(calls: ScriptedCall[]) {
 export const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
 
 /** The agent with the Countersign middleware, on a thread of its own. */
-export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { checkpointer?: BaseCheckpointSaver; threadId?: string; waitMs?: number } = {}) {
+export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { checkpointer?: BaseCheckpointSaver; threadId?: string; waitMs?: number; version?: 'v1' | 'v2' } = {}) {
   const executions: Executions = [];
   const refusals: CountersignDenial[] = [];
   const threadId = options.threadId ?? `thread-${randomUUID()}`;
@@ -190,6 +190,7 @@ export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { c
       }),
     ],
     checkpointer: options.checkpointer ?? new MemorySaver(),
+    ...(options.version === undefined ? {} : { version: options.version }),
   });
   const config = { configurable: { thread_id: threadId } };
   return {
