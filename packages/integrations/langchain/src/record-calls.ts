@@ -60,14 +60,14 @@ export class ModelResponses {
     }
   }
 
-  /** The outcomes for the newest AI message of the state, once. */
+  /**
+   * The outcomes for the newest AI message of the state. Kept (bounded) rather than
+   * taken once, so a retried `afterModel` node still finds them.
+   */
   take(runId: string, messages: readonly BaseMessage[]): RecordedCalls | undefined {
     const message = messages.at(-1);
     if (!AIMessage.isInstance(message) || typeof message.id !== 'string') return undefined;
-    const k = key(runId, message.id);
-    const recorded = this.#pending.get(k);
-    this.#pending.delete(k);
-    return recorded;
+    return this.#pending.get(key(runId, message.id));
   }
 }
 
