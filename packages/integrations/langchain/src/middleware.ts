@@ -41,7 +41,13 @@ interface CountersignStateView {
  *   runs only if Countersign says it was approved (an edit made there runs the edited
  *   call); refusals are error `ToolMessage`s with a typed reason;
  * - `beforeModel` checks relayed tool results (`checkRelayed`).
- * Needs a checkpointer for interrupts (as every LangGraph interrupt does).
+ * Needs a checkpointer for interrupts (as every LangGraph interrupt does). Meant for
+ * createAgent's default tool dispatch (`version: 'v2'`, one task per call): with `'v1'`
+ * every call of a message runs in one task, which LangGraph re-runs after an interrupt,
+ * so a call that ran before the interrupt is refused (`already_consumed`) on resume and
+ * only the first approval request surfaces at a time (at most once still holds).
+ * A model response whose process stops between the model node and `afterModel` leaves
+ * its calls unrecorded in the state: they are refused (`unknown_call`), never run.
  */
 export function countersignMiddleware(options: CountersignMiddlewareOptions) {
   const settings = {
