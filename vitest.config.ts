@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       // Integrations live one level deeper, under packages/integrations/.
       { find: /^@countersign\/ai-sdk$/, replacement: `${packagesDir}integrations/ai-sdk/src/index.ts` },
+      { find: /^@countersign\/langchain$/, replacement: `${packagesDir}integrations/langchain/src/index.ts` },
       { find: /^@countersign\/([^/]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
       { find: /^@countersign\/([^/]+)\/(.+)$/, replacement: `${packagesDir}$1/src/$2/index.ts` },
     ],

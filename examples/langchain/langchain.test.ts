@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { runLangChainExample } from './langchain.ts';
+
+describe('the LangChain example', () => {
+  it('runs the read and the approved transfer once each; unsigned, edited and replayed resumes run nothing', async () => {
+    const { steps, executions } = await runLangChainExample();
+    expect(executions).toEqual([
+      { tool: 'read_balance', args: { account: 'main' } },
+      { tool: 'transfer', args: { amount: 2500, to: 'alice' } },
+    ]);
+    expect(steps.map((s) => s.outcome)).toEqual([
+      expect.stringMatching(/^read ran; shell denied \(unclassified_tool\); transfer waits for /),
+      'not_approved (approval_pending)',
+      'not_approved (approval_pending)',
+      'recorded in Countersign',
+      'ran 1×',
+      'not_approved (already_consumed)',
+    ]);
+  });
+});

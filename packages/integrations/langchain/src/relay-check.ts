@@ -1,0 +1,57 @@
+import type { GatePort } from '@countersign/core';
+import type { RelayedToolMessage, RelayFailure } from '@countersign/core/gate';
+import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { unreachable } from './guard-call.ts';
+
+/**
+ * Thrown from `beforeModel` when a tool result in the state is not the result recorded
+ * for its call (CASA check 5): the messages were edited (a resumed or forked thread
+ * with tampered state, a client that sent a `ToolMessage` with the id of a real one, or
+ * one made up). The model is never called; `invoke` rejects with this error.
+ */
+export class CountersignRelayRefusal extends Error {
+  readonly code = 'relay_refused' as const;
+  readonly reason: 'relay_refused' | 'invalid_request' | 'store_unavailable';
+  readonly failures: RelayFailure[];
+
+  constructor(reason: CountersignRelayRefusal['reason'], message: string, failures: RelayFailure[] = []) {
+    super(`countersign:relay_refused:${reason}: ${message}`);
+    this.name = 'CountersignRelayRefusal';
+    this.reason = reason;
+    this.failures = failures;
+  }
+}
+
+/**
+ * The tool results the next model request relays, as `checkRelayed` reads them. Error
+ * messages (refusals, tool errors) carry no result and are not checked. A result of a
+ * call the approver edited names the edited ledger call; the claim is accepted only
+ * for an edit of this very call (`<callId>~edit-…`, the id the gate gives edits), so a
+ * message cannot borrow another call's recorded result.
+ */
+export function relayedToolResults(messages: readonly BaseMessage[]): RelayedToolMessage[] {
+  const relayed: RelayedToolMessage[] = [];
+  for (const message of messages) {
+    if (message.type !== 'tool') continue;
+    const tool = message as ToolMessage;
+    if (tool.status === 'error') continue;
+    const claimed = (tool.additional_kwargs?.countersign as { callId?: unknown } | undefined)?.callId;
+    const isEdit = typeof claimed === 'string' && claimed.startsWith(`${tool.tool_call_id}~edit-`);
+    relayed.push({ callId: isEdit ? claimed : tool.tool_call_id, content: tool.content });
+  }
+  return relayed;
+}
+
+/** Checks the relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
+export async function checkRelayedMessages(port: GatePort, runId: string, messages: readonly BaseMessage[]): Promise<void> {
+  const toolMessages = relayedToolResults(messages);
+  if (toolMessages.length === 0) return;
+  let outcome: Awaited<ReturnType<GatePort['checkRelayed']>>;
+  try {
+    outcome = await port.checkRelayed({ runId, toolMessages });
+  } catch (error) {
+    throw new CountersignRelayRefusal('store_unavailable', unreachable(error));
+  }
+  if (outcome.ok) return;
+  throw new CountersignRelayRefusal(outcome.reason, outcome.message, outcome.reason === 'relay_refused' ? outcome.failures : []);
+}
