@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       // Integrations live one level deeper, under packages/integrations/.
       { find: /^@countersign\/ai-sdk$/, replacement: `${packagesDir}integrations/ai-sdk/src/index.ts` },
+      { find: /^@countersign\/openai-agents$/, replacement: `${packagesDir}integrations/openai-agents/src/index.ts` },
       { find: /^@countersign\/([^/]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
       { find: /^@countersign\/([^/]+)\/(.+)$/, replacement: `${packagesDir}$1/src/$2/index.ts` },
     ],
