@@ -7,6 +7,7 @@ import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@
 import { z } from 'zod';
 import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
+import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
 import { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
@@ -158,12 +159,12 @@ export interface AgentApp {
   executions: Executions;
   runId: string;
   /** A new run: the model answers `input` with `calls`. */
-  start(input: string, calls: readonly ScriptedCall[]): Promise<Turn>;
+  start(input: string, calls: readonly ScriptedCall[], options?: { stream?: boolean; approval?: ApprovalMode }): Promise<Turn>;
   /**
    * Resumes a serialized `RunState` (what the app stored; maybe tampered). With
    * `applyDecisions` the app first carries Countersign's decisions into the state.
    */
-  resume(serialized: string, options?: { applyDecisions?: boolean }): Promise<Turn>;
+  resume(serialized: string, options?: { applyDecisions?: boolean; emptyIndex?: boolean }): Promise<Turn>;
   /** A new run from a history the app kept (maybe tampered): relay checks. */
   continueFrom(history: AgentInputItem[]): Promise<Turn>;
   /** The app's agent (to read a saved state with `RunState.fromString`). */
@@ -171,7 +172,7 @@ export interface AgentApp {
 }
 
 export interface Turn {
-  result: AnyRunResult;
+  result: Pick<AnyRunResult, 'interruptions' | 'state' | 'newItems' | 'finalOutput'>;
   cs: ReturnType<typeof countersign>;
   /** The request ids behind the interruptions, by call id. */
   requests: Record<string, string | undefined>;
@@ -181,12 +182,12 @@ export function agentApp(wiring: Wiring): AgentApp {
   const index = memoryCallIndex();
   const executions: Executions = [];
   const runId = `agents-run-${randomUUID()}`;
-  const build = (calls: readonly ScriptedCall[]) => {
-    const cs = countersign({ port: wiring.port, context: { runId, sessionId: 'agents-session-1', principal: USER }, index });
+  const build = (calls: readonly ScriptedCall[], approval?: ApprovalMode, callIndex: CallIndex = index) => {
+    const cs = countersign({ port: wiring.port, context: { runId, sessionId: 'agents-session-1', principal: USER }, index: callIndex, approval });
     const agent = new Agent({ name: 'file-agent', model: cs.model(scriptedModel(calls)), tools: cs.tools(fileTools(executions)) });
     return { cs, agent };
   };
-  const turn = async (cs: Turn['cs'], result: AnyRunResult): Promise<Turn> => {
+  const turn = async (cs: Turn['cs'], result: Turn['result']): Promise<Turn> => {
     const approvals = await cs.approvals(result.interruptions);
     return { result, cs, requests: Object.fromEntries(approvals.map((a) => [a.callId, a.requestId])) };
   };
@@ -195,12 +196,15 @@ export function agentApp(wiring: Wiring): AgentApp {
     index,
     executions,
     runId,
-    async start(input, calls) {
-      const { cs, agent } = build(calls);
-      return turn(cs, await runner.run(agent, input));
+    async start(input, calls, options = {}) {
+      const { cs, agent } = build(calls, options.approval);
+      if (options.stream !== true) return turn(cs, await runner.run(agent, input));
+      const streamed = await runner.run(agent, input, { stream: true });
+      await streamed.completed;
+      return turn(cs, streamed);
     },
     async resume(serialized, options = {}) {
-      const { cs, agent } = build([]);
+      const { cs, agent } = build([], undefined, options.emptyIndex === true ? memoryCallIndex() : index);
       const state = await RunState.fromString(agent, serialized);
       if (options.applyDecisions === true) await cs.applyDecisions(state);
       return turn(cs, await runner.run(agent, state));
@@ -235,7 +239,7 @@ export async function approvedInSdk(agent: AnyAgent, serialized: string, callIds
 }
 
 /** The tool outputs of a run, with their typed Countersign refusal when they are one. */
-export function toolOutputs(result: AnyRunResult): Array<{ callId: string; output: unknown; refusal: ReturnType<typeof refusalOf> }> {
+export function toolOutputs(result: Pick<AnyRunResult, 'newItems'>): Array<{ callId: string; output: unknown; refusal: ReturnType<typeof refusalOf> }> {
   return result.newItems.flatMap((item) => {
     if (item.type !== 'tool_call_output_item' || item.rawItem.type !== 'function_call_result') return [];
     return [{ callId: item.rawItem.callId, output: item.output, refusal: refusalOf(item.output) }];
