@@ -67,6 +67,7 @@ export interface Wiring {
   port: GatePort;
   /** An `ops` approver deciding in Countersign. */
   asOps: Decide;
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -74,7 +75,7 @@ function makeGate() {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
   const audit = new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
-  return new Gate({
+  const gate = new Gate({
     ledger,
     audit,
     policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
@@ -83,10 +84,11 @@ function makeGate() {
     clock,
     newId: () => `cs-${randomUUID()}`,
   });
+  return { gate, clock };
 }
 
 export function inProcessWiring(): Wiring {
-  const gate = makeGate();
+  const { gate, clock } = makeGate();
   return {
     name: 'in-process gate (gate.port)',
     port: gate.port({ id: 'file-agent' }),
@@ -94,12 +96,13 @@ export function inProcessWiring(): Wiring {
       const decided = await gate.approvals.decide({ id: 'olga', roles: ['ops'] }, { requestId, decision });
       if (!decided.ok) throw new Error(`decision failed: ${decided.reason}`);
     },
+    advanceClock: (ms) => clock.advance(ms),
     close: async () => {},
   };
 }
 
 export function remoteWiring(): Wiring {
-  const gate = makeGate();
+  const { gate, clock } = makeGate();
   const opsToken = `olga-${randomBytes(12).toString('hex')}`;
   const pair = linkedPair({
     gate,
@@ -121,6 +124,7 @@ export function remoteWiring(): Wiring {
       );
       if (!response.ok) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
     },
+    advanceClock: (ms) => clock.advance(ms),
     close: () => pair.close(),
   };
 }
@@ -130,7 +134,8 @@ export const WIRINGS: Array<() => Wiring> = [inProcessWiring, remoteWiring];
 export interface ScriptedCall {
   callId: string;
   name: string;
-  args: Record<string, unknown>;
+  /** An object, or the JSON text exactly as the model wrote it. */
+  args: Record<string, unknown> | string;
 }
 
 /**
@@ -164,7 +169,7 @@ export interface AgentApp {
    * Resumes a serialized `RunState` (what the app stored; maybe tampered). With
    * `applyDecisions` the app first carries Countersign's decisions into the state.
    */
-  resume(serialized: string, options?: { applyDecisions?: boolean; emptyIndex?: boolean }): Promise<Turn>;
+  resume(serialized: string, options?: { applyDecisions?: boolean; emptyIndex?: boolean; runId?: string }): Promise<Turn>;
   /** A new run from a history the app kept (maybe tampered): relay checks. */
   continueFrom(history: AgentInputItem[]): Promise<Turn>;
   /** The app's agent (to read a saved state with `RunState.fromString`). */
@@ -182,8 +187,8 @@ export function agentApp(wiring: Wiring): AgentApp {
   const index = memoryCallIndex();
   const executions: Executions = [];
   const runId = `agents-run-${randomUUID()}`;
-  const build = (calls: readonly ScriptedCall[], approval?: ApprovalMode, callIndex: CallIndex = index) => {
-    const cs = countersign({ port: wiring.port, context: { runId, sessionId: 'agents-session-1', principal: USER }, index: callIndex, approval });
+  const build = (calls: readonly ScriptedCall[], approval?: ApprovalMode, callIndex: CallIndex = index, run = runId) => {
+    const cs = countersign({ port: wiring.port, context: { runId: run, sessionId: 'agents-session-1', principal: USER }, index: callIndex, approval });
     const agent = new Agent({ name: 'file-agent', model: cs.model(scriptedModel(calls)), tools: cs.tools(fileTools(executions)) });
     return { cs, agent };
   };
@@ -204,7 +209,7 @@ export function agentApp(wiring: Wiring): AgentApp {
       return turn(cs, streamed);
     },
     async resume(serialized, options = {}) {
-      const { cs, agent } = build([], undefined, options.emptyIndex === true ? memoryCallIndex() : index);
+      const { cs, agent } = build([], undefined, options.emptyIndex === true ? memoryCallIndex() : index, options.runId ?? runId);
       const state = await RunState.fromString(agent, serialized);
       if (options.applyDecisions === true) await cs.applyDecisions(state);
       return turn(cs, await runner.run(agent, state));
