@@ -179,6 +179,8 @@ export interface AgentApp {
 export interface Turn {
   result: Pick<AnyRunResult, 'interruptions' | 'state' | 'newItems' | 'finalOutput'>;
   cs: ReturnType<typeof countersign>;
+  /** The guarded agent of this run (to resume with the same guard). */
+  agent: AnyAgent;
   /** The request ids behind the interruptions, by call id. */
   requests: Record<string, string | undefined>;
 }
@@ -192,9 +194,9 @@ export function agentApp(wiring: Wiring): AgentApp {
     const agent = new Agent({ name: 'file-agent', model: cs.model(scriptedModel(calls)), tools: cs.tools(fileTools(executions)) });
     return { cs, agent };
   };
-  const turn = async (cs: Turn['cs'], result: Turn['result']): Promise<Turn> => {
+  const turn = async (cs: Turn['cs'], agent: AnyAgent, result: Turn['result']): Promise<Turn> => {
     const approvals = await cs.approvals(result.interruptions);
-    return { result, cs, requests: Object.fromEntries(approvals.map((a) => [a.callId, a.requestId])) };
+    return { result, cs, agent, requests: Object.fromEntries(approvals.map((a) => [a.callId, a.requestId])) };
   };
   return {
     wiring,
@@ -203,21 +205,21 @@ export function agentApp(wiring: Wiring): AgentApp {
     runId,
     async start(input, calls, options = {}) {
       const { cs, agent } = build(calls, options.approval);
-      if (options.stream !== true) return turn(cs, await runner.run(agent, input));
+      if (options.stream !== true) return turn(cs, agent, await runner.run(agent, input));
       const streamed = await runner.run(agent, input, { stream: true });
       await streamed.completed;
-      return turn(cs, streamed);
+      return turn(cs, agent, streamed);
     },
     async resume(serialized, options = {}) {
       const { cs, agent } = build([], undefined, options.emptyIndex === true ? memoryCallIndex() : index, options.runId ?? runId);
       const state = await RunState.fromString(agent, serialized);
       if (options.applyDecisions === true) await cs.applyDecisions(state);
-      return turn(cs, await runner.run(agent, state));
+      return turn(cs, agent, await runner.run(agent, state));
     },
     agent: () => build([]).agent,
     async continueFrom(history) {
       const { cs, agent } = build([]);
-      return turn(cs, await runner.run(agent, history));
+      return turn(cs, agent, await runner.run(agent, history));
     },
   };
 }

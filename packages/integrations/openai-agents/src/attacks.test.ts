@@ -1,6 +1,6 @@
 import type { AgentInputItem } from '@openai/agents';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentApp, approvedInSdk, toolOutputs, WIRINGS } from './agents.test-helper.ts';
+import { agentApp, approvedInSdk, runner, toolOutputs, WIRINGS } from './agents.test-helper.ts';
 import { CountersignRelayRefusal } from './relay-check.ts';
 
 const LIST = { callId: 'call-list', name: 'list_dir', args: { path: '/tmp' } };
@@ -71,6 +71,15 @@ for (const makeWiring of WIRINGS) {
       expect(app.executions).toEqual([{ tool: 'read_file', args: { path: '/tmp/a' } }]);
       const status = await wiring.port.callStatus((await app.index.get(app.runId, 'call-read'))!.proposalId);
       expect(status).toMatchObject({ ok: true, call: { state: 'succeeded' } });
+    });
+
+    it('the same guard resumes the state after the approver approved in Countersign: runs once, no second interruption', async () => {
+      const app = agentApp(wiring);
+      const first = await app.start('read', [READ]);
+      await wiring.asOps(first.requests['call-read']!, 'approve');
+      const resumed = await runner.run(first.agent, first.result.state);
+      expect(resumed.interruptions).toEqual([]);
+      expect(app.executions).toEqual([{ tool: 'read_file', args: { path: '/tmp/a' } }]);
     });
 
     it('{ waitMs }: the run waits for the approver instead of interrupting, then runs once', async () => {

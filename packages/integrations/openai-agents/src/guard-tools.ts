@@ -45,15 +45,15 @@ async function needsApproval(guard: CountersignGuard, callId: string | undefined
   if (callId === undefined) return false;
   const fresh = guard.proposedOutcome(callId);
   if (fresh !== undefined && fresh.status !== 'approval_required') return false;
-  if (fresh?.status === 'approval_required' && guard.approval === 'interrupt') return true;
-  const indexed = await guard.index.get(guard.context.runId, callId);
+  // Just proposed through this guard, or (a resumed run, maybe in another process) from the index.
+  const indexed = fresh?.status === 'approval_required' ? fresh : await guard.index.get(guard.context.runId, callId);
   if (indexed?.requestId === undefined) return false;
   try {
     if (guard.approval !== 'interrupt') {
       const waited = await guard.port.waitForDecision(indexed.requestId, { timeoutMs: guard.approval.waitMs });
       return waited.ok && waited.status === 'pending';
     }
-    // A resumed run asks again: decided in Countersign (either way) means invoke answers.
+    // Decided in Countersign (either way) means invoke answers: authorize runs it or refuses it.
     const read = await guard.port.callStatus(indexed.proposalId);
     return read.ok && read.call.request?.status === 'pending';
   } catch {
