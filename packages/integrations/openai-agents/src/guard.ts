@@ -1,0 +1,104 @@
+import type { GatePort, ProposeOutcome } from '@countersign/core';
+import { type CallIndex, defaultCallIndex } from './call-index.ts';
+import type { CountersignContext } from './context.ts';
+import type { CountersignDenial } from './refusal.ts';
+
+/** A function call as the model produced it (the Responses `function_call` item: JSON text arguments). */
+export interface ModelFunctionCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/** What to do with a call that needs a person's approval. */
+export type ApprovalMode =
+  /** Interrupt the run (`result.interruptions`); the approver decides in Countersign, the app resumes. */
+  | 'interrupt'
+  /** Wait up to `waitMs` for an approver to decide in Countersign (server-side agents); still pending: interrupt. */
+  | { waitMs: number };
+
+export interface CountersignGuardOptions {
+  /** The gate: `gate.port(agent)` in process, or `createClient(...)` from `@countersign/client`. */
+  port: GatePort;
+  /** Run, session and principal, from the app's own state (never from a serialized `RunState`). */
+  context: CountersignContext;
+  /** Where proposals are remembered between a run and its resumption. Default: one in-memory index per process. */
+  index?: CallIndex | undefined;
+  /** Default `'interrupt'`. */
+  approval?: ApprovalMode | undefined;
+}
+
+/**
+ * The state one agent run's integration shares: the port, the app's context, the propose
+ * outcome of every call the model made in this process, the call index (which outlives
+ * the process when the app gives a durable one), and every refusal given (typed).
+ *
+ * Create one per run or per resumption; share the `index` between them.
+ */
+export class CountersignGuard {
+  readonly port: GatePort;
+  readonly context: CountersignContext;
+  readonly index: CallIndex;
+  readonly approval: ApprovalMode;
+  /** Every refusal this guard gave, in order: what the app can log or render. */
+  readonly refusals: CountersignDenial[] = [];
+  /** Calls that ran but whose result `complete` could not record (they read `dispatched`). */
+  readonly completionFailures: Array<{ proposalId: string; reason: string; message: string }> = [];
+  /** Propose outcomes of the calls the model made through this guard, by call id. */
+  readonly #proposed = new Map<string, ProposeOutcome>();
+
+  constructor(options: CountersignGuardOptions) {
+    this.port = options.port;
+    this.context = { runId: options.context.runId, sessionId: options.context.sessionId, principal: options.context.principal };
+    this.index = options.index ?? defaultCallIndex();
+    this.approval = options.approval ?? 'interrupt';
+  }
+
+  /**
+   * Records the function calls of one model response in the ledger, together, in the
+   * model's order, with the response id (CASA check 2: only calls a model response
+   * contained can run). Never throws: a transport failure is a `store_unavailable`
+   * rejection per call.
+   */
+  async proposeResponse(calls: readonly ModelFunctionCall[], responseRef?: string): Promise<void> {
+    if (calls.length === 0) return;
+    let outcomes: ProposeOutcome[];
+    try {
+      outcomes = await this.port.propose({
+        ...this.context,
+        ...(responseRef === undefined ? {} : { responseRef }),
+        toolCalls: calls.map((call) => ({ id: call.callId, name: call.name, arguments: call.arguments })),
+      });
+    } catch (error) {
+      const message = `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
+      outcomes = calls.map(() => ({ status: 'rejected', reason: 'store_unavailable', message }));
+    }
+    for (const [i, call] of calls.entries()) {
+      const outcome: ProposeOutcome = outcomes[i] ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate gave no outcome for this call' };
+      this.#proposed.set(call.callId, outcome);
+      if (outcome.status === 'allowed' || outcome.status === 'approval_required') {
+        await this.index.set(this.context.runId, call.callId, {
+          proposalId: outcome.proposalId,
+          requestId: outcome.status === 'approval_required' ? outcome.requestId : undefined,
+          toolName: call.name,
+          argsDigest: outcome.argsDigest,
+        });
+      }
+    }
+  }
+
+  /** The propose outcome of a call the model made through this guard (undefined after a restart: use the index). */
+  proposedOutcome(callId: string): ProposeOutcome | undefined {
+    return this.#proposed.get(callId);
+  }
+
+  /** Records a refusal and returns it. */
+  refuse(denial: CountersignDenial): CountersignDenial {
+    this.refusals.push(denial);
+    return denial;
+  }
+}
+
+export function unreachable(error: unknown): string {
+  return `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
+}

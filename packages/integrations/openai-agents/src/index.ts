@@ -1,0 +1,18 @@
+export { type CallIndex, defaultCallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
+export type { CountersignContext } from './context.ts';
+export { countersign } from './countersign.ts';
+export { type AppliedDecisions, applyCountersignDecisions, type CountersignApproval, countersignApprovals } from './decisions.ts';
+export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelFunctionCall } from './guard.ts';
+export { guardModel, guardModelProvider } from './guard-model.ts';
+export { guardFunctionTool, guardTools } from './guard-tools.ts';
+export {
+  type CountersignDenial,
+  type CountersignReason,
+  type CountersignRefusalStatus,
+  formatRefusal,
+  parseRefusal,
+  REFUSAL_PREFIX,
+  refusalOf,
+} from './refusal.ts';
+export { CountersignRelayRefusal, checkRelayedInput, relayedToolResults } from './relay-check.ts';
+export { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
