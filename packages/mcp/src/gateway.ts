@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import type { GatewayGate } from './gateway-gate.ts';
@@ -31,6 +42,10 @@ export interface GatewayOptions {
   namespaced?: boolean | undefined;
   /** How long a `tools/call` that needs approval waits for the decision. Default 0 (answer at once). */
   approvalWaitMs?: number | undefined;
+  /** How long a call waits once the client's user opened the approval page (URL elicitation). Default 10 minutes. */
+  elicitationWaitMs?: number | undefined;
+  /** How often a call waiting for approval sends `notifications/progress` (when the client sent a progress token). Default 5 s. */
+  progressIntervalMs?: number | undefined;
   /** Base URL of the approval pages, for the link in "approval required" results. */
   approvalUrl?: string | undefined;
   /** List a tool's upstream again before each call (catches a silent definition change at call time). Default true. */
@@ -77,6 +92,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessionId: options.sessionId ?? `mcp-session-${randomUUID()}`,
     principal: options.principal,
     approvalWaitMs: options.approvalWaitMs ?? 0,
+    elicitationWaitMs: options.elicitationWaitMs ?? DEFAULT_ELICITATION_WAIT_MS,
+    progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? true,
     recorded: {
@@ -90,10 +107,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
-      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        return callTool(context, name, args ?? {}, meta);
+        return callTool(context, name, args ?? {}, meta, approvalChannel(server, extra));
       });
       server.onclose = () => servers.delete(server);
       servers.add(server);
@@ -105,6 +122,33 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     },
+  };
+}
+
+const DEFAULT_ELICITATION_WAIT_MS = 600_000;
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What this client can be offered while its call waits for approval (see `ApprovalChannel`). */
+function approvalChannel(server: Server, extra: CallExtra): ApprovalChannel {
+  const progressToken = extra._meta?.progressToken;
+  // Only a client that declared it gets a URL elicitation (2025-11-25); the SDK refuses to send one otherwise.
+  const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;
+  return {
+    signal: extra.signal,
+    progress:
+      progressToken === undefined
+        ? undefined
+        : (progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+    elicitUrl: urlElicitation
+      ? async (params, timeoutMs) => {
+          // Sent as part of the tools/call (related request): over Streamable HTTP it rides the call's own stream.
+          const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'url', ...params } }, ElicitResultSchema, { timeout: timeoutMs, signal: extra.signal });
+          return answer.action;
+        }
+      : undefined,
+    completeElicitation: urlElicitation ? (elicitationId) => extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } }) : undefined,
   };
 }
 
