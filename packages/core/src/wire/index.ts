@@ -16,5 +16,18 @@ export {
   RequestStatusResponse,
   TokenRejectionSchema,
   TokenResponse,
+  ToolAdmissionSchema,
 } from './outcomes.ts';
-export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, TokenText, ToolsBody } from './requests.ts';
+export {
+  AuthorizeBody,
+  CompleteBody,
+  CompletionSchema,
+  DispatchBody,
+  GrantSchema,
+  Id,
+  ProposalsBody,
+  RecordedCallBody,
+  TokenText,
+  ToolAdmissionBody,
+  ToolsBody,
+} from './requests.ts';
