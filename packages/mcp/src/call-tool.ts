@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { canonicalizeArguments } from '@countersign/core/canonical';
 import type { Grant, ProposeOutcome } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCatalogue } from './catalogue.ts';
+import { GatewayError, type ToolCatalogue } from './catalogue.ts';
 import type { ToolNaming } from './names.ts';
 import { type ApprovalChannel, type ApprovalSettings, awaitApproval } from './await-approval.ts';
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
@@ -36,7 +36,9 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
     try {
       await ctx.catalogue.relist(parsed.upstream);
     } catch (error) {
-      return refusalResult({ reason: 'upstream_unavailable', message: errorText(error), toolName });
+      // The approval service refusing the listing (another agent's tool name) is not an upstream outage.
+      const reason = error instanceof GatewayError && error.code === 'registration_refused' ? 'registration_refused' : 'upstream_unavailable';
+      return refusalResult({ reason, message: errorText(error), toolName });
     }
   }
   if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);

@@ -1,5 +1,6 @@
 export {
   DEFAULT_GATEWAY_STORE_PATH,
+  type GatewayApprovalService,
   type GatewayConfig,
   type GatewayConfigResult,
   type GatewayHttpConfig,
@@ -11,7 +12,8 @@ export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
 export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
-export type { GatewayGate } from './gateway-gate.ts';
+export { type GatewayGate, remoteGatewayGate } from './gateway-gate.ts';
+export { type ApprovalChannel, type ApprovalOutcome, type ApprovalSettings, awaitApproval } from './await-approval.ts';
 export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
 export { CALL_ID_META, type CallMode, RUN_ID_META, type RecordedSettings, recordedTarget } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';

@@ -11,9 +11,15 @@ export type GatewayStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'
 /** A gateway configuration file, checked and with its paths resolved against the file's folder. */
 export interface GatewayConfig {
   upstreams: UpstreamConfig[];
-  /** The policy file (absolute path). Required: a gateway has no example policy to fall back on. */
-  policy: string;
+  /**
+   * The policy file (absolute path) of the embedded approval service. Required unless
+   * `approvalService` names a Countersign server (whose policy then applies).
+   */
+  policy?: string | undefined;
+  /** The embedded approval service's store (unused with `approvalService`). */
   store: GatewayStore;
+  /** A Countersign server as the approval service, in place of the embedded one. */
+  approvalService?: GatewayApprovalService | undefined;
   principal: string;
   agent: string;
   /** `direct` (the tools/call is the proposal) or `recorded` (checks 3 and 4 against the run's recorded model calls). */
@@ -22,10 +28,20 @@ export interface GatewayConfig {
   sessionId?: string | undefined;
   namespaced?: boolean | undefined;
   approvalWaitMs: number;
+  /** How long a call waits once the client's user opened the approval page (URL elicitation). */
+  elicitationWaitMs?: number | undefined;
+  /** How often a waiting call sends `notifications/progress`. */
+  progressIntervalMs?: number | undefined;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
+}
+
+/** A remote approval service: the server's base URL, and the env var holding the gateway's agent token (never the file). */
+export interface GatewayApprovalService {
+  url: string;
+  tokenEnv: string;
 }
 
 export interface GatewayHttpConfig {
@@ -55,7 +71,10 @@ const httpUpstream = z.strictObject({
   headers: stringMap.optional(),
 });
 
-const schema = z.strictObject({
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable');
+
+const schema = z
+  .strictObject({
   upstreams: z
     .array(z.union([stdioUpstream, httpUpstream]))
     .min(1)
@@ -68,7 +87,13 @@ const schema = z.strictObject({
         seen.add(u.name);
       });
     }),
-  policy: z.string().min(1),
+  policy: z.string().min(1).optional(),
+  approvalService: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      tokenEnv: envName.default('COUNTERSIGN_AGENT_TOKEN'),
+    })
+    .optional(),
   store: z
     .union([
       z.strictObject({ sqlite: z.string().min(1) }),
@@ -83,19 +108,32 @@ const schema = z.strictObject({
   namespaced: z.boolean().optional(),
   // An hour at most: a tools/call that waits longer is better answered "approval required".
   approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
+  elicitationWaitMs: z.number().int().min(0).max(3_600_000).optional(),
+  progressIntervalMs: z.number().int().min(100).max(60_000).optional(),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
-  trustOnFirstUse: z.boolean().default(false),
+  trustOnFirstUse: z.boolean().optional(),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
       port: z.number().int().min(0).max(65_535),
       path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be an absolute URL path').default('/mcp'),
-      tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('COUNTERSIGN_MCP_TOKEN'),
+      tokenEnv: envName.default('COUNTERSIGN_MCP_TOKEN'),
       allowedOrigins: z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)).optional(),
       allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
     })
     .optional(),
-});
+  })
+  .superRefine((c, ctx) => {
+    // One approval service: the embedded one (its policy and store) or a server's (its policy, its store).
+    if (c.approvalService === undefined && c.policy === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['policy'], message: 'a policy file is required, unless approvalService names a Countersign server' });
+    }
+    if (c.approvalService !== undefined) {
+      for (const key of ['policy', 'store', 'trustOnFirstUse'] as const) {
+        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `not used with approvalService: the server's ${key === 'store' ? 'store' : key === 'policy' ? 'policy' : 'settings'} apply` });
+      }
+    }
+  });
 
 export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
 
@@ -113,8 +151,9 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
     ok: true,
     config: {
       upstreams: c.upstreams.map((u) => ('command' in u ? { ...u, ...(u.cwd === undefined ? {} : { cwd: at(u.cwd) }) } : u)),
-      policy: at(c.policy),
+      policy: c.policy === undefined ? undefined : at(c.policy),
       store,
+      approvalService: c.approvalService,
       principal: c.principal,
       agent: c.agent,
       calls: c.calls,
@@ -122,8 +161,11 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       sessionId: c.sessionId,
       namespaced: c.namespaced,
       approvalWaitMs: c.approvalWaitMs,
-      approvalUrl: c.approvalUrl,
-      trustOnFirstUse: c.trustOnFirstUse,
+      elicitationWaitMs: c.elicitationWaitMs,
+      progressIntervalMs: c.progressIntervalMs,
+      // The approval pages are the service's own, unless the operator names another origin (a proxy).
+      approvalUrl: c.approvalUrl ?? c.approvalService?.url,
+      trustOnFirstUse: c.trustOnFirstUse ?? false,
       http: c.http,
     },
   };
