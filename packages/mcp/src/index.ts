@@ -2,6 +2,7 @@ export {
   DEFAULT_GATEWAY_STORE_PATH,
   type GatewayApprovalService,
   type GatewayConfig,
+  type GatewayConfigMode,
   type GatewayConfigResult,
   type GatewayHttpConfig,
   type GatewayStore,
@@ -18,3 +19,4 @@ export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem }
 export { CALL_ID_META, type CallMode, RUN_ID_META, type RecordedSettings, recordedTarget } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+export { type GatewayWebHandler, type GatewayWebHandlerOptions, gatewayWebHandler } from './web-front.ts';

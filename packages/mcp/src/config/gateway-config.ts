@@ -73,8 +73,7 @@ const httpUpstream = z.strictObject({
 
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable');
 
-const schema = z
-  .strictObject({
+const fields = z.strictObject({
   upstreams: z
     .array(z.union([stdioUpstream, httpUpstream]))
     .min(1)
@@ -122,8 +121,25 @@ const schema = z
       allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
     })
     .optional(),
-  })
-  .superRefine((c, ctx) => {
+});
+
+/**
+ * Where the configuration is used: `standalone` (`countersign mcp`: its own approval
+ * service, embedded or remote) or `mounted` (`countersign serve --mcp`: serve's gate,
+ * policy, store and port apply, so the file must not name others).
+ */
+export type GatewayConfigMode = 'standalone' | 'mounted';
+
+const MOUNTED_FORBIDDEN = ['policy', 'store', 'approvalService', 'trustOnFirstUse', 'http'] as const;
+
+function schemaFor(mode: GatewayConfigMode) {
+  return fields.superRefine((c, ctx) => {
+    if (mode === 'mounted') {
+      for (const key of MOUNTED_FORBIDDEN) {
+        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: "not used when `countersign serve` mounts the gateway: serve's own settings apply" });
+      }
+      return;
+    }
     // One approval service: the embedded one (its policy and store) or a server's (its policy, its store).
     if (c.approvalService === undefined && c.policy === undefined) {
       ctx.addIssue({ code: 'custom', path: ['policy'], message: 'a policy file is required, unless approvalService names a Countersign server' });
@@ -134,12 +150,13 @@ const schema = z
       }
     }
   });
+}
 
 export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
 
 /** Checks a parsed configuration value; relative paths are taken from `baseDir` (the file's folder). */
-export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConfigResult {
-  const parsed = schema.safeParse(value);
+export function parseGatewayConfig(value: unknown, baseDir: string, mode: GatewayConfigMode = 'standalone'): GatewayConfigResult {
+  const parsed = schemaFor(mode).safeParse(value);
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
@@ -172,11 +189,11 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
 }
 
 /** Reads and checks a gateway configuration file (.yaml, .yml or .json) with core's strict reader. Never throws. */
-export async function loadGatewayConfigFile(path: string): Promise<GatewayConfigResult> {
+export async function loadGatewayConfigFile(path: string, mode: GatewayConfigMode = 'standalone'): Promise<GatewayConfigResult> {
   const file = await readConfigFile(path, 'gateway configuration');
   if (!file.ok) return { ok: false, problems: [file.problem] };
   const parsed = parseConfigText(file.text, file.format);
   if (!parsed.ok) return { ok: false, problems: parsed.problems.map((p) => `${path}: ${p}`) };
-  const checked = parseGatewayConfig(parsed.value, dirname(path));
+  const checked = parseGatewayConfig(parsed.value, dirname(path), mode);
   return checked.ok ? checked : { ok: false, problems: checked.problems.map((p) => `${path}: ${p}`) };
 }
