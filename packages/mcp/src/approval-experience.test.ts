@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway, type GatewayOptions } from './gateway.ts';
+import { startHttpFront } from './http-front.ts';
 import { makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
 const POLICY = `
@@ -162,5 +164,24 @@ describe('the approval experience of a tools/call that needs approval', () => {
     await gate.approvals.decide(FINANCE, { requestId, decision: 'deny' });
     expect(refusalOf(await call)).toMatchObject({ reason: 'approval_denied' });
     expect(upstream.ran).toEqual([]);
+  });
+
+  it('over Streamable HTTP too: the elicitation rides the call, and the approved call runs in the same tools/call', async () => {
+    const upstream = await payServer();
+    const gate = makeTestGate(POLICY, true);
+    const gateway = await createGateway({ upstreams: [{ name: 'bank', transport: upstream.transport }], gate, agent: { id: 'gw' }, principal: 'user-1', approvalUrl: APPROVALS });
+    const token = 'http-elicitation-test-token-0123456789';
+    const front = await startHttpFront({ gateway, bearerToken: token });
+    const client = new Client({ name: 'desk', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    open.push(client, front, gateway, upstream);
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const requestId = decodeURIComponent(String((request.params as ElicitParams).url).split('/requests/')[1] ?? '');
+      setTimeout(() => void gate.approvals.decide(FINANCE, { requestId, decision: 'approve' }), 50);
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(front.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.listTools();
+    expect(textOf(await pay(client))).toBe('paid 5 to bob');
+    expect(upstream.ran).toEqual([{ to: 'bob', amount: 5 }]);
   });
 });
