@@ -51,7 +51,14 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
-        '  approvalUrl: http://127.0.0.1:8787\n',
+        '  approvalUrl: http://127.0.0.1:8787\n' +
+        '\nOr with a Countersign server as the approval service (no store, policy or trustOnFirstUse here: the server\'s apply):\n' +
+        '  approvalService:\n' +
+        '    url: https://countersign.example.com\n' +
+        '    tokenEnv: COUNTERSIGN_AGENT_TOKEN # the gateway\'s agent token, read from this env var, never from the file\n' +
+        '\nA call that needs approval: clients that declared elicitation.url get a URL elicitation to the approval page\n' +
+        '(then wait up to elicitationWaitMs, default 10 min); others wait up to approvalWaitMs with progress notifications,\n' +
+        'then get an "approval required" result with the link; the identical retry runs once approved.\n',
     )
     .action(async (flags: McpFlags) => {
       ctx.setExitCode(await runMcp(ctx, flags));

@@ -81,6 +81,10 @@ Tools an agent runs itself (PUT /api/v1/tools) run only under a definition a per
 reviews a new or changed definition is the policy's definitionReview (default: one holder of the role
 admin, within 7 days); the local approver "${LOCAL_APPROVER_ID}" holds role admin. See \`countersign tools\`.
 
+--mcp FILE mounts the MCP gateway of FILE (a \`countersign mcp\` config without policy, store, approvalService,
+trustOnFirstUse or http: this service's apply) at --mcp-path on this port. Its \`agent\` must be one of this
+service's agents; only that agent's bearer token opens the endpoint.
+
 Stops cleanly on SIGINT or SIGTERM.`,
     )
     .action(async (flags: ServeFlags) => {
