@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -57,6 +58,11 @@ export interface Gateway {
   connect(transport: Transport): Promise<Server>;
   /** The tools served now: listed upstream, registered, and admitted by their pins. */
   listTools(): Promise<ServedTool[]>;
+  /**
+   * One `tools/call` through the gate, for a front that is not a 1.x SDK `Server` (the
+   * 2026-07-28 front). Undefined when no upstream serves the name (a JSON-RPC error, not a refusal).
+   */
+  callTool(name: string, args: Record<string, unknown>, meta?: unknown, channel?: ApprovalChannel): Promise<CallToolResult | undefined>;
   close(): Promise<void>;
 }
 
@@ -118,6 +124,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return server;
     },
     listTools: () => catalogue.refresh(),
+    callTool: async (name, args, meta, channel) => (naming.parse(name) === undefined ? undefined : callTool(context, name, args, meta, channel)),
     async close() {
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
@@ -153,6 +160,6 @@ function approvalChannel(server: Server, extra: CallExtra): ApprovalChannel {
 }
 
 /** Exactly the pinned definition, nothing else the upstream sent (no unpinned field reaches the model). */
-function servedTool(tool: ServedTool): Tool {
+export function servedTool(tool: ServedTool): Tool {
   return { ...tool.definition, inputSchema: (tool.definition.inputSchema ?? { type: 'object' }) as Tool['inputSchema'] } as Tool;
 }

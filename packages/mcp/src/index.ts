@@ -20,3 +20,4 @@ export { CALL_ID_META, type CallMode, RUN_ID_META, type RecordedSettings, record
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 export { type GatewayWebHandler, type GatewayWebHandlerOptions, gatewayWebHandler } from './web-front.ts';
+export { type ModernFront, type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';

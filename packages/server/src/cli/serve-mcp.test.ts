@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -72,6 +73,19 @@ describe('countersign serve --mcp', () => {
       const ran = (await client.callTool({ name: 'create_entities', arguments: args })) as CallToolResult;
       expect(JSON.stringify(ran)).toContain('approved-entity');
       expect(refusalOf((await client.callTool({ name: 'create_entities', arguments: args })) as CallToolResult)).toMatchObject({ reason: 'already_consumed' });
+
+      // A 2026-07-28 client on the same endpoint: the approve call comes back as input_required (URL
+      // elicitation to the page); approved there, the client's automatic retry runs it.
+      const modern = new ModernClient({ name: 'modern', version: '2.0.0' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      modern.setRequestHandler('elicitation/create', async (request) => {
+        const requestId = decodeURIComponent(String((request.params as { url?: string }).url).split('/requests/')[1] ?? '');
+        expect((await approver.post('/api/v1/decisions', { requestId, decision: 'approve' })).status).toBe(200);
+        return { action: 'accept' };
+      });
+      await modern.connect(new ModernHttpTransport(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${listening.agent.token}` } } }));
+      const modernArgs = { entities: [{ name: 'modern-entity', entityType: 't', observations: [] }] };
+      expect(JSON.stringify(await modern.callTool({ name: 'create_entities', arguments: modernArgs }))).toContain('modern-entity');
+      await modern.close();
 
       // Refused before any MCP: no token, a person's token, and a browser page of another origin.
       const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });

@@ -109,7 +109,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
   const review = definitionReviewOf(policy.policy);
   const trustOnFirstUse = flags.trustOnFirstUse === true;
-  const mcp = flags.mcp === undefined ? undefined : await mountedGateway(ctx, flags.mcp, flags.mcpPath, authConfig, { publicOrigin, host: flags.host, port });
+  // The 2026-07-28 front's request-state key: derived, so every replica verifies what another minted.
+  const stateKey = deriveSecret(master.secret, 'mcp-request-state');
+  const mcp = flags.mcp === undefined ? undefined : await mountedGateway(ctx, flags.mcp, flags.mcpPath, authConfig, { publicOrigin, host: flags.host, port }, stateKey);
 
   // Loaded here so the other commands never load the HTTP stack.
   const { startServer } = await import('../../serve/start-server.ts');
@@ -262,6 +264,7 @@ async function mountedGateway(
   path: string,
   auth: AuthConfig,
   where: { publicOrigin: string | undefined; host: string; port: number },
+  stateKey: Uint8Array,
 ): Promise<{ mount: NonNullable<StartServerOptions['mcp']>; upstreams: string[]; agent: string; warnings: string[] }> {
   const problem = mcpPathProblem(path);
   if (problem !== undefined) throw new CliError('usage', `--mcp-path ${problem}`);
@@ -298,7 +301,7 @@ async function mountedGateway(
       }).catch((error: unknown) => {
         throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
-      const handler = gatewayWebHandler(gateway);
+      const handler = gatewayWebHandler(gateway, { modern: { stateKey } });
       return {
         path,
         agent: agent.name,
