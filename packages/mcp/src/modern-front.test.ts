@@ -140,4 +140,23 @@ describe('2026-07-28 clients: input_required with the Countersign request as req
     const response = await front.fetch(new Request(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) }));
     expect(response.status).toBeGreaterThanOrEqual(400);
   });
+
+  it('the user opened the page: the retry waits for the decision instead of asking again; declined: the typed refusal, no new round', async () => {
+    const { upstream, gate, client } = await setup();
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked++;
+      const requestId = decodeURIComponent(String((request.params as { url?: string }).url).split('/requests/')[1] ?? '');
+      // The approver decides a moment after the client already retried.
+      setTimeout(() => void gate.approvals.decide(FINANCE, { requestId, decision: 'approve' }), 100);
+      return { action: 'accept' };
+    });
+    expect(textOf(await client.callTool({ name: 'pay', arguments: { to: 'ann', amount: 7 } }))).toBe('paid 7 to ann');
+    expect(asked).toBe(1);
+
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    const declined = await client.callTool({ name: 'pay', arguments: { to: 'eve', amount: 9 } });
+    expect(refusalOf(declined)).toMatchObject({ reason: 'approval_required', approvalUrl: expect.stringContaining(`${APPROVALS}/requests/`) });
+    expect(upstream.ran).toEqual([{ to: 'ann', amount: 7 }]);
+  });
 });

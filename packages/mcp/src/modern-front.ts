@@ -72,12 +72,17 @@ export function modernGatewayFront(gateway: Gateway, options: ModernFrontOptions
         const refusal = stateProblem(state, name, args, spend);
         if (refusal !== undefined) return refusal as never;
       }
-      const result = await gateway.callTool(name, args, meta);
+      // A retry carries the user's answer to the previous round's elicitation. Opened: this call waits
+      // for the decision as the 1.x front does after an accepted URL elicitation. Declined: no new round.
+      const answered = state === undefined ? undefined : elicitationAction(ctx.mcpReq.inputResponses?.approval);
+      const channel = answered === undefined ? {} : { elicitUrl: async () => answered, signal: ctx.mcpReq.signal };
+      const result = await gateway.callTool(name, args, meta, channel);
       if (result === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
       const pending = pendingApproval(result);
       // Without a URL elicitation to offer (no page, or a client that cannot show one) a round would only
       // repeat itself: such a client gets the "approval required" result with the link, as on the 1.x front.
-      if (pending?.approvalUrl === undefined || server.getClientCapabilities()?.elicitation?.url === undefined) return result as never;
+      if (pending?.approvalUrl === undefined || answered === 'decline' || answered === 'cancel') return result as never;
+      if (server.getClientCapabilities()?.elicitation?.url === undefined) return result as never;
       return (await approvalRound(codec.mint.bind(codec), ctx, name, args, { requestId: pending.requestId, approvalUrl: pending.approvalUrl })) as never;
     });
     return server;
@@ -92,6 +97,12 @@ function stateProblem(state: ApprovalState, name: string, args: Record<string, u
   if (state.toolName !== name || state.argsDigest !== digestOf(args)) return refuse('the request state belongs to another call');
   if (!spend(state.nonce)) return refuse('the request state was already used');
   return undefined;
+}
+
+/** What the client's user did with the approval page, from its answer to the previous round (untrusted: only these three). */
+function elicitationAction(response: unknown): 'accept' | 'decline' | 'cancel' | undefined {
+  const action = typeof response === 'object' && response !== null ? (response as { action?: unknown }).action : undefined;
+  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
 }
 
 /** The approval request of an "approval required" refusal, if the result is one. */
