@@ -7,12 +7,14 @@ export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources of sibling packages, not their dist/.
     alias: [
+      // Integrations live one level deeper, under packages/integrations/.
+      { find: /^@countersign\/ai-sdk$/, replacement: `${packagesDir}integrations/ai-sdk/src/index.ts` },
       { find: /^@countersign\/([^/]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
       { find: /^@countersign\/([^/]+)\/(.+)$/, replacement: `${packagesDir}$1/src/$2/index.ts` },
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'packages/integrations/*/src/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -44,7 +44,7 @@ export const BENCH_KEYRING = new Keyring([hmacKey('k1', Buffer.alloc(32, 0x42))]
  * gate's own audit log, so each step is one write that carries its records, not a ledger
  * write followed by separate appends.
  */
-function newGate(): Gate {
+export function newGate(): Gate {
   const audit = new MemoryAuditLog();
   return new Gate({ ledger: new MemoryLedger({ audit }), audit, policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
 }

@@ -34,6 +34,12 @@ export interface RoundOptions {
   warmupMs: number;
   /** Upper bound on ops per round (bounds setup cost and memory for cases that pre-create state). */
   maxOps?: number;
+  /**
+   * `cpu`: time each run by the CPU time this process used (all its threads, GC helpers
+   * included) instead of wall time. For single-process, in-memory rows on a shared machine:
+   * time spent descheduled while other processes run is not charged to either side of a ratio.
+   */
+  clock?: 'wall' | 'cpu';
 }
 
 // The bench runs without --expose-gc (the npm script is fixed), so switch it on at
@@ -48,13 +54,14 @@ const collectGarbage = runInNewContext('gc') as () => void;
 export async function runInterleaved(cases: readonly BenchCase[], options: RoundOptions): Promise<CaseResult[]> {
   const opsPerRound = new Map<BenchCase, number>();
   for (const c of cases) opsPerRound.set(c, await calibrate(c, options));
+  const clock = options.clock ?? 'wall';
 
   const samples = new Map<BenchCase, number[]>(cases.map((c) => [c, []]));
   for (let round = 0; round < options.rounds; round++) {
     for (let i = 0; i < cases.length; i++) {
       const c = cases[(round + i) % cases.length]!;
       const ops = opsPerRound.get(c)!;
-      samples.get(c)!.push(ops / ((await timeOnce(c, ops)) / 1000));
+      samples.get(c)!.push(ops / ((await timeOnce(c, ops, clock)) / 1000));
     }
   }
   return cases.map((c) => ({
@@ -73,7 +80,7 @@ async function calibrate(c: BenchCase, options: RoundOptions): Promise<number> {
   let spent = 0;
   let rate = 0;
   while (spent < options.warmupMs) {
-    const ms = await timeOnce(c, ops);
+    const ms = await timeOnce(c, ops, options.clock ?? 'wall');
     spent += ms;
     rate = ops / Math.max(ms, 0.001);
     if (ms < 20 && ops < maxOps) ops = Math.min(ops * 2, maxOps);
@@ -81,12 +88,18 @@ async function calibrate(c: BenchCase, options: RoundOptions): Promise<number> {
   return Math.max(16, Math.min(maxOps, Math.round(rate * options.roundMs)));
 }
 
-async function timeOnce(c: BenchCase, ops: number): Promise<number> {
+/** Milliseconds one run of `ops` took, by the wall clock or by this process's CPU time. */
+async function timeOnce(c: BenchCase, ops: number, clock: 'wall' | 'cpu'): Promise<number> {
   const body = await c.prepare(ops);
   collectGarbage();
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const pending = body();
   if (pending instanceof Promise) await pending;
+  if (clock === 'cpu') {
+    const used = process.cpuUsage(cpuStart);
+    return (used.user + used.system) / 1000;
+  }
   return performance.now() - start;
 }
 

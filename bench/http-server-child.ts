@@ -4,7 +4,7 @@
  * from the load generator so the client's CPU is not charged to the servers; reports
  * its own CPU use on request, so the table can show server CPU per round trip.
  *
- * argv: `memory` | `sqlite` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
+ * argv: `memory` | `sqlite` | `sqlite-offloop` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
  * `{ failed }`); answers `cpu` with process.cpuUsage(); exits on `stop`.
  */
 import { randomBytes } from 'node:crypto';
@@ -42,9 +42,9 @@ interface OpenedStore {
 async function openStore(kind: string, url: string | undefined): Promise<OpenedStore> {
   // No durability at all: what is left is the HTTP stack and the gate's CPU.
   if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog() }, dispose: async () => {} };
-  if (kind === 'sqlite') {
+  if (kind === 'sqlite' || kind === 'sqlite-offloop') {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
-    const store = openSqliteStore({ path: join(dir, 'bench.sqlite') });
+    const store = openSqliteStore({ path: join(dir, 'bench.sqlite'), syncOffLoop: kind === 'sqlite-offloop' });
     return {
       store,
       dispose: async () => {

@@ -53,6 +53,12 @@ interface Targets {
 const STORES = [
   { label: 'memory', args: ['memory'], what: 'MemoryLedger + MemoryAuditLog, no durability: the HTTP stack and the gate alone', targets: {} as Targets },
   { label: 'SQLite', args: ['sqlite'], what: 'temp file, WAL, synchronous=FULL', targets: { ratio16: 0.5, p99Ms: 15, p50Ms1: 1 } as Targets },
+  {
+    label: 'SQLite-offloop',
+    args: ['sqlite-offloop'],
+    what: 'opt-in syncOffLoop: synchronous=NORMAL + our own fdatasync of the WAL on the thread pool before any reply',
+    targets: { ratio16: 0.5, p99Ms: 15, p50Ms1: 1 } as Targets,
+  },
   { label: 'PostgreSQL', args: ['postgres', PG_URL], what: 'fresh schema, pool 16', targets: { ratio16: 0.35 } as Targets },
 ];
 

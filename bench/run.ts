@@ -3,13 +3,15 @@
  * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
  *
- * `npm run bench -- http` (or `gate`, `stores`, several; `http sqlite` for one store) runs only those parts.
+ * `npm run bench -- http` (or `gate`, `stores`, `mcp`, `proxy`, several; `http sqlite` for one store, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
  * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { benchGateThroughput, type GateThroughputResult } from './gate-throughput.ts';
 import { benchHttp, type HttpResult } from './http-throughput.ts';
+import { benchMcp, type McpResult } from './mcp-gateway.ts';
+import { benchProxy, type ProxyBenchResult } from './proxy-latency.ts';
 import { printRatios } from './report.ts';
 import { benchStores, type StoreThroughputResult } from './store-throughput.ts';
 
@@ -19,7 +21,7 @@ const startLoad = loadavg()[0]!;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
 console.log(`Countersign bench — ${machine}; load average at start ${startLoad.toFixed(2)}`);
 
-const PARTS = ['gate', 'http', 'stores'] as const;
+const PARTS = ['gate', 'http', 'stores', 'mcp', 'proxy'] as const;
 const asked = process.argv.slice(2).filter((a) => (PARTS as readonly string[]).includes(a));
 const runs = (part: (typeof PARTS)[number]) => asked.length === 0 || asked.includes(part);
 
@@ -31,7 +33,17 @@ const http: HttpResult = runs('http')
       rounds: 3,
       roundMs: 700,
       warmupMs: 300,
-      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'postgresql'),
+      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'sqlite-offloop' || a === 'postgresql'),
+      serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
+    })
+  : EMPTY;
+const mcp: McpResult = runs('mcp')
+  ? await benchMcp({
+      clients: [1, 16],
+      rounds: 3,
+      roundMs: 700,
+      warmupMs: 300,
+      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite'),
       serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
     })
   : EMPTY;
@@ -44,6 +56,7 @@ const partB: StoreThroughputResult = runs('stores')
       chainRecords: 200_000,
     })
   : { ...EMPTY, problems: [] };
+const proxy: ProxyBenchResult = runs('proxy') ? await benchProxy({ requests: 2_000, warmup: 300 }) : { rows: [], ratios: [] };
 
 const seconds = (performance.now() - started) / 1000;
 const endLoad = loadavg()[0]!;
@@ -51,7 +64,9 @@ const endLoad = loadavg()[0]!;
 const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
   ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
+  ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
   ...partB.ratios,
+  ...proxy.ratios.filter((r) => r.target !== undefined),
 ];
 printRatios('Summary', headline);
 if (!runs('stores')) {
@@ -77,8 +92,8 @@ writeFileSync(
       loadAverage: { start: startLoad, end: endLoad },
       seconds,
       aiSdk: partA.aiSdk,
-      rows: [...partA.rows, ...http.rows, ...partB.rows],
-      ratios: [...partA.ratios, ...http.ratios, ...partB.ratios],
+      rows: [...partA.rows, ...http.rows, ...mcp.rows, ...partB.rows, ...proxy.rows],
+      ratios: [...partA.ratios, ...http.ratios, ...mcp.ratios, ...partB.ratios, ...proxy.ratios],
       storeProblems: partB.problems,
     },
     null,

@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { RecordedCallRequest, RegisterToolsOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { CheckRelayedRequest, RecordedCallRequest, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import {
   AuthorizeBody,
   AuthorizeOutcomeSchema,
@@ -9,6 +9,8 @@ import {
   ProposalsResponse,
   RecordedCallBody,
   RegisterToolsResponse,
+  RelayCheckOutcomeSchema,
+  RelayedBody,
   TokenResponse,
   ToolAdmissionBody,
   ToolAdmissionSchema,
@@ -16,7 +18,7 @@ import {
 } from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused } from './refusals.ts';
+import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -180,6 +182,19 @@ export function createClient(options: ClientOptions): CountersignClient {
       const answer = await send(http, { method: 'GET', path: `/api/v1/calls/${id(proposalId)}`, idempotent: true });
       if (!answer.ok) return readRefused(answer);
       return { ok: true, call: parseBody(CallStatusSchema, answer) };
+    },
+
+    async checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
+      if (typeof request?.runId !== 'string' || request.runId.length === 0) return { ok: false, reason: 'invalid_request', message: 'runId must be a non-empty string' };
+      const checked = RelayedBody.safeParse(jsonCopy({ toolMessages: request.toolMessages }));
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        return { ok: false, reason: 'invalid_request', message: `${issue?.path.map(String).join('.') || 'toolMessages'}: ${issue?.message ?? 'invalid'}` };
+      }
+      // Retried like a read: it changes no call; a retried refusal is audited again.
+      const answer = await send(http, { method: 'POST', path: `/api/v1/runs/${id(request.runId)}/relayed`, body: checked.data, idempotent: true });
+      if (!answer.ok) return relayRefused(answer);
+      return parseBody(RelayCheckOutcomeSchema, answer) as RelayCheckOutcome;
     },
   };
 }

@@ -53,6 +53,7 @@ export async function httpAttackAdapter(): Promise<GateAttackAdapter> {
       if (!res.ok) throw new Error(`attack kit: decision refused: ${res.status} ${await res.text()}`);
     },
     advanceClock: (ms) => clock.advance(ms),
+    auditRecords: () => audit.read({ limit: 1_000_000 }),
     async changeToolDefinition(toolName) {
       if (toolName !== KIT_CHANGED_DEFINITION.name) throw new Error(`attack kit: cannot change ${toolName}`);
       const previous = current;

@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
-import type { RegisterToolsOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -66,5 +66,12 @@ export function admissionRefused(toolName: string, answer: Refused): ToolAdmissi
   // The same answer whether no tool has the name or another agent registered it.
   if (answer.status === 404 && answer.code === 'not_found') return { ok: false, toolName, reason: 'unknown_tool', message: answer.message };
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, toolName, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+/** For the relay check: a body the server will not read and store outages are outcomes. */
+export function relayRefused(answer: Refused): RelayCheckOutcome {
+  if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);
 }

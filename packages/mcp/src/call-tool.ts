@@ -17,7 +17,7 @@ export interface CallContext extends ApprovalSettings {
   runId: string;
   sessionId: string;
   principal: string;
-  /** List the tool's upstream again before each call, so a silent definition change is caught at call time. */
+  /** Strict mode: list the tool's upstream again before each call (else only when `catalogue.beforeCall` says so). */
   relistBeforeCall: boolean;
   /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
   recorded: RecordedSettings;
@@ -28,13 +28,22 @@ export interface CallContext extends ApprovalSettings {
  * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
  * arguments from the grant), and its raw result is recorded with `complete`.
  */
-export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>, meta?: unknown, channel: ApprovalChannel = {}): Promise<CallToolResult> {
-  const target = recordedTarget(ctx.recorded, toolName, meta);
+export async function callTool(
+  ctx: CallContext,
+  toolName: string,
+  args: Record<string, unknown>,
+  meta?: unknown,
+  headerRun?: string,
+  channel: ApprovalChannel = {},
+): Promise<CallToolResult> {
+  const target = recordedTarget(ctx.recorded, toolName, meta, headerRun);
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
-  if (parsed !== undefined && ctx.relistBeforeCall) {
+  // Check 1: the call is proposed under the definition the upstream serves now (see `relistBeforeCall`).
+  const listing = parsed === undefined ? undefined : ctx.relistBeforeCall ? ctx.catalogue.relist(parsed.upstream) : ctx.catalogue.beforeCall(parsed.upstream);
+  if (listing !== undefined) {
     try {
-      await ctx.catalogue.relist(parsed.upstream);
+      await listing;
     } catch (error) {
       // The approval service refusing the listing (another agent's tool name) is not an upstream outage.
       const reason = error instanceof GatewayError && error.code === 'registration_refused' ? 'registration_refused' : 'upstream_unavailable';

@@ -33,6 +33,10 @@ export class ToolCatalogue {
   readonly #tools = new Map<string, ServedTool>();
   // Digest last registered per served name, so an unchanged listing writes nothing.
   readonly #registered = new Map<string, string>();
+  // Per upstream: the listing under way and the one queued behind it (see `relist`).
+  readonly #relists = new Map<string, RelistQueue>();
+  // Upstreams not listed since the gateway started or since a listing failed: the next call lists first.
+  readonly #stale: Set<string>;
 
   readonly #gate: GatewayGate;
   readonly #agent: Agent;
@@ -44,31 +48,91 @@ export class ToolCatalogue {
     this.#agent = agent;
     this.#upstreams = upstreams;
     this.#naming = naming;
+    this.#stale = new Set(upstreams.keys());
   }
 
   /** Lists every upstream again, registers what changed, and returns the tools the gate admits now. */
   async refresh(): Promise<ServedTool[]> {
-    const listed = await Promise.all([...this.#upstreams.values()].map((upstream) => this.#listUpstream(upstream)));
-    const tools = listed.flat();
-    await this.#register(tools);
-    this.#tools.clear();
-    for (const tool of tools) this.#tools.set(tool.name, tool);
+    // Through each upstream's relist queue, so two listings of one upstream never register out of order.
+    await Promise.all([...this.#upstreams.keys()].map((name) => this.relist(name)));
+    const tools = [...this.#tools.values()];
     const admitted = await Promise.all(tools.map(async (tool) => ({ tool, admission: await this.#gate.admitTool(tool.name) })));
     return admitted.filter(({ admission }) => admission.ok).map(({ tool }) => tool);
   }
 
   /**
-   * Lists one upstream again and registers what changed, without admitting anything: before
-   * a call, so a definition changed since the last listing is the one the call is proposed
-   * under (and refused), not the one the client saw.
+   * Lists one upstream again and registers what changed, without admitting anything: a
+   * call proposed after it is checked against the definition the upstream serves now.
+   * Concurrent callers share listings: one that arrives while a listing is under way
+   * waits for the next one (which starts after it arrived), and every caller waiting for
+   * that next one shares it. So each caller gets a listing begun after it asked, and an
+   * upstream sees at most one listing in flight from this catalogue.
    */
-  async relist(upstreamName: string): Promise<void> {
+  relist(upstreamName: string): Promise<void> {
+    const queue = this.#relists.get(upstreamName) ?? {};
+    this.#relists.set(upstreamName, queue);
+    if (queue.next !== undefined) return queue.next;
+    const running = queue.running;
+    if (running === undefined) return this.#startRelist(upstreamName, queue);
+    const slot = queue;
+    slot.next = running
+      .catch(() => undefined)
+      .then(() => {
+        slot.next = undefined;
+        return this.#startRelist(upstreamName, slot);
+      });
+    return slot.next;
+  }
+
+  /**
+   * What a `tools/call` of this upstream waits for before it is proposed (check 1 without
+   * a round trip per call): the listing under way or queued (after a `list_changed`, or a
+   * client's `tools/list`), or a fresh one when the upstream was never listed or its last
+   * listing failed. `undefined` (nothing to wait for) is the common case.
+   */
+  beforeCall(upstreamName: string): Promise<void> | undefined {
+    if (this.#stale.has(upstreamName)) return this.relist(upstreamName);
+    const queue = this.#relists.get(upstreamName);
+    return queue?.next ?? queue?.running;
+  }
+
+  /**
+   * The upstream said its tools changed: list it now and admit each tool, so a changed
+   * definition moves its pin, is audited and gets its review at once, and calls arriving
+   * meanwhile wait for the new listing (`beforeCall`). Never rejects: a failed listing
+   * marks the upstream stale, so its next call lists first.
+   */
+  async listChanged(upstreamName: string): Promise<void> {
+    try {
+      await this.relist(upstreamName);
+      const tools = [...this.#tools.values()].filter((tool) => tool.upstream === upstreamName);
+      await Promise.all(tools.map((tool) => this.#gate.admitTool(tool.name)));
+    } catch {
+      this.#stale.add(upstreamName);
+    }
+  }
+
+  #startRelist(upstreamName: string, queue: RelistQueue): Promise<void> {
+    const running: Promise<void> = this.#relistOnce(upstreamName).finally(() => {
+      if (queue.running === running) queue.running = undefined;
+    });
+    queue.running = running;
+    return running;
+  }
+
+  async #relistOnce(upstreamName: string): Promise<void> {
     const upstream = this.#upstreams.get(upstreamName);
     if (upstream === undefined) return;
-    const tools = await this.#listUpstream(upstream);
-    await this.#register(tools);
-    for (const [name, tool] of this.#tools) if (tool.upstream === upstreamName) this.#tools.delete(name);
-    for (const tool of tools) this.#tools.set(tool.name, tool);
+    try {
+      const tools = await this.#listUpstream(upstream);
+      await this.#register(tools);
+      for (const [name, tool] of this.#tools) if (tool.upstream === upstreamName) this.#tools.delete(name);
+      for (const tool of tools) this.#tools.set(tool.name, tool);
+      this.#stale.delete(upstreamName);
+    } catch (error) {
+      this.#stale.add(upstreamName);
+      throw error;
+    }
   }
 
   /** The tool as last listed (refreshing first when the gateway has not listed yet). */
@@ -109,8 +173,13 @@ export class ToolCatalogue {
   }
 }
 
+interface RelistQueue {
+  running?: Promise<void> | undefined;
+  next?: Promise<void> | undefined;
+}
+
 /** The pinned fields of an upstream tool (CASA check 1 covers all of them), under its served name. */
-function definitionOf(name: string, tool: Tool): ToolDefinition {
+export function definitionOf(name: string, tool: Tool): ToolDefinition {
   const definition: ToolDefinition = { name };
   if (tool.title !== undefined) definition.title = tool.title;
   if (tool.description !== undefined) definition.description = tool.description;

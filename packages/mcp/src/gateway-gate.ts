@@ -1,5 +1,6 @@
 import type { CountersignClient } from '@countersign/client';
 import type { Agent, AuthorizeOutcome, GatePort, RecordedCallRequest, RegisterToolsOutcome, ToolAdmission, ToolDefinition } from '@countersign/core/gate';
+import type { ToolVisibility } from '@countersign/core/policy';
 
 /**
  * What the gateway needs of the approval service: a `Gate` (embedded) satisfies it, and
@@ -11,6 +12,12 @@ export interface GatewayGate {
   port(agent?: Agent): GatePort;
   registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome>;
   admitTool(toolName: string): Promise<ToolAdmission>;
+  /**
+   * Whether policy denies the tool to the principal whatever the arguments: such a tool is
+   * left out of `tools/list` (a call to it is still refused with its reason). A gate
+   * without it shows every admitted tool.
+   */
+  toolVisibility?(toolName: string, principal: string): Promise<ToolVisibility>;
   /** Checks 3 and 4: authorizes the recorded model call a `tools/call` claims to be. */
   authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome>;
 }
@@ -27,6 +34,7 @@ export function remoteGatewayGate(client: CountersignClient): GatewayGate {
     // The catalogue passes definitions it built itself from an upstream listing; the client checks their shape again.
     registerTools: (definitions) => client.registerTools(definitions as readonly ToolDefinition[]),
     admitTool: (toolName) => client.admitTool(toolName),
+    // No `toolVisibility`: the server has no route for it yet, so the gateway shows every admitted tool (a call to a denied one is still refused).
     authorizeRecorded: (request) => client.authorizeRecorded(request),
   };
 }

@@ -6,10 +6,17 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   type Tool,
@@ -17,9 +24,12 @@ import {
 import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
+import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
-import type { CallMode } from './recorded-call.ts';
+import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
+import { PromptRelay } from './prompts.ts';
+import { ResourceRouter } from './resources.ts';
 import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 
 export interface GatewayOptions {
@@ -49,20 +59,27 @@ export interface GatewayOptions {
   progressIntervalMs?: number | undefined;
   /** Base URL of the approval pages, for the link in "approval required" results. */
   approvalUrl?: string | undefined;
-  /** List a tool's upstream again before each call (catches a silent definition change at call time). Default true. */
+  /**
+   * Strict mode: list a tool's upstream again before every call, so even a definition
+   * changed silently (no `notifications/tools/list_changed`) since the last listing is
+   * caught at call time. Costs an upstream `tools/list` per call (concurrent calls share
+   * one). Default false: pins are re-checked on every client listing and, before any
+   * further call is proposed, on every upstream `list_changed` (see `ToolCatalogue.beforeCall`).
+   */
   relistBeforeCall?: boolean | undefined;
 }
 
 export interface Gateway {
   /** Serves one MCP client on `transport` (one low-level SDK `Server` per client). */
   connect(transport: Transport): Promise<Server>;
-  /** The tools served now: listed upstream, registered, and admitted by their pins. */
+  /** The tools served now: listed upstream, registered, admitted by their pins, and not denied to the principal whatever the arguments. */
   listTools(): Promise<ServedTool[]>;
   /**
    * One `tools/call` through the gate, for a front that is not a 1.x SDK `Server` (the
    * 2026-07-28 front). Undefined when no upstream serves the name (a JSON-RPC error, not a refusal).
+   * `headerRun` is the run named in the request's `x-countersign-run` header, if any.
    */
-  callTool(name: string, args: Record<string, unknown>, meta?: unknown, channel?: ApprovalChannel): Promise<CallToolResult | undefined>;
+  callTool(name: string, args: Record<string, unknown>, meta?: unknown, channel?: ApprovalChannel, headerRun?: string): Promise<CallToolResult | undefined>;
   close(): Promise<void>;
 }
 
@@ -77,17 +94,46 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const naming = toolNaming(names, options.namespaced ?? names.length > 1);
   const servers = new Set<Server>();
   const upstreams = new Map<string, Upstream>();
-  const onToolsChanged = () => {
-    // Clients list again; their listing re-reads the upstream and re-checks every pin.
-    for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+  let catalogue: ToolCatalogue | undefined;
+  const onToolsChanged = (upstream: string) => {
+    // The gateway lists the upstream itself first (calls wait for it), then clients list again.
+    void (catalogue?.listChanged(upstream) ?? Promise.resolve()).then(() => {
+      for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+    });
   };
+  const onListChanged = (kind: 'prompts' | 'resources') => {
+    if (kind === 'resources') resources?.invalidate();
+    for (const server of servers) {
+      void (kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged()).catch(() => undefined);
+    }
+  };
+  let resources: ResourceRouter | undefined;
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, onToolsChanged));
+    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged));
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;
   }
-  const catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  const prompts = new PromptRelay(upstreams.values(), naming);
+  resources = new ResourceRouter(upstreams.values());
+  const router = resources;
+  const completions = new CompletionRelay(upstreams.values(), naming, router);
+  // Each capability only when some upstream has it: a client sees what it would see directly.
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: true },
+    ...(prompts.available ? { prompts: { listChanged: true } } : {}),
+    ...(router.available ? { resources: { listChanged: true } } : {}),
+    ...(completions.available ? { completions: {} } : {}),
+  };
+  // The tools the gate admits AND policy lets this principal call with some arguments.
+  const visibleTools = async () => {
+    const admitted = await catalogue.refresh();
+    const { toolVisibility } = options.gate;
+    if (toolVisibility === undefined) return admitted;
+    const seen = await Promise.all(admitted.map((tool) => toolVisibility.call(options.gate, tool.name, options.principal)));
+    return admitted.filter((_, i) => seen[i]?.visible === true);
+  };
   const port = options.gate.port(options.agent);
   const context = {
     port,
@@ -101,7 +147,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     elicitationWaitMs: options.elicitationWaitMs ?? DEFAULT_ELICITATION_WAIT_MS,
     progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
-    relistBeforeCall: options.relistBeforeCall ?? true,
+    relistBeforeCall: options.relistBeforeCall ?? false,
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
@@ -111,20 +157,31 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     async connect(transport) {
-      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalogue.refresh()).map(servedTool) }));
+      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        return callTool(context, name, args ?? {}, meta, approvalChannel(server, extra));
+        // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.
+        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers), approvalChannel(server, extra));
       });
+      if (prompts.available) {
+        server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));
+        server.setRequestHandler(GetPromptRequestSchema, (request) => prompts.get(request.params.name, request.params.arguments));
+      }
+      if (router.available) {
+        server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await router.list() }));
+        server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
+        server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
+      }
+      if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
       server.onclose = () => servers.delete(server);
       servers.add(server);
       await server.connect(transport);
       return server;
     },
-    listTools: () => catalogue.refresh(),
-    callTool: async (name, args, meta, channel) => (naming.parse(name) === undefined ? undefined : callTool(context, name, args, meta, channel)),
+    listTools: visibleTools,
+    callTool: async (name, args, meta, channel, headerRun) => (naming.parse(name) === undefined ? undefined : callTool(context, name, args, meta, headerRun, channel)),
     async close() {
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));

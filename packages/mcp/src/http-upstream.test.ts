@@ -73,7 +73,8 @@ describe('the gateway in front of a Streamable HTTP upstream (namespaced, beside
   it('lists both upstreams namespaced, forwards an allowed call to the right one and refuses a denied one', async () => {
     const client = await connectClient(gateway);
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(['other__echo', 'other__wipe', 'remote__echo', 'remote__wipe']);
+    // Only what policy lets the principal call: the denied and the unclassified tools are hidden.
+    expect(names).toEqual(['remote__echo']);
     expect(textOf(await call(client, 'remote__echo', { text: 'hi' }))).toBe('hi');
     expect(refusalOf(await call(client, 'remote__wipe', {}))).toMatchObject({ reason: 'policy_deny' });
     // No rule names other__echo: deny by default, although remote__echo is allowed.

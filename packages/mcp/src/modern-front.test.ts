@@ -42,7 +42,7 @@ const textOf = (result: unknown) => (result as Text).content.map((c) => c.text ?
 const refusalOf = (result: unknown) => ((result as Text).isError === true ? ((result as Text)._meta?.countersign as Record<string, unknown>) : undefined);
 
 /** A raw 2026-07-28 tools/call (per-request envelope in `_meta`), to send what no honest client sends. */
-async function rawCall(front: ModernFront, params: Record<string, unknown>, capabilities: Record<string, unknown> = { elicitation: { url: {} } }) {
+async function rawCall(front: ModernFront, params: Record<string, unknown>, capabilities: Record<string, unknown> = { elicitation: { url: {} } }, headers: Record<string, string> = {}) {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
@@ -52,7 +52,7 @@ async function rawCall(front: ModernFront, params: Record<string, unknown>, capa
   const response = await front.fetch(
     new Request(ENDPOINT, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name) },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name), ...headers },
       body: JSON.stringify(body),
     }),
   );
@@ -131,6 +131,13 @@ describe('2026-07-28 clients: input_required with the Countersign request as req
     const answer = await rawCall(front, { name: 'pay', arguments: { to: 'bob', amount: 5 } }, {});
     expect(answer.result?.resultType).not.toBe('input_required');
     expect(refusalOf(answer.result)).toMatchObject({ reason: 'approval_required', approvalUrl: expect.stringContaining(`${APPROVALS}/requests/`) });
+    expect(upstream.ran).toEqual([]);
+  });
+
+  it('the x-countersign-run header names the run here too: a call the run did not record is refused, not run directly', async () => {
+    const { upstream, front } = await setup();
+    const named = await rawCall(front, { name: 'pay', arguments: { to: 'bob', amount: 5 } }, undefined, { 'x-countersign-run': 'run-unrecorded' });
+    expect(refusalOf(named.result)).toMatchObject({ reason: 'unknown_call' });
     expect(upstream.ran).toEqual([]);
   });
 

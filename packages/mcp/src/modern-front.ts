@@ -4,6 +4,7 @@ import { createMcpHandler, createRequestStateCodec, inputRequired, ProtocolError
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Gateway, servedTool } from './gateway.ts';
 import { refusalResult } from './refusal.ts';
+import { RUN_HEADER, runFromHeaders } from './recorded-call.ts';
 
 /** What the state of an `input_required` round carries: the approval request, bound to the exact call. */
 interface ApprovalState {
@@ -76,7 +77,9 @@ export function modernGatewayFront(gateway: Gateway, options: ModernFrontOptions
       // for the decision as the 1.x front does after an accepted URL elicitation. Declined: no new round.
       const answered = state === undefined ? undefined : elicitationAction(ctx.mcpReq.inputResponses?.approval);
       const channel = answered === undefined ? {} : { elicitUrl: async () => answered, signal: ctx.mcpReq.signal };
-      const result = await gateway.callTool(name, args, meta, channel);
+      // The run named in the x-countersign-run header counts like _meta's, as on the 1.x front.
+      const headerRun = runFromHeaders({ [RUN_HEADER]: ctx.http?.req?.headers.get(RUN_HEADER) ?? undefined });
+      const result = await gateway.callTool(name, args, meta, channel, headerRun);
       if (result === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
       const pending = pendingApproval(result);
       // Without a URL elicitation to offer (no page, or a client that cannot show one) a round would only

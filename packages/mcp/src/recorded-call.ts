@@ -6,6 +6,15 @@ import { refusalResult } from './refusal.ts';
 export const RUN_ID_META = 'countersign/runId';
 export const CALL_ID_META = 'countersign/callId';
 
+/** The HTTP header an agent runtime sets on its MCP connection (and on the LLM proxy) to name its run. */
+export const RUN_HEADER = 'x-countersign-run';
+
+/** The run an HTTP request's `x-countersign-run` header names, if any. */
+export function runFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>> | undefined): string | undefined {
+  const value = headers?.[RUN_HEADER];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /** How calls are checked: `direct` (the `tools/call` is the proposal) or `recorded` (checks 3 and 4). */
 export type CallMode = 'direct' | 'recorded';
 
@@ -23,11 +32,15 @@ export type RecordedTarget = { ok: true; runId: string; callId?: string | undefi
  * The run (and call id) a call must match. A client naming a run always gets checks 3 and
  * 4, even on a direct-mode gateway (it can only tighten); on a recorded-mode gateway a call
  * with no run, or another run than the configured one, is refused: leaving `_meta` out
- * must not turn the checks off.
+ * must not turn the checks off. `headerRun`: the run of the HTTP request's `x-countersign-run`.
  */
-export function recordedTarget(settings: RecordedSettings, toolName: string, meta: unknown): RecordedTarget {
+export function recordedTarget(settings: RecordedSettings, toolName: string, meta: unknown, headerRun?: string): RecordedTarget {
   const fields = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
-  const runMeta = fields[RUN_ID_META];
+  // The x-countersign-run header (HTTP clients) names the run like _meta does; the two must agree.
+  if (headerRun !== undefined && fields[RUN_ID_META] !== undefined && fields[RUN_ID_META] !== headerRun) {
+    return { ok: false, refusal: refusalResult({ reason: 'run_mismatch', message: `the ${RUN_HEADER} header and _meta name different runs`, toolName }) };
+  }
+  const runMeta = fields[RUN_ID_META] ?? headerRun;
   const callMeta = fields[CALL_ID_META];
   const bad = (key: string) => ({ ok: false as const, refusal: refusalResult({ reason: 'invalid_meta', message: `_meta["${key}"] must be a non-empty string`, toolName }) });
   if (runMeta !== undefined && (typeof runMeta !== 'string' || runMeta === '')) return bad(RUN_ID_META);

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from './gateway.ts';
-import type { CallMode } from './recorded-call.ts';
+import { type CallMode, recordedTarget } from './recorded-call.ts';
 import { connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
 const POLICY = `
@@ -132,5 +132,13 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
     expect(refusalOf(await callWith(client, 'pay', { to: 'bob', amount: 3000 }))).toMatchObject({ reason: 'unknown_call' });
     expect(textOf(await callWith(client, 'pay', { amount: 30, to: 'bob' }))).toBe('paid 30 to bob');
     expect(upstream.ran).toEqual([{ tool: 'pay', args: { to: 'bob', amount: 30 } }]);
+  });
+
+  it('over HTTP the x-countersign-run header names the run; a _meta run that differs from it is run_mismatch', () => {
+    const settings = { mode: 'recorded' as const, authorizeRecorded: async () => ({ status: 'denied' as const, reason: 'policy_deny' as const, message: '' }) };
+    expect(recordedTarget(settings, 'send', undefined, RUN)).toEqual({ ok: true, runId: RUN, callId: undefined });
+    expect(recordedTarget(settings, 'send', { 'countersign/runId': RUN, 'countersign/callId': 'c1' }, RUN)).toEqual({ ok: true, runId: RUN, callId: 'c1' });
+    const mismatch = recordedTarget(settings, 'send', { 'countersign/runId': 'other-run' }, RUN);
+    expect(mismatch?.ok === false ? refusalOf(mismatch.refusal) : undefined).toMatchObject({ reason: 'run_mismatch' });
   });
 });

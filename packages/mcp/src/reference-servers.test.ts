@@ -65,12 +65,20 @@ describe('the gateway in front of @modelcontextprotocol/server-filesystem and se
   it('serves the same tools as the servers themselves, namespaced, with exactly their pinned fields', async () => {
     const direct = new Client({ name: 'direct', version: '1.0.0' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [FS_BIN, dir], stderr: 'ignore' }));
-    const expected = (await direct.listTools()).tools.map((tool) => ({ ...pinned(tool), name: `fs__${tool.name}` }));
+    const all = (await direct.listTools()).tools.map((tool) => ({ ...pinned(tool), name: `fs__${tool.name}` }));
     await direct.close();
+    // Every tool policy lets user-1 call with some arguments, and only those.
+    const visible = await Promise.all(all.map((tool) => gate.toolVisibility(tool.name, 'user-1')));
+    const expected = all.filter((_, i) => visible[i]?.visible === true);
     const served = (await client.listTools()).tools;
     const fsTools = served.filter((t) => t.name.startsWith('fs__'));
     expect(fsTools).toEqual(expected);
     expect(fsTools.map((t) => t.name)).toContain('fs__read_text_file');
+    expect(fsTools.map((t) => t.name)).toContain('fs__write_file');
+    // Denied (move_file) and unclassified (create_directory) tools are hidden.
+    expect(all.map((t) => t.name)).toEqual(expect.arrayContaining(['fs__move_file', 'fs__create_directory']));
+    expect(fsTools.map((t) => t.name)).not.toContain('fs__move_file');
+    expect(fsTools.map((t) => t.name)).not.toContain('fs__create_directory');
     expect(served.map((t) => t.name)).toContain('memory__read_graph');
   });
 

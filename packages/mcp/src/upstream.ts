@@ -2,7 +2,23 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  CallToolResultSchema,
+  type GetPromptResult,
+  type Prompt,
+  PromptListChangedNotificationSchema,
+  type ReadResourceResult,
+  type Resource,
+  ResourceListChangedNotificationSchema,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { upstreamFetch } from './upstream-fetch.ts';
 
 /** An upstream MCP server: a process the gateway starts (stdio) or a Streamable HTTP endpoint. */
 export type UpstreamConfig =
@@ -15,44 +31,92 @@ export type UpstreamConfig =
 export interface Upstream {
   readonly name: string;
   readonly client: Client;
+  /** What the upstream declared at initialize: the gateway relays prompts and resources only from those that have them. */
+  readonly capabilities: ServerCapabilities;
   listTools(): Promise<Tool[]>;
   /** Calls the upstream's tool with exactly `args`; the raw result, unvalidated (relayed as it came). */
   callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Every prompt, all pages followed ([] when the upstream has no prompts). */
+  listPrompts(): Promise<Prompt[]>;
+  getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult>;
+  /** Every resource, all pages followed ([] when the upstream has no resources). */
+  listResources(): Promise<Resource[]>;
+  listResourceTemplates(): Promise<ResourceTemplate[]>;
+  readResource(uri: string): Promise<ReadResourceResult>;
+  /** Argument completion for one of its prompts or resource templates. */
+  complete(params: CompleteRequest['params']): Promise<CompleteResult>;
   close(): Promise<void>;
 }
 
-// Pages of tools/list a gateway follows before it stops: a server that never ends its listing is cut off.
+// Pages of a listing a gateway follows before it stops: a server that never ends its listing is cut off.
 const MAX_PAGES = 100;
 
-export async function connectUpstream(config: UpstreamConfig, onToolsChanged: () => void): Promise<Upstream> {
+export async function connectUpstream(config: UpstreamConfig, onToolsChanged: () => void, onListChanged?: (kind: 'prompts' | 'resources') => void): Promise<Upstream> {
   const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged?.('prompts'));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged?.('resources'));
   await client.connect(transportOf(config));
+  const capabilities = client.getServerCapabilities() ?? {};
+
+  /** Follows `nextCursor` until the listing ends, at most MAX_PAGES pages. */
+  async function allPages<T>(what: string, page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const listed = await page(cursor);
+      items.push(...listed.items);
+      cursor = listed.nextCursor;
+      if (cursor === undefined) return items;
+    }
+    throw new Error(`${config.name}: ${what} did not end after ${MAX_PAGES} pages`);
+  }
+  const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+
   return {
     name: config.name,
     client,
-    async listTools() {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const listed = await client.listTools(cursor === undefined ? {} : { cursor });
-        tools.push(...listed.tools);
-        cursor = listed.nextCursor;
-        if (cursor === undefined) return tools;
-      }
-      throw new Error(`${config.name}: tools/list did not end after ${MAX_PAGES} pages`);
-    },
+    capabilities,
+    listTools: () =>
+      allPages('tools/list', async (cursor) => {
+        const r = await client.listTools(params(cursor));
+        return { items: r.tools, nextCursor: r.nextCursor };
+      }),
     async callTool(tool, args) {
       // A plain request, not client.callTool: the gateway relays the upstream's result as it came, it does not judge it.
       return (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema)) as CallToolResult;
     },
+    async listPrompts() {
+      if (capabilities.prompts === undefined) return [];
+      return allPages('prompts/list', async (cursor) => {
+        const r = await client.listPrompts(params(cursor));
+        return { items: r.prompts, nextCursor: r.nextCursor };
+      });
+    },
+    getPrompt: (name, args) => client.getPrompt(args === undefined ? { name } : { name, arguments: args }),
+    async listResources() {
+      if (capabilities.resources === undefined) return [];
+      return allPages('resources/list', async (cursor) => {
+        const r = await client.listResources(params(cursor));
+        return { items: r.resources, nextCursor: r.nextCursor };
+      });
+    },
+    async listResourceTemplates() {
+      if (capabilities.resources === undefined) return [];
+      return allPages('resources/templates/list', async (cursor) => {
+        const r = await client.listResourceTemplates(params(cursor));
+        return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+      });
+    },
+    readResource: (uri) => client.readResource({ uri }),
+    complete: (params) => client.complete(params),
     close: () => client.close(),
   };
 }
 
 function transportOf(config: UpstreamConfig): Transport {
   if ('transport' in config) return config.transport;
-  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} }, fetch: upstreamFetch });
   return new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],

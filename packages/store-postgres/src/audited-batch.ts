@@ -4,7 +4,7 @@ import { LedgerError } from '@countersign/core/ledger';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { isUnavailableError, sqlState, toStoreError } from './errors.ts';
-import type { PostgresAuditLog } from './postgres-audit-log.ts';
+import { chain, type PostgresAuditLog } from './postgres-audit-log.ts';
 
 /** One ledger write: its statements, returning its outcome and the audit events to append with it. */
 export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: readonly AuditEvent[] }>;
@@ -70,7 +70,8 @@ export class AuditedBatch {
     for (let attempt = 1; ; attempt++) {
       try {
         // The chain's lock is taken by the transaction's opening round trip (beginLocked).
-        const done = await this.#db.transaction((query) => this.#items(query, batch, savepoints), this.#log?.beginLocked);
+        const done = await this.#db.transactionWithTail((query) => this.#items(query, batch, savepoints), this.#log?.beginLocked);
+        this.#log?.committed(done.flatMap((item) => ('records' in item ? item.records : [])));
         batch.forEach((job, i) => {
           const item = done[i]!;
           if ('error' in item) job.reject(item.error);
@@ -97,7 +98,20 @@ export class AuditedBatch {
     }
   }
 
-  async #items(query: Query, batch: BatchJob<Job, Done>[], savepoints: boolean): Promise<(Done | { error: unknown })[]> {
+  /**
+   * Two round trips on a pipelined connection: BEGIN + the chain lock, the head read and
+   * the writes' statements; then the audit insert with COMMIT right behind it (the tail).
+   * The head read runs after the lock is taken (one connection runs statements in the
+   * order sent), so no other append can land between it and our insert.
+   */
+  async #items(
+    query: Query,
+    batch: BatchJob<Job, Done>[],
+    savepoints: boolean,
+  ): Promise<{ result: (Done | { error: unknown })[]; tail?: Promise<unknown> | undefined }> {
+    const head = this.#log?.headLocked(query);
+    // Awaited below unless a write fails first; never left rejecting unobserved.
+    head?.catch(() => {});
     const items: Item[] = savepoints ? [] : await this.#pipelined(query, batch);
     for (const job of savepoints ? batch : []) {
       await query('SAVEPOINT batch_item');
@@ -107,14 +121,16 @@ export class AuditedBatch {
       items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
     }
     const events = items.flatMap((item) => (item.ok ? item.events : []));
-    const records = this.#log === undefined ? [] : await this.#log.appendLocked(query, events);
+    const records = this.#log === undefined || events.length === 0 ? [] : chain(await head, events);
+    const tail = records.length === 0 ? undefined : this.#log!.insertLocked(query, records);
     let next = 0;
-    return items.map((item) => {
+    const result = items.map((item) => {
       if (!item.ok) return { error: item.error };
       const own = records.slice(next, next + item.events.length);
       next += item.events.length;
       return { outcome: item.outcome, records: own };
     });
+    return { result, tail };
   }
 
   /**

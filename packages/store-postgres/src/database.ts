@@ -57,6 +57,17 @@ export class PgDatabase {
    * and may go on with more statements in the same round trip (the audit chain's lock).
    */
   async transaction<T>(fn: (query: Query) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    return this.transactionWithTail(async (query) => ({ result: await fn(query) }), begin);
+  }
+
+  /**
+   * `transaction` whose `fn` may leave its last statement in flight (`tail`): COMMIT is
+   * sent right behind it, in the same round trip on a pipelined connection, and the
+   * transaction succeeds only if the tail succeeded AND the server answered COMMIT. A
+   * failed tail aborts the transaction on the server, so the COMMIT behind it commits
+   * nothing (PostgreSQL answers it ROLLBACK, checked below); the tail's error is thrown.
+   */
+  async transactionWithTail<T>(fn: (query: Query) => Promise<{ result: T; tail?: Promise<unknown> | undefined }>, begin = 'BEGIN'): Promise<T> {
     this.#assertOpen();
     let client: PoolClient;
     try {
@@ -84,18 +95,29 @@ export class PgDatabase {
         () => undefined,
         (error: unknown) => ({ error }),
       );
-      let result: T;
+      let out: { result: T; tail?: Promise<unknown> | undefined };
       try {
-        result = await fn(query);
+        out = await fn(query);
       } catch (error) {
         // The cause is the failed BEGIN (e.g. a lock timeout) if there was one.
         throw (await begun)?.error ?? error;
       }
       const failed = await begun;
-      if (failed !== undefined) throw failed.error;
-      await query('COMMIT');
+      if (failed !== undefined) {
+        out.tail?.catch(() => {});
+        throw failed.error;
+      }
+      const committing = query('COMMIT');
+      if (out.tail !== undefined) {
+        // Settled either way before we look at the tail's own outcome: no stray rejection.
+        committing.catch(() => {});
+        await out.tail;
+      }
+      const { command } = await committing;
+      // COMMIT of a transaction an error aborted answers ROLLBACK, not an error: never report that as written.
+      if (command !== 'COMMIT') throw new LedgerError('store_unavailable', `postgres transaction not committed (server answered ${command})`);
       this.#commits++;
-      return result;
+      return out.result;
     } catch (error) {
       // After an outage-class error (e.g. a client-side timeout with the query still in
       // flight) the connection is suspect: destroy it rather than wait on a ROLLBACK;

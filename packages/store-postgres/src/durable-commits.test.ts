@@ -40,5 +40,24 @@ describePg('postgres: ledger and audit in one transaction', () => {
       expect(records.map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
       expect(verifyChain(records).ok).toBe(true);
     });
+
+    it('one model response with five calls (allowed, needing approval, denied): one transaction for the whole response', async () => {
+      const f = makeGateFixture({ ledger: store.ledger, audit: store.audit });
+      const toolCalls = [
+        { id: 'r-1', name: 'transfer', arguments: { amount: 5, to: 'a' } },
+        { id: 'r-2', name: 'transfer', arguments: { amount: 500, to: 'b' } },
+        { id: 'r-3', name: 'read_file', arguments: { path: 'x' } },
+        { id: 'r-4', name: 'delete_repo', arguments: {} },
+        { id: 'r-5', name: 'transfer', arguments: { amount: 7, to: 'c' } },
+      ];
+      const before = store.durableCommits();
+      const outcomes = await f.gate.proposeResponse({ runId: 'run-response', sessionId: 's', principal: 'user:42', responseRef: 'resp_9', toolCalls });
+      expect(outcomes.map((o) => o.status)).toEqual(['allowed', 'approval_required', 'allowed', 'denied', 'allowed']);
+      expect(store.durableCommits() - before).toBe(1);
+      const records = (await store.audit.read()).filter((r) => r.runId === 'run-response');
+      expect(records.filter((r) => r.type === 'proposal').map((r) => r.callId)).toEqual(['r-1', 'r-2', 'r-3', 'r-4', 'r-5']);
+      expect(records.filter((r) => r.type === 'proposal').every((r) => r.detail?.responseRef === 'resp_9')).toBe(true);
+      expect(verifyChain(await store.audit.read()).ok).toBe(true);
+    });
   });
 });

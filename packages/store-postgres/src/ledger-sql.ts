@@ -2,7 +2,8 @@ import { preparedStatement } from './prepared-statement.ts';
 
 /** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
 const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
-  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent`;
+  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent,
+  result_projections`;
 
 /** Every column of approval_requests, listed for the same reason. */
 const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id,
@@ -76,6 +77,11 @@ export function ledgerSql(s: string) {
       RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,
     requestByProposal: preparedStatement(`${selectRequest} WHERE r.proposal_id = $1`),
+    /** The proposal's columns plus its request (and decisions) as one JSON column, or NULL. */
+    proposalWithRequest: preparedStatement(
+      `SELECT ${PROPOSAL_COLUMNS}, (SELECT row_to_json(q) FROM (${selectRequest} WHERE r.proposal_id = $1) q) AS request_json
+       FROM ${s}.proposals WHERE proposal_id = $1`,
+    ),
     /**
      * Only the lock. The request is read by a separate statement afterwards: under
      * READ COMMITTED a statement's snapshot is taken before it waits for a lock, so
@@ -186,8 +192,8 @@ export function ledgerSql(s: string) {
       LEFT JOIN dispatched d ON true`),
     // Write-once: only a dispatched call without a result takes one. When nothing
     // changed, the caller reads the row to explain why (a result, once set, never changes).
-    recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4
-      WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`),
+    recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4,
+      result_projections = $5 WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`),
   };
 }
 

@@ -75,6 +75,59 @@ describePg('postgres migrations and reopen', () => {
     }
   });
 
+  it('result projections migration (5): a result recorded before it reads back without projections; new results carry them', async () => {
+    const schema = fresh();
+    const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
+    try {
+      await migrate(db, schema, MIGRATIONS.filter((m) => m.version <= 4));
+      await db.query(`INSERT INTO "${schema}".runs (run_id, agent, created_at) VALUES ('run-old', 'in-process', 5)`);
+      await db.query(
+        `INSERT INTO "${schema}".proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state,
+           dispatched_at, result_status, result_digest, result_at, agent)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
+      );
+      expect(await migrate(db, schema)).toEqual([5, 6]);
+    } finally {
+      await db.close();
+    }
+    const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema });
+    try {
+      expect((await store.ledger.getProposal('p-old'))?.result).toEqual({ status: 'succeeded', resultDigest: 'a'.repeat(64), at: 7 });
+      const p = sampleProposal();
+      await store.ledger.recordProposal(p);
+      await store.ledger.consume({ proposalId: p.proposalId, now: p.createdAt });
+      const result = { status: 'succeeded' as const, resultDigest: 'b'.repeat(64), projections: { json: 'b'.repeat(64), mcp_text: 'c'.repeat(64) }, at: 9 };
+      await store.ledger.recordResult(p.proposalId, result);
+      expect((await store.ledger.getProposal(p.proposalId))?.result).toEqual(result);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('audit index migration (6): drops the hash index; records stay, the chain verifies and continues', async () => {
+    const schema = fresh();
+    const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
+    try {
+      await migrate(db, schema, MIGRATIONS.filter((m) => m.version < 6));
+      const indexes = async () =>
+        (await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'audit_records' ORDER BY indexname`, [schema])).rows.map(
+          (r) => r.indexname,
+        );
+      expect(await indexes()).toEqual(['audit_records_hash_key', 'audit_records_pkey']);
+      expect(await migrate(db, schema)).toEqual([6]);
+      expect(await indexes()).toEqual(['audit_records_pkey']);
+    } finally {
+      await db.close();
+    }
+    const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema });
+    try {
+      for (let i = 0; i < 3; i++) await store.audit.append({ type: 'dispatch', at: i, proposalId: `p-${i}` });
+      expect(verifyChain(await store.audit.read())).toMatchObject({ ok: true, count: 3 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a failing migration rolls back entirely', async () => {
     const schema = fresh();
     const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));

@@ -132,6 +132,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'result projections',
+    // CASA check 5: the digest of each form of a result a runtime may relay to the model
+    // (JSON object text: projection name -> SHA-256 hex), written once with the result.
+    // Results recorded before this migration keep NULL and are checked by result_digest alone.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN result_projections text;
+    `,
+  },
+  {
+    version: 6,
+    name: 'audit records without a hash index',
+    // Nothing looks a record up by its hash; its UNIQUE index cost every append a write
+    // (and WAL) to a random B-tree page. The chain guards hashes (each covers its seq and
+    // the previous hash; verifyChain recomputes them); seq stays the primary key.
+    sql: (s) => `
+      ALTER TABLE ${s}.audit_records DROP CONSTRAINT IF EXISTS audit_records_hash_key;
+    `,
+  },
 ];
 
 /**

@@ -34,6 +34,8 @@ export class PostgresAuditLog implements AuditLog {
    */
   #knownHead: AuditHead | undefined | null = null; // null: unknown
   #insertIfHeadStatement: PreparedStatement | undefined;
+  #headPrepared: PreparedStatement | undefined;
+  #insertPrepared: PreparedStatement | undefined;
 
   constructor(db: PgDatabase, quotedSchema: string, schema: string, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
@@ -59,21 +61,27 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   /**
-   * Appends `events` inside the caller's transaction, which holds `lockChain` (a
-   * PostgresLedger write on the same database): the records chain with every other
-   * append, and commit or roll back with the caller's change.
+   * The head, read inside the caller's transaction after `beginLocked` took the chain's
+   * lock: nobody can append until that transaction ends, so records built on it chain
+   * correctly. Sent without waiting (on a pipelined connection it shares the round trip
+   * of BEGIN and the ledger's first statements).
    */
-  async appendLocked(query: Query, events: readonly AuditEvent[]): Promise<AuditRecord[]> {
-    if (events.length === 0) return [];
-    const known = this.#knownHead;
-    if (known !== null) {
-      const records = chain(known, events);
-      if (await this.#insertIfHead(query, known, records)) return records;
-    }
-    const records = chain(await this.#head(query), events);
-    await this.#insert(query, records);
-    this.#knownHead = records.at(-1);
-    return records;
+  headLocked(query: Query): Promise<AuditHead | undefined> {
+    return this.#head(query, this.#headStatement);
+  }
+
+  /**
+   * Inserts `records` (built on `headLocked`'s answer) in the caller's locked transaction.
+   * PRIMARY KEY (seq) is the backstop: a record on a wrong head fails, and with it the
+   * transaction. `committed` updates the head hint of `append`s once the caller committed.
+   */
+  insertLocked(query: Query, records: readonly AuditRecord[]): Promise<void> {
+    return this.#insert(query, records);
+  }
+
+  /** Called after the transaction that inserted `records` committed: they are the head now. */
+  committed(records: readonly AuditRecord[]): void {
+    if (records.length > 0) this.#knownHead = records.at(-1);
   }
 
   onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
@@ -184,20 +192,26 @@ export class PostgresAuditLog implements AuditLog {
 
   /** All records in one statement; the arrays are bound as parameters, never spliced. */
   async #insert(query: Query, records: readonly AuditRecord[]): Promise<void> {
-    await query(
+    this.#insertPrepared ??= preparedStatement(
       `INSERT INTO ${this.#table} (seq, prev_hash, hash, event)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::json[])`,
-      insertParams(records),
     );
+    await query(this.#insertPrepared, insertParams(records));
   }
 
-  async #head(query: Query): Promise<AuditHead | undefined> {
-    const { rows } = await query(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
+  get #headStatement(): PreparedStatement {
+    this.#headPrepared ??= preparedStatement(`SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`);
+    return this.#headPrepared;
+  }
+
+  async #head(query: Query, sql: string | PreparedStatement = `SELECT seq, hash FROM ${this.#table} ORDER BY seq DESC LIMIT 1`): Promise<AuditHead | undefined> {
+    const { rows } = await query(sql);
     return rows[0] === undefined ? undefined : { seq: integer(rows[0], 'seq'), hash: text(rows[0], 'hash') };
   }
 }
 
-function chain(start: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
+/** `events` chained on `start`, in order. */
+export function chain(start: AuditHead | undefined, events: readonly AuditEvent[]): AuditRecord[] {
   let head = start;
   return events.map((event) => {
     const record = buildRecord(head, event);

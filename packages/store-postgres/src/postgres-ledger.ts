@@ -1,12 +1,12 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
-import { proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
+import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -87,6 +87,18 @@ export class PostgresLedger implements LedgerStore {
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
     const { rows } = await this.#db.query(this.#sql.proposalById, [proposalId]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
+    // One statement, one round trip, one snapshot: the request rides along as JSON.
+    const { rows } = await this.#db.query(this.#sql.proposalWithRequest, [proposalId]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const request = row.request_json;
+    if (request !== null && (typeof request !== 'object' || Array.isArray(request))) {
+      throw new LedgerError('corrupt_record', 'request of a proposal: expected a JSON object');
+    }
+    return { proposal: proposalFromRow(row), request: request === null ? undefined : requestFromRow(request as Record<string, unknown>) };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
@@ -222,8 +234,8 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async #recordResult(query: Query, proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {
-    const { rowCount } = await query(this.#sql.recordResult, [proposalId, result.status, result.resultDigest, result.at]);
-    if (rowCount === 1) return { ok: true, created: true, result: { ...result } };
+    const { rowCount } = await query(this.#sql.recordResult, [proposalId, result.status, result.resultDigest, result.at, projectionsColumn(result)]);
+    if (rowCount === 1) return { ok: true, created: true, result: copyResult(result) };
     // Nothing changed: explain from the row as committed. A stored result never changes
     // again, so a conflict or repeat read here is what the UPDATE saw. A dispatched call
     // without a result can only mean it was still `proposed` when the UPDATE ran (a

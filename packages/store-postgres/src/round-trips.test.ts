@@ -33,23 +33,41 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     return { audit, ledger: new PostgresLedger(db, ledgerSql(quoteSchema(schema)), audit) };
   }
 
-  it('an allowed call: each audited step is BEGIN+lock, one ledger statement, one audit insert, COMMIT', async () => {
+  it('an allowed call: each audited step is two round trips: BEGIN+lock, head, ledger statement; then audit insert with COMMIT', async () => {
     const { ledger, audit } = await open();
     const f = makeGateFixture({ ledger, audit });
     // Warm up: the head hint is unknown until this process has appended once.
     await f.gate.propose(f.call({ arguments: '{"amount":1,"to":"bob"}' }));
     const sent: string[] = [];
+    // A round trip starts when a statement is sent with none in flight (the pool is
+    // pipelined: statements sent back to back share one).
+    const tripOf: number[] = [];
+    let inFlight = 0;
+    let trips = 0;
     const query = Client.prototype.query;
     vi.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
       const config = args[0] as string | { text: string };
       sent.push((typeof config === 'string' ? config : config.text).replace(/\s+/g, ' ').trim());
-      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+      if (inFlight === 0) trips++;
+      tripOf.push(trips);
+      const answer = (query as (...a: unknown[]) => unknown).apply(this, args) as Promise<unknown> | undefined;
+      // pg-pool's own queries pass a callback and get no promise: not in a transaction, not counted.
+      if (answer !== undefined) {
+        inFlight++;
+        answer.then(
+          () => inFlight--,
+          () => inFlight--,
+        );
+      }
+      return answer as never;
     });
-    const inTransaction = async <T>(step: () => Promise<T>): Promise<{ value: T; statements: string[] }> => {
+    const inTransaction = async <T>(step: () => Promise<T>): Promise<{ value: T; statements: string[]; trips: number }> => {
       sent.length = 0;
+      tripOf.length = 0;
       const value = await step();
       const begin = sent.findIndex((s) => s.startsWith('BEGIN'));
-      return { value, statements: sent.slice(begin, sent.indexOf('COMMIT', begin) + 1) };
+      const end = sent.indexOf('COMMIT', begin);
+      return { value, statements: sent.slice(begin, end + 1), trips: tripOf[end]! - tripOf[begin]! + 1 };
     };
     const call = f.call({ arguments: '{"amount":5,"to":"alice"}' });
     const shape = (statements: string[]) => statements.map((s) => s.slice(0, 30));
@@ -57,20 +75,44 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect(proposed.value.status).toBe('allowed');
     expect(shape(proposed.statements)).toEqual([
       expect.stringMatching(/^BEGIN; SELECT pg_advisory_xact/),
+      expect.stringMatching(/^SELECT seq, hash FROM/),
       expect.stringMatching(/^WITH claim AS/),
-      expect.stringMatching(/^WITH head AS/),
+      expect.stringMatching(/^INSERT INTO /),
       'COMMIT',
     ]);
+    expect(proposed.statements[3]).toMatch(/audit_records/);
+    expect(proposed.trips).toBe(2);
     const authorized = await inTransaction(() => f.gate.authorize(f.dispatchFor(call)));
     if (authorized.value.status !== 'authorized') throw new Error(`not authorized: ${authorized.value.status}`);
-    expect(authorized.statements).toHaveLength(4);
-    expect(authorized.statements[1]).toMatch(/^WITH seen AS/);
+    expect(authorized.statements).toHaveLength(5);
+    expect(authorized.statements[2]).toMatch(/^WITH seen AS/);
+    expect(authorized.trips).toBe(2);
     const grant = authorized.value.grant;
     const completed = await inTransaction(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
     expect(completed.value.ok).toBe(true);
-    expect(completed.statements).toHaveLength(4);
-    expect(completed.statements[1]).toMatch(/^UPDATE .* SET result_status/);
+    expect(completed.statements).toHaveLength(5);
+    expect(completed.statements[2]).toMatch(/^UPDATE .* SET result_status/);
+    expect(completed.trips).toBe(2);
     expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
+  it('an audit insert the server refuses, sent with COMMIT behind it, commits nothing and is reported as a failure', async () => {
+    const { db, ledger, audit, schema } = await open();
+    // The insert fails on the server (as a constraint or disk error would), after COMMIT was already sent.
+    await db.query(`CREATE FUNCTION "${schema}".refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom refused'; END $$;
+      CREATE TRIGGER refuse_boom BEFORE INSERT ON "${schema}".audit_records FOR EACH ROW
+      WHEN (NEW.event::text LIKE '%boom%') EXECUTE FUNCTION "${schema}".refuse_boom()`);
+    const p = sampleProposal();
+    await ledger.recordProposal(p, { audit: () => [event('proposed')] });
+    const consumed = ledger.consume({ proposalId: p.proposalId, now: T0 + 1 }, () => [event('boom')]);
+    await expect(consumed).rejects.toThrow(/boom refused/);
+    // The spent call was rolled back with its record: still proposed, and a clean consume works once.
+    expect((await ledger.getProposal(p.proposalId))?.state).toBe('proposed');
+    expect(await ledger.consume({ proposalId: p.proposalId, now: T0 + 2 }, () => [event('dispatch')])).toMatchObject({ ok: true });
+    expect(await ledger.consume({ proposalId: p.proposalId, now: T0 + 3 }, (c) => (c.ok ? [event('again')] : []))).toEqual({ ok: false, reason: 'already_consumed' });
+    const records = await audit.read();
+    expect(records.map((r) => r.callId)).toEqual(['proposed', 'dispatch']);
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 2 });
   });
 
   it('two replicas appending in turn: a stale head hint never forks or breaks the chain', async () => {
@@ -148,7 +190,7 @@ describePg('postgres round trips per step, and what the shortcuts must not break
       eligible: { approvers: ['alice', 'bob'] },
     };
     await ledger.recordProposal(proposal, { request });
-    const transaction = vi.spyOn(db, 'transaction');
+    const transaction = vi.spyOn(db, 'transactionWithTail');
     const now = T0 + 1_000;
     const decide = (approver: string) =>
       ledger.addDecision(request.requestId, { approver, decision: 'approve', at: now }, { now, tokenIdIfApproved: `tok-${approver}`, audit: () => [event(approver)] });

@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core/ledger';
 import { toStoreError } from './errors.ts';
 import { FileIdentityGuard } from './file-identity.ts';
+import { type FdatasyncFn, WalSync } from './wal-sync.ts';
 import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
 
 type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -23,14 +24,27 @@ export class SqliteConnection {
   readonly #statements = new Map<string, StatementSync>();
   readonly #queue: WriteQueue;
   readonly #identity: FileIdentityGuard | undefined;
+  readonly #walSync: WalSync | undefined;
   #closed = false;
   #commits = 0;
 
-  /** `path`: the database file, watched so a deleted or replaced file fails closed (see FileIdentityGuard). */
-  constructor(db: DatabaseSync, options: { maxBatch?: number | undefined; path?: string | undefined } = {}) {
+  /**
+   * `path`: the database file, watched so a deleted or replaced file fails closed (see FileIdentityGuard).
+   * `syncOffLoop`: the database was opened with synchronous = NORMAL, and each batch is
+   * reported only after WalSync's fdatasync of the WAL, run off the event loop (needs `path`;
+   * `fdatasync` replaces fs.fdatasync in tests).
+   */
+  constructor(
+    db: DatabaseSync,
+    options: { maxBatch?: number | undefined; path?: string | undefined; syncOffLoop?: boolean | undefined; fdatasync?: FdatasyncFn | undefined } = {},
+  ) {
     this.#db = db;
     try {
       this.#identity = options.path === undefined ? undefined : new FileIdentityGuard(options.path);
+      if (options.syncOffLoop === true) {
+        if (options.path === undefined) throw new TypeError('syncOffLoop needs the database path');
+        this.#walSync = new WalSync(options.path, options.fdatasync);
+      }
     } catch (error) {
       db.close();
       throw error;
@@ -80,6 +94,8 @@ export class SqliteConnection {
   close(): void {
     if (this.#closed) return;
     this.#queue.drain();
+    // Batches committed but not yet flushed are flushed now and hear their outcome.
+    this.#walSync?.close();
     this.#closed = true;
     this.#statements.clear();
     this.#db.close();
@@ -90,6 +106,7 @@ export class SqliteConnection {
     try {
       this.#assertOpen();
       this.#identity?.assertNotLost();
+      this.#walSync?.assertHealthy();
       this.#db.exec('BEGIN IMMEDIATE');
     } catch (error) {
       // No lock (busy past busy_timeout, closed, I/O): nothing ran, same answer for all.
@@ -114,10 +131,23 @@ export class SqliteConnection {
       return;
     }
     this.#commits++;
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
+    const settle = (): void =>
+      batch.forEach((job, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    if (this.#walSync === undefined) {
+      settle();
+      return;
+    }
+    // Committed but not yet durable: nobody hears of it before the WAL is flushed. The
+    // writes submitted meanwhile wait too, and then commit together as the next batch.
+    this.#queue.pause();
+    this.#walSync.afterCommit((failure) => {
+      this.#queue.resume();
+      if (failure === undefined) settle();
+      else for (const job of batch) job.reject(failure);
     });
   }
 

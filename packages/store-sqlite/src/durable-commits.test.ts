@@ -50,6 +50,26 @@ describe('sqlite: one durable commit per step', () => {
     expect(verifyChain(records).ok).toBe(true);
   });
 
+  it('one model response with five calls (allowed, needing approval, denied): one commit for the whole response', async () => {
+    const f = fixture();
+    const toolCalls = [
+      { id: 'r-1', name: 'transfer', arguments: { amount: 5, to: 'a' } },
+      { id: 'r-2', name: 'transfer', arguments: { amount: 500, to: 'b' } },
+      { id: 'r-3', name: 'read_file', arguments: { path: 'x' } },
+      { id: 'r-4', name: 'delete_repo', arguments: {} },
+      { id: 'r-5', name: 'transfer', arguments: { amount: 7, to: 'c' } },
+    ];
+    const proposed = await f.commitsOf(() =>
+      f.gate.proposeResponse({ runId: 'run-response', sessionId: 's', principal: 'user:42', responseRef: 'chatcmpl-9', toolCalls }),
+    );
+    expect(proposed.value.map((o) => o.status)).toEqual(['allowed', 'approval_required', 'allowed', 'denied', 'allowed']);
+    expect(proposed.commits).toBe(1);
+    const records = await f.store.audit.read();
+    // In the model's order, each call's records together.
+    expect(records.filter((r) => r.type === 'proposal').map((r) => r.callId)).toEqual(['r-1', 'r-2', 'r-3', 'r-4', 'r-5']);
+    expect(verifyChain(records).ok).toBe(true);
+  });
+
   it('call needing approval: propose (with its request) = 1, decide = 1, authorize = 1, complete = 1', async () => {
     const f = fixture();
     const modelCall = f.call();

@@ -129,6 +129,37 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'result projections',
+    // CASA check 5: the digest of each form of a result a runtime may relay to the model
+    // (JSON object: projection name -> SHA-256 hex), written once with the result.
+    // Results recorded before this migration keep NULL and are checked by result_digest alone.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN result_projections TEXT;
+    `,
+  },
+  {
+    version: 6,
+    name: 'audit records without a hash index',
+    // Nothing looks a record up by its hash, yet the UNIQUE index on it cost every append
+    // a write to a random B-tree page (hashes are random): 70 → 42 KiB written per
+    // allowed propose + dispatch at 1 client. The chain is what guards hashes (each
+    // record's hash covers its seq and the previous hash; verifyChain recomputes them)
+    // and seq stays the primary key. SQLite cannot drop a constraint's index, so the
+    // table is rebuilt once, rows copied as they are.
+    sql: `
+      CREATE TABLE audit_records_v6 (
+        seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        event TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO audit_records_v6 (seq, prev_hash, hash, event) SELECT seq, prev_hash, hash, event FROM audit_records ORDER BY seq;
+      DROP TABLE audit_records;
+      ALTER TABLE audit_records_v6 RENAME TO audit_records;
+    `,
+  },
 ];
 
 /**

@@ -103,6 +103,88 @@ describe('openSqliteStore', () => {
     }
   });
 
+  it('result projections migration (5): a result recorded before it reads back without projections; new results carry them', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const db = new DatabaseSync(path);
+    try {
+      migrate(db, MIGRATIONS.filter((m) => m.version <= 4));
+      db.exec(`INSERT INTO runs (run_id, agent, created_at) VALUES ('run-old', 'in-process', 5)`);
+      db.exec(
+        `INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state,
+           dispatched_at, result_status, result_digest, result_at, agent)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
+      );
+      expect(migrate(db)).toEqual([5, 6]);
+    } finally {
+      db.close();
+    }
+    const store = openSqliteStore({ path });
+    try {
+      expect((await store.ledger.getProposal('p-old'))?.result).toEqual({ status: 'succeeded', resultDigest: 'a'.repeat(64), at: 7 });
+      const p = sampleProposal();
+      await store.ledger.recordProposal(p);
+      await store.ledger.consume({ proposalId: p.proposalId, now: p.createdAt });
+      const result = { status: 'succeeded' as const, resultDigest: 'b'.repeat(64), projections: { json: 'b'.repeat(64), mcp_text: 'c'.repeat(64) }, at: 9 };
+      await store.ledger.recordResult(p.proposalId, result);
+      expect((await store.ledger.getProposal(p.proposalId))?.result).toEqual(result);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a stored projection that is not a digest of a known projection is a corrupt record, never data', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const store = openSqliteStore({ path });
+    const p = sampleProposal();
+    try {
+      await store.ledger.recordProposal(p);
+      await store.ledger.consume({ proposalId: p.proposalId, now: p.createdAt });
+      await store.ledger.recordResult(p.proposalId, { status: 'succeeded', resultDigest: 'b'.repeat(64), projections: { json: 'b'.repeat(64) }, at: 9 });
+    } finally {
+      await store.close();
+    }
+    for (const forged of ['{"json":"not-a-digest"}', `{"anything":"${'b'.repeat(64)}"}`, '[]']) {
+      const db = new DatabaseSync(path);
+      db.prepare('UPDATE proposals SET result_projections = ? WHERE proposal_id = ?').run(forged, p.proposalId);
+      db.close();
+      const reopened = openSqliteStore({ path });
+      try {
+        await expect(reopened.ledger.getProposal(p.proposalId)).rejects.toMatchObject({ code: 'corrupt_record' });
+      } finally {
+        await reopened.close();
+      }
+    }
+  });
+
+  it('audit index migration (6): records written before it read back unchanged, the chain verifies and continues', async () => {
+    const path = join(tempDir(), 'db.sqlite');
+    const before = openSqliteStore({ path });
+    for (let i = 0; i < 3; i++) await before.audit.append({ type: 'dispatch', at: i, proposalId: `p-${i}` });
+    const written = await before.audit.read();
+    await before.close();
+    // Back to the schema as version 5 left it, the old table with its UNIQUE hash index.
+    const db = new DatabaseSync(path);
+    try {
+      db.exec(`ALTER TABLE audit_records RENAME TO audit_records_new;
+        CREATE TABLE audit_records (seq INTEGER PRIMARY KEY CHECK (seq >= 1), prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, event TEXT NOT NULL) STRICT;
+        INSERT INTO audit_records SELECT * FROM audit_records_new; DROP TABLE audit_records_new;
+        DELETE FROM schema_migrations WHERE version = 6;`);
+      expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 1 });
+      expect(migrate(db)).toEqual([6]);
+      expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    const after = openSqliteStore({ path });
+    try {
+      expect(await after.audit.read()).toEqual(written);
+      expect((await after.audit.append({ type: 'result', at: 9 })).seq).toBe(4);
+      expect(verifyChain(await after.audit.read())).toMatchObject({ ok: true, count: 4 });
+    } finally {
+      await after.close();
+    }
+  });
+
   it('a failing migration rolls back entirely', () => {
     const path = join(tempDir(), 'db.sqlite');
     const db = openDatabase(path, 100);

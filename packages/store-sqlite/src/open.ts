@@ -17,6 +17,15 @@ export interface SqliteStoreOptions {
   path?: string | undefined;
   /** How long a writer waits for another process's write lock before failing with store_unavailable. Default 5000. */
   busyTimeoutMs?: number | undefined;
+  /**
+   * Run each commit's fsync on libuv's thread pool instead of inside COMMIT on the event
+   * loop (synchronous = NORMAL plus our own fdatasync of the WAL before any caller hears
+   * of the commit). Default false: synchronous = FULL. Every reported outcome is as
+   * durable as under FULL; what is weaker: for about one fsync, a committed batch is
+   * visible to reads (this process's and other processes') before it is on disk, so a
+   * read may show a state a power cut takes back. See WalSync.
+   */
+  syncOffLoop?: boolean | undefined;
   /** Read an existing database without creating, migrating or writing anything (audit verify). */
   readOnly?: boolean | undefined;
 }
@@ -44,7 +53,10 @@ export interface SqliteStore {
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-  const conn = new SqliteConnection(options.readOnly === true ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs), { path });
+  const readOnly = options.readOnly === true;
+  const syncOffLoop = !readOnly && options.syncOffLoop === true;
+  const db = readOnly ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs, { syncOffLoop });
+  const conn = new SqliteConnection(db, { path, syncOffLoop });
   const audit = new SqliteAuditLog(conn);
   return {
     // One connection: the ledger appends its audit records in its own transactions.

@@ -1,6 +1,6 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
-import { approvalConsumeFailure, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
-import { requestFromRow } from '@countersign/core/store-kit';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
+import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
@@ -68,6 +68,16 @@ export class SqliteLedger implements LedgerStore {
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
     return this.#conn.read(() => this.#proposal(proposalId));
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
+    // Two statements in one synchronous read: no write can land between them.
+    return this.#conn.read(() => {
+      const proposal = this.#proposal(proposalId);
+      if (proposal === undefined) return undefined;
+      const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
+      return { proposal, request: row === undefined ? undefined : requestFromRow(row) };
+    });
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
@@ -194,11 +204,11 @@ export class SqliteLedger implements LedgerStore {
       // Write-once: only a dispatched call without a result takes one.
       const { changes } = this.#conn
         .statement(
-          `UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ?
+          `UPDATE proposals SET result_status = ?, result_digest = ?, result_at = ?, result_projections = ?
            WHERE proposal_id = ? AND state = 'dispatched' AND result_status IS NULL`,
         )
-        .run(result.status, result.resultDigest, result.at, proposalId);
-      if (Number(changes) === 1) return { ok: true, created: true, result: { ...result } };
+        .run(result.status, result.resultDigest, result.at, projectionsColumn(result), proposalId);
+      if (Number(changes) === 1) return { ok: true, created: true, result: copyResult(result) };
       const proposal = this.#proposal(proposalId);
       if (proposal === undefined) return { ok: false, reason: 'not_found' };
       const answer = recordResultOnce(proposal, result);

@@ -21,6 +21,7 @@ export class WriteQueue {
   readonly #maxBatch: number;
   #jobs: WriteJob[] = [];
   #scheduled: ReturnType<typeof setImmediate> | undefined;
+  #paused = false;
 
   constructor(flush: (batch: WriteJob[]) => void, maxBatch = DEFAULT_MAX_BATCH) {
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new RangeError('maxBatch must be a positive integer');
@@ -35,7 +36,20 @@ export class WriteQueue {
     });
   }
 
-  /** Flushes everything queued now, synchronously (used before closing). */
+  /**
+   * Holds queued writes back (they keep collecting) until `resume`: while the previous
+   * batch's fsync runs off the loop, the next batch grows instead of committing alone.
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    this.#paused = false;
+    if (this.#jobs.length > 0) this.#schedule();
+  }
+
+  /** Flushes everything queued now, synchronously, paused or not (used before closing). */
   drain(): void {
     if (this.#scheduled !== undefined) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
@@ -43,8 +57,10 @@ export class WriteQueue {
   }
 
   #schedule(): void {
+    if (this.#paused) return;
     this.#scheduled ??= setImmediate(() => {
       this.#scheduled = undefined;
+      if (this.#paused) return;
       this.#flushOne();
       // Whatever is left over the cap goes next turn, so reads queued meanwhile get a go.
       if (this.#jobs.length > 0) this.#schedule();

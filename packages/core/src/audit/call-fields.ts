@@ -24,7 +24,18 @@ let last: CallFields | undefined;
 
 /** The call fields of `event`, checked and encoded, reused while they are the same strings. */
 export function callFieldsOf(event: AuditEvent): CallFields {
-  if (last !== undefined && CALL_FIELDS.every((f) => last!.values[f] === event[f])) return last;
+  const seen = last?.values;
+  if (
+    seen !== undefined &&
+    seen.runId === event.runId &&
+    seen.sessionId === event.sessionId &&
+    seen.callId === event.callId &&
+    seen.proposalId === event.proposalId &&
+    seen.toolName === event.toolName &&
+    seen.argsDigest === event.argsDigest
+  ) {
+    return last!;
+  }
   const values = {} as Record<CallField, unknown>;
   const json = {} as Record<CallField, string | undefined>;
   let problem: string | undefined;

@@ -140,20 +140,40 @@ export function hashValidatedRecord(record: AuditRecord): string {
  * `invalid_event`) and copies only its known fields, deep-copying `detail`.
  */
 export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): AuditRecord {
-  // The call fields are checked and encoded once per call, the rest of the event every time.
-  const problem = eventProblemBeyondCallFields(event) ?? callFieldsOf(event).problem;
-  if (problem !== undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
-  const call = callFieldsOf(event);
-  let seq = 1;
-  let prevHash = GENESIS_HASH;
+  const call = checkedCallFields(event);
   if (prev !== undefined) {
     if (!Number.isSafeInteger(prev.seq) || prev.seq < 1 || !Number.isSafeInteger(prev.seq + 1) || !isHexSha256(prev.hash)) {
       throw new AuditLogError('invalid_argument', 'previous head must have a positive integer seq and a hex SHA-256 hash');
     }
-    seq = prev.seq + 1;
-    prevHash = prev.hash;
   }
-  const body = copyAuditEvent(event);
-  const hash = sha256HexFast(encodeChecked(prevHash, seq, body, call.json));
-  return { seq, prevHash, hash, ...body };
+  return chainedRecord(prev, event, call);
+}
+
+/**
+ * `buildRecord` after a record this process built itself (a MemoryAuditLog's own last
+ * record, frozen since): its seq and hash came out of `buildRecord`, so they are not
+ * checked again. The event is validated as always. Not part of the public API.
+ */
+export function buildRecordAfter(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, event: AuditEvent): AuditRecord {
+  return chainedRecord(prev, event, checkedCallFields(event));
+}
+
+/** Validates `event` (AuditLogError `invalid_event`); its call fields, checked and encoded once per call. */
+function checkedCallFields(event: AuditEvent): CallFields {
+  // The shape first: it is what refuses a non-object before any field is read.
+  const shape = eventProblemBeyondCallFields(event);
+  const call = shape === undefined ? callFieldsOf(event) : undefined;
+  const problem = shape ?? call?.problem;
+  if (problem !== undefined || call === undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
+  return call;
+}
+
+function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, event: AuditEvent, call: CallFields): AuditRecord {
+  const seq = prev === undefined ? 1 : prev.seq + 1;
+  const prevHash = prev === undefined ? GENESIS_HASH : prev.hash;
+  // The record is the copy itself (seq, prevHash and hash first, as records read), so
+  // the event's fields are copied once; its hash is filled in from the same fields.
+  const record = copyAuditEvent(event, { seq, prevHash, hash: '' } as AuditRecord);
+  record.hash = sha256HexFast(encodeChecked(prevHash, seq, record, call.json));
+  return record;
 }

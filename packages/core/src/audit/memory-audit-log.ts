@@ -1,5 +1,5 @@
 import { AppendListeners } from './append-listeners.ts';
-import { buildRecord } from './chain.ts';
+import { buildRecordAfter } from './chain.ts';
 import { readRange } from './read-options.ts';
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord, AuditValue } from './types.ts';
 
@@ -23,18 +23,18 @@ export class MemoryAuditLog implements AuditLog {
    * records together with its own change: nothing may run between the two calls.
    */
   prepare(events: readonly AuditEvent[]): { commit: () => AuditRecord[] } {
-    const last = this.#records.at(-1);
-    let head = last === undefined ? undefined : { seq: last.seq, hash: last.hash };
+    // The head is this log's own last record (built here, frozen): buildRecordAfter does not re-check it.
+    let head: AuditRecord | undefined = this.#records.at(-1);
     const records: AuditRecord[] = [];
     for (const event of events) {
-      const record = buildRecord(head, event);
+      const record = buildRecordAfter(head, event);
       if (record.detail !== undefined) deepFreeze(record.detail);
       records.push(Object.freeze(record));
       head = record;
     }
     return {
       commit: () => {
-        this.#records.push(...records);
+        for (const record of records) this.#records.push(record);
         return records;
       },
     };

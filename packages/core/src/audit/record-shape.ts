@@ -188,8 +188,11 @@ function valueProblem(value: unknown, depth: number): string | undefined {
  * record, and unknown properties (say, raw arguments spread in by mistake) never
  * reach the log.
  */
-export function copyAuditEvent(event: AuditEvent): AuditEvent {
-  const copy: AuditEvent = { type: event.type, at: event.at };
+export function copyAuditEvent<T extends AuditEvent = AuditEvent>(event: AuditEvent, into?: T): T {
+  // `into`: an object to copy onto (buildRecord's record, its chain fields already set).
+  const copy = (into ?? {}) as T;
+  copy.type = event.type;
+  copy.at = event.at;
   if (event.runId !== undefined) copy.runId = event.runId;
   if (event.sessionId !== undefined) copy.sessionId = event.sessionId;
   if (event.callId !== undefined) copy.callId = event.callId;

@@ -1,20 +1,22 @@
-import { definitionDigest, type ToolRegistry } from '../gate/tools.ts';
+import type { ToolRegistry } from '../gate/tools.ts';
+import { sealDefinition } from './sealed-definition.ts';
 import type { CatalogEntry, ToolCatalog } from './types.ts';
 
 /**
- * Tools registered in code: the registry is indexed and every definition digested once,
- * when the catalogue is built. The code is the pin, so every entry is vouched for.
+ * Tools registered in code: the registry is indexed and every definition copied, frozen
+ * and digested once, when the catalogue is built. The code is the pin, so every entry is vouched for.
  * Only own keys count, so "constructor" or "__proto__" never resolve to Object.prototype.
  */
 export function staticCatalog(tools: ToolRegistry): ToolCatalog {
   const index = new Map<string, CatalogEntry>();
   for (const name of Object.keys(tools)) {
     const tool = tools[name]!;
-    const definition = tool.definition;
+    // A sealed copy: its digest is computed here, once, and stays its digest (see admitDefinition).
+    const sealed = tool.definition === undefined ? undefined : sealDefinition(tool.definition);
     index.set(name, {
       name,
-      definition,
-      definitionDigest: definition === undefined ? undefined : definitionDigest(definition),
+      definition: sealed?.definition,
+      definitionDigest: sealed?.digest,
       execute: tool.execute.bind(tool),
       vouched: true,
     });

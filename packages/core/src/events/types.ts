@@ -14,7 +14,7 @@ export interface CallIds {
 }
 
 /** Where a refusal happened. */
-export type RejectionStage = 'propose' | 'edit' | 'authorize' | 'complete';
+export type RejectionStage = 'propose' | 'edit' | 'authorize' | 'complete' | 'relay';
 
 /** Trust status of a tool definition (see the tool catalogue's pins). */
 export type DefinitionPinStatus = 'trusted' | 'changed_awaiting_review' | 'disabled';

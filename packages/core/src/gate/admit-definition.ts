@@ -6,6 +6,7 @@ import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from './config.ts';
 import { findReview, openReview, reviewState } from './definition-review.ts';
 import { definitionText } from './tools.ts';
+import { sealedDefinition } from '../catalog/sealed-definition.ts';
 
 export type Admission =
   | { ok: true }
@@ -33,10 +34,15 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
   if (digest === undefined && entry.definition === undefined) return { ok: true };
   if (entry.definition !== undefined) {
     // A catalogue's digest is checked, not believed: the definition is what the model sees.
-    // Canonicalized once per call: the same text is digested and, the first time, recorded.
-    const text = definitionText(entry.definition);
-    if (digest !== sha256Hex(text)) return refuse(`${entry.name}: the catalogue's digest is not its definition's`);
-    await recordOnce(deps, digest, text);
+    // A sealed (deep-frozen) definition's text was digested when it was sealed and cannot
+    // have changed since, so only its remembered digest is compared; any other definition
+    // is canonicalized once per call: the same text is digested and, the first time, recorded.
+    const sealed = sealedDefinition(entry.definition);
+    if (sealed === undefined || sealed.digest !== digest || !deps.recordedDefinitions.has(digest)) {
+      const text = sealed?.text ?? definitionText(entry.definition);
+      if (digest !== sha256Hex(text)) return refuse(`${entry.name}: the catalogue's digest is not its definition's`);
+      await recordOnce(deps, digest, text);
+    }
   }
   if (entry.vouched === true) return { ok: true };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -44,6 +50,16 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
     if (decided !== 'retry') return decided;
   }
   return refuse(`${entry.name}: its pin kept changing; try again`);
+}
+
+/**
+ * True when `admitDefinition` would answer ok without reading the store: a vouched-for
+ * entry whose sealed definition has the entry's digest, already recorded by this gate.
+ * Lets the dispatch hot path skip an async round for the commonest case.
+ */
+export function admittedWithoutStore(deps: Pick<GateDeps, 'recordedDefinitions'>, entry: CatalogEntry): boolean {
+  if (entry.vouched !== true || entry.definition === undefined || entry.definitionDigest === undefined) return false;
+  return sealedDefinition(entry.definition)?.digest === entry.definitionDigest && deps.recordedDefinitions.has(entry.definitionDigest);
 }
 
 async function decide(deps: GateDeps, toolName: string, digest: string): Promise<Admission | 'retry'> {

@@ -23,6 +23,10 @@ export function tamperedLedger(inner: LedgerStore, edit: (p: Proposal) => Propos
       const p = await inner.getProposal(proposalId);
       return p && edit(p);
     },
+    getProposalWithRequest: async (proposalId: string) => {
+      const found = await inner.getProposalWithRequest(proposalId);
+      return found && { ...found, proposal: edit(found.proposal) };
+    },
     findProposalByCall: async (runId: string, callId: string) => {
       const p = await inner.findProposalByCall(runId, callId);
       return p && edit(p);

@@ -22,12 +22,21 @@ export function auditsAtomically(deps: Pick<GateDeps, 'ledger' | 'audit'>): bool
  * unrelated audit log, two steps as before: the write, then the appends in order (the
  * first failing append throws; the ledger change stands).
  */
-export async function auditedWrite<R>(
+export function auditedWrite<R>(
   deps: Pick<GateDeps, 'ledger' | 'audit'>,
   write: (audit: AuditFor<R> | undefined) => Promise<R>,
   audit: AuditFor<R>,
 ): Promise<R> {
+  // The store's own promise, not wrapped in another (this is on every dispatch, twice).
   if (auditsAtomically(deps)) return write(audit);
+  return writeThenAppend(deps, write, audit);
+}
+
+async function writeThenAppend<R>(
+  deps: Pick<GateDeps, 'ledger' | 'audit'>,
+  write: (audit: AuditFor<R> | undefined) => Promise<R>,
+  audit: AuditFor<R>,
+): Promise<R> {
   const outcome = await write(undefined);
   for (const event of audit(outcome)) await deps.audit.append(event);
   return outcome;

@@ -1,7 +1,9 @@
+import type { AuditEvent } from '../audit/types.ts';
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../ledger/types.ts';
 import { emit } from '../events/emit.ts';
+import { tightenByAnnotations } from '../policy/annotations.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { auditedWrite } from './audited-write.ts';
@@ -59,12 +61,13 @@ export async function authorizeCall(
     if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
       return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
     }
-    const found = await deps.ledger.getProposal(request.proposalId);
+    // One ledger read: the call with its approval request (checked below if policy asks for one).
+    const found = await deps.ledger.getProposalWithRequest(request.proposalId);
     // Another agent's call is answered exactly like a call that does not exist.
-    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+    if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
       return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
     }
-    proposal = found;
+    proposal = found.proposal;
     const mismatch = contextMismatch(deps, proposal, request);
     if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
     // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.
@@ -85,7 +88,7 @@ export async function authorizeCall(
 
     const canonicalArgs = proposal.canonicalArgs;
     let args: unknown;
-    const verdict = await decideSafely(deps.policy, {
+    const decided = await decideSafely(deps.policy, {
       toolName: proposal.toolName,
       // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
       get args(): unknown {
@@ -97,6 +100,8 @@ export async function authorizeCall(
       sessionId: proposal.sessionId,
       definitionDigest: proposal.definitionDigest,
     });
+    // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
+    const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);
     if (verdict.kind === 'deny') {
       return await reject(deps, proposal, { status: 'denied', reason: verdict.reason }, `policy denies ${proposal.toolName}`);
     }
@@ -105,7 +110,7 @@ export async function authorizeCall(
     let approval: { requestId: string; tokenId: string } | undefined;
     let approvalRequest: ApprovalRequest | undefined;
     if (verdict.kind === 'approve') {
-      const checked = await checkApproval(deps, proposal, request.token, now);
+      const checked = await checkApproval(deps, proposal, found.request, request.token, now);
       if (checked.status !== 'ok') return checked.outcome;
       approval = checked.approval;
       approvalRequest = checked.request;
@@ -117,7 +122,7 @@ export async function authorizeCall(
     const consumed = await auditedWrite<ConsumeResult>(
       deps,
       (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
-      (c) => (c.ok ? [{ ...eventAbout(c.proposal, 'dispatch', now), requestId: approval?.requestId, detail: approval ? { tokenId: approval.tokenId } : undefined }] : []),
+      (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
     );
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
@@ -135,6 +140,16 @@ export async function authorizeCall(
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
+}
+
+/** The `dispatch` record of a consumed call (built by assignment: it is on every dispatch). */
+function dispatchEvent(proposal: Proposal, at: number, approval: { requestId: string; tokenId: string } | undefined): AuditEvent {
+  const event = eventAbout(proposal, 'dispatch', at);
+  if (approval !== undefined) {
+    event.requestId = approval.requestId;
+    event.detail = { tokenId: approval.tokenId };
+  }
+  return event;
 }
 
 // Only `authorize` (not dispatch) gets here without an execute: its caller runs the tool, never this.

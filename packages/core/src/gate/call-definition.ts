@@ -1,6 +1,6 @@
 import type { CatalogEntry } from '../catalog/types.ts';
 import type { Proposal } from '../ledger/types.ts';
-import { admitDefinition } from './admit-definition.ts';
+import { admitDefinition, admittedWithoutStore } from './admit-definition.ts';
 import type { GateDeps } from './config.ts';
 
 export type CallDefinition =
@@ -23,6 +23,7 @@ export async function checkCallDefinition(deps: GateDeps, proposal: Proposal): P
     await admitDefinition(deps, entry);
     return mismatch('tool definition changed since the call was proposed');
   }
+  if (admittedWithoutStore(deps, entry)) return { ok: true, entry };
   const admitted = await admitDefinition(deps, entry);
   return admitted.ok ? { ok: true, entry } : mismatch(admitted.message);
 }

@@ -3,7 +3,7 @@ import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
 import type { GateDeps } from './config.ts';
-import { expectedCallOf } from './expected-call.ts';
+import type { ExpectedCall } from '../token/format.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome } from './port.ts';
 import { type Rejection, reject } from './reject.ts';
@@ -24,11 +24,16 @@ export type ApprovalCheck =
 
 /**
  * Verifies the token presented for a call that needs approval, against the LEDGER's
- * call (invariant 3) and the call's own approval request. Consuming it is the caller's
- * next, atomic step.
+ * call (invariant 3) and the call's own approval request (`request`, read with the call
+ * by getProposalWithRequest). Consuming it is the caller's next, atomic step.
  */
-export async function checkApproval(deps: GateDeps, proposal: Proposal, token: string | undefined, now: number): Promise<ApprovalCheck> {
-  const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+export async function checkApproval(
+  deps: GateDeps,
+  proposal: Proposal,
+  request: ApprovalRequest | undefined,
+  token: string | undefined,
+  now: number,
+): Promise<ApprovalCheck> {
   if (token === undefined || token === '') {
     // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
     const status = request === undefined ? 'none' : effectiveStatus(request, now);
@@ -41,7 +46,8 @@ export async function checkApproval(deps: GateDeps, proposal: Proposal, token: s
         : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
     return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
   }
-  const verified = verifyApprovalToken(token, expectedCallOf(proposal), {
+  // The proposal is itself the expected call (same field names), read from the ledger.
+  const verified = verifyApprovalToken(token, proposal satisfies ExpectedCall, {
     keyring: deps.keyring,
     now,
     clockToleranceSeconds: deps.clockToleranceSeconds,

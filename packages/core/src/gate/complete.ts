@@ -9,6 +9,7 @@ import type { GateDeps } from './config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
 import { callIds, errorMessage, eventAbout } from './propose.ts';
+import { type ProjectionDigests, resultProjections } from './relay/projections.ts';
 
 /** Longest error message a completion may carry (it is hashed, never stored, but it is read). */
 const MAX_ERROR_LENGTH = 64 * 1024;
@@ -26,17 +27,18 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (typeof grant !== 'object' || grant === null || typeof grant.proposalId !== 'string') {
       return await refuse(deps, undefined, 'unknown_grant', 'complete needs the grant that authorize returned', { agent: agent.id });
     }
-    const found = await deps.ledger.getProposal(grant.proposalId);
+    // One ledger read: the call with its approval request, both checked against the grant.
+    const found = await deps.ledger.getProposalWithRequest(grant.proposalId);
     // Another agent's call is answered exactly like a call that does not exist.
-    if (found === undefined || !isOwnedBy(found.agent, agent)) {
+    if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
       return await refuse(deps, undefined, 'unknown_grant', 'no dispatched call matches this grant', { proposalId: grant.proposalId, agent: agent.id });
     }
-    proposal = found;
+    proposal = found.proposal;
     if (proposal.state !== 'dispatched') return await refuse(deps, proposal, 'not_dispatched', 'this call was never authorized');
-    const request = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
+    const request = found.request;
     const field = grantMismatch(grant as unknown as Record<string, unknown>, grantOf(proposal, request));
     if (field !== undefined) return await refuse(deps, proposal, 'grant_mismatch', `grant field ${field} is not the ledger's record of this call`);
-    return await recordCompletion(deps, proposal, completion);
+    return await completeDispatched(deps, proposal, completion);
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
   }
@@ -50,31 +52,28 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
  * different result. Never throws.
  */
 export async function completeDispatched(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
+  // One async layer (this is on every dispatch): the write and its outage answer together.
   try {
-    return await recordCompletion(deps, proposal, completion);
-  } catch (error) {
-    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
-  }
-}
-
-/** The result's digest written once with its `result` record, for a call already checked to be this caller's dispatched call. */
-async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
-    const digest = completionDigest(completion);
-    if (typeof digest !== 'string') return await refuse(deps, proposal, 'invalid_completion', digest.problem);
+    const digested = completionDigest(completion);
+    if ('problem' in digested) return await refuse(deps, proposal, 'invalid_completion', digested.problem);
+    const { digest, projections } = digested;
 
     const at = deps.clock();
-    const resultEvent = {
-      ...eventAbout(proposal, 'result', at),
-      reason: completion.status === 'failed' ? 'tool_failed' : undefined,
-      detail: { resultDigest: digest },
-    };
+    const resultEvent = eventAbout(proposal, 'result', at);
+    if (completion.status === 'failed') resultEvent.reason = 'tool_failed';
+    resultEvent.detail = { resultDigest: digest };
     let recorded: RecordResultOutcome;
     const atomic = auditsAtomically(deps);
     try {
       // One transaction when the store holds both: the result and its record land together.
       recorded = await auditedWrite<RecordResultOutcome>(
         deps,
-        (audit) => deps.ledger.recordResult(proposal.proposalId, { status: completion.status, resultDigest: digest, at }, audit),
+        (audit) =>
+          deps.ledger.recordResult(
+            proposal.proposalId,
+            projections === undefined ? { status: completion.status, resultDigest: digest, at } : { status: completion.status, resultDigest: digest, projections, at },
+            audit,
+          ),
         (r) => (r.ok && r.created ? [resultEvent] : []),
       );
     } catch (error) {
@@ -95,6 +94,9 @@ async function recordCompletion(deps: GateDeps, proposal: Proposal, completion: 
     if (!recorded.created) return { ...ok, duplicate: true };
     emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
     return { ...ok, duplicate: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+  }
 }
 
 /** Digest of a tool result; results that are not JSON (functions, cycles) hash their string form. */
@@ -106,17 +108,25 @@ export function digestResult(result: unknown): string {
   }
 }
 
-/** The digest a completion records, or why it is not a completion (it may come from JSON). */
-function completionDigest(completion: Completion): string | { problem: string } {
+/**
+ * The digest a completion records and, for a result, the digests of the forms a runtime
+ * may relay to the model (check 5); or why it is not a completion (it may come from JSON).
+ */
+function completionDigest(completion: Completion): { digest: string; projections?: ProjectionDigests } | { problem: string } {
   if (typeof completion !== 'object' || completion === null) return { problem: 'a completion must be an object' };
   const status: unknown = completion.status;
-  if (status === 'succeeded') return digestResult((completion as { result?: unknown }).result);
+  if (status === 'succeeded') {
+    const result = (completion as { result?: unknown }).result;
+    const projections = resultProjections(result);
+    // The `json` projection is the canonical digest `digestResult` computes: computed once.
+    return { digest: projections.json ?? digestResult(result), projections };
+  }
   if (status !== 'failed') return { problem: `completion status must be "succeeded" or "failed", not ${JSON.stringify(status) ?? 'undefined'}` };
   const error: unknown = (completion as { error?: unknown }).error;
   if (typeof error !== 'string' || error.length > MAX_ERROR_LENGTH) {
     return { problem: `a failed completion needs an error message of at most ${MAX_ERROR_LENGTH} characters` };
   }
-  return sha256Hex(error);
+  return { digest: sha256Hex(error) };
 }
 
 async function refuse(

@@ -13,6 +13,7 @@ import { combineCatalogs, staticCatalog } from '../catalog/static-catalog.ts';
 import type { DefinitionStore, ToolCatalog } from '../catalog/types.ts';
 import type { ApproverRule } from '../ledger/types.ts';
 import type { ToolRegistry } from './tools.ts';
+import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */
 export interface DefinitionReviewRule {
@@ -71,6 +72,13 @@ export interface GateConfig {
    * reaches the others (e.g. @countersign/store-postgres's LISTEN/NOTIFY bus).
    */
   events?: GateEvents | undefined;
+  /**
+   * The forms of a recorded tool result that `checkRelayed` accepts as relayed back to
+   * the model faithfully (CASA check 5; see `RELAY_PROJECTIONS`). Default: all of them.
+   * E.g. `['mcp_text', 'json', 'string']` accepts what most runtimes relay and refuses a
+   * relay of only `structuredContent`; leave out `error` to refuse relaying failed calls.
+   */
+  relayProjections?: readonly RelayProjection[] | undefined;
 }
 
 /** GateConfig with defaults filled in; shared by the gate and the approval service. */
@@ -91,6 +99,7 @@ export interface GateDeps {
   argumentLimits: Partial<CanonicalLimits>;
   clockToleranceSeconds: number;
   events: GateEvents;
+  relayProjections: ReadonlySet<RelayProjection>;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
@@ -115,5 +124,18 @@ export function resolveConfig(config: GateConfig): GateDeps {
     argumentLimits: config.argumentLimits ?? {},
     clockToleranceSeconds: config.clockToleranceSeconds ?? 5,
     events: config.events ?? new MemoryGateEvents(),
+    relayProjections: resolveRelayProjections(config.relayProjections),
   };
+}
+
+/** The accepted projections; an unknown name is a configuration error (TypeError), not a silently ignored one. */
+function resolveRelayProjections(names: readonly RelayProjection[] | undefined): ReadonlySet<RelayProjection> {
+  if (names === undefined) return new Set(RELAY_PROJECTIONS);
+  if (!Array.isArray(names)) throw new TypeError('relayProjections must be a list of projection names');
+  for (const name of names) {
+    if (!(RELAY_PROJECTIONS as readonly string[]).includes(name)) {
+      throw new TypeError(`relayProjections: unknown projection ${JSON.stringify(name)} (known: ${RELAY_PROJECTIONS.join(', ')})`);
+    }
+  }
+  return new Set(names);
 }

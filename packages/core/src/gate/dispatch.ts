@@ -3,7 +3,7 @@ import { authorizeCall } from './authorize.ts';
 import { completeDispatched, digestResult } from './complete.ts';
 import type { Proposal } from '../ledger/types.ts';
 import type { GateDeps } from './config.ts';
-import type { CompleteOutcome, Completion, Grant } from './grant.ts';
+import type { Grant } from './grant.ts';
 import type { DispatchOutcome } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
 import { errorMessage } from './propose.ts';
@@ -39,26 +39,20 @@ async function execute(deps: GateDeps, grant: Grant, proposal: Proposal, tool: T
   };
   const ids = { proposalId: grant.proposalId, callId: grant.callId, toolName: grant.toolName };
   let result: unknown;
+  // Recording goes through completeDispatched: the gate's own grant, from this call's consume,
+  // leaves nothing for complete's runtime checks to catch. The tool has run by then, so a
+  // store failure while recording must not turn the outcome into a rejection (the caller
+  // would think nothing happened); it is reported as `resultRecorded: false` instead.
   try {
     // A fresh parse of the ledger's canonical text: the tool cannot change what was recorded.
     result = await tool.execute(JSON.parse(grant.canonicalArgs), context);
   } catch (error) {
     const message = errorMessage(error);
-    const done = await recorded(deps, proposal, { status: 'failed', error: message });
+    const done = await completeDispatched(deps, proposal, { status: 'failed', error: message });
     return { status: 'tool_failed', ...ids, error: message, ...(done.ok ? {} : { resultRecorded: false }) };
   }
-  const done = await recorded(deps, proposal, { status: 'succeeded', result });
+  const done = await completeDispatched(deps, proposal, { status: 'succeeded', result });
   // The digest just recorded, so the result is serialized once.
   const resultDigest = done.ok ? done.resultDigest : digestResult(result);
   return { status: 'executed', ...ids, result, resultDigest, ...(done.ok ? {} : { resultRecorded: false }) };
-}
-
-/**
- * The tool has run by now, so a store failure while recording must not turn the
- * outcome into a rejection (the caller would think nothing happened); it is reported
- * as `resultRecorded: false` instead.
- */
-async function recorded(deps: GateDeps, proposal: Proposal, completion: Completion): Promise<CompleteOutcome> {
-  // The gate's own grant, from this call's consume: nothing for complete's runtime checks to catch.
-  return completeDispatched(deps, proposal, completion);
 }

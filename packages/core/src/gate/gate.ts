@@ -12,11 +12,16 @@ import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort } from './port.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse } from './port.ts';
 import { type ModelToolCall, propose } from './propose.ts';
+import { proposeModelResponse } from './propose-response.ts';
 import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
 import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 import { admitTool, type ToolAdmission } from './admit-tool.ts';
+import { toolVisibilitySafely } from '../policy/safe-visibility.ts';
+import type { ToolVisibility } from '../policy/types.ts';
+import { checkRelayed } from './relay/check-relayed.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -67,6 +72,15 @@ export class Gate {
     return propose(this.deps, call, agent);
   }
 
+  /**
+   * Every tool call of one model response, recorded in one operation (one transaction
+   * on SQLite and Postgres): one outcome per call, in the model's order, each as
+   * `propose` would give it. `response.responseRef` is kept with every proposal.
+   */
+  proposeResponse(response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]> {
+    return proposeModelResponse(this.deps, response, agent);
+  }
+
   /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */
   registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome> {
     return registerTools(this.deps, definitions, agent);
@@ -79,6 +93,16 @@ export class Gate {
    */
   admitTool(toolName: string, agent?: Agent): Promise<ToolAdmission> {
     return admitTool(this.deps, toolName, agent);
+  }
+
+  /**
+   * Whether policy denies `toolName` to `principal` whatever the arguments: an
+   * integration leaves such a tool out of what it shows the model (an MCP gateway's
+   * `tools/list`). Listing only; a call to a hidden tool is still proposed and refused
+   * with its typed reason. Never throws.
+   */
+  toolVisibility(toolName: string, principal: string): Promise<ToolVisibility> {
+    return toolVisibilitySafely(this.deps.policy, toolName, principal);
   }
 
   /** An operator pins tools (from a file): each becomes trusted under the given digest. */
@@ -112,6 +136,14 @@ export class Gate {
   /** proposed / dispatched ("ran, result unknown") / succeeded / failed. */
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult> {
     return callStatus(this.deps, proposalId, agent);
+  }
+
+  /**
+   * CASA check 5, data fidelity: are the tool results the runtime relays to the model
+   * the ones recorded at `complete`? Only `agent`'s runs; every refusal is audited.
+   */
+  checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome> {
+    return checkRelayed(this.deps, request, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */

@@ -10,7 +10,8 @@ export function grantOf(proposal: Proposal, request: ApprovalRequest | undefined
   // A request counts only if this call consumed it: policy may have turned an
   // `approve` into `allow` after the request was opened, and then it was never used.
   const used = request !== undefined && request.status === 'consumed' ? request : undefined;
-  return {
+  // Built by assignment (this runs on every dispatch); absent fields stay absent, not undefined.
+  const grant: Grant = {
     v: 1,
     proposalId: proposal.proposalId,
     runId: proposal.runId,
@@ -19,18 +20,19 @@ export function grantOf(proposal: Proposal, request: ApprovalRequest | undefined
     agent: proposal.agent,
     callId: proposal.callId,
     toolName: proposal.toolName,
-    ...(proposal.definitionDigest === undefined ? {} : { definitionDigest: proposal.definitionDigest }),
     canonicalArgs: proposal.canonicalArgs,
     argsDigest: proposal.argsDigest,
-    ...(used === undefined
-      ? {}
-      : {
-          requestId: used.requestId,
-          tokenId: used.tokenId,
-          approvers: used.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
-        }),
     authorizedAt: proposal.dispatchedAt ?? 0,
   };
+  if (proposal.definitionDigest !== undefined) grant.definitionDigest = proposal.definitionDigest;
+  if (used !== undefined) {
+    grant.requestId = used.requestId;
+    grant.tokenId = used.tokenId;
+    const approvers: string[] = [];
+    for (const d of used.decisions) if (d.decision === 'approve') approvers.push(d.approver);
+    grant.approvers = approvers;
+  }
+  return grant;
 }
 
 const GRANT_FIELDS = [

@@ -1,9 +1,9 @@
 import { type Agent, DEFAULT_AGENT } from './agent.ts';
-import type { ModelToolCall } from './propose.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import type { Gate } from './gate.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 /**
@@ -19,26 +19,9 @@ export class InProcessGatePort implements GatePort {
     this.#agent = agent;
   }
 
-  /** Proposes each of the response's tool calls in order: one outcome per call. */
-  async propose(response: ModelResponse): Promise<ProposeOutcome[]> {
-    if (typeof response !== 'object' || response === null || !Array.isArray(response.toolCalls)) {
-      return [{ status: 'rejected', reason: 'invalid_call', message: 'a model response needs a toolCalls list' }];
-    }
-    const outcomes: ProposeOutcome[] = [];
-    for (const toolCall of response.toolCalls) {
-      const call: ModelToolCall = {
-        runId: response.runId,
-        sessionId: response.sessionId,
-        principal: response.principal,
-        callId: toolCall?.id,
-        toolName: toolCall?.name,
-        arguments: toolCall?.arguments,
-        modelResponseRef: response.modelResponseRef,
-      };
-      // One at a time: calls of a run are recorded in the order the model produced them.
-      outcomes.push(await this.#gate.propose(call, this.#agent));
-    }
-    return outcomes;
+  /** Records every tool call of the response in one operation (see `Gate.proposeResponse`): one outcome per call, in order. */
+  propose(response: ModelResponse): Promise<ProposeOutcome[]> {
+    return this.#gate.proposeResponse(response, this.#agent);
   }
 
   authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
@@ -59,6 +42,10 @@ export class InProcessGatePort implements GatePort {
 
   callStatus(proposalId: string): Promise<CallStatusResult> {
     return this.#gate.callStatus(proposalId, this.#agent);
+  }
+
+  checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
+    return this.#gate.checkRelayed(request, this.#agent);
   }
 
   #agentOrDefault(): Agent {

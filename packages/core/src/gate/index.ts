@@ -33,3 +33,7 @@ export type { ModelToolCall } from './propose.ts';
 export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
+export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
+export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
+export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';

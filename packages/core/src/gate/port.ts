@@ -1,5 +1,6 @@
 import type { CallStatus, CompleteOutcome, Completion, Grant } from './grant.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
+import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /** One model response with all the tool calls it contained. */
 export interface ModelResponse {
@@ -7,7 +8,13 @@ export interface ModelResponse {
   sessionId: string;
   /** On whose behalf the agent acts. */
   principal: string;
-  /** The model response id (or similar), kept with every proposal. */
+  /**
+   * The model response id (e.g. `chatcmpl-...`, `resp_...`), kept with every proposal of
+   * the response and in its `proposal` audit record. `modelResponseRef` is the older
+   * name of the same field; when both are given they must be equal.
+   */
+  responseRef?: string | undefined;
+  /** Same as `responseRef` (kept for existing callers). */
   modelResponseRef?: string | undefined;
   toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>;
 }
@@ -61,7 +68,8 @@ export type CallStatusResult = { ok: true; call: CallStatus } | { ok: false; rea
  * The flow: `propose` the model's calls; for `approval_required`, `waitForDecision`
  * then `token`; `authorize` (consumes the approval: at most once); run the tool with
  * `grant.canonicalArgs`; `complete` with the result. `callStatus` tells "ran, result
- * unknown" (`dispatched`) from "never ran" (`proposed`) after a crash.
+ * unknown" (`dispatched`) from "never ran" (`proposed`) after a crash. Before the
+ * results go back to the model, `checkRelayed` checks they are the recorded ones.
  */
 export interface GatePort {
   propose(response: ModelResponse): Promise<ProposeOutcome[]>;
@@ -70,4 +78,10 @@ export interface GatePort {
   waitForDecision(requestId: string, options?: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<WaitOutcome>;
   token(requestId: string): Promise<TokenResult>;
   callStatus(proposalId: string): Promise<CallStatusResult>;
+  /**
+   * CASA check 5: the tool results the runtime is about to relay to the model, each
+   * compared with the result recorded for its call of `runId` (see `checkRelayed`).
+   * Refuses (`relay_refused`, with every failure) unless all of them are faithful.
+   */
+  checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome>;
 }

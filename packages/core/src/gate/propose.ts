@@ -1,7 +1,8 @@
 import type { AuditEvent } from '../audit/types.ts';
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
-import type { ApprovalRequest, NewApprovalRequest, Proposal, RecordProposalResult } from '../ledger/types.ts';
+import type { ApprovalRequest, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult } from '../ledger/types.ts';
+import { tightenByAnnotations } from '../policy/annotations.ts';
 import { decideSafely } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { emit } from '../events/emit.ts';
@@ -35,15 +36,55 @@ export interface ModelToolCall {
  * allowed to act for the call's principal. Never throws.
  */
 export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome> {
+  const prepared = await prepareProposal(deps, call, agent);
+  if ('outcome' in prepared) return prepared.outcome;
+  return finishProposal(deps, prepared, await startWrite(deps, prepared));
+}
+
+/**
+ * `propose` for every tool call of one model response, one outcome per call, in order.
+ * Each call is checked, admitted and decided in the model's order; then the ledger
+ * writes of all of them are submitted together, so a store that group-commits (SQLite,
+ * Postgres) records the whole response in one transaction (one durable commit). Each
+ * call keeps its own outcome: a conflicting call does not undo the others. Never throws.
+ */
+export async function proposeResponse(deps: GateDeps, calls: readonly ModelToolCall[], agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome[]> {
+  const prepared: Prepared[] = [];
+  for (const call of calls) prepared.push(await prepareProposal(deps, call, agent));
+  // Submitted in one turn of the event loop, in the model's order: the stores batch them.
+  const writes = prepared.map((p) => ('outcome' in p ? undefined : startWrite(deps, p)));
+  const outcomes: ProposeOutcome[] = [];
+  for (const [i, p] of prepared.entries()) outcomes.push('outcome' in p ? p.outcome : await finishProposal(deps, p, await writes[i]!));
+  return outcomes;
+}
+
+/** A call ready to be written: what the ledger records, and the verdict it was recorded under. */
+interface PreparedCall {
+  call: ModelToolCall;
+  agent: Agent;
+  argsDigest: string;
+  verdict: Verdict;
+  input: ProposalInput;
+  request: Omit<NewApprovalRequest, 'proposalId'> | undefined;
+  now: number;
+}
+
+type Prepared = PreparedCall | { outcome: ProposeOutcome };
+
+/** The ledger write's outcome, or the error it failed with (never a rejected promise: writes run side by side). */
+type Written = { ok: true; recorded: RecordProposalResult } | { ok: false; error: unknown };
+
+/** Everything before the ledger write: intake, definition admission and the policy verdict (refusals are final outcomes). */
+async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent): Promise<Prepared> {
   const invalid = invalidCallField(call) ?? invalidAgent(agent);
   if (invalid !== undefined) {
     // The ids are not valid ids, so the event carries none of them.
     emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason: 'invalid_call' });
-    return { status: 'rejected', reason: 'invalid_call', message: invalid };
+    return { outcome: { status: 'rejected', reason: 'invalid_call', message: invalid } };
   }
   if (!mayActFor(agent, call.principal)) {
     await auditRefusal(deps, call, agent, 'principal_not_allowed');
-    return { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` };
+    return { outcome: { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` } };
   }
 
   let args: ReturnType<typeof canonicalizeArguments>;
@@ -52,7 +93,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
   } catch (error) {
     const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : String(error);
     await auditRefusal(deps, call, agent, 'invalid_arguments');
-    return { status: 'rejected', reason: 'invalid_arguments', message };
+    return { outcome: { status: 'rejected', reason: 'invalid_arguments', message } };
   }
 
   try {
@@ -61,11 +102,11 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
     const admitted = entry === undefined ? { ok: true as const } : await admitDefinition(deps, entry);
     if (!admitted.ok) {
       await auditRefusal(deps, call, agent, admitted.reason, args.digest, entry?.definitionDigest);
-      return { status: 'rejected', reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId };
+      return { outcome: { status: 'rejected', reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId } };
     }
     const now = deps.clock();
     // Policy first, so the proposal, its approval request and all their records commit as one.
-    const verdict = await decideSafely(deps.policy, {
+    const decided = await decideSafely(deps.policy, {
       toolName: call.toolName,
       args: args.value,
       principal: call.principal,
@@ -73,7 +114,9 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       sessionId: call.sessionId,
       definitionDigest: entry?.definitionDigest,
     });
-    const input = {
+    // The admitted (pinned) definition's annotations may only tighten the verdict.
+    const verdict = tightenByAnnotations(decided, entry?.definition?.annotations);
+    const input: ProposalInput = {
       proposalId: deps.newId(),
       runId: call.runId,
       sessionId: call.sessionId,
@@ -88,13 +131,36 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
-    const recorded = await auditedWrite<RecordProposalResult>(
+    return { call, agent, argsDigest: args.digest, verdict, input, request, now };
+  } catch (error) {
+    return { outcome: storeUnavailable(error) };
+  }
+}
+
+/** Starts the ledger write (with its records in the same transaction when the store holds both). */
+function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
+  try {
+    return auditedWrite<RecordProposalResult>(
       deps,
-      (audit) => deps.ledger.recordProposal(input, { request, audit }),
-      (r) => (r.ok && r.created ? proposalEvents(r.proposal, verdict, r.request, now) : []),
+      (audit) => deps.ledger.recordProposal(p.input, { request: p.request, audit }),
+      (r) => (r.ok && r.created ? proposalEvents(r.proposal, p.verdict, r.request, p.now) : []),
+    ).then(
+      (recorded): Written => ({ ok: true, recorded }),
+      (error: unknown): Written => ({ ok: false, error }),
     );
+  } catch (error) {
+    return Promise.resolve({ ok: false, error });
+  }
+}
+
+/** Everything after the ledger write: refusals it reported, events, and the outcome for the verdict. */
+async function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Promise<ProposeOutcome> {
+  const { call, agent, now } = p;
+  try {
+    if (!written.ok) throw written.error;
+    const recorded = written.recorded;
     if (!recorded.ok && recorded.reason === 'run_owned_by_other_agent') {
-      await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', args.digest);
+      await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', p.argsDigest);
       return {
         status: 'rejected',
         reason: 'run_owned_by_other_agent',
@@ -104,7 +170,7 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
     if (!recorded.ok) {
       await auditBestEffort(deps.audit, {
         ...eventAbout(recorded.existing, 'rejection', now),
-        argsDigest: args.digest,
+        argsDigest: p.argsDigest,
         reason: 'call_conflict',
       });
       emit(deps.events, { type: 'rejected', at: now, stage: 'propose', reason: 'call_conflict', ...callIds(recorded.existing) });
@@ -115,17 +181,21 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
       };
     }
     const proposal = recorded.proposal;
-    if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, ...callIds(proposal) });
+    if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: p.verdict.kind, ...callIds(proposal) });
     if (recorded.request !== undefined) {
       const opened = recorded.request;
       emit(deps.events, { type: 'approval_requested', at: now, requestId: opened.requestId, expiresAt: opened.expiresAt, ...callIds(proposal) });
       const ids = { proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
       return { status: 'approval_required', ...ids, requestId: opened.requestId, expiresAt: opened.expiresAt };
     }
-    return await outcomeForVerdict(deps, proposal, verdict, now);
+    return await outcomeForVerdict(deps, proposal, p.verdict, now);
   } catch (error) {
-    return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
+    return storeUnavailable(error);
   }
+}
+
+function storeUnavailable(error: unknown): ProposeOutcome {
+  return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
 }
 
 async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Verdict, now: number): Promise<ProposeOutcome> {
@@ -161,11 +231,14 @@ function newRequest(deps: GateDeps, verdict: Extract<Verdict, { kind: 'approve' 
 /** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
 function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number): AuditEvent[] {
   const events: AuditEvent[] = [
-    { ...eventAbout(proposal, 'proposal', now), detail: { agent: proposal.agent } },
+    {
+      ...eventAbout(proposal, 'proposal', now),
+      detail: proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef },
+    },
     {
       ...eventAbout(proposal, 'verdict', now),
       reason: verdict.kind === 'deny' ? verdict.reason : undefined,
-      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null },
+      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null, ...(verdict.kind === 'approve' && verdict.tightenedBy !== undefined ? { tightenedBy: verdict.tightenedBy } : {}) },
     },
   ];
   if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));

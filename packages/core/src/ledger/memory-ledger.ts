@@ -14,6 +14,7 @@ import type {
   NewApprovalRequest,
   Proposal,
   ProposalInput,
+  ProposalWithRequest,
   RecordEditResult,
   RecordProposalOptions,
   RecordProposalResult,
@@ -22,7 +23,7 @@ import type {
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
-import { copyProposal, copyRequest } from './copy-records.ts';
+import { copyResult, resealed, sealProposal, sealRequest, sealResult } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
@@ -36,7 +37,8 @@ interface Planned<R> {
 /**
  * In-process ledger for tests, demos and single-process agents.
  * Every method body runs without awaiting, so each one is atomic on the JS
- * event loop; callers get copies, never the stored objects.
+ * event loop. Records are kept sealed (deep-frozen copies, replaced on every change,
+ * never edited), so reads hand out the stored object itself without copying it.
  *
  * Given `audit`, writes passed audit events append them to that log in the same
  * synchronous step: the records are built (and validated) before anything changes,
@@ -66,20 +68,20 @@ export class MemoryLedger implements LedgerStore {
     const existingId = this.#proposalByCall.get(callKey);
     if (existingId !== undefined) {
       const existing = this.#proposals.get(existingId)!;
-      if (sameCall(existing, input)) return { outcome: { ok: true, proposal: copyProposal(existing), created: false } };
-      return { outcome: { ok: false, reason: 'conflict', existing: copyProposal(existing) } };
+      if (sameCall(existing, input)) return { outcome: { ok: true, proposal: existing, created: false } };
+      return { outcome: { ok: false, reason: 'conflict', existing } };
     }
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
-    const proposal: Proposal = { ...input, state: 'proposed' };
+    const proposal = sealProposal({ ...input, state: 'proposed' });
     const newRequest = options.request === undefined ? undefined : { ...options.request, proposalId: input.proposalId };
     if (newRequest !== undefined && this.#requests.has(newRequest.requestId)) {
       throw new LedgerError('duplicate_id', `approval request id ${newRequest.requestId} already exists`);
     }
-    const request: ApprovalRequest | undefined = newRequest && copyRequest({ ...newRequest, status: 'pending', decisions: [] });
+    const request: ApprovalRequest | undefined = newRequest && sealRequest({ ...newRequest, status: 'pending', decisions: [] });
     return {
-      outcome: { ok: true, proposal: copyProposal(proposal), created: true, request: request && copyRequest(request) },
+      outcome: { ok: true, proposal, created: true, request },
       apply: () => {
         this.#runOwners.set(input.runId, input.agent);
         this.#proposals.set(input.proposalId, proposal);
@@ -113,14 +115,21 @@ export class MemoryLedger implements LedgerStore {
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
+    return this.#proposals.get(proposalId);
+  }
+
+  async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
     const proposal = this.#proposals.get(proposalId);
-    return proposal && copyProposal(proposal);
+    if (proposal === undefined) return undefined;
+    const requestId = this.#requestByProposal.get(proposalId);
+    const request = requestId === undefined ? undefined : this.#requests.get(requestId);
+    // Sealed records: handed out as they are stored (frozen, replaced on every write).
+    return { proposal, request };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
     const id = this.#proposalByCall.get(`${runId}\u0000${callId}`);
-    const proposal = id === undefined ? undefined : this.#proposals.get(id);
-    return proposal && copyProposal(proposal);
+    return id === undefined ? undefined : this.#proposals.get(id);
   }
 
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
@@ -129,7 +138,7 @@ export class MemoryLedger implements LedgerStore {
       if (p.runId !== runId || p.toolName !== toolName || p.argsDigest !== argsDigest || p.state !== 'proposed') continue;
       if (oldest === undefined || p.createdAt < oldest.createdAt || (p.createdAt === oldest.createdAt && p.proposalId < oldest.proposalId)) oldest = p;
     }
-    return oldest && copyProposal(oldest);
+    return oldest;
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
@@ -139,21 +148,19 @@ export class MemoryLedger implements LedgerStore {
     if (this.#requestByProposal.has(input.proposalId) || this.#requests.has(input.requestId)) {
       throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
     }
-    const request: ApprovalRequest = copyRequest({ ...input, status: 'pending', decisions: [] });
+    const request = sealRequest({ ...input, status: 'pending', decisions: [] });
     this.#requests.set(input.requestId, request);
     this.#requestByProposal.set(input.proposalId, input.requestId);
-    return copyRequest(request);
+    return request;
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
-    const request = this.#requests.get(requestId);
-    return request && copyRequest(request);
+    return this.#requests.get(requestId);
   }
 
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
     const id = this.#requestByProposal.get(proposalId);
-    const request = id === undefined ? undefined : this.#requests.get(id);
-    return request && copyRequest(request);
+    return id === undefined ? undefined : this.#requests.get(id);
   }
 
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
@@ -161,7 +168,7 @@ export class MemoryLedger implements LedgerStore {
       .filter((r) => filter.status === undefined || effectiveStatus(r, now) === filter.status)
       .filter((r) => filter.eligibleFor === undefined || this.#eligible(r, filter.eligibleFor))
       .sort((a, b) => b.createdAt - a.createdAt || (a.requestId < b.requestId ? 1 : -1));
-    return all.slice(0, filter.limit ?? 100).map(copyRequest);
+    return all.slice(0, filter.limit ?? 100);
   }
 
   #eligible(request: ApprovalRequest, who: EligibilityFilter): boolean {
@@ -183,17 +190,13 @@ export class MemoryLedger implements LedgerStore {
     const refusal = decisionRefusal(request, decision, opts.now);
     if (refusal !== undefined) return { outcome: { ok: false, reason: refusal } };
     const next = statusAfterDecision(request, decision);
-    const apply = (target: ApprovalRequest) => {
-      target.decisions.push({ ...decision });
-      target.status = next;
-      if (next === 'approved') {
-        target.tokenId = opts.tokenIdIfApproved;
-        target.approvedAt = opts.now;
-      }
-    };
-    const after = copyRequest(request);
-    apply(after);
-    return { outcome: { ok: true, request: after }, apply: () => apply(request) };
+    const after = sealRequest({
+      ...request,
+      decisions: [...request.decisions, { ...decision }],
+      status: next,
+      ...(next === 'approved' ? { tokenId: opts.tokenIdIfApproved, approvedAt: opts.now } : {}),
+    });
+    return { outcome: { ok: true, request: after }, apply: () => this.#requests.set(requestId, after) };
   }
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
@@ -209,23 +212,24 @@ export class MemoryLedger implements LedgerStore {
       this.#proposalByCall.has(`${edited.runId}\u0000${edited.callId}`) ||
       this.#requests.has(opened.requestId);
     if (taken) return { ok: false, reason: 'conflict' };
-    original.decisions.push({ ...input.original.decision });
-    original.status = 'denied';
-    const proposal: Proposal = { ...edited, state: 'proposed' };
+    const closed = sealRequest({ ...original, decisions: [...original.decisions, { ...input.original.decision }], status: 'denied' });
+    this.#requests.set(closed.requestId, closed);
+    const proposal = sealProposal({ ...edited, state: 'proposed' });
     this.#proposals.set(proposal.proposalId, proposal);
     this.#proposalByCall.set(`${edited.runId}\u0000${edited.callId}`, proposal.proposalId);
-    const request = openedRequest(input);
+    const draft = openedRequest(input);
     if (input.editorApproval !== undefined) {
-      request.decisions.push({ ...input.editorApproval.decision });
-      request.status = editedRequestStatus(input);
-      if (request.status === 'approved') {
-        request.tokenId = input.editorApproval.tokenIdIfApproved;
-        request.approvedAt = input.now;
+      draft.decisions.push({ ...input.editorApproval.decision });
+      draft.status = editedRequestStatus(input);
+      if (draft.status === 'approved') {
+        draft.tokenId = input.editorApproval.tokenIdIfApproved;
+        draft.approvedAt = input.now;
       }
     }
+    const request = sealRequest(draft);
     this.#requests.set(request.requestId, request);
     this.#requestByProposal.set(proposal.proposalId, request.requestId);
-    return { ok: true, original: copyRequest(original), proposal: copyProposal(proposal), request: copyRequest(request) };
+    return { ok: true, original: closed, proposal, request };
   }
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
@@ -236,7 +240,7 @@ export class MemoryLedger implements LedgerStore {
       {
         outcome: true,
         apply: () => {
-          request.status = 'revoked';
+          this.#requests.set(requestId, resealed(request, { status: 'revoked' }));
         },
       },
       audit,
@@ -258,19 +262,14 @@ export class MemoryLedger implements LedgerStore {
       const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
       if (failure !== undefined) return { outcome: { ok: false, reason: failure } };
     }
-    // One copy (not a copy spread into another), as it will read once applied.
-    const after = copyProposal(proposal);
-    after.state = 'dispatched';
-    after.dispatchedAt = input.now;
+    // The record as it reads once applied: what is stored is what the caller gets.
+    const after = resealed(proposal, { state: 'dispatched', dispatchedAt: input.now });
+    const used = request === undefined ? undefined : resealed(request, { status: 'consumed', consumedAt: input.now });
     return {
       outcome: { ok: true, proposal: after },
       apply: () => {
-        if (request !== undefined) {
-          request.status = 'consumed';
-          request.consumedAt = input.now;
-        }
-        proposal.state = 'dispatched';
-        proposal.dispatchedAt = input.now;
+        if (used !== undefined) this.#requests.set(used.requestId, used);
+        this.#proposals.set(after.proposalId, after);
       },
     };
   }
@@ -280,11 +279,12 @@ export class MemoryLedger implements LedgerStore {
     if (proposal === undefined) return this.#commit({ outcome: { ok: false, reason: 'not_found' } }, audit);
     const refused = recordResultOnce(proposal, result);
     if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
+    const stored = sealResult(result);
     return this.#commit(
       {
-        outcome: { ok: true, created: true, result: { ...result } },
+        outcome: { ok: true, created: true, result: stored },
         apply: () => {
-          proposal.result = { ...result };
+          this.#proposals.set(proposalId, resealed(proposal, { result: stored }));
         },
       },
       audit,
@@ -302,9 +302,9 @@ export function recordResultOnce(proposal: Proposal, result: ResultRecord): Reco
   const existing = proposal.result;
   if (existing === undefined) return undefined;
   if (existing.status === result.status && existing.resultDigest === result.resultDigest) {
-    return { ok: true, created: false, result: { ...existing } };
+    return { ok: true, created: false, result: copyResult(existing) };
   }
-  return { ok: false, reason: 'conflict', existing: { ...existing } };
+  return { ok: false, reason: 'conflict', existing: copyResult(existing) };
 }
 
 /** Why an approval request cannot be consumed now with this token id, or undefined if it can. */

@@ -45,6 +45,14 @@ export interface ResultRecord {
   status: 'succeeded' | 'failed';
   /** SHA-256 (hex) of the canonical result (or of the error message for failures). */
   resultDigest: string;
+  /**
+   * For a succeeded result: SHA-256 (hex) of each form a runtime may relay to the model
+   * (`RELAY_PROJECTIONS`), computed from the raw result at `complete`, for CASA check 5
+   * (`checkRelayed`). Absent on failures and on results recorded before it existed.
+   * Derived from the same raw result as `resultDigest`, so the write-once rule compares
+   * only status and digest.
+   */
+  projections?: Readonly<Record<string, string>> | undefined;
   at: number;
 }
 
@@ -210,6 +218,12 @@ export interface RecordProposalOptions {
   audit?: AuditFor<RecordProposalResult> | undefined;
 }
 
+/** A call as `LedgerStore.getProposalWithRequest` reads it. */
+export interface ProposalWithRequest {
+  proposal: Proposal;
+  request: ApprovalRequest | undefined;
+}
+
 export interface LedgerStore {
   /**
    * Present when this ledger's writes can append audit events to `auditLog`'s chain
@@ -233,6 +247,13 @@ export interface LedgerStore {
   /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */
   getRunOwner(runId: string): Promise<string | undefined>;
   getProposal(proposalId: string): Promise<Proposal | undefined>;
+  /**
+   * The proposal with its approval request (undefined when it has none), in ONE read:
+   * what complete (and authorize, for an approval) check a call against. Undefined for
+   * an unknown proposal. As consistent as the two single reads, never less: SQL stores
+   * answer from one statement (one snapshot).
+   */
+  getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined>;
   findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined>;
   /**
    * The oldest call of the run not yet dispatched with exactly this tool and argument

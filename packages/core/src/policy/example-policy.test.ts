@@ -18,7 +18,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
 
   it('allows read-only tools', () => {
     for (const tool of ['get_user', 'list_repos', 'read_file', 'search_docs']) {
-      expect(policy.decide(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only' });
+      expect(policy.decide(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only', namesTool: false });
     }
   });
 
@@ -26,6 +26,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
     expect(policy.decide(policyInput('transfer', { amount: 100, to: 'bob' }))).toEqual({
       kind: 'allow',
       ruleId: 'small-transfers',
+      namesTool: true,
     });
     expect(policy.decide(policyInput('transfer', { amount: 0 })).kind).toBe('allow');
     for (const args of [{ amount: 101 }, { amount: 100.01 }, { amount: -5 }, { amount: '1' }, {}]) {

@@ -4,11 +4,14 @@ export { PolicyError, type PolicyErrorCode } from './errors.ts';
 export { loadPolicy, loadPolicyFile, type PolicyFormat } from './load.ts';
 export { RulePolicy } from './rule-policy.ts';
 export { type DecideSafelyOptions, decideSafely } from './safe-decide.ts';
+export { toolVisibilitySafely } from './safe-visibility.ts';
+export { DESTRUCTIVE_APPROVAL, tightenByAnnotations } from './annotations.ts';
 export type {
   ApprovalRequirement,
   DenyReason,
   PolicyEngine,
   PolicyInput,
+  ToolVisibility,
   Verdict,
   VerdictKind,
 } from './types.ts';

@@ -167,7 +167,7 @@ describe('loadPolicyFile', () => {
     await writeFile(join(dir, 'yaml-in.json'), YAML_POLICY);
     for (const name of ['p.json', 'p.yaml', 'p.YML']) {
       const policy = await loadPolicyFile(join(dir, name));
-      expect(policy.decide(policyInput('transfer', { amount: 5 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers' });
+      expect(policy.decide(policyInput('transfer', { amount: 5 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
     }
     const error = await policyErrorOfAsync(() => loadPolicyFile(join(dir, 'yaml-in.json')));
     expect(error.code).toBe('invalid_policy');

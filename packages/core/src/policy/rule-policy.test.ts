@@ -42,7 +42,7 @@ describe('RulePolicy', () => {
   const policy = loadPolicy(BRIEF_POLICY, 'yaml');
 
   it('allows a transfer of 100 and asks approval for 101', () => {
-    expect(policy.decide(policyInput('transfer', { amount: 100 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers' });
+    expect(policy.decide(policyInput('transfer', { amount: 100 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
     expect(policy.decide(policyInput('transfer', { amount: 101 }))).toEqual({
       kind: 'approve',
       ruleId: 'rule-1',
@@ -85,7 +85,7 @@ describe('RulePolicy', () => {
       ],
     });
     expect(denyFirst.decide(policyInput('delete_tmp'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
-    expect(allowFirst.decide(policyInput('delete_tmp'))).toEqual({ kind: 'allow', ruleId: 'allow-tmp' });
+    expect(allowFirst.decide(policyInput('delete_tmp'))).toEqual({ kind: 'allow', ruleId: 'allow-tmp', namesTool: true });
     expect(allowFirst.decide(policyInput('delete_db'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
     expect(allowFirst.ruleIds).toEqual(['allow-tmp', 'deny-all-delete']);
   });

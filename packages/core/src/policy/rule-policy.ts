@@ -2,7 +2,7 @@ import type { ApproverRule } from '../ledger/types.ts';
 import { PolicyError } from './errors.ts';
 import type { DefinitionReviewRequirement } from './definition-review.ts';
 import { type CompiledRule, validatePolicyDocument } from './rules.ts';
-import type { ApprovalRequirement, PolicyEngine, PolicyInput, Verdict } from './types.ts';
+import type { ApprovalRequirement, PolicyEngine, PolicyInput, ToolVisibility, Verdict } from './types.ts';
 
 /**
  * The built-in engine: an ordered list of rules, first match wins. A rule matches
@@ -44,18 +44,35 @@ export class RulePolicy implements PolicyEngine {
     for (const rule of this.#rules) {
       if (!rule.matchesTool(input.toolName)) continue;
       if (rule.matchesArgs !== undefined && !rule.matchesArgs(input.args)) continue;
-      return verdictOf(rule);
+      return verdictOf(rule, input.toolName);
     }
     return { kind: 'deny', ruleId: undefined, reason: 'unclassified_tool' };
+  }
+
+  /**
+   * Hidden only when no arguments can escape `deny`: the first rule that matches the tool
+   * whatever its arguments (no `when`) denies it, with only `deny` rules before it, or no
+   * rule matches it at all. A rule with `when` is assumed satisfiable, so a tool that some
+   * `when` may allow stays visible (and each call is still decided on its arguments).
+   * Rules do not read the principal; the parameter is for engines that do.
+   */
+  toolVisibility(toolName: string, _principal: string): ToolVisibility {
+    if (typeof toolName !== 'string') return { visible: false, ruleId: undefined, reason: 'policy_error' };
+    for (const rule of this.#rules) {
+      if (!rule.matchesTool(toolName)) continue;
+      if (rule.outcome.kind !== 'deny') return { visible: true };
+      if (rule.matchesArgs === undefined) return { visible: false, ruleId: rule.id, reason: 'policy_deny' };
+    }
+    return { visible: false, ruleId: undefined, reason: 'unclassified_tool' };
   }
 }
 
 /** A fresh verdict per call, so no caller can alter the rule it came from. */
-function verdictOf(rule: CompiledRule): Verdict {
+function verdictOf(rule: CompiledRule, toolName: string): Verdict {
   const { outcome, id } = rule;
   switch (outcome.kind) {
     case 'allow':
-      return { kind: 'allow', ruleId: id };
+      return { kind: 'allow', ruleId: id, namesTool: rule.namesTool(toolName) };
     case 'deny':
       return { kind: 'deny', ruleId: id, reason: 'policy_deny' };
     case 'approve':

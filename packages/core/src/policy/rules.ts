@@ -69,6 +69,8 @@ export interface CompiledRule {
   readonly id: string;
   readonly index: number;
   readonly matchesTool: ToolMatcher;
+  /** The rule lists this exact name (a pattern without `*`), not only a glob that matches it. */
+  readonly namesTool: ToolMatcher;
   /** Absent when the rule has no `when`: any arguments match. */
   readonly matchesArgs: ArgsPredicate | undefined;
   readonly outcome: RuleOutcome;
@@ -113,6 +115,8 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
     }
     const matchers = patterns.map(compileToolPattern);
     const matchesTool: ToolMatcher = (name) => matchers.some((m) => m(name));
+    const exactNames = new Set(patterns.filter((pattern) => !pattern.includes('*')));
+    const namesTool: ToolMatcher = (name) => exactNames.has(name);
 
     let matchesArgs: ArgsPredicate | undefined;
     if (rule.when !== undefined) {
@@ -129,7 +133,7 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
       outcome = { kind: rule.verdict };
     }
 
-    rules.push(Object.freeze({ id, index, matchesTool, matchesArgs, outcome: Object.freeze(outcome) }));
+    rules.push(Object.freeze({ id, index, matchesTool, namesTool, matchesArgs, outcome: Object.freeze(outcome) }));
   });
 
   const definitionReview = doc.definitionReview === undefined ? undefined : compileDefinitionReview(doc.definitionReview, problems);

@@ -36,7 +36,7 @@ describe('decideSafely', () => {
 
   it('works with RulePolicy', async () => {
     const engine = new RulePolicy({ version: 1, rules: [{ tool: 'a', verdict: 'allow' }] });
-    expect(await decideSafely(engine, policyInput('a'))).toEqual({ kind: 'allow', ruleId: 'rule-0' });
+    expect(await decideSafely(engine, policyInput('a'))).toEqual({ kind: 'allow', ruleId: 'rule-0', namesTool: true });
     expect(await decideSafely(engine, policyInput('b'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
   });
 

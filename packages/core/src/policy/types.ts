@@ -29,10 +29,32 @@ export interface ApprovalRequirement {
 }
 
 export type Verdict =
-  | { kind: 'allow'; ruleId: string }
-  | { kind: 'approve'; ruleId: string; approval: ApprovalRequirement }
+  | {
+      kind: 'allow';
+      ruleId: string;
+      /**
+       * The rule names this tool exactly (not through a `*` pattern). Only an explicit
+       * allow keeps a tool whose pinned definition says `destructiveHint` from needing
+       * approval; absent (any other engine) counts as not explicit.
+       */
+      namesTool?: boolean | undefined;
+    }
+  | {
+      kind: 'approve';
+      ruleId: string;
+      approval: ApprovalRequirement;
+      /** Set by the gate, never by an engine: an `allow` the tool's annotations tightened to `approve`. */
+      tightenedBy?: 'destructiveHint' | undefined;
+    }
   /** `ruleId` is undefined when no rule produced the denial (unclassified tool, engine error, bad verdict). */
   | { kind: 'deny'; ruleId: string | undefined; reason: DenyReason };
+
+/**
+ * Whether a principal can get anything but `deny` for a tool, asked before any call
+ * exists (a gateway's `tools/list`). `visible: false` only when every possible argument
+ * is denied; the gate still decides each call, so a visible tool may yet be denied.
+ */
+export type ToolVisibility = { visible: true } | { visible: false; ruleId: string | undefined; reason: DenyReason };
 
 /**
  * The plug-in point for policy engines. `RulePolicy` (ordered rules from a YAML/JSON
@@ -43,4 +65,9 @@ export type Verdict =
  */
 export interface PolicyEngine {
   decide(input: PolicyInput): Verdict | Promise<Verdict>;
+  /**
+   * Optional: whether `toolName` is denied for every argument for `principal`. An engine
+   * without it shows every tool (it cannot say); callers go through `toolVisibilitySafely`.
+   */
+  toolVisibility?(toolName: string, principal: string): ToolVisibility | Promise<ToolVisibility>;
 }

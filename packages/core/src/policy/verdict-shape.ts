@@ -20,7 +20,9 @@ export function toWellFormedVerdict(value: unknown): Verdict | undefined {
   const { kind, ruleId } = value;
   switch (kind) {
     case 'allow':
-      return isNonEmptyString(ruleId) ? { kind, ruleId } : undefined;
+      if (!isNonEmptyString(ruleId)) return undefined;
+      // Only a literal `true` counts as naming the tool: anything else keeps annotations' tightening.
+      return value.namesTool === true ? { kind, ruleId, namesTool: true } : { kind, ruleId };
     case 'approve': {
       if (!isNonEmptyString(ruleId)) return undefined;
       const approval = toApprovalRequirement(value.approval);

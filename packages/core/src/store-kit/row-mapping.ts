@@ -1,4 +1,5 @@
-import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput } from '../ledger/types.ts';
+import { projectionDigestsProblem } from '../gate/relay/projections.ts';
+import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
 
@@ -33,8 +34,24 @@ export function proposalFromRow(row: Row): Proposal {
       resultDigest: text(row, 'result_digest'),
       at: integer(row, 'result_at'),
     };
+    const projections = optionalProjections(row);
+    if (projections !== undefined) proposal.result.projections = projections;
   }
   return proposal;
+}
+
+/** The result_projections column (JSON text, migration 5), checked: digests only, of known projections. */
+function optionalProjections(row: Row): Record<string, string> | undefined {
+  if (row.result_projections === null || row.result_projections === undefined) return undefined;
+  const value = json(row, 'result_projections');
+  const problem = projectionDigestsProblem(value);
+  if (problem !== undefined) throw new LedgerError('corrupt_record', `column result_projections: ${problem}`);
+  return value as Record<string, string>;
+}
+
+/** The result_projections column for a result being recorded: its JSON text, or NULL. */
+export function projectionsColumn(result: ResultRecord): string | null {
+  return result.projections === undefined ? null : JSON.stringify(result.projections);
 }
 
 /** Parameters for inserting a proposal, in the column order of INSERT_PROPOSAL. */

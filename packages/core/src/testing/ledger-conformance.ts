@@ -3,7 +3,7 @@ import { sha256Hex } from '../digest.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { describeEditConformance } from './edit-conformance.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
-import { SAMPLE_T0, sampleProposal, sampleRequest, uid } from './ledger-samples.ts';
+import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
 
@@ -233,6 +233,33 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         await expect(store.createApprovalRequest(sampleRequest(proposal.proposalId))).rejects.toThrow();
         const found = await store.findApprovalRequestByProposal(proposal.proposalId);
         expect(found?.proposalId).toBe(proposal.proposalId);
+      });
+
+      it('getProposalWithRequest: the call and its request (with decisions) in one read, equal to the single reads', async () => {
+        expect(await store.getProposalWithRequest(uid('missing'))).toBeUndefined();
+        const bare = sampleProposal();
+        await store.recordProposal(bare);
+        expect(await store.getProposalWithRequest(bare.proposalId)).toEqual({ proposal: await store.getProposal(bare.proposalId), request: undefined });
+
+        const { proposal, requestId, tokenId } = await approvedCall();
+        const found = await store.getProposalWithRequest(proposal.proposalId);
+        expect(found).toEqual({ proposal: await store.getProposal(proposal.proposalId), request: await store.getApprovalRequest(requestId) });
+        expect(found?.request).toMatchObject({ requestId, status: 'approved', tokenId, decisions: [{ decision: 'approve' }] });
+        // Editing what a read handed out (a copy, or a frozen record) never reaches the store.
+        tryToEdit(() => {
+          found!.proposal.canonicalArgs = '{"tampered":true}';
+        });
+        tryToEdit(() => {
+          found!.request!.status = 'pending';
+        });
+        const again = await store.getProposalWithRequest(proposal.proposalId);
+        expect(again?.proposal.canonicalArgs).toBe(proposal.canonicalArgs);
+        expect(again?.request?.status).toBe('approved');
+        await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 3 });
+        expect(await store.getProposalWithRequest(proposal.proposalId)).toMatchObject({
+          proposal: { state: 'dispatched', dispatchedAt: T0 + 3 },
+          request: { status: 'consumed' },
+        });
       });
 
       it('lists requests by effective status, newest first', async () => {

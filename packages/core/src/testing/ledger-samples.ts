@@ -41,3 +41,16 @@ export function sampleRequest(proposalId: string, overrides: Partial<NewApproval
     ...overrides,
   };
 }
+
+/**
+ * Tries to edit a record a store handed out. Stores either hand out copies (the edit
+ * lands on the copy) or sealed records (frozen: the edit throws a TypeError); both are
+ * fine, as long as the store's own record never changes, which the caller checks next.
+ */
+export function tryToEdit(edit: () => void): void {
+  try {
+    edit();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerStore, ProposalInput } from '../ledger/types.ts';
+import { tryToEdit } from './ledger-samples.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DIGEST_A = 'a'.repeat(64);
@@ -24,6 +25,21 @@ export function describeResultRecording(store: () => LedgerStore, sample: (overr
       const result = { status: 'succeeded' as const, resultDigest: DIGEST_B, at: T0 + 5 };
       expect(await store().recordResult(id, result)).toEqual({ ok: true, created: true, result });
       expect((await store().getProposal(id))?.result).toEqual(result);
+    });
+
+    it('stores the relay projections with the result, reads them back as written and shares no object with the caller', async () => {
+      const id = await dispatched();
+      const projections = { json: DIGEST_A, mcp_text: DIGEST_B, mcp_content: 'c'.repeat(64) };
+      const result = { status: 'succeeded' as const, resultDigest: DIGEST_A, projections, at: T0 + 5 };
+      expect(await store().recordResult(id, result)).toEqual({ ok: true, created: true, result });
+      const read = (await store().getProposal(id))?.result;
+      expect(read).toEqual(result);
+      tryToEdit(() => {
+        (read?.projections as Record<string, string>).json = DIGEST_B;
+      });
+      expect((await store().getProposal(id))?.result?.projections).toEqual(projections);
+      // A repeat answers with the stored projections; the first result stands.
+      expect(await store().recordResult(id, { ...result, projections: { json: DIGEST_A }, at: T0 + 9 })).toEqual({ ok: true, created: false, result });
     });
 
     it('the same result again is idempotent; a different one is a conflict and the first stands', async () => {

@@ -37,7 +37,6 @@ export interface JwsSplit {
 
 export type JwsSplitResult = { ok: true; parts: JwsSplit } | { ok: false; reason: 'missing' | 'malformed'; message: string };
 
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const HEADER_KEYS = new Set(['alg', 'typ', 'kid']);
 
 /**
@@ -52,18 +51,39 @@ export function splitJws(token: unknown, typ: string): JwsSplitResult {
   if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) {
     return malformed(`must be a string of at most ${MAX_TOKEN_LENGTH} characters`);
   }
-  const parts = token.split('.');
-  if (parts.length !== 3) return malformed('must have three dot-separated parts');
-  const [h, p, s] = parts as [string, string, string];
-  if (!SEGMENT.test(h) || !SEGMENT.test(p) || !SEGMENT.test(s)) return malformed('parts must be base64url');
+  // One scan of the whole token: three non-empty base64url segments, two dots.
+  if (!COMPACT.test(token)) {
+    return token.split('.').length !== 3 ? malformed('must have three dot-separated parts') : malformed('parts must be base64url');
+  }
+  const firstDot = token.indexOf('.');
+  const lastDot = token.lastIndexOf('.');
+  const h = token.slice(0, firstDot);
+  const s = token.slice(lastDot + 1);
 
   const header = decodeHeader(h, typ);
   if (typeof header === 'string') return malformed(header);
+  // Non-canonical base64url (extra trailing bits) is refused, so one signature has
+  // exactly one textual form.
+  if (!isCanonicalBase64url(s)) return malformed('signature is not canonical base64url');
   const signature = Buffer.from(s, 'base64url');
-  // Re-encoding catches non-canonical base64url (extra trailing bits), so one
-  // signature has exactly one textual form.
-  if (signature.toString('base64url') !== s) return malformed('signature is not canonical base64url');
-  return { ok: true, parts: { header, payloadSegment: p, signingInput: `${h}.${p}`, signature } };
+  return { ok: true, parts: { header, payloadSegment: token.slice(firstDot + 1, lastDot), signingInput: token.slice(0, lastDot), signature } };
+}
+
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether base64url text (alphabet already checked, no padding) is the one encoding of
+ * its bytes: a length that leaves 1 character over encodes no whole byte, and the bits
+ * of the last character beyond the last byte must be zero (2 characters over carry 4
+ * unused bits, 3 carry 2). The same answer as re-encoding the decoded bytes and comparing.
+ */
+function isCanonicalBase64url(text: string): boolean {
+  const over = text.length % 4;
+  if (over === 0) return true;
+  if (over === 1) return false;
+  const last = BASE64URL.indexOf(text[text.length - 1]!);
+  return (last & (over === 2 ? 0b1111 : 0b11)) === 0;
 }
 
 /** The payload segment as a JSON object, read strictly; a message saying why not otherwise. */
@@ -92,18 +112,24 @@ export function encodeSegment(value: unknown): string {
 
 // A service sees a handful of distinct headers (one per key id, algorithm and type), so
 // the checked result is cached by expected type and header text; bounded so junk cannot grow it.
-const headerCache = new Map<string, JwsHeader | string>();
+// (Keyed by type, then header text: no key string is built per token.)
+const headerCache = new Map<string, Map<string, JwsHeader | string>>();
 const HEADER_CACHE_LIMIT = 64;
 
 /** The checked header, or a message saying why it is not acceptable. */
 function decodeHeader(segment: string, typ: string): JwsHeader | string {
-  const cacheKey = `${typ}\u0000${segment}`;
-  const cached = headerCache.get(cacheKey);
+  let forType = headerCache.get(typ);
+  const cached = forType?.get(segment);
   if (cached !== undefined) return cached;
   const parsed = parseSegment(segment);
   const result = parsed.ok ? checkHeader(parsed.value, typ) : `header ${parsed.message}`;
-  if (headerCache.size >= HEADER_CACHE_LIMIT) headerCache.clear();
-  headerCache.set(cacheKey, result);
+  if (forType === undefined || forType.size >= HEADER_CACHE_LIMIT) {
+    forType = new Map();
+    // A handful of kinds exist; a caller inventing types cannot grow this past its limit either.
+    if (headerCache.size >= HEADER_CACHE_LIMIT) headerCache.clear();
+    headerCache.set(typ, forType);
+  }
+  forType.set(segment, result);
   return result;
 }
 

@@ -55,22 +55,22 @@ export function verifySigned<C, R extends string = never>(
   if (header.alg !== key.alg) {
     return { ok: false, reason: 'algorithm_mismatch', message: `key "${key.kid}" is ${key.alg}; header says ${header.alg}` };
   }
-  const badSignature = { ok: false, reason: 'bad_signature', message: `${kind.noun} signature does not verify` } as const;
+  const badSignature = () => ({ ok: false, reason: 'bad_signature', message: `${kind.noun} signature does not verify` }) as const;
 
   if ('known' in salt) {
     if (!checkSignature(keyring, key, salt.known, split.parts, kind.purpose)) {
-      if (salt.explain === undefined) return badSignature;
+      if (salt.explain === undefined) return badSignature();
       // Diagnostics only: the unauthenticated claims may name a more precise reason.
       const read = readClaims(kind, split.parts.payloadSegment);
       if (!read.ok) return read;
-      return { ok: false, ...(salt.explain(read.claims) ?? badSignature) };
+      return { ok: false, ...(salt.explain(read.claims) ?? badSignature()) };
     }
     const read = readClaims(kind, split.parts.payloadSegment);
     return read.ok ? { ok: true, claims: read.claims, kid: key.kid } : read;
   }
   const read = readClaims(kind, split.parts.payloadSegment);
   if (!read.ok) return read;
-  if (!checkSignature(keyring, key, salt.fromClaims(read.claims), split.parts, kind.purpose)) return badSignature;
+  if (!checkSignature(keyring, key, salt.fromClaims(read.claims), split.parts, kind.purpose)) return badSignature();
   return { ok: true, claims: read.claims, kid: key.kid };
 }
 

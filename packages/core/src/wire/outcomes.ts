@@ -142,3 +142,21 @@ export const ToolAdmissionSchema = z.discriminatedUnion('ok', [
     reviewRequestId: Id.optional(),
   }),
 ]);
+
+/** POST /runs/:runId/relayed: the check's answer (`RelayCheckOutcome`); `invalid_request` and `store_unavailable` come as HTTP errors. */
+export const RelayCheckOutcomeSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), checked: z.number().int().nonnegative() }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.literal('relay_refused'),
+    message: Message,
+    failures: z.array(
+      z.object({
+        callId: Id,
+        reason: z.enum(['unknown_call', 'not_executed', 'result_mismatch']),
+        message: Message,
+        proposalId: Id.optional(),
+      }),
+    ),
+  }),
+]);

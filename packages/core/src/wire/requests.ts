@@ -12,6 +12,8 @@ export const ProposalsBody = z
     runId: Id,
     sessionId: Id,
     principal: Id,
+    /** The model response id; `modelResponseRef` is its older name (both given: they must be equal). */
+    responseRef: Id.optional(),
     modelResponseRef: Id.optional(),
     toolCalls: z
       .array(
@@ -97,6 +99,18 @@ export const CompletionSchema = z.discriminatedUnion('status', [
 
 /** POST /complete. */
 export const CompleteBody = z.object({ grant: GrantSchema, completion: CompletionSchema }).strict();
+
+/**
+ * POST /runs/:runId/relayed (CASA check 5): the tool results the runtime relays to the
+ * model, each with its call id and the content as relayed (a string or content parts).
+ */
+export const RelayedBody = z
+  .object({
+    toolMessages: z
+      .array(z.object({ callId: Id, content: z.unknown().refine((c) => c !== undefined, 'content is required') }).strict())
+      .max(1024),
+  })
+  .strict();
 
 /** PUT /tools: the agent's tool definitions; each is checked strictly by the gate (`parseToolDefinition`). */
 export const ToolsBody = z

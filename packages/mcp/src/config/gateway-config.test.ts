@@ -18,8 +18,25 @@ describe('gateway configuration', () => {
         calls: 'direct',
         approvalWaitMs: 0,
         trustOnFirstUse: false,
+        relistBeforeCall: false,
       }),
     });
+  });
+
+  it('resolves the lock path, and refuses a lock together with trust on first use', () => {
+    expect(parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json' }, '/etc/countersign')).toMatchObject({ ok: true, config: { lock: '/etc/countersign/mcp.lock.json' } });
+    const both = parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json', trustOnFirstUse: true }, '/etc/countersign');
+    expect(both).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: .*trustOnFirstUse/)] });
+  });
+
+  it('refuses a lock where the gateway has no store of its own to pin in (a remote approval service, or mounted on serve)', () => {
+    const { policy: _policy, ...remote } = MINIMAL;
+    const withService = parseGatewayConfig({ ...remote, lock: 'mcp.lock.json', approvalService: { url: 'https://a.example' } }, '/x');
+    expect(withService).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: not used with approvalService: .*countersign tools pin/)] });
+    const mounted = parseGatewayConfig({ ...remote, lock: 'mcp.lock.json' }, '/x', 'mounted');
+    expect(mounted).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: not used when `countersign serve` mounts the gateway/)] });
+    // relistBeforeCall is the gateway's own: kept in every mode.
+    expect(parseGatewayConfig({ ...remote, relistBeforeCall: true }, '/x', 'mounted')).toMatchObject({ ok: true, config: { relistBeforeCall: true } });
   });
 
   it('takes a Postgres store, an HTTP upstream and recorded mode', () => {

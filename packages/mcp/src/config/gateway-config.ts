@@ -34,6 +34,13 @@ export interface GatewayConfig {
   progressIntervalMs?: number | undefined;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
+  /**
+   * The operator's lock (absolute path; `countersign mcp pin` writes it): the gateway pins
+   * from it at start instead of trusting first sight. Excludes `trustOnFirstUse`.
+   */
+  lock?: string | undefined;
+  /** Strict mode: list the tool's upstream before every call (see `GatewayOptions.relistBeforeCall`). */
+  relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
 }
@@ -111,6 +118,8 @@ const fields = z.strictObject({
   progressIntervalMs: z.number().int().min(100).max(60_000).optional(),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
   trustOnFirstUse: z.boolean().optional(),
+  lock: z.string().min(1).optional(),
+  relistBeforeCall: z.boolean().default(false),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -132,12 +141,16 @@ export type GatewayConfigMode = 'standalone' | 'mounted';
 
 const MOUNTED_FORBIDDEN = ['policy', 'store', 'approvalService', 'trustOnFirstUse', 'http'] as const;
 
+// A lock pins in the gateway's own store; a server's store is pinned on the server itself.
+const LOCK_ELSEWHERE = "the approval service's store holds the pins: pin on it with `countersign tools pin` (a lock is only applied by a gateway with its own store)";
+
 function schemaFor(mode: GatewayConfigMode) {
   return fields.superRefine((c, ctx) => {
     if (mode === 'mounted') {
       for (const key of MOUNTED_FORBIDDEN) {
         if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: "not used when `countersign serve` mounts the gateway: serve's own settings apply" });
       }
+      if (c.lock !== undefined) ctx.addIssue({ code: 'custom', path: ['lock'], message: `not used when \`countersign serve\` mounts the gateway: ${LOCK_ELSEWHERE}` });
       return;
     }
     // One approval service: the embedded one (its policy and store) or a server's (its policy, its store).
@@ -148,6 +161,7 @@ function schemaFor(mode: GatewayConfigMode) {
       for (const key of ['policy', 'store', 'trustOnFirstUse'] as const) {
         if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `not used with approvalService: the server's ${key === 'store' ? 'store' : key === 'policy' ? 'policy' : 'settings'} apply` });
       }
+      if (c.lock !== undefined) ctx.addIssue({ code: 'custom', path: ['lock'], message: `not used with approvalService: ${LOCK_ELSEWHERE}` });
     }
   });
 }
@@ -159,6 +173,8 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
   const parsed = schemaFor(mode).safeParse(value);
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
+  // Operator pins and first-sight trust contradict each other: with a lock, an unlisted tool waits for review.
+  if (c.lock !== undefined && c.trustOnFirstUse) return { ok: false, problems: ['lock: a lock pins tools itself; remove trustOnFirstUse (tools the lock does not list wait for review)'] };
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
   const store: GatewayStore =
     c.store === undefined || 'sqlite' in c.store
@@ -183,6 +199,8 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
       // The approval pages are the service's own, unless the operator names another origin (a proxy).
       approvalUrl: c.approvalUrl ?? c.approvalService?.url,
       trustOnFirstUse: c.trustOnFirstUse ?? false,
+      lock: c.lock === undefined ? undefined : at(c.lock),
+      relistBeforeCall: c.relistBeforeCall,
       http: c.http,
     },
   };

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { proposalRoutes } from '../api/agent/proposals.ts';
 import { authorizeRoutes } from '../api/agent/authorize.ts';
 import { callRoutes } from '../api/agent/calls.ts';
+import { relayedRoutes } from '../api/agent/relayed.ts';
 import { completeRoutes } from '../api/agent/complete.ts';
 import { dispatchRoutes } from '../api/agent/dispatch.ts';
 import { toolRoutes } from '../api/agent/tools.ts';
@@ -84,6 +85,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', authorizeRoutes(services));
   app.route('/api/v1', completeRoutes(services));
   app.route('/api/v1', callRoutes(services));
+  app.route('/api/v1', relayedRoutes(services));
   app.route('/api/v1', toolRoutes(services));
   app.route('/api/v1', approvalRoutes(services));
   app.route('/api/v1', decisionRoutes(services));

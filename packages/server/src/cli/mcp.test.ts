@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -222,6 +222,83 @@ describe('countersign mcp --http (Streamable HTTP front)', () => {
       const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--http', '--config', 'gateway.json'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
       expect(run.status).toBe(2);
       expect(run.stderr).toContain('GATEWAY_TOKEN must hold the bearer token');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
+describe('countersign mcp pin: the operator lock', () => {
+  it('writes the lock of the upstream tools, and a gateway with `lock:` serves them without trusting first sight', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-pin-')));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), POLICY);
+      const upstream = [
+        'upstreams:',
+        '  - name: memory',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(MEMORY_BIN)}]`,
+        `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+        'policy: policy.yaml',
+        'principal: user-1',
+      ];
+      writeFileSync(join(dir, 'gateway.yaml'), [...upstream, 'lock: locks/mcp.lock.json'].join('\n'));
+      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', 'pin', '--config', 'gateway.yaml', '--out', 'pinned.json'], {
+        cwd: dir,
+        env: childEnv(),
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/^locked \d+ tools of memory in .*pinned\.json/);
+      const lock = JSON.parse(readFileSync(join(dir, 'pinned.json'), 'utf8'));
+      expect(lock.lockfileVersion).toBe(1);
+      expect(lock.tools.read_graph.digest).toMatch(/^[0-9a-f]{64}$/);
+      expect(lock.tools.read_graph.definition.name).toBe('read_graph');
+      // Without --out it writes where the config's `lock` points (a missing folder is an I/O error, exit 2).
+      const noFolder = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', 'pin', '--config', 'gateway.yaml'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
+      expect(noFolder.status).toBe(2);
+      expect(noFolder.stderr).toContain('locks/mcp.lock.json');
+
+      writeFileSync(join(dir, 'gateway.yaml'), [...upstream, 'lock: pinned.json'].join('\n'));
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--conditions=countersign-source', MAIN, 'mcp', '--config', 'gateway.yaml'],
+        cwd: dir,
+        env: childEnv(),
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const client = new Client({ name: 'desktop-client', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        // No trustOnFirstUse: the tools are served because the lock pinned them.
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toEqual(expect.arrayContaining(['read_graph', 'search_nodes', 'create_entities']));
+        expect(stderr).toMatch(/pinned \d+ tool\(s\) from .*pinned\.json/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a lock edited by hand is refused before anything starts', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-badlock-')));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), POLICY);
+      const definition = { name: 'read_graph', description: 'edited' };
+      writeFileSync(join(dir, 'mcp.lock.json'), JSON.stringify({ lockfileVersion: 1, tools: { read_graph: { digest: '0'.repeat(64), definition } } }));
+      writeFileSync(join(dir, 'gateway.yaml'), 'upstreams:\n  - { name: m, command: x }\npolicy: policy.yaml\nprincipal: u\nlock: mcp.lock.json\n');
+      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--config', 'gateway.yaml'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('invalid lock');
+      expect(run.stderr).toContain('is not the SHA-256 of its definition');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeygen } from './commands/keygen.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
+import { registerProxy } from './commands/proxy.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerToolsCommands } from './commands/tools.ts';
@@ -31,6 +32,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerTokenCommands(program, ctx);
   registerToolsCommands(program, ctx);
   registerMcp(program, ctx);
+  registerProxy(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

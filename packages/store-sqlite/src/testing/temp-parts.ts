@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteConnection } from '../connection.ts';
+import type { FdatasyncFn } from '../wal-sync.ts';
 import { openDatabase } from '../database.ts';
 import { SqliteAuditLog } from '../sqlite-audit-log.ts';
 import { SqliteLedger } from '../sqlite-ledger.ts';
@@ -10,7 +11,7 @@ import { SqliteLedger } from '../sqlite-ledger.ts';
  * A ledger and audit log on a new file, built from their parts so a test can watch
  * the shared connection (how many transactions it committed).
  */
-export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number } = {}): {
+export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number; syncOffLoop?: boolean; fdatasync?: FdatasyncFn } = {}): {
   conn: SqliteConnection;
   ledger: SqliteLedger;
   audit: SqliteAuditLog;
@@ -19,7 +20,12 @@ export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number }
 } {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-sqlite-parts-'));
   const path = join(dir, 'countersign.sqlite');
-  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000), { maxBatch: options.maxBatch, path });
+  const conn = new SqliteConnection(openDatabase(path, options.busyTimeoutMs ?? 5_000, { syncOffLoop: options.syncOffLoop }), {
+    maxBatch: options.maxBatch,
+    path,
+    syncOffLoop: options.syncOffLoop,
+    fdatasync: options.fdatasync,
+  });
   return {
     conn,
     ledger: new SqliteLedger(conn),

@@ -1,3 +1,4 @@
+import type { AuditRecord } from '../../audit/types.ts';
 import type { GatePort } from '../../gate/port.ts';
 import type { KitAgent } from './fixtures.ts';
 
@@ -31,6 +32,11 @@ export interface GateAttackAdapter {
    * `KIT_CHANGED_DEFINITION` from now on. Without it the definition-change attack is skipped.
    */
   changeToolDefinition?(toolName: string): Promise<void>;
+  /**
+   * Optional capability: the audit chain's records, oldest first. With it the kit also
+   * checks what each refusal wrote (the relay checks); without it those checks are skipped.
+   */
+  auditRecords?(): Promise<readonly AuditRecord[]>;
   /** Called once after the suite. */
   close?(): Promise<void>;
 }

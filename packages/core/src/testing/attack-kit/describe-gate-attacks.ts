@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import type { GateAttackAdapter } from './adapter.ts';
 import { describeCallAttacks } from './call-attacks.ts';
 import { describeCompletionAttacks } from './completion-attacks.ts';
+import { describeRelayAttacks } from './relay-attacks.ts';
 import { KitContext } from './kit-context.ts';
 import { describeTokenAttacks } from './token-attacks.ts';
 
@@ -27,5 +28,6 @@ export function describeGateAttacks(name: string, makeAdapter: () => Promise<Gat
     describeTokenAttacks(kit);
     describeCallAttacks(kit);
     describeCompletionAttacks(kit);
+    describeRelayAttacks(kit);
   });
 }

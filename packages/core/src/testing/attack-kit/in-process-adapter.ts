@@ -38,6 +38,7 @@ export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): Ga
       if (!decided.ok) throw new Error(`attack kit: decision refused: ${decided.reason}`);
     },
     advanceClock: (ms) => clock.advance(ms),
+    auditRecords: () => audit.read({ limit: 1_000_000 }),
     async changeToolDefinition(toolName) {
       if (toolName !== KIT_CHANGED_DEFINITION.name) throw new Error(`attack kit: cannot change ${toolName}`);
       gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools({ pinned: KIT_CHANGED_DEFINITION }), clock });

@@ -14,37 +14,27 @@ export type ProposalResult = ProposeOutcome & { callId: string };
 
 /**
  * POST /proposals: records every tool call of one model response, in order, as the
- * authenticated agent's. A run another agent started is a 404 (start a new run), and
+ * authenticated agent's, in one operation (`gate.proposeResponse`). A run another agent started is a 404 (start a new run), and
  * a principal this agent may not act for is a 403: the whole response is refused.
  */
 export function proposalRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/proposals', requireAgent(services), async (c) => {
     const body = validate(ProposalsBody, await readJsonBody(c, services.bodyLimits));
-    const agent = agentOf(c);
-    const outcomes: ProposalResult[] = [];
-    for (const call of body.toolCalls) {
-      const outcome = await services.gate.propose(
-        {
-        runId: body.runId,
-        sessionId: body.sessionId,
-        principal: body.principal,
-        callId: call.id,
-        toolName: call.name,
-        arguments: call.arguments,
-        modelResponseRef: body.modelResponseRef,
-        },
-        agent,
-      );
-      if (outcome.status === 'rejected' && outcome.reason === 'run_owned_by_other_agent') {
-        throw new ApiError('not_found', `no run ${body.runId} for this agent (another agent started it); use a new run id`);
-      }
-      if (outcome.status === 'rejected' && outcome.reason === 'principal_not_allowed') {
-        throw new ApiError('forbidden', `this agent may not act for ${body.principal}`);
-      }
-      // The agent runtime is inside the trust boundary: it gets the full outcome.
-      outcomes.push({ ...outcome, callId: call.id });
+    if (body.responseRef !== undefined && body.modelResponseRef !== undefined && body.responseRef !== body.modelResponseRef) {
+      throw new ApiError('invalid_request', 'responseRef and modelResponseRef name the same field and must be equal');
     }
+    // One operation for the whole response (one transaction on SQLite and Postgres).
+    const proposed = await services.gate.proposeResponse(body, agentOf(c));
+    // Every call of a response shares its run and principal: one such refusal refuses the response.
+    if (proposed.some((o) => o.status === 'rejected' && o.reason === 'run_owned_by_other_agent')) {
+      throw new ApiError('not_found', `no run ${body.runId} for this agent (another agent started it); use a new run id`);
+    }
+    if (proposed.some((o) => o.status === 'rejected' && o.reason === 'principal_not_allowed')) {
+      throw new ApiError('forbidden', `this agent may not act for ${body.principal}`);
+    }
+    // The agent runtime is inside the trust boundary: it gets the full outcome.
+    const outcomes: ProposalResult[] = proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id }));
     return jsonResponse({ outcomes });
   });
   return routes;

@@ -1,8 +1,10 @@
 import { Readable, Writable } from 'node:stream';
+import { MemoryGateEvents } from '@countersign/core/events';
 import { Gate } from '@countersign/core/gate';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { createClient } from '@countersign/client';
 import {
+  applyLock,
   createGateway,
   type Gateway,
   type GatewayApprovalService,
@@ -11,6 +13,7 @@ import {
   type HttpFront,
   type HttpFrontOptions,
   loadGatewayConfigFile,
+  readLockFile,
   remoteGatewayGate,
   startHttpFront,
 } from '@countersign/mcp';
@@ -24,17 +27,19 @@ import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
+import { registerMcpPin } from './mcp-pin.ts';
 
 interface McpFlags {
-  config: string;
+  config?: string;
   http?: true;
 }
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
-  program
+  const mcp = program
     .command('mcp')
     .description('Run the MCP gateway on stdio: in front of the upstream MCP servers the config names, with pins, policy and call-bound approvals.')
-    .requiredOption('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
+    // Not `requiredOption`: `mcp pin` reads the same option, and commander would demand it of the parent first.
+    .option('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
     .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
     .addHelpText(
       'after',
@@ -52,7 +57,9 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
         '  approvalWaitMs: 60000\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
-        '\nOr with a Countersign server as the approval service (no store, policy or trustOnFirstUse here: the server\'s apply):\n' +
+        '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
+        '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n' +
+        '\nOr with a Countersign server as the approval service (no store, policy, trustOnFirstUse or lock here: the server\'s apply):\n' +
         '  approvalService:\n' +
         '    url: https://countersign.example.com\n' +
         '    tokenEnv: COUNTERSIGN_AGENT_TOKEN # the gateway\'s agent token, read from this env var, never from the file\n' +
@@ -61,11 +68,13 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         'then get an "approval required" result with the link; the identical retry runs once approved.\n',
     )
     .action(async (flags: McpFlags) => {
-      ctx.setExitCode(await runMcp(ctx, flags));
+      if (flags.config === undefined) throw new CliError('usage', "required option '--config <file>' not specified");
+      ctx.setExitCode(await runMcp(ctx, { ...flags, config: flags.config }));
     });
+  registerMcpPin(mcp, ctx);
 }
 
-async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
+async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string }): Promise<number> {
   const { stdin, stdout } = ctx.io;
   if (flags.http !== true && (!(stdin instanceof Readable) || !(stdout instanceof Writable))) {
     throw new CliError('usage', 'countersign mcp needs a stdin and stdout stream (it speaks MCP over stdio)');
@@ -77,7 +86,7 @@ async function runMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
   const http = flags.http === true ? httpSettings(ctx, config) : undefined;
-  const service = config.approvalService === undefined ? await embeddedService(ctx, config) : remoteService(ctx, config.approvalService);
+  const service = config.approvalService === undefined ? await embeddedService(ctx, config, log) : remoteService(ctx, config.approvalService);
   let gateway: Gateway | undefined;
   let front: HttpFront | undefined;
   let stdioClosed: Promise<void> | undefined;
@@ -122,7 +131,7 @@ interface ApprovalService {
 }
 
 /** The embedded gate on the configured store and policy (decided on `countersign serve`'s page on the same store). */
-async function embeddedService(ctx: CommandContext, config: GatewayConfig): Promise<ApprovalService> {
+async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: (line: string) => void): Promise<ApprovalService> {
   const policyFile = config.policy;
   if (policyFile === undefined) throw new CliError('config', 'the gateway configuration names no policy file');
   const policy = await loadPolicyFile(policyFile).catch((error: unknown) => {
@@ -132,6 +141,9 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig): Prom
   const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
     throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
   });
+  // Checked before the store is opened: a bad lock never creates a database.
+  const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
+  if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
   const store = await openStoreForCli(config.store);
   let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
   return {
@@ -142,7 +154,7 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig): Prom
     ],
     async open() {
       events = store.openEvents === undefined ? undefined : await store.openEvents();
-      return new Gate({
+      const gate = new Gate({
         ledger: store.ledger,
         audit: store.audit,
         definitions: store.definitions,
@@ -152,6 +164,15 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig): Prom
         keyring: master.keyring,
         events,
       });
+      if (lock?.ok === true) {
+        // Operator pins first, so nothing is served (or trusted) before the lock says what is.
+        // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
+        const pinDeps = { definitions: store.definitions, audit: store.audit, clock: () => gate.now(), events: events ?? new MemoryGateEvents() };
+        const applied = await applyLock(pinDeps, lock.entries, 'lock');
+        if (!applied.ok) throw new CliError('io', `cannot pin from ${config.lock}: ${applied.message}`);
+        if (applied.pinned.length > 0) log(`pinned ${applied.pinned.length} tool(s) from ${config.lock}`);
+      }
+      return gate;
     },
     async close() {
       await events?.close().catch(() => undefined);
@@ -191,6 +212,7 @@ function gatewayOptions(config: GatewayConfig, gate: GatewayGate) {
     elicitationWaitMs: config.elicitationWaitMs,
     progressIntervalMs: config.progressIntervalMs,
     approvalUrl: config.approvalUrl,
+    relistBeforeCall: config.relistBeforeCall,
   };
 }
 

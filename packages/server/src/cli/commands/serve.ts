@@ -298,6 +298,7 @@ async function mountedGateway(
         elicitationWaitMs: config.elicitationWaitMs,
         progressIntervalMs: config.progressIntervalMs,
         approvalUrl,
+        relistBeforeCall: config.relistBeforeCall,
       }).catch((error: unknown) => {
         throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });

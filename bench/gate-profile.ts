@@ -1,0 +1,40 @@
+/**
+ * Profiles the in-memory dispatch alone (setup excluded):
+ *   node --conditions=countersign-source bench/gate-profile.ts [200B|10KB] [ops] [out.cpuprofile]
+ * Pre-approves `ops` calls (untimed), then dispatches each once and prints µs per dispatch;
+ * with an output path, the last round's CPU profile (dispatch loop only) is written there.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { ARGUMENT_CASES } from './arguments.ts';
+import { approveCalls, newGate } from './gate-cases.ts';
+
+const label = (process.argv[2] ?? '200B').replace(/\s/g, '');
+const ops = Number(process.argv[3] ?? 20_000);
+const out = process.argv[4];
+const arg = ARGUMENT_CASES.find((a) => a.label.replace(/\s/g, '') === label);
+if (arg === undefined) throw new Error(`no argument case ${label}`);
+
+const ROUNDS = 4;
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 50 });
+for (let round = 0; round < ROUNDS; round++) {
+  const gate = newGate();
+  const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
+  const profiled = out !== undefined && round === ROUNDS - 1;
+  if (profiled) await session.post('Profiler.start');
+  const started = performance.now();
+  for (const request of requests) {
+    const outcome = await gate.dispatch(request);
+    if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
+  }
+  const us = ((performance.now() - started) * 1000) / ops;
+  if (profiled) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(out, JSON.stringify(profile));
+  }
+  console.log(`round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op${profiled ? ' (profiled)' : ''}`);
+}
+session.disconnect();

@@ -1,0 +1,54 @@
+/**
+ * Profiling driver (not part of `npm run bench`): starts the HTTP bench's server child
+ * with BENCH_SERVER_FLAGS, drives ONE flow at N clients for a while, prints round trips/s
+ * and server CPU per round trip. `node --conditions=countersign-source bench/profile-http.ts
+ * <sqlite|postgres|memory> <pd|pac|bare2|bare3> <clients> <seconds>`.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { runWorkers } from './harness.ts';
+import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { PG_URL } from './stores.ts';
+
+const [kind = 'sqlite', flowName = 'pd', clientsText = '16', secondsText = '5'] = process.argv.slice(2);
+const FLOWS: Record<string, [Flow, 'countersign' | 'bare']> = {
+  pd: [proposeDispatch, 'countersign'],
+  pac: [proposeAuthorizeComplete, 'countersign'],
+  bare2: [bareTwo, 'bare'],
+  bare3: [bareThree, 'bare'],
+};
+const [flow, server] = FLOWS[flowName]!;
+const clients = Number(clientsText);
+const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0);
+const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.url), kind === 'postgres' ? [kind, PG_URL] : [kind], {
+  execArgv: ['--conditions=countersign-source', ...flags],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number } }];
+const cpu = async () => {
+  child.send('cpu');
+  const [a] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
+  return a.cpu.user + a.cpu.system;
+};
+const client = new JsonClient(ready.ports[server], clients);
+const drive = async (ms: number) => {
+  const deadline = performance.now() + ms;
+  let n = 0;
+  await runWorkers(clients, async (w) => {
+    for (let i = 0; performance.now() < deadline; i++) {
+      await flow(client, `c-${i}`, `r-${ms}-${w}`);
+      n++;
+    }
+  });
+  return n;
+};
+await drive(1000);
+const c0 = await cpu();
+const t0 = performance.now();
+const n = await drive(Number(secondsText) * 1000);
+const s = (performance.now() - t0) / 1000;
+const used = (await cpu()) - c0;
+console.log(`${kind} ${flowName} ${clients} clients: ${(n / s).toFixed(0)} rt/s, server CPU ${(used / n).toFixed(0)} µs/rt`);
+client.close();
+child.send('stop');
+await once(child, 'exit');

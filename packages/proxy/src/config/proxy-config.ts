@@ -1,0 +1,85 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { describeZodIssues, parseConfigText, readConfigFile } from '@countersign/core/config';
+import { z } from 'zod';
+
+/** Where the embedded approval service keeps its ledger: the same store `countersign serve` and the MCP gateway use. */
+export type ProxyStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'; connectionString: string; schema?: string | undefined };
+
+/** A proxy configuration file, checked, with its paths resolved against the file's folder. Secrets are named, never held. */
+export interface ProxyConfig {
+  upstream: {
+    baseUrl: string;
+    /** The environment variable holding the upstream API key (never the file, never the agent). */
+    apiKeyEnv: string;
+    headers?: Record<string, string> | undefined;
+  };
+  /** The policy file (absolute path). */
+  policy: string;
+  store: ProxyStore;
+  /** The principal of requests that name none (`x-countersign-principal`). */
+  principal?: string | undefined;
+  trustOnFirstUse: boolean;
+  listen: { host: string; port: number };
+  maxBodyBytes?: number | undefined;
+}
+
+export const DEFAULT_PROXY_STORE_PATH = '.countersign/countersign.sqlite';
+
+const id = z.string().trim().min(1).max(200);
+
+const schema = z.strictObject({
+  upstream: z.strictObject({
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('OPENAI_API_KEY'),
+    headers: z.record(z.string(), z.string()).optional(),
+  }),
+  policy: z.string().min(1),
+  store: z
+    .union([
+      z.strictObject({ sqlite: z.string().min(1) }),
+      z.strictObject({ databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string'), pgSchema: id.optional() }),
+    ])
+    .optional(),
+  principal: id.optional(),
+  trustOnFirstUse: z.boolean().default(false),
+  listen: z
+    .strictObject({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65_535).default(8788) })
+    .default({ host: '127.0.0.1', port: 8788 }),
+  maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).optional(),
+});
+
+export type ProxyConfigResult = { ok: true; config: ProxyConfig } | { ok: false; problems: string[] };
+
+/** Checks a parsed configuration value; relative paths are taken from `baseDir` (the file's folder). */
+export function parseProxyConfig(value: unknown, baseDir: string): ProxyConfigResult {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
+  const c = parsed.data;
+  const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
+  const store: ProxyStore =
+    c.store === undefined || 'sqlite' in c.store
+      ? { kind: 'sqlite', path: at(c.store?.sqlite ?? DEFAULT_PROXY_STORE_PATH) }
+      : { kind: 'postgres', connectionString: c.store.databaseUrl, schema: c.store.pgSchema };
+  return {
+    ok: true,
+    config: {
+      upstream: { baseUrl: c.upstream.baseUrl, apiKeyEnv: c.upstream.apiKeyEnv, headers: c.upstream.headers },
+      policy: at(c.policy),
+      store,
+      principal: c.principal,
+      trustOnFirstUse: c.trustOnFirstUse,
+      listen: c.listen,
+      maxBodyBytes: c.maxBodyBytes,
+    },
+  };
+}
+
+/** Reads and checks a proxy configuration file (.yaml, .yml or .json) with core's strict reader. Never throws. */
+export async function loadProxyConfigFile(path: string): Promise<ProxyConfigResult> {
+  const file = await readConfigFile(path, 'proxy configuration');
+  if (!file.ok) return { ok: false, problems: [file.problem] };
+  const parsed = parseConfigText(file.text, file.format);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems.map((p) => `${path}: ${p}`) };
+  const checked = parseProxyConfig(parsed.value, dirname(path));
+  return checked.ok ? checked : { ok: false, problems: checked.problems.map((p) => `${path}: ${p}`) };
+}

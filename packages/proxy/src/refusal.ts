@@ -1,0 +1,36 @@
+/**
+ * An error as OpenAI-compatible clients read it: `{ error: { message, type, code, param } }`.
+ * Countersign's refusals carry `type: 'countersign_refused'` and the reason as `code`; the
+ * details callers inside the trust boundary branch on sit under `countersign`.
+ */
+export interface ProxyError {
+  status: 400 | 401 | 403 | 404 | 413 | 502 | 503;
+  type: 'countersign_refused' | 'invalid_request_error' | 'authentication_error' | 'countersign_upstream_error';
+  code: string;
+  message: string;
+  param?: string | null | undefined;
+  countersign?: Record<string, unknown> | undefined;
+}
+
+export interface ProxyErrorBody {
+  error: { message: string; type: string; code: string; param: string | null; countersign?: Record<string, unknown> };
+}
+
+export function errorBody(error: ProxyError): ProxyErrorBody {
+  const body: ProxyErrorBody = { error: { message: error.message, type: error.type, code: error.code, param: error.param ?? null } };
+  if (error.countersign !== undefined) body.error.countersign = error.countersign;
+  return body;
+}
+
+export function errorResponse(error: ProxyError): Response {
+  return new Response(JSON.stringify(errorBody(error)), { status: error.status, headers: { 'content-type': 'application/json' } });
+}
+
+/** A refusal by a check: 503 when the store could not answer (retrying may help), 403 otherwise. */
+export function refused(code: string, message: string, param?: string, countersign?: Record<string, unknown>): ProxyError {
+  return { status: code === 'store_unavailable' ? 503 : 403, type: 'countersign_refused', code, message, param, countersign };
+}
+
+export function invalidRequest(code: string, message: string, param?: string): ProxyError {
+  return { status: 400, type: 'invalid_request_error', code, message, param };
+}

@@ -1,0 +1,4 @@
+export { runAgent, type Misbehavior, type RunOutcome, type RuntimeOptions } from './agent-runtime.ts';
+export { ciServer, FAILING_RUNS } from './ci-server.ts';
+export { fakeGate } from './fake-gate.ts';
+export { type ReceivedRequest, type ScriptedCall, type ScriptedModel, type ScriptedTurn, startScriptedModel } from './scripted-model.ts';

@@ -1,0 +1,54 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startScriptedModel } from '@countersign/proxy/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo, runCaptured } from './testing/capture-io.ts';
+import { runCli } from './run-cli.ts';
+
+const AGENT_TOKEN = 'proxy-cli-agent-token-0123456789abcdef0123';
+const POLICY = 'version: 1\nrules:\n  - id: runs\n    tool: list_workflow_runs\n    verdict: allow\n';
+
+describe('countersign proxy --config --auth', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-proxy-cli-')));
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    writeFileSync(join(dir, 'auth.yaml'), 'agents:\n  - name: runtime\n    token: env:AGENT_TOKEN\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses to start without the upstream key in the environment', async () => {
+    writeFileSync(join(dir, 'proxy.yaml'), 'upstream: { baseUrl: "http://127.0.0.1:9/v1" }\npolicy: ./policy.yaml\nlisten: { port: 0 }\n');
+    const run = await runCaptured(['proxy', '--config', 'proxy.yaml', '--auth', 'auth.yaml'], { cwd: dir, env: { AGENT_TOKEN } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('OPENAI_API_KEY must hold the upstream API key');
+  });
+
+  it('serves the proxy on the store: the agent token in, the upstream key out, calls recorded', async () => {
+    const model = await startScriptedModel(() => ({ toolCalls: [{ id: 'call_1', name: 'list_workflow_runs', arguments: '{}' }] }));
+    writeFileSync(join(dir, 'proxy.yaml'), `upstream: { baseUrl: "${model.baseUrl}" }\npolicy: ./policy.yaml\nprincipal: alice\ntrustOnFirstUse: true\nlisten: { port: 0 }\n`);
+    const stop = new AbortController();
+    const captured = captureIo({ cwd: dir, env: { AGENT_TOKEN, OPENAI_API_KEY: 'sk-upstream' }, signal: stop.signal });
+    const exited = runCli(['proxy', '--config', 'proxy.yaml', '--auth', 'auth.yaml'], captured.io);
+    try {
+      let baseUrl: string | undefined;
+      for (let i = 0; i < 200 && baseUrl === undefined; i++) {
+        baseUrl = /base URL (http:\/\/\S+)/.exec(captured.stderr())?.[1];
+        if (baseUrl === undefined) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(baseUrl, captured.stderr()).toBeDefined();
+      const response = await fetch(`${baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${AGENT_TOKEN}`, 'x-countersign-run': 'cli-run', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(model.received[0]?.authorization).toBe('Bearer sk-upstream');
+    } finally {
+      stop.abort();
+      expect(await exited).toBe(0);
+      await model.close();
+    }
+  });
+});
