@@ -1,9 +1,24 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { CheckRelayedRequest, RegisterToolsOutcome, RelayCheckOutcome } from '@countersign/core/gate';
-import { AuthorizeBody, AuthorizeOutcomeSchema, CallStatusSchema, CompleteBody, CompleteOutcomeSchema, ProposalsResponse, RegisterToolsResponse, RelayCheckOutcomeSchema, RelayedBody, TokenResponse, ToolsBody } from '@countersign/core/wire';
+import type { CheckRelayedRequest, RecordedCallRequest, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import {
+  AuthorizeBody,
+  AuthorizeOutcomeSchema,
+  CallStatusSchema,
+  CompleteBody,
+  CompleteOutcomeSchema,
+  ProposalsResponse,
+  RecordedCallBody,
+  RegisterToolsResponse,
+  RelayCheckOutcomeSchema,
+  RelayedBody,
+  TokenResponse,
+  ToolAdmissionBody,
+  ToolAdmissionSchema,
+  ToolsBody,
+} from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused } from './refusals.ts';
+import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -35,6 +50,18 @@ export interface CountersignClient extends GatePort {
    * a person approves it. Not part of `GatePort`: an in-process gate's tools are its own.
    */
   registerTools(definitions: readonly ToolDefinition[]): Promise<RegisterToolsOutcome>;
+  /**
+   * Whether this agent's registered tool may be shown and called now (POST
+   * /api/v1/tools/admission): what an MCP gateway asks for each tool it lists. A tool of
+   * another agent, or none, is `unknown_tool`.
+   */
+  admitTool(toolName: string): Promise<ToolAdmission>;
+  /**
+   * Checks 3 and 4 (POST /api/v1/authorize/recorded): authorizes the recorded model call
+   * of this agent's run that the call about to be made claims to be. Sent once, never
+   * retried, like `authorize`.
+   */
+  authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
 }
 
 /**
@@ -91,6 +118,27 @@ export function createClient(options: ClientOptions): CountersignClient {
       const answer = await send(http, { method: 'PUT', path: '/api/v1/tools', body: checked.data, idempotent: true });
       if (!answer.ok) return registerRefused(answer);
       return { ok: true, tools: parseBody(RegisterToolsResponse, answer).tools };
+    },
+
+    async admitTool(toolName: string): Promise<ToolAdmission> {
+      const checked = ToolAdmissionBody.safeParse({ toolName });
+      if (!checked.success) return { ok: false, toolName, reason: 'unknown_tool', message: 'not a tool name' };
+      // Not idempotent in effect (a changed definition opens its review once), but asking twice is harmless: retried.
+      const answer = await send(http, { method: 'POST', path: '/api/v1/tools/admission', body: checked.data, idempotent: true });
+      if (!answer.ok) return admissionRefused(toolName, answer);
+      return parseBody(ToolAdmissionSchema, answer);
+    },
+
+    async authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome> {
+      const checked = RecordedCallBody.safeParse(withoutUndefined(jsonCopy(request) ?? {}));
+      if (!checked.success) {
+        const where = checked.error.issues[0]?.path.map(String).join('.') ?? 'request';
+        return { status: 'not_approved', reason: where === 'arguments' ? 'invalid_arguments' : 'malformed', message: `${where}: ${checked.error.issues[0]?.message ?? 'invalid'}` };
+      }
+      // Never retried: it consumes the approval (see authorize).
+      const answer = await send(http, { method: 'POST', path: '/api/v1/authorize/recorded', body: checked.data, idempotent: false });
+      if (!answer.ok) return authorizeRefused(undefined, answer);
+      return parseBody(AuthorizeOutcomeSchema, answer);
     },
 
     async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {

@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
-import type { RegisterToolsOutcome, RelayCheckOutcome } from '@countersign/core/gate';
+import type { RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -27,7 +27,7 @@ function proposeReason(answer: Refused): Extract<ProposeOutcome, { status: 'reje
   throw unexpected(answer);
 }
 
-export function authorizeRefused(proposalId: string, answer: Refused): AuthorizeOutcome {
+export function authorizeRefused(proposalId: string | undefined, answer: Refused): AuthorizeOutcome {
   // The same answer whether the call does not exist or is another agent's.
   if (answer.status === 404 && answer.code === 'not_found') {
     return { status: 'not_approved', reason: 'unknown_call', message: answer.message, proposalId };
@@ -59,6 +59,13 @@ export function registerRefused(answer: Refused): RegisterToolsOutcome {
     return { ok: false, reason: answer.code, message: answer.message };
   }
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+export function admissionRefused(toolName: string, answer: Refused): ToolAdmission {
+  // The same answer whether no tool has the name or another agent registered it.
+  if (answer.status === 404 && answer.code === 'not_found') return { ok: false, toolName, reason: 'unknown_tool', message: answer.message };
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, toolName, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);
 }
 

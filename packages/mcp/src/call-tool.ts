@@ -1,25 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalizeArguments } from '@countersign/core/canonical';
-import type { GatePort, Grant, ProposeOutcome } from '@countersign/core/gate';
+import type { Grant, ProposeOutcome } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCatalogue } from './catalogue.ts';
+import { GatewayError, type ToolCatalogue } from './catalogue.ts';
 import type { ToolNaming } from './names.ts';
+import { type ApprovalChannel, type ApprovalSettings, awaitApproval } from './await-approval.ts';
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
 
 /** Who a call is made for, and the gateway's settings for calls. */
-export interface CallContext {
-  port: GatePort;
+export interface CallContext extends ApprovalSettings {
   catalogue: ToolCatalogue;
   naming: ToolNaming;
   upstreams: ReadonlyMap<string, Upstream>;
   runId: string;
   sessionId: string;
   principal: string;
-  /** How long a call that needs approval waits for the decision before answering "approval required". */
-  approvalWaitMs: number;
-  approvalUrl?: string | undefined;
   /** Strict mode: list the tool's upstream again before each call (else only when `catalogue.beforeCall` says so). */
   relistBeforeCall: boolean;
   /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
@@ -31,7 +28,14 @@ export interface CallContext {
  * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
  * arguments from the grant), and its raw result is recorded with `complete`.
  */
-export async function callTool(ctx: CallContext, toolName: string, args: Record<string, unknown>, meta?: unknown, headerRun?: string): Promise<CallToolResult> {
+export async function callTool(
+  ctx: CallContext,
+  toolName: string,
+  args: Record<string, unknown>,
+  meta?: unknown,
+  headerRun?: string,
+  channel: ApprovalChannel = {},
+): Promise<CallToolResult> {
   const target = recordedTarget(ctx.recorded, toolName, meta, headerRun);
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
@@ -41,10 +45,12 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
     try {
       await listing;
     } catch (error) {
-      return refusalResult({ reason: 'upstream_unavailable', message: errorText(error), toolName });
+      // The approval service refusing the listing (another agent's tool name) is not an upstream outage.
+      const reason = error instanceof GatewayError && error.code === 'registration_refused' ? 'registration_refused' : 'upstream_unavailable';
+      return refusalResult({ reason, message: errorText(error), toolName });
     }
   }
-  if (target !== undefined) return callRecorded(ctx, toolName, args, target);
+  if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
   const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args));
   if (proposed.status === 'allowed') {
     const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
@@ -52,12 +58,12 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
     if (first.status !== 'not_approved' || first.reason !== 'already_consumed') return refuseAuthorize(first, toolName);
     // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
     const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`);
-    if (again.status === 'approval_required') return awaitApproval(ctx, again, toolName);
+    if (again.status === 'approval_required') return approveThenRun(ctx, again, toolName, channel);
     if (again.status !== 'allowed') return refusePropose(ctx, again, toolName);
     const second = await ctx.port.authorize({ proposalId: again.proposalId });
     return second.status === 'authorized' ? forward(ctx, second.grant) : refuseAuthorize(second, toolName);
   }
-  if (proposed.status === 'approval_required') return awaitApproval(ctx, proposed, toolName);
+  if (proposed.status === 'approval_required') return approveThenRun(ctx, proposed, toolName, channel);
   return refusePropose(ctx, proposed, toolName);
 }
 
@@ -65,43 +71,29 @@ export async function callTool(ctx: CallContext, toolName: string, args: Record<
  * Checks 3 and 4: the call must be a recorded, undispatched model call of the run (the
  * client's call id selects it). What runs is that recorded call, with the ledger's arguments.
  */
-async function callRecorded(ctx: CallContext, toolName: string, args: Record<string, unknown>, target: { runId: string; callId?: string | undefined }): Promise<CallToolResult> {
+async function callRecorded(
+  ctx: CallContext,
+  toolName: string,
+  args: Record<string, unknown>,
+  target: { runId: string; callId?: string | undefined },
+  channel: ApprovalChannel,
+): Promise<CallToolResult> {
   const outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
   if (outcome.status === 'authorized') return forward(ctx, outcome.grant);
-  if (outcome.status === 'approval_required') return awaitApproval(ctx, outcome, toolName);
+  if (outcome.status === 'approval_required') return approveThenRun(ctx, outcome, toolName, channel);
   if (outcome.status === 'not_approved' && outcome.reason === 'missing' && outcome.proposalId !== undefined) {
     // Approved while no token was presented (the gateway holds none yet): fetch it for that request and authorize.
     const status = await ctx.port.callStatus(outcome.proposalId);
     const request = status.ok ? status.call.request : undefined;
-    if (request !== undefined) return awaitApproval(ctx, { proposalId: outcome.proposalId, requestId: request.requestId }, toolName);
+    if (request !== undefined) return approveThenRun(ctx, { proposalId: outcome.proposalId, requestId: request.requestId }, toolName, channel);
   }
   return refuseAuthorize(outcome, toolName);
 }
 
-async function awaitApproval(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string): Promise<CallToolResult> {
-  const waited = await ctx.port.waitForDecision(proposed.requestId, { timeoutMs: ctx.approvalWaitMs });
-  const ids = { toolName, proposalId: proposed.proposalId, requestId: proposed.requestId };
-  if (!waited.ok) return refusalResult({ ...ids, reason: waited.reason, message: waited.message });
-  if (waited.status === 'pending') {
-    return refusalResult({
-      ...ids,
-      reason: 'approval_required',
-      message: 'this call waits for a person to approve it',
-      approvalUrl: approvalLink(ctx.approvalUrl, proposed.requestId),
-    });
-  }
-  if (waited.status === 'consumed') return refusalResult({ ...ids, reason: 'already_consumed', message: 'this approved call already ran; an approval is used once' });
-  if (waited.status !== 'approved' && waited.status !== 'edited') {
-    return refusalResult({ ...ids, reason: `approval_${waited.status}`, message: `the approval request is ${waited.status}` });
-  }
-  // An approver who edited the call approved the edited call: that one runs, with its own request.
-  const requestId = waited.status === 'edited' ? waited.editedRequestId : proposed.requestId;
-  const proposalId = waited.status === 'edited' ? waited.editedProposalId : proposed.proposalId;
-  if (requestId === undefined || proposalId === undefined) return refusalResult({ ...ids, reason: 'not_approved', message: 'the edited call was not found' });
-  const token = await ctx.port.token(requestId);
-  if (!token.ok) return refusalResult({ ...ids, reason: token.reason === 'not_approved' ? `approval_${token.status ?? 'pending'}` : token.reason, message: token.message });
-  const authorized = await ctx.port.authorize({ proposalId, token: token.token });
-  return authorized.status === 'authorized' ? forward(ctx, authorized.grant) : refuseAuthorize(authorized, toolName);
+/** Waits for the decision (see await-approval.ts) and runs the approved call. */
+async function approveThenRun(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string, channel: ApprovalChannel): Promise<CallToolResult> {
+  const approved = await awaitApproval(ctx, proposed, toolName, channel);
+  return approved.ok ? forward(ctx, approved.grant) : approved.result;
 }
 
 /** Runs the ledger's call upstream and records its raw result. */

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   CompleteRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -14,8 +17,11 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import { CompletionRelay } from './completions.ts';
@@ -47,6 +53,10 @@ export interface GatewayOptions {
   namespaced?: boolean | undefined;
   /** How long a `tools/call` that needs approval waits for the decision. Default 0 (answer at once). */
   approvalWaitMs?: number | undefined;
+  /** How long a call waits once the client's user opened the approval page (URL elicitation). Default 10 minutes. */
+  elicitationWaitMs?: number | undefined;
+  /** How often a call waiting for approval sends `notifications/progress` (when the client sent a progress token). Default 5 s. */
+  progressIntervalMs?: number | undefined;
   /** Base URL of the approval pages, for the link in "approval required" results. */
   approvalUrl?: string | undefined;
   /**
@@ -64,6 +74,12 @@ export interface Gateway {
   connect(transport: Transport): Promise<Server>;
   /** The tools served now: listed upstream, registered, admitted by their pins, and not denied to the principal whatever the arguments. */
   listTools(): Promise<ServedTool[]>;
+  /**
+   * One `tools/call` through the gate, for a front that is not a 1.x SDK `Server` (the
+   * 2026-07-28 front). Undefined when no upstream serves the name (a JSON-RPC error, not a refusal).
+   * `headerRun` is the run named in the request's `x-countersign-run` header, if any.
+   */
+  callTool(name: string, args: Record<string, unknown>, meta?: unknown, channel?: ApprovalChannel, headerRun?: string): Promise<CallToolResult | undefined>;
   close(): Promise<void>;
 }
 
@@ -128,6 +144,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessionId: options.sessionId ?? `mcp-session-${randomUUID()}`,
     principal: options.principal,
     approvalWaitMs: options.approvalWaitMs ?? 0,
+    elicitationWaitMs: options.elicitationWaitMs ?? DEFAULT_ELICITATION_WAIT_MS,
+    progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? false,
     recorded: {
@@ -145,7 +163,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
         // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.
-        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers));
+        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers), approvalChannel(server, extra));
       });
       if (prompts.available) {
         server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));
@@ -163,6 +181,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return server;
     },
     listTools: visibleTools,
+    callTool: async (name, args, meta, channel, headerRun) => (naming.parse(name) === undefined ? undefined : callTool(context, name, args, meta, headerRun, channel)),
     async close() {
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
@@ -170,7 +189,34 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
+const DEFAULT_ELICITATION_WAIT_MS = 600_000;
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What this client can be offered while its call waits for approval (see `ApprovalChannel`). */
+function approvalChannel(server: Server, extra: CallExtra): ApprovalChannel {
+  const progressToken = extra._meta?.progressToken;
+  // Only a client that declared it gets a URL elicitation (2025-11-25); the SDK refuses to send one otherwise.
+  const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;
+  return {
+    signal: extra.signal,
+    progress:
+      progressToken === undefined
+        ? undefined
+        : (progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+    elicitUrl: urlElicitation
+      ? async (params, timeoutMs) => {
+          // Sent as part of the tools/call (related request): over Streamable HTTP it rides the call's own stream.
+          const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'url', ...params } }, ElicitResultSchema, { timeout: timeoutMs, signal: extra.signal });
+          return answer.action;
+        }
+      : undefined,
+    completeElicitation: urlElicitation ? (elicitationId) => extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } }) : undefined,
+  };
+}
+
 /** Exactly the pinned definition, nothing else the upstream sent (no unpinned field reaches the model). */
-function servedTool(tool: ServedTool): Tool {
+export function servedTool(tool: ServedTool): Tool {
   return { ...tool.definition, inputSchema: (tool.definition.inputSchema ?? { type: 'object' }) as Tool['inputSchema'] } as Tool;
 }

@@ -1,6 +1,8 @@
 export {
   DEFAULT_GATEWAY_STORE_PATH,
+  type GatewayApprovalService,
   type GatewayConfig,
+  type GatewayConfigMode,
   type GatewayConfigResult,
   type GatewayHttpConfig,
   type GatewayStore,
@@ -11,11 +13,14 @@ export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
 export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
-export type { GatewayGate } from './gateway-gate.ts';
+export { type GatewayGate, remoteGatewayGate } from './gateway-gate.ts';
+export { type ApprovalChannel, type ApprovalOutcome, type ApprovalSettings, awaitApproval } from './await-approval.ts';
 export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
 export { CALL_ID_META, type CallMode, RUN_HEADER, RUN_ID_META, type RecordedSettings, recordedTarget, runFromHeaders } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+export { type GatewayWebHandler, type GatewayWebHandlerOptions, gatewayWebHandler } from './web-front.ts';
+export { type ModernFront, type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
 export { applyLock, type GatewayLock, LOCKFILE_VERSION, type LockResult, lockText, lockUpstreams, parseLock, readLockFile } from './lock.ts';
 export { CompletionRelay } from './completions.ts';
 export { PromptRelay } from './prompts.ts';

@@ -38,4 +38,13 @@ describe('admitTool: may a listed tool be shown now (a gateway hides it otherwis
     const review = await f.gate.approvals.view(refused.ok ? '' : refused.reviewRequestId!);
     expect(review.ok).toBe(true);
   });
+
+  it("asked for an agent, another agent's tool is unknown_tool (its review is neither shown nor opened)", async () => {
+    const f = makeGateFixture({ definitions: new MemoryDefinitionStore(), tools: {} });
+    await f.gate.registerTools([V1], AGENT);
+    const before = (await f.gate.auditLog.read()).length;
+    expect(await f.gate.admitTool('transfer', { id: 'rival' })).toEqual({ ok: false, toolName: 'transfer', reason: 'unknown_tool', message: 'no tool named transfer is registered' });
+    expect(await f.gate.auditLog.read()).toHaveLength(before); // no review opened, nothing recorded
+    expect(await f.gate.admitTool('transfer', AGENT)).toMatchObject({ ok: false, reason: 'definition_mismatch', reviewRequestId: expect.any(String) });
+  });
 });

@@ -1,4 +1,5 @@
 import { admitDefinition } from './admit-definition.ts';
+import type { Agent } from './agent.ts';
 import type { GateDeps } from './config.ts';
 
 export type ToolAdmission =
@@ -18,11 +19,20 @@ export type ToolAdmission =
  * as propose: a changed definition moves the pin, opens its review and is audited, so a
  * change first seen on a listing is handled exactly like one first seen on a call.
  * Never throws: a store outage answers `store_unavailable` (the caller hides the tool).
+ *
+ * With `agent` (a remote gateway asking over HTTP), a tool another agent registered is
+ * `unknown_tool`, exactly like one nobody registered: an agent learns nothing of another
+ * agent's tools, and cannot open or move their reviews by asking.
  */
-export async function admitTool(deps: GateDeps, toolName: string): Promise<ToolAdmission> {
+export async function admitTool(deps: GateDeps, toolName: string, agent?: Agent): Promise<ToolAdmission> {
+  const unknown: ToolAdmission = { ok: false, toolName, reason: 'unknown_tool', message: `no tool named ${toolName} is registered` };
   try {
+    if (agent !== undefined) {
+      const registration = await deps.definitions.getRegistration(toolName);
+      if (registration !== undefined && registration.agent !== agent.id) return unknown;
+    }
     const entry = await deps.catalog.resolve(toolName);
-    if (entry === undefined) return { ok: false, toolName, reason: 'unknown_tool', message: `no tool named ${toolName} is registered` };
+    if (entry === undefined) return unknown;
     const admitted = await admitDefinition(deps, entry);
     if (admitted.ok) return { ok: true, toolName, definitionDigest: entry.definitionDigest };
     return { ok: false, toolName, reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId };

@@ -88,10 +88,11 @@ export class Gate {
 
   /**
    * Whether `toolName`'s current definition is trusted now: a gateway hides a tool that
-   * is not. A changed definition opens its review here, as it would on a call.
+   * is not. A changed definition opens its review here, as it would on a call. With
+   * `agent`, another agent's tool is `unknown_tool` (see admit-tool.ts).
    */
-  admitTool(toolName: string): Promise<ToolAdmission> {
-    return admitTool(this.deps, toolName);
+  admitTool(toolName: string, agent?: Agent): Promise<ToolAdmission> {
+    return admitTool(this.deps, toolName, agent);
   }
 
   /**

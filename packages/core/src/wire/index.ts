@@ -17,5 +17,19 @@ export {
   RequestStatusResponse,
   TokenRejectionSchema,
   TokenResponse,
+  ToolAdmissionSchema,
 } from './outcomes.ts';
-export { AuthorizeBody, CompleteBody, CompletionSchema, DispatchBody, GrantSchema, Id, ProposalsBody, RelayedBody, TokenText, ToolsBody } from './requests.ts';
+export {
+  AuthorizeBody,
+  CompleteBody,
+  CompletionSchema,
+  DispatchBody,
+  GrantSchema,
+  Id,
+  ProposalsBody,
+  RecordedCallBody,
+  RelayedBody,
+  TokenText,
+  ToolAdmissionBody,
+  ToolsBody,
+} from './requests.ts';

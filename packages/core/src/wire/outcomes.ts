@@ -131,6 +131,18 @@ export const RegisterToolsResponse = z.object({
   tools: z.array(z.object({ name: Id, definitionDigest: z.string().regex(/^[0-9a-f]{64}$/) })).max(256),
 });
 
+/** POST /tools/admission: the tool's admission (`ToolAdmission`); another agent's tool is a 404. */
+export const ToolAdmissionSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), toolName: Id, definitionDigest: Digest.optional() }),
+  z.object({
+    ok: z.literal(false),
+    toolName: Id,
+    reason: z.enum(['unknown_tool', 'definition_mismatch']),
+    message: Message,
+    reviewRequestId: Id.optional(),
+  }),
+]);
+
 /** POST /runs/:runId/relayed: the check's answer (`RelayCheckOutcome`); `invalid_request` and `store_unavailable` come as HTTP errors. */
 export const RelayCheckOutcomeSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), checked: z.number().int().nonnegative() }),

@@ -49,6 +49,24 @@ export const AuthorizeBody = z
   })
   .strict();
 
+/**
+ * POST /authorize/recorded (`RecordedCallRequest`): checks 3 and 4 for a runtime that has
+ * only the call it is about to make (an MCP gateway's `tools/call`), not the proposal id.
+ */
+export const RecordedCallBody = z
+  .object({
+    runId: Id,
+    callId: Id.optional(),
+    toolName: Id,
+    arguments: z.unknown(),
+    principal: Id.optional(),
+    token: TokenText.optional(),
+  })
+  .strict();
+
+/** POST /tools/admission: may the agent's registered tool be shown and called now (its pin decides). */
+export const ToolAdmissionBody = z.object({ toolName: Id }).strict();
+
 /** Dispatch takes the same body as authorize: it is authorize + run + complete. */
 export const DispatchBody = AuthorizeBody;
 

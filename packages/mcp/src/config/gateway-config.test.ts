@@ -29,6 +29,16 @@ describe('gateway configuration', () => {
     expect(both).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: .*trustOnFirstUse/)] });
   });
 
+  it('refuses a lock where the gateway has no store of its own to pin in (a remote approval service, or mounted on serve)', () => {
+    const { policy: _policy, ...remote } = MINIMAL;
+    const withService = parseGatewayConfig({ ...remote, lock: 'mcp.lock.json', approvalService: { url: 'https://a.example' } }, '/x');
+    expect(withService).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: not used with approvalService: .*countersign tools pin/)] });
+    const mounted = parseGatewayConfig({ ...remote, lock: 'mcp.lock.json' }, '/x', 'mounted');
+    expect(mounted).toMatchObject({ ok: false, problems: [expect.stringMatching(/^lock: not used when `countersign serve` mounts the gateway/)] });
+    // relistBeforeCall is the gateway's own: kept in every mode.
+    expect(parseGatewayConfig({ ...remote, relistBeforeCall: true }, '/x', 'mounted')).toMatchObject({ ok: true, config: { relistBeforeCall: true } });
+  });
+
   it('takes a Postgres store, an HTTP upstream and recorded mode', () => {
     const parsed = parseGatewayConfig(
       {
@@ -63,6 +73,26 @@ describe('gateway configuration', () => {
     expect(parsed.ok).toBe(false);
     const text = parsed.ok ? '' : parsed.problems.join('\n');
     for (const fragment of ['upstreams[0].name', 'upstreams[1]', 'upstreams[3].name', 'approvalWaitMs', 'calls', 'extra']) expect(text).toContain(fragment);
+  });
+
+  it('approvalService: a Countersign server instead of the embedded gate; its token only from the environment', () => {
+    const { policy: _policy, ...remote } = MINIMAL;
+    const parsed = parseGatewayConfig({ ...remote, approvalService: { url: 'https://approvals.example' } }, '/x');
+    expect(parsed).toMatchObject({ ok: true, config: { approvalService: { url: 'https://approvals.example', tokenEnv: 'COUNTERSIGN_AGENT_TOKEN' }, approvalUrl: 'https://approvals.example' } });
+    expect(parsed.ok && parsed.config.policy).toBeUndefined();
+    const problems = (value: unknown) => {
+      const result = parseGatewayConfig(value, '/x');
+      return result.ok ? [] : result.problems;
+    };
+    // The token itself is never read from the file.
+    expect(problems({ ...remote, approvalService: { url: 'https://a.example', token: 'secret-in-a-file' } }).join()).toMatch(/token/);
+    expect(problems({ ...remote, approvalService: { url: 'https://a.example', tokenEnv: 'not an env name' } }).join()).toMatch(/environment variable/);
+    expect(problems({ ...remote, approvalService: { url: 'file:///etc/passwd' } })).not.toEqual([]);
+    // One approval service: the server's policy and store apply, not the file's.
+    expect(problems({ ...MINIMAL, approvalService: { url: 'https://a.example' } }).join()).toMatch(/policy: not used with approvalService/);
+    expect(problems({ ...remote, store: { sqlite: 'x.sqlite' }, approvalService: { url: 'https://a.example' } }).join()).toMatch(/store: not used/);
+    expect(problems({ ...remote, trustOnFirstUse: true, approvalService: { url: 'https://a.example' } }).join()).toMatch(/trustOnFirstUse: not used/);
+    expect(problems(remote).join()).toMatch(/policy file is required/);
   });
 
   it('reads YAML strictly (duplicate keys refused) and refuses an unknown extension', async () => {

@@ -11,9 +11,15 @@ export type GatewayStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'
 /** A gateway configuration file, checked and with its paths resolved against the file's folder. */
 export interface GatewayConfig {
   upstreams: UpstreamConfig[];
-  /** The policy file (absolute path). Required: a gateway has no example policy to fall back on. */
-  policy: string;
+  /**
+   * The policy file (absolute path) of the embedded approval service. Required unless
+   * `approvalService` names a Countersign server (whose policy then applies).
+   */
+  policy?: string | undefined;
+  /** The embedded approval service's store (unused with `approvalService`). */
   store: GatewayStore;
+  /** A Countersign server as the approval service, in place of the embedded one. */
+  approvalService?: GatewayApprovalService | undefined;
   principal: string;
   agent: string;
   /** `direct` (the tools/call is the proposal) or `recorded` (checks 3 and 4 against the run's recorded model calls). */
@@ -22,6 +28,10 @@ export interface GatewayConfig {
   sessionId?: string | undefined;
   namespaced?: boolean | undefined;
   approvalWaitMs: number;
+  /** How long a call waits once the client's user opened the approval page (URL elicitation). */
+  elicitationWaitMs?: number | undefined;
+  /** How often a waiting call sends `notifications/progress`. */
+  progressIntervalMs?: number | undefined;
   approvalUrl?: string | undefined;
   trustOnFirstUse: boolean;
   /**
@@ -33,6 +43,12 @@ export interface GatewayConfig {
   relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
+}
+
+/** A remote approval service: the server's base URL, and the env var holding the gateway's agent token (never the file). */
+export interface GatewayApprovalService {
+  url: string;
+  tokenEnv: string;
 }
 
 export interface GatewayHttpConfig {
@@ -62,7 +78,9 @@ const httpUpstream = z.strictObject({
   headers: stringMap.optional(),
 });
 
-const schema = z.strictObject({
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable');
+
+const fields = z.strictObject({
   upstreams: z
     .array(z.union([stdioUpstream, httpUpstream]))
     .min(1)
@@ -75,7 +93,13 @@ const schema = z.strictObject({
         seen.add(u.name);
       });
     }),
-  policy: z.string().min(1),
+  policy: z.string().min(1).optional(),
+  approvalService: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      tokenEnv: envName.default('COUNTERSIGN_AGENT_TOKEN'),
+    })
+    .optional(),
   store: z
     .union([
       z.strictObject({ sqlite: z.string().min(1) }),
@@ -90,8 +114,10 @@ const schema = z.strictObject({
   namespaced: z.boolean().optional(),
   // An hour at most: a tools/call that waits longer is better answered "approval required".
   approvalWaitMs: z.number().int().min(0).max(3_600_000).default(0),
+  elicitationWaitMs: z.number().int().min(0).max(3_600_000).optional(),
+  progressIntervalMs: z.number().int().min(100).max(60_000).optional(),
   approvalUrl: z.url({ protocol: /^https?$/ }).optional(),
-  trustOnFirstUse: z.boolean().default(false),
+  trustOnFirstUse: z.boolean().optional(),
   lock: z.string().min(1).optional(),
   relistBeforeCall: z.boolean().default(false),
   http: z
@@ -99,18 +125,52 @@ const schema = z.strictObject({
       host: z.string().min(1).default('127.0.0.1'),
       port: z.number().int().min(0).max(65_535),
       path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be an absolute URL path').default('/mcp'),
-      tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('COUNTERSIGN_MCP_TOKEN'),
+      tokenEnv: envName.default('COUNTERSIGN_MCP_TOKEN'),
       allowedOrigins: z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)).optional(),
       allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
     })
     .optional(),
 });
 
+/**
+ * Where the configuration is used: `standalone` (`countersign mcp`: its own approval
+ * service, embedded or remote) or `mounted` (`countersign serve --mcp`: serve's gate,
+ * policy, store and port apply, so the file must not name others).
+ */
+export type GatewayConfigMode = 'standalone' | 'mounted';
+
+const MOUNTED_FORBIDDEN = ['policy', 'store', 'approvalService', 'trustOnFirstUse', 'http'] as const;
+
+// A lock pins in the gateway's own store; a server's store is pinned on the server itself.
+const LOCK_ELSEWHERE = "the approval service's store holds the pins: pin on it with `countersign tools pin` (a lock is only applied by a gateway with its own store)";
+
+function schemaFor(mode: GatewayConfigMode) {
+  return fields.superRefine((c, ctx) => {
+    if (mode === 'mounted') {
+      for (const key of MOUNTED_FORBIDDEN) {
+        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: "not used when `countersign serve` mounts the gateway: serve's own settings apply" });
+      }
+      if (c.lock !== undefined) ctx.addIssue({ code: 'custom', path: ['lock'], message: `not used when \`countersign serve\` mounts the gateway: ${LOCK_ELSEWHERE}` });
+      return;
+    }
+    // One approval service: the embedded one (its policy and store) or a server's (its policy, its store).
+    if (c.approvalService === undefined && c.policy === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['policy'], message: 'a policy file is required, unless approvalService names a Countersign server' });
+    }
+    if (c.approvalService !== undefined) {
+      for (const key of ['policy', 'store', 'trustOnFirstUse'] as const) {
+        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `not used with approvalService: the server's ${key === 'store' ? 'store' : key === 'policy' ? 'policy' : 'settings'} apply` });
+      }
+      if (c.lock !== undefined) ctx.addIssue({ code: 'custom', path: ['lock'], message: `not used with approvalService: ${LOCK_ELSEWHERE}` });
+    }
+  });
+}
+
 export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
 
 /** Checks a parsed configuration value; relative paths are taken from `baseDir` (the file's folder). */
-export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConfigResult {
-  const parsed = schema.safeParse(value);
+export function parseGatewayConfig(value: unknown, baseDir: string, mode: GatewayConfigMode = 'standalone'): GatewayConfigResult {
+  const parsed = schemaFor(mode).safeParse(value);
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
   // Operator pins and first-sight trust contradict each other: with a lock, an unlisted tool waits for review.
@@ -124,8 +184,9 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
     ok: true,
     config: {
       upstreams: c.upstreams.map((u) => ('command' in u ? { ...u, ...(u.cwd === undefined ? {} : { cwd: at(u.cwd) }) } : u)),
-      policy: at(c.policy),
+      policy: c.policy === undefined ? undefined : at(c.policy),
       store,
+      approvalService: c.approvalService,
       principal: c.principal,
       agent: c.agent,
       calls: c.calls,
@@ -133,8 +194,11 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
       sessionId: c.sessionId,
       namespaced: c.namespaced,
       approvalWaitMs: c.approvalWaitMs,
-      approvalUrl: c.approvalUrl,
-      trustOnFirstUse: c.trustOnFirstUse,
+      elicitationWaitMs: c.elicitationWaitMs,
+      progressIntervalMs: c.progressIntervalMs,
+      // The approval pages are the service's own, unless the operator names another origin (a proxy).
+      approvalUrl: c.approvalUrl ?? c.approvalService?.url,
+      trustOnFirstUse: c.trustOnFirstUse ?? false,
       lock: c.lock === undefined ? undefined : at(c.lock),
       relistBeforeCall: c.relistBeforeCall,
       http: c.http,
@@ -143,11 +207,11 @@ export function parseGatewayConfig(value: unknown, baseDir: string): GatewayConf
 }
 
 /** Reads and checks a gateway configuration file (.yaml, .yml or .json) with core's strict reader. Never throws. */
-export async function loadGatewayConfigFile(path: string): Promise<GatewayConfigResult> {
+export async function loadGatewayConfigFile(path: string, mode: GatewayConfigMode = 'standalone'): Promise<GatewayConfigResult> {
   const file = await readConfigFile(path, 'gateway configuration');
   if (!file.ok) return { ok: false, problems: [file.problem] };
   const parsed = parseConfigText(file.text, file.format);
   if (!parsed.ok) return { ok: false, problems: parsed.problems.map((p) => `${path}: ${p}`) };
-  const checked = parseGatewayConfig(parsed.value, dirname(path));
+  const checked = parseGatewayConfig(parsed.value, dirname(path), mode);
   return checked.ok ? checked : { ok: false, problems: checked.problems.map((p) => `${path}: ${p}`) };
 }

@@ -11,7 +11,9 @@ import { requestRoutes } from '../api/agent/requests.ts';
 import { approvalRoutes } from '../api/approver/approvals.ts';
 import { auditRoutes } from '../api/approver/audit.ts';
 import { decisionRoutes } from '../api/approver/decisions.ts';
+import { agentOf } from '../auth/agent-of.ts';
 import { Authenticator } from '../auth/authenticator.ts';
+import { requireAgent } from '../auth/require-identity.ts';
 import { Sessions } from '../auth/sessions.ts';
 import { createThrottles } from '../auth/throttles.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -28,7 +30,9 @@ import { WebhookSender } from '../webhook/webhook-sender.ts';
 import type { AppEnv } from './env.ts';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
+  mcpPathProblem,
   resolvePublicOrigin,
+  ServerConfigError,
   resolveTuning,
   type ServerOptions,
   validateAuthConfig,
@@ -36,7 +40,7 @@ import {
 import type { Services } from './services.ts';
 import { ChainStatusCache } from '../audit/chain-status-cache.ts';
 
-export type { AuthConfig, ServerOptions, ServerTuning, ThrottleTuning, WebhookOptions } from './options.ts';
+export type { AuthConfig, McpMount, ServerOptions, ServerTuning, ThrottleTuning, WebhookOptions } from './options.ts';
 
 // Levels a request body adds around tool arguments (body → toolCalls → call → arguments).
 const ENVELOPE_DEPTH = 3;
@@ -87,6 +91,17 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', decisionRoutes(services));
   app.route('/api/v1', auditRoutes(services));
 
+  const mcp = options.mcp;
+  if (mcp !== undefined) {
+    const problem = mcpPathProblem(mcp.path);
+    if (problem !== undefined) throw new ServerConfigError('invalid_mcp_mount', `MCP endpoint path ${problem}`);
+    // Authenticated as every agent route (bearer, throttled); then only the gateway's own agent.
+    app.all(mcp.path, requireAgent(services), async (c) => {
+      if (agentOf(c).id !== mcp.agent) throw new ApiError('forbidden', `this endpoint is for agent ${mcp.agent} only`);
+      return mcp.handle(c.req.raw);
+    });
+  }
+
   app.route('/', assetRoutes());
   app.route('/', sessionRoutes(services));
   app.route('/', approvalPages(services));
@@ -95,7 +110,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.notFound((c) => c.json(new ApiError('not_found', 'no such route').toBody(), 404));
   app.onError((error, c) => {
     const apiError = toApiError(error);
-    if (!c.req.path.startsWith('/api/')) return c.html(errorPage(apiError), apiError.status);
+    if (!c.req.path.startsWith('/api/') && c.req.path !== mcp?.path) return c.html(errorPage(apiError), apiError.status);
     return c.json(apiError.toBody(), apiError.status);
   });
 

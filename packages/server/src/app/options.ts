@@ -90,6 +90,28 @@ export interface ServerOptions {
    * stays refused after a restart and on every replica. Default: this process's memory.
    */
   sessionRevocations?: SessionRevocationStore | undefined;
+  /** An MCP endpoint served on the same port (the gateway `countersign serve --mcp` mounts). */
+  mcp?: McpMount | undefined;
+}
+
+/**
+ * An MCP Streamable HTTP endpoint mounted at `path`: only the agent named `agent` may use
+ * it (its bearer token, checked like every agent route); `handle` gets the request after that.
+ */
+export interface McpMount {
+  path: string;
+  agent: string;
+  handle(request: Request): Promise<Response>;
+}
+
+/** Why a mount path is refused, or undefined: it must not shadow the API, the pages or the assets. */
+export function mcpPathProblem(path: string): string | undefined {
+  if (!/^\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(path)) return 'must be an absolute URL path such as /mcp';
+  const segments = path.split('/').slice(1);
+  if (segments.some((segment) => segment === '.' || segment === '..')) return 'must not contain . or .. segments';
+  const first = segments[0] ?? '';
+  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session'].includes(first)) return `${path} would shadow the service's own routes`;
+  return undefined;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -99,7 +121,8 @@ export type ServerConfigErrorCode =
   | 'invalid_session_secret'
   | 'invalid_public_origin'
   | 'invalid_webhook'
-  | 'invalid_tuning';
+  | 'invalid_tuning'
+  | 'invalid_mcp_mount';
 
 /** A configuration the server refuses to start with (a programming or deployment error). */
 export class ServerConfigError extends Error {

@@ -10,7 +10,7 @@ import type { DefinitionStore } from '@countersign/core/catalog';
 import type { GateEvents } from '@countersign/core/events';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
-import type { AuthConfig, ServerTuning, WebhookOptions } from '../app/options.ts';
+import type { AuthConfig, McpMount, ServerTuning, WebhookOptions } from '../app/options.ts';
 import { closeServer, listen, localUrl } from './listen.ts';
 
 export interface StartServerOptions {
@@ -40,6 +40,11 @@ export interface StartServerOptions {
   events?: GateEvents | undefined;
   /** How long open connections may take to finish on close. Default 3000 ms. */
   shutdownGraceMs?: number | undefined;
+  /**
+   * An MCP endpoint on the same port, made once the gate exists (the gateway shares it):
+   * `countersign serve --mcp`. Closed with the server.
+   */
+  mcp?: ((gate: Gate) => Promise<McpMount & { close(): Promise<void> }>) | undefined;
 }
 
 export interface RunningServer {
@@ -68,20 +73,29 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
   });
-  const created = createApp({
-    gate,
-    auth: options.auth,
+  const mcp = await options.mcp?.(gate);
+  let created: ReturnType<typeof createApp>;
+  try {
+    created = createApp({
+      gate,
+      auth: options.auth,
+      ...(mcp === undefined ? {} : { mcp }),
     ...(options.sessions === undefined ? {} : { sessionRevocations: options.sessions }),
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
-  });
+    });
+  } catch (error) {
+    await mcp?.close();
+    throw error;
+  }
   const server = createAdaptorServer({ fetch: created.app.fetch, hostname: options.host }) as Server;
   let port: number;
   try {
     port = await listen(server, options.port, options.host);
   } catch (error) {
     await created.close();
+    await mcp?.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -93,6 +107,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       closing ??= (async () => {
         // Long-polls and event streams end first, so the server can close without waiting them out.
         await created.close();
+        // MCP sessions end before the server waits for open connections (their streams would hold it).
+        await mcp?.close();
         await closeServer(server, options.shutdownGraceMs ?? 3000);
       })();
       return closing;

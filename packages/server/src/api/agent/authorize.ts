@@ -1,4 +1,4 @@
-import { AuthorizeBody } from '@countersign/core/wire';
+import { AuthorizeBody, RecordedCallBody } from '@countersign/core/wire';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
@@ -26,6 +26,22 @@ export function authorizeRoutes(services: Services): Hono<AppEnv> {
     const outcome = await services.gate.authorize(body, agentOf(c));
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no such call was recorded by this agent');
+    }
+    return jsonResponse(outcome);
+  });
+
+  /**
+   * POST /authorize/recorded: checks 3 and 4 for a runtime that has only the call it is
+   * about to make (an MCP gateway's tools/call): it must match a recorded, undispatched
+   * call of this agent's run (by call id when given, else by tool and canonical
+   * arguments). Mismatches answer `tool_mismatch` / `args_mismatch`; no match, or another
+   * agent's run, is a 404 (`unknown_call` to the client), audited either way.
+   */
+  routes.post('/authorize/recorded', requireAgent(services), async (c) => {
+    const body = validate(RecordedCallBody, await readJsonBody(c, services.bodyLimits));
+    const outcome = await services.gate.authorizeRecorded(body, agentOf(c));
+    if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
+      throw new ApiError('not_found', 'no recorded call of this agent matches');
     }
     return jsonResponse(outcome);
   });

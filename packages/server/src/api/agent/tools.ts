@@ -6,7 +6,7 @@ import { requireAgent } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
-import { ToolsBody } from '@countersign/core/wire';
+import { ToolAdmissionBody, ToolsBody } from '@countersign/core/wire';
 
 /**
  * PUT /tools: an agent declares the definitions of the tools it runs itself, so policy,
@@ -29,6 +29,21 @@ export function toolRoutes(services: Services): Hono<AppEnv> {
         // The gate's own reason as the code, so a client tells the two conflicts apart.
         throw new ApiError(outcome.reason, outcome.message);
     }
+  });
+
+  /**
+   * POST /tools/admission: may the agent's registered tool be shown and called now (what
+   * a remote MCP gateway asks for each tool it lists). The same admission as a call: a
+   * changed definition moves the pin and opens its review. Another agent's tool is a 404,
+   * the same as no tool: an agent can neither see nor stir another agent's reviews.
+   */
+  routes.post('/tools/admission', requireAgent(services), async (c) => {
+    const body = validate(ToolAdmissionBody, await readJsonBody(c, services.bodyLimits));
+    const admission = await services.gate.admitTool(body.toolName, agentOf(c));
+    if (admission.ok) return c.json(admission);
+    if (admission.reason === 'store_unavailable') throw new ApiError('store_unavailable', 'the approval store is unavailable');
+    if (admission.reason === 'unknown_tool') throw new ApiError('not_found', 'no such tool was registered by this agent');
+    return c.json(admission);
   });
   return routes;
 }

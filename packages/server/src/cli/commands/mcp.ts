@@ -2,7 +2,21 @@ import { Readable, Writable } from 'node:stream';
 import { MemoryGateEvents } from '@countersign/core/events';
 import { Gate } from '@countersign/core/gate';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
-import { applyLock, createGateway, type Gateway, type GatewayConfig, type HttpFront, type HttpFrontOptions, loadGatewayConfigFile, readLockFile, startHttpFront } from '@countersign/mcp';
+import { createClient } from '@countersign/client';
+import {
+  applyLock,
+  createGateway,
+  type Gateway,
+  type GatewayApprovalService,
+  type GatewayConfig,
+  type GatewayGate,
+  type HttpFront,
+  type HttpFrontOptions,
+  loadGatewayConfigFile,
+  readLockFile,
+  remoteGatewayGate,
+  startHttpFront,
+} from '@countersign/mcp';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { definitionReviewOf } from '../../serve/definition-review.ts';
@@ -44,7 +58,14 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  approvalWaitMs: 60000\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
         '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
-        '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n',
+        '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n' +
+        '\nOr with a Countersign server as the approval service (no store, policy, trustOnFirstUse or lock here: the server\'s apply):\n' +
+        '  approvalService:\n' +
+        '    url: https://countersign.example.com\n' +
+        '    tokenEnv: COUNTERSIGN_AGENT_TOKEN # the gateway\'s agent token, read from this env var, never from the file\n' +
+        '\nA call that needs approval: clients that declared elicitation.url get a URL elicitation to the approval page\n' +
+        '(then wait up to elicitationWaitMs, default 10 min); others wait up to approvalWaitMs with progress notifications,\n' +
+        'then get an "approval required" result with the link; the identical retry runs once approved.\n',
     )
     .action(async (flags: McpFlags) => {
       if (flags.config === undefined) throw new CliError('usage', "required option '--config <file>' not specified");
@@ -65,44 +86,16 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
   const http = flags.http === true ? httpSettings(ctx, config) : undefined;
-  const policy = await loadPolicyFile(config.policy).catch((error: unknown) => {
-    if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${config.policy}: ${error.message}`, { cause: error });
-    throw error;
-  });
-  const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
-  if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
-  const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
-    throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
-  });
-  const store = await openStoreForCli(config.store);
+  const service = config.approvalService === undefined ? await embeddedService(ctx, config, log) : remoteService(ctx, config.approvalService);
   let gateway: Gateway | undefined;
   let front: HttpFront | undefined;
   let stdioClosed: Promise<void> | undefined;
-  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
   try {
-    events = store.openEvents === undefined ? undefined : await store.openEvents();
-    const gate = new Gate({
-      ledger: store.ledger,
-      audit: store.audit,
-      definitions: store.definitions,
-      policy,
-      definitionReview: definitionReviewOf(policy),
-      trustOnFirstUse: config.trustOnFirstUse,
-      keyring: master.keyring,
-      events,
-    });
-    if (lock?.ok === true) {
-      // Operator pins first, so nothing is served (or trusted) before the lock says what is.
-      // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
-      const pinDeps = { definitions: store.definitions, audit: store.audit, clock: () => gate.now(), events: events ?? new MemoryGateEvents() };
-      const applied = await applyLock(pinDeps, lock.entries, 'lock');
-      if (!applied.ok) throw new CliError('io', `cannot pin from ${config.lock}: ${applied.message}`);
-      if (applied.pinned.length > 0) log(`pinned ${applied.pinned.length} tool(s) from ${config.lock}`);
-    }
+    const gate = await service.open();
     gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
-    const where = `store ${describeStoreTarget(config.store)}, policy ${config.policy}`;
+    const where = service.where;
     if (http !== undefined) {
       front = await startHttpFront({ gateway, ...http }).catch((error: unknown) => {
         throw new CliError('io', `cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -118,20 +111,94 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
       log(`serving ${config.upstreams.map((u) => u.name).join(', ')} on stdio (${where})`);
       stdioClosed = closed;
     }
-    for (const warning of master.warnings) log(`warning: ${warning}`);
-    if (config.trustOnFirstUse) log('warning: trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)');
+    for (const warning of service.warnings) log(`warning: ${warning}`);
     // A stdio client ends the session by closing stdin; a signal ends either.
     await Promise.race([stdioClosed ?? new Promise<void>(() => {}), waitForAbort(ctx.io.signal)]);
   } finally {
     await front?.close().catch(() => undefined);
     await gateway?.close().catch(() => undefined);
-    await events?.close().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    await service.close();
   }
   return EXIT_OK;
 }
 
-function gatewayOptions(config: GatewayConfig, gate: Gate) {
+/** Where approvals are decided: this process's gate on the store (embedded), or a Countersign server. */
+interface ApprovalService {
+  readonly where: string;
+  readonly warnings: readonly string[];
+  open(): Promise<GatewayGate>;
+  close(): Promise<void>;
+}
+
+/** The embedded gate on the configured store and policy (decided on `countersign serve`'s page on the same store). */
+async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: (line: string) => void): Promise<ApprovalService> {
+  const policyFile = config.policy;
+  if (policyFile === undefined) throw new CliError('config', 'the gateway configuration names no policy file');
+  const policy = await loadPolicyFile(policyFile).catch((error: unknown) => {
+    if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${policyFile}: ${error.message}`, { cause: error });
+    throw error;
+  });
+  const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
+    throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
+  });
+  // Checked before the store is opened: a bad lock never creates a database.
+  const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
+  if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
+  const store = await openStoreForCli(config.store);
+  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
+  return {
+    where: `store ${describeStoreTarget(config.store)}, policy ${policyFile}`,
+    warnings: [
+      ...master.warnings,
+      ...(config.trustOnFirstUse ? ['trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)'] : []),
+    ],
+    async open() {
+      events = store.openEvents === undefined ? undefined : await store.openEvents();
+      const gate = new Gate({
+        ledger: store.ledger,
+        audit: store.audit,
+        definitions: store.definitions,
+        policy,
+        definitionReview: definitionReviewOf(policy),
+        trustOnFirstUse: config.trustOnFirstUse,
+        keyring: master.keyring,
+        events,
+      });
+      if (lock?.ok === true) {
+        // Operator pins first, so nothing is served (or trusted) before the lock says what is.
+        // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
+        const pinDeps = { definitions: store.definitions, audit: store.audit, clock: () => gate.now(), events: events ?? new MemoryGateEvents() };
+        const applied = await applyLock(pinDeps, lock.entries, 'lock');
+        if (!applied.ok) throw new CliError('io', `cannot pin from ${config.lock}: ${applied.message}`);
+        if (applied.pinned.length > 0) log(`pinned ${applied.pinned.length} tool(s) from ${config.lock}`);
+      }
+      return gate;
+    },
+    async close() {
+      await events?.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+    },
+  };
+}
+
+/** A Countersign server over its agent API, with the agent token from the environment (never from the file). */
+function remoteService(ctx: CommandContext, settings: GatewayApprovalService): ApprovalService {
+  const token = ctx.io.env[settings.tokenEnv];
+  if (token === undefined || token === '') throw new CliError('config', `${settings.tokenEnv} must hold the gateway's agent token for ${settings.url}`);
+  return {
+    where: `approval service ${settings.url}`,
+    warnings: new URL(settings.url).protocol === 'http:' && !isLoopbackUrl(settings.url) ? [`${settings.url} is plain HTTP off this machine: the agent token travels unencrypted`] : [],
+    open: async () => remoteGatewayGate(createClient({ baseUrl: settings.url, token })),
+    close: async () => undefined,
+  };
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+}
+
+function gatewayOptions(config: GatewayConfig, gate: GatewayGate) {
   return {
     upstreams: config.upstreams,
     gate,
@@ -142,6 +209,8 @@ function gatewayOptions(config: GatewayConfig, gate: Gate) {
     sessionId: config.sessionId,
     namespaced: config.namespaced,
     approvalWaitMs: config.approvalWaitMs,
+    elicitationWaitMs: config.elicitationWaitMs,
+    progressIntervalMs: config.progressIntervalMs,
     approvalUrl: config.approvalUrl,
     relistBeforeCall: config.relistBeforeCall,
   };

@@ -22,6 +22,8 @@ export interface StartupReport {
   warnings: string[];
   tools: string[];
   identities: StartupIdentities;
+  /** The MCP gateway mounted on the same port (`--mcp`). */
+  mcp?: { url: string; upstreams: string[]; agent: string } | undefined;
 }
 
 export interface ServeReporter {
@@ -65,6 +67,7 @@ function textReporter(io: CliIo): ServeReporter {
         out(`auth      ${ids.file} (${countAuthSummary(ids.summary)}; COUNTERSIGN_AGENT_TOKEN and COUNTERSIGN_APPROVER_* are ignored)`);
         for (const [label, text] of describeAuthSummary(ids.summary)) out(`${label.padEnd(9)} ${text}`);
       }
+      if (r.mcp !== undefined) out(`mcp       gateway for ${r.mcp.upstreams.join(', ')} at ${r.mcp.url} (bearer token of agent "${r.mcp.agent}")`);
       for (const warning of r.warnings) writeLine(io.stderr, `warning: ${warning}`);
       out(`countersign listening on ${r.url}`);
     },
@@ -97,6 +100,7 @@ function jsonReporter(io: CliIo): ServeReporter {
         rules: r.policy.rules,
         master: r.master,
         tools: r.tools,
+        ...(r.mcp === undefined ? {} : { mcp: r.mcp }),
         definitionReview: r.definitions,
         ...identitiesJson(r.identities),
       });

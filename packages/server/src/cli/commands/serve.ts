@@ -1,18 +1,18 @@
 import { CheckpointingAuditLog } from '@countersign/core/audit';
 import { PolicyError } from '@countersign/core/policy';
 import type { Command } from 'commander';
-import { type AuthConfig, ServerConfigError, type WebhookOptions } from '../../app/options.ts';
+import { type AuthConfig, mcpPathProblem, ServerConfigError, type WebhookOptions } from '../../app/options.ts';
 import { type LoadedAuth, loadAuthFile } from '../../serve/auth-file.ts';
 import { AuthFileError } from '../../serve/auth-file-error.ts';
 import { demoTools, DEMO_TOOL_NAMES } from '../../serve/demo-tools.ts';
 import { definitionReviewOf, describeReviewers, someoneCanReview } from '../../serve/definition-review.ts';
 import { deriveSecret } from '../../serve/derive-secret.ts';
-import { isLoopback } from '../../serve/listen.ts';
+import { isLoopback, localUrl } from '../../serve/listen.ts';
 import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, type LocalCredentials, localCredentials } from '../../serve/local-credentials.ts';
 import { resolveMasterKey } from '../../serve/master-key.ts';
 import { ServeError } from '../../serve/serve-error.ts';
 import { loadServePolicy } from '../../serve/serve-policy.ts';
-import type { RunningServer } from '../../serve/start-server.ts';
+import type { RunningServer, StartServerOptions } from '../../serve/start-server.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -32,6 +32,8 @@ interface ServeFlags extends StoreFlags {
   pollIntervalMs?: string;
   trustOnFirstUse?: true;
   json?: true;
+  mcp?: string;
+  mcpPath: string;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -55,6 +57,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       "trust the first definition an agent registers for a tool nobody pinned yet, without review. Off by default: it weakens invariant 9 (a tool runs only under a definition a person approved); later changes are still reviewed",
     )
     .option('--json', 'print startup details and events as JSON lines')
+    .option('--mcp <file>', "mount the MCP gateway of FILE (upstreams, principal, agent...; the gateway config without policy, store or http) on this port, sharing this service's gate")
+    .option('--mcp-path <path>', 'URL path of the mounted MCP endpoint', '/mcp')
     .addHelpText(
       'after',
       `
@@ -76,6 +80,10 @@ COUNTERSIGN_AGENT_TOKEN / COUNTERSIGN_APPROVER_* are ignored. Secrets in FILE ma
 Tools an agent runs itself (PUT /api/v1/tools) run only under a definition a person approved. Who
 reviews a new or changed definition is the policy's definitionReview (default: one holder of the role
 admin, within 7 days); the local approver "${LOCAL_APPROVER_ID}" holds role admin. See \`countersign tools\`.
+
+--mcp FILE mounts the MCP gateway of FILE (a \`countersign mcp\` config without policy, store, approvalService,
+trustOnFirstUse or http: this service's apply) at --mcp-path on this port. Its \`agent\` must be one of this
+service's agents; only that agent's bearer token opens the endpoint.
 
 Stops cleanly on SIGINT or SIGTERM.`,
     )
@@ -101,6 +109,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
   const review = definitionReviewOf(policy.policy);
   const trustOnFirstUse = flags.trustOnFirstUse === true;
+  // The 2026-07-28 front's request-state key: derived, so every replica verifies what another minted.
+  const stateKey = deriveSecret(master.secret, 'mcp-request-state');
+  const mcp = flags.mcp === undefined ? undefined : await mountedGateway(ctx, flags.mcp, flags.mcpPath, authConfig, { publicOrigin, host: flags.host, port }, stateKey);
 
   // Loaded here so the other commands never load the HTTP stack.
   const { startServer } = await import('../../serve/start-server.ts');
@@ -140,6 +151,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       webhook,
       events,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
+      mcp: mcp?.mount,
     }).catch(serveFailure);
     report.started({
       url: running.url,
@@ -154,10 +166,12 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
         ...(someoneCanReview(authConfig, review)
           ? []
           : [`nobody can review tool definitions (${describeReviewers(review)}, ${review.requiredApprovals} needed): tools agents register will wait for review until they expire`]),
+        ...(mcp?.warnings ?? []),
         ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
       tools: [...DEMO_TOOL_NAMES],
       identities,
+      mcp: mcp === undefined ? undefined : { url: `${running.url}${flags.mcpPath}`, upstreams: mcp.upstreams, agent: mcp.agent },
     });
     await waitForAbort(ctx.io.signal);
     report.stopping();
@@ -237,4 +251,67 @@ function withServeErrors<T>(work: () => T): T {
   } catch (error) {
     return serveFailure(error);
   }
+}
+
+/**
+ * `--mcp FILE`: the gateway of FILE on this port, over this service's gate (its policy,
+ * store, pins and approval pages). Everything that can be wrong with FILE fails here,
+ * before the store is touched; the upstreams start with the server.
+ */
+async function mountedGateway(
+  ctx: CommandContext,
+  file: string,
+  path: string,
+  auth: AuthConfig,
+  where: { publicOrigin: string | undefined; host: string; port: number },
+  stateKey: Uint8Array,
+): Promise<{ mount: NonNullable<StartServerOptions['mcp']>; upstreams: string[]; agent: string; warnings: string[] }> {
+  const problem = mcpPathProblem(path);
+  if (problem !== undefined) throw new CliError('usage', `--mcp-path ${problem}`);
+  // Loaded here so a serve without --mcp never loads the MCP stack.
+  const { createGateway, gatewayWebHandler, loadGatewayConfigFile } = await import('@countersign/mcp');
+  const loaded = await loadGatewayConfigFile(ctx.resolvePath(file), 'mounted');
+  if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
+  const config = loaded.config;
+  // The gateway acts as one of this service's agents, under that agent's principals; only its token opens the endpoint.
+  const agent = auth.agents.find((a) => a.name === config.agent);
+  if (agent === undefined) {
+    throw new CliError('config', `${file}: agent ${JSON.stringify(config.agent)} is not an agent of this service (agents: ${auth.agents.map((a) => a.name).join(', ')}); set \`agent:\` to one of them`);
+  }
+  const origin = where.publicOrigin ?? (where.port === 0 ? undefined : localUrl(where.host, where.port));
+  const approvalUrl = config.approvalUrl ?? origin;
+  return {
+    upstreams: config.upstreams.map((u) => u.name),
+    agent: agent.name,
+    warnings: approvalUrl === undefined ? ['--mcp with --port 0 and no --public-url: "approval required" results carry the request id but no link'] : [],
+    mount: async (gate) => {
+      const gateway = await createGateway({
+        upstreams: config.upstreams,
+        gate,
+        agent: { id: agent.name, ...(agent.principals === undefined ? {} : { principals: agent.principals }) },
+        principal: config.principal,
+        calls: config.calls,
+        runId: config.runId,
+        sessionId: config.sessionId,
+        namespaced: config.namespaced,
+        approvalWaitMs: config.approvalWaitMs,
+        elicitationWaitMs: config.elicitationWaitMs,
+        progressIntervalMs: config.progressIntervalMs,
+        approvalUrl,
+        relistBeforeCall: config.relistBeforeCall,
+      }).catch((error: unknown) => {
+        throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+      const handler = gatewayWebHandler(gateway, { modern: { stateKey } });
+      return {
+        path,
+        agent: agent.name,
+        handle: handler.handle,
+        async close() {
+          await handler.close();
+          await gateway.close();
+        },
+      };
+    },
+  };
 }

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from './gateway.ts';
+import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
+
+export interface GatewayWebHandlerOptions {
+  /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
+  allowedOrigins?: readonly string[] | undefined;
+  /** Open MCP sessions at most; an `initialize` beyond that is refused (503) until one ends. Default 256. */
+  maxSessions?: number | undefined;
+  /** The 2026-07-28 front (see modern-front.ts); its request-state key. Default: serve both revisions, a random key. */
+  modern?: false | ModernFrontOptions | undefined;
+}
+
+/** The gateway's Streamable HTTP endpoint as a fetch-style handler, for a server that already authenticated the request. */
+export interface GatewayWebHandler {
+  handle(request: Request): Promise<Response>;
+  /** Ends every open session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the gateway over Streamable HTTP inside another HTTP server: 2025-era clients
+ * through the 1.x SDK's web-standard transport (one MCP session per client), 2026-07-28
+ * clients through the 2.x front (stateless, `input_required` approvals; modern-front.ts).
+ * `countersign serve` mounts it at `/mcp` behind its own agent bearer authentication,
+ * Host handling and body limit. Here:
+ * a browser `Origin` must be allowed (403), only an `initialize` opens a session, and a
+ * request naming an unknown or ended session is a 404 (the spec's "start a new session").
+ */
+export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOptions = {}): GatewayWebHandler {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const maxSessions = options.maxSessions ?? 256;
+  const modern = options.modern === false ? undefined : modernGatewayFront(gateway, options.modern ?? {});
+
+  async function handle(request: Request): Promise<Response> {
+    const origin = request.headers.get('origin');
+    if (origin !== null && !allowedOrigins.has(origin)) return plain(403, 'origin not allowed');
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+      const transport = sessions.get(sessionId);
+      return transport === undefined ? plain(404, 'unknown or ended session') : transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') return plain(400, 'a session starts with an initialize request');
+    const original = request.clone();
+    let body: unknown;
+    try {
+      body = JSON.parse(await request.text());
+    } catch {
+      return plain(400, 'the body is not JSON');
+    }
+    // One endpoint, both revisions: 2026-07-28 requests (per-request envelope, no session) go to the 2.x front.
+    if (modern !== undefined && !(await isLegacyRequest(original.clone(), body))) return modern.fetch(original);
+    if (!isInitializeRequest(body)) return plain(400, 'a session starts with an initialize request');
+    if (sessions.size >= maxSessions) return plain(503, 'too many open MCP sessions');
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await gateway.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  return {
+    handle,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      sessions.clear();
+    },
+  };
+}
+
+function plain(status: number, message: string): Response {
+  return new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+}
