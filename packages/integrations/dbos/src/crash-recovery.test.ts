@@ -81,7 +81,7 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
     await client.send(r.runId, { type: 'countersign_decision', requestId, approved: true }, decisionTopic(requestId));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(r.toolStarts()).toEqual([]);
-    expect((await port().callStatus(proposalId)).ok && (await port().callStatus(proposalId))).toMatchObject({ call: { state: 'proposed' } });
+    expect(await port().callStatus(proposalId)).toMatchObject({ ok: true, call: { state: 'proposed' } });
 
     // The decision: the notifier sends; the worker polls only every 60 s, so a prompt run proves the send woke it.
     const decidedAt = performance.now();
