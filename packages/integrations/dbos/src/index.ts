@@ -1,0 +1,10 @@
+export type { ApprovalWait, ApprovedTarget, PendingCall } from './await-approval.ts';
+export type { Authorization } from './authorize-step.ts';
+export { type CountersignWorkflow, countersignWorkflow } from './countersign-workflow.ts';
+export { CountersignDbosError, type CountersignDbosErrorCode } from './errors.ts';
+export type { Execution, GrantedTool } from './execute-step.ts';
+export { clientSender, type NotifyWorkflowsOptions, notifyWorkflows, type WorkflowSender } from './notify-workflows.ts';
+export type { WorkflowModelResponse } from './propose-step.ts';
+export type { CallResult } from './run-call.ts';
+export type { CountersignWorkflowOptions } from './settings.ts';
+export { DECISION_TOPIC_PREFIX, type DecisionNotice, decisionTopic } from './topic.ts';
