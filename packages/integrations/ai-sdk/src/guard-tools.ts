@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, Grant } from '@countersign/core';
-import { unreachable } from './call-verdict.ts';
+import { unreachable } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 import { CountersignRefusal, type CountersignReason, type CountersignRefusalStatus } from './refusal.ts';
 

@@ -1,3 +1,4 @@
+import { unreachable } from '@countersign/core/integration';
 import type { AuthorizeOutcome, GatePort, Grant, WaitOutcome } from '@countersign/core';
 import type { ToolCall } from '@langchain/core/messages';
 import { ToolMessage } from '@langchain/core/messages';
@@ -195,8 +196,4 @@ async function completeSafely(settings: GuardSettings, grant: Grant, completion:
     // The tool ran; its result stands. The call reads `dispatched` ("ran, result unknown") until completed.
     settings.onCompletionFailure({ proposalId: grant.proposalId, reason: 'store_unavailable', message: unreachable(error) });
   }
-}
-
-export function unreachable(error: unknown): string {
-  return `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -1,6 +1,7 @@
 import type { AuthorizeOutcome, Grant } from '@countersign/core';
 import type { RunContext } from '@openai/agents';
-import { type CountersignGuard, unreachable } from './guard.ts';
+import { unreachable } from '@countersign/core/integration';
+import type { CountersignGuard } from './guard.ts';
 import { type CountersignDenial, type CountersignReason, type CountersignRefusalStatus, formatRefusal } from './refusal.ts';
 import type { AnyFunctionTool, AnyRunContext, AnyTool } from './sdk-types.ts';
 
