@@ -5,6 +5,7 @@
  * the gate, no policy engine, parsers or file system.
  */
 export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
+export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
 export { proposeOrReject } from './propose.ts';
 export {
   type CountersignDenial,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GatePort } from '../gate/index.ts';
-import { CountersignRelayRefusal, checkRelayedOrThrow, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject } from './index.ts';
+import type { GatePort, Grant } from '../gate/index.ts';
+import { CountersignRelayRefusal, type CompletionFailure, checkRelayedOrThrow, completeOrReport, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject } from './index.ts';
 
 const failingPort = (error: Error) =>
   ({
@@ -44,5 +44,12 @@ describe('integration kit', () => {
     index.set('r', 'b', { proposalId: 'pb', toolName: 't', argsDigest: 'd' });
     expect(index.get('r', 'a')).toBeUndefined();
     expect(await index.get('r', 'b')).toMatchObject({ proposalId: 'pb' });
+  });
+
+  it('a lost completion is reported, never thrown: the tool ran and its result stands', async () => {
+    const failures: CompletionFailure[] = [];
+    const port = { complete: () => Promise.reject(new Error('down')) } as unknown as GatePort;
+    await completeOrReport(port, { proposalId: 'p1' } as Grant, { status: 'succeeded', result: 1 }, (f) => failures.push(f));
+    expect(failures).toEqual([{ proposalId: 'p1', reason: 'store_unavailable', message: 'the gate could not be reached: down' }]);
   });
 });
