@@ -17,4 +17,5 @@ export {
   type RefusalText,
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
+export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';
