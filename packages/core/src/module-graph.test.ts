@@ -51,6 +51,14 @@ describe('module graph', () => {
     for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(heavy);
   });
 
+  // Every framework integration imports the kit: it must not drag the gate's engine into an app's tool host.
+  it('the integration kit is as light', () => {
+    const loaded = modulesLoadedBy('@countersign/core/integration');
+    expect(loaded.some((m) => m.includes('/integration/relay.ts'))).toBe(true);
+    for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(heavy);
+    expect(loaded.filter((m) => m.includes('/policy/') || m.includes('/gate/') || m.includes('/node_modules/'))).toEqual([]);
+  });
+
   it('the check sees what the root export loads (so it can fail)', () => {
     const loaded = modulesLoadedBy('@countersign/core');
     expect(loaded).toContain('yaml');

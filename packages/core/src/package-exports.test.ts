@@ -1,26 +1,17 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildInto, expectExportsMirrorSources, installManifest, readManifest } from './testing/package-exports/index.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(packageDir, '..', '..');
-const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
-  exports: Record<string, Record<string, string>>;
-};
+const manifest = readManifest(packageDir);
 
 describe('package exports', () => {
   it('every subpath mirrors a source folder and has source, types and built conditions', () => {
-    for (const [subpath, conditions] of Object.entries(manifest.exports)) {
-      const folder = subpath === '.' ? '' : `${subpath.slice(2)}/`;
-      expect(conditions, subpath).toEqual({
-        'countersign-source': `./src/${folder}index.ts`,
-        types: `./dist/${folder}index.d.ts`,
-        default: `./dist/${folder}index.js`,
-      });
-      expect(existsSync(join(packageDir, 'src', folder, 'index.ts')), subpath).toBe(true);
-    }
+    expectExportsMirrorSources(packageDir, manifest);
   });
 
   // Build into a throwaway copy of the package under the repo's node_modules (so its
@@ -30,14 +21,8 @@ describe('package exports', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('the built package imports with plain node, ./testing included', () => {
-    const installed = join(scratch, 'node_modules', '@countersign', 'core');
-    mkdirSync(installed, { recursive: true });
-    cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
-    const tsc = join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
-    const build = spawnSync(process.execPath, [tsc, '-p', join(packageDir, 'tsconfig.build.json'), '--outDir', join(installed, 'dist')], {
-      encoding: 'utf8',
-    });
-    expect(build.stdout + build.stderr).toBe('');
+    const installed = installManifest(scratch, 'core', packageDir);
+    buildInto(repoDir, join(packageDir, 'tsconfig.build.json'), join(installed, 'dist'), 'core');
     const subpaths = Object.keys(manifest.exports).map((s) => (s === '.' ? '@countersign/core' : `@countersign/core/${s.slice(2)}`));
     const script = `
       for (const s of ${JSON.stringify(subpaths)}) await import(s);

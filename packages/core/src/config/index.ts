@@ -8,3 +8,4 @@ export {
 export { formatPath } from './format-path.ts';
 export type { TextParseResult } from './parse-result.ts';
 export { describeZodIssue, describeZodIssues } from './zod-issues.ts';
+export { DEFAULT_CONFIG_STORE_PATH, type StoreTarget, storeConfigSchema, storeTargetOf } from './store-config.ts';

@@ -1,46 +1,8 @@
-/**
- * What the integration remembers about a call the model made: the ledger's proposal
- * (and approval request) for it. Kept on the app server, keyed by run and tool-call id,
- * so a later request that resends the history finds the ledger's call, and a call that
- * is in the history but was never proposed from a model response is not found.
- */
-export interface IndexedCall {
-  proposalId: string;
-  requestId?: string | undefined;
-  toolName: string;
-  /** SHA-256 (hex) of the call's canonical arguments, as the ledger recorded them. */
-  argsDigest: string;
-}
+import { type CallIndex, memoryCallIndex } from '@countersign/core/integration';
 
-/**
- * Where the integration keeps `IndexedCall`s between requests. The default lives in
- * memory (one process); an app with several replicas stores them where it keeps its
- * sessions. A lost or stale entry can only refuse a call, never run one: `authorize`
- * checks every field against the ledger.
- */
-export interface CallIndex {
-  get(runId: string, toolCallId: string): IndexedCall | undefined | Promise<IndexedCall | undefined>;
-  set(runId: string, toolCallId: string, call: IndexedCall): void | Promise<void>;
-}
+export { type CallIndex, type IndexedCall, memoryCallIndex } from '@countersign/core/integration';
 
-/** A `CallIndex` in process memory, bounded (oldest entries are dropped first). */
-export function memoryCallIndex(options: { maxEntries?: number } = {}): CallIndex {
-  const maxEntries = options.maxEntries ?? 100_000;
-  const calls = new Map<string, IndexedCall>();
-  // A JSON pair cannot collide the way `${runId}/${toolCallId}` could.
-  const key = (runId: string, toolCallId: string) => JSON.stringify([runId, toolCallId]);
-  return {
-    get: (runId, toolCallId) => calls.get(key(runId, toolCallId)),
-    set(runId, toolCallId, call) {
-      calls.set(key(runId, toolCallId), call);
-      if (calls.size > maxEntries) {
-        const oldest = calls.keys().next();
-        if (oldest.done !== true) calls.delete(oldest.value);
-      }
-    },
-  };
-}
-
+// One per integration package, as before the kit: an app using two integrations keeps two.
 let processIndex: CallIndex | undefined;
 
 /**

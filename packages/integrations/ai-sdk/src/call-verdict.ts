@@ -1,3 +1,4 @@
+import { unreachable } from '@countersign/core/integration';
 import type { CallStatus, ProposeOutcome } from '@countersign/core';
 import { CanonicalizationError, canonicalizeArguments } from '@countersign/core/canonical';
 import type { CountersignGuard } from './guard.ts';
@@ -129,8 +130,4 @@ function argsDigestOf(input: unknown): string | undefined {
     if (error instanceof CanonicalizationError) return undefined;
     throw error;
   }
-}
-
-export function unreachable(error: unknown): string {
-  return `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -1,5 +1,5 @@
-import type { AuthorizeOutcome, Grant } from '@countersign/core';
-import { unreachable } from './call-verdict.ts';
+import type { AuthorizeOutcome, Completion, Grant } from '@countersign/core';
+import { completeOrReport, issuedToken, unreachable } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 import { CountersignRefusal, type CountersignReason, type CountersignRefusalStatus } from './refusal.ts';
 
@@ -91,12 +91,8 @@ async function authorizeCall(guard: CountersignGuard, toolName: string, input: u
   }
   let outcome: AuthorizeOutcome;
   try {
-    let token: string | undefined;
-    if (indexed.requestId !== undefined) {
-      const issued = await guard.port.token(indexed.requestId);
-      // No token (pending, denied, used): authorize without one says which, with the gate's reason.
-      if (issued.ok) token = issued.token;
-    }
+    // No token (pending, denied, used): authorize without one says which, with the gate's reason.
+    const token = await issuedToken(guard.port, indexed.requestId);
     outcome = await guard.port.authorize({
       proposalId: indexed.proposalId,
       token,
@@ -118,14 +114,9 @@ async function authorizeCall(guard: CountersignGuard, toolName: string, input: u
   return fail(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? indexed.proposalId);
 }
 
-async function completeSafely(guard: CountersignGuard, grant: Grant, completion: Parameters<CountersignGuard['port']['complete']>[1]): Promise<void> {
-  try {
-    const done = await guard.port.complete(grant, completion);
-    if (!done.ok) guard.completionFailures.push({ proposalId: grant.proposalId, reason: done.reason, message: done.message });
-  } catch (error) {
-    // The tool ran; its result stands. The call reads `dispatched` ("ran, result unknown") until completed.
-    guard.completionFailures.push({ proposalId: grant.proposalId, reason: 'store_unavailable', message: unreachable(error) });
-  }
+function completeSafely(guard: CountersignGuard, grant: Grant, completion: Completion): Promise<void> {
+  // The tool ran; its result stands. An unrecorded result leaves the call `dispatched` ("ran, result unknown").
+  return completeOrReport(guard.port, grant, completion, (failure) => guard.completionFailures.push(failure));
 }
 
 /** The error text exactly as the SDK relays it to the model (its `getErrorMessage`), so relay checks can match it. */

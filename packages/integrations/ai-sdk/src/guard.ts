@@ -1,4 +1,5 @@
 import type { GatePort, ProposeOutcome } from '@countersign/core';
+import { proposeOrReject } from '@countersign/core/integration';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
 import type { CountersignDenial } from './refusal.ts';
@@ -66,19 +67,13 @@ export class CountersignGuard {
     // Provider-executed calls run at the provider: nothing here could hold them, so they are not recorded.
     const calls = toolCalls.filter((call) => call.providerExecuted !== true);
     if (calls.length === 0) return;
-    let outcomes: ProposeOutcome[];
-    try {
-      outcomes = await this.port.propose({
-        ...this.context,
-        ...(modelResponseRef === undefined ? {} : { modelResponseRef }),
-        toolCalls: calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
-      });
-    } catch (error) {
-      const message = `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-      outcomes = calls.map(() => ({ status: 'rejected', reason: 'store_unavailable', message }));
-    }
+    const outcomes = await proposeOrReject(this.port, {
+      ...this.context,
+      ...(modelResponseRef === undefined ? {} : { modelResponseRef }),
+      toolCalls: calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
+    });
     for (const [i, call] of calls.entries()) {
-      const outcome: ProposeOutcome = outcomes[i] ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate gave no outcome for this call' };
+      const outcome = outcomes[i] as ProposeOutcome;
       this.#unanswered.set(call.toolCallId, outcome);
       this.#proposed.set(call.toolCallId, outcome);
       if (outcome.status === 'allowed' || outcome.status === 'approval_required') {

@@ -1,5 +1,5 @@
-import type { RelayedToolMessage, RelayFailure } from '@countersign/core/gate';
-import { unreachable } from './call-verdict.ts';
+import type { RelayedToolMessage } from '@countersign/core/gate';
+import { checkRelayedOrThrow } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 
 /**
@@ -8,18 +8,7 @@ import type { CountersignGuard } from './guard.ts';
  * result in the history it sent back, or made one up. The model is never called;
  * `generateText`/`streamText` reject with this error.
  */
-export class CountersignRelayRefusal extends Error {
-  readonly code = 'relay_refused' as const;
-  readonly reason: 'relay_refused' | 'invalid_request' | 'store_unavailable';
-  readonly failures: RelayFailure[];
-
-  constructor(reason: CountersignRelayRefusal['reason'], message: string, failures: RelayFailure[] = []) {
-    super(`countersign:relay_refused:${reason}: ${message}`);
-    this.name = 'CountersignRelayRefusal';
-    this.reason = reason;
-    this.failures = failures;
-  }
-}
+export { CountersignRelayRefusal } from '@countersign/core/integration';
 
 interface PromptMessage {
   role: string;
@@ -48,14 +37,5 @@ export function relayedToolResults(prompt: readonly PromptMessage[]): RelayedToo
 /** Checks the prompt's relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
 export async function checkRelayedPrompt(guard: CountersignGuard, prompt: unknown): Promise<void> {
   if (!Array.isArray(prompt)) return;
-  const toolMessages = relayedToolResults(prompt as PromptMessage[]);
-  if (toolMessages.length === 0) return;
-  let outcome: Awaited<ReturnType<CountersignGuard['port']['checkRelayed']>>;
-  try {
-    outcome = await guard.port.checkRelayed({ runId: guard.context.runId, toolMessages });
-  } catch (error) {
-    throw new CountersignRelayRefusal('store_unavailable', unreachable(error));
-  }
-  if (outcome.ok) return;
-  throw new CountersignRelayRefusal(outcome.reason, outcome.message, outcome.reason === 'relay_refused' ? outcome.failures : []);
+  await checkRelayedOrThrow(guard.port, guard.context.runId, relayedToolResults(prompt as PromptMessage[]));
 }

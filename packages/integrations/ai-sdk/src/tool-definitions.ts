@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolRegistry } from '@countersign/core/gate';
+import { frameworkToolRegistry } from '@countersign/core/integration';
 import { asSchema } from 'ai';
 
 interface DescribedTool {
@@ -35,15 +36,5 @@ export async function toolDefinitions(tools: Record<string, DescribedTool>): Pro
  * `dispatch` never does, so its `execute` refuses.
  */
 export function sdkToolRegistry(definitions: readonly ToolDefinition[]): ToolRegistry {
-  return Object.fromEntries(
-    definitions.map((definition) => [
-      definition.name,
-      {
-        definition,
-        execute: () => {
-          throw new Error(`${definition.name} runs in the AI SDK (authorize → execute → complete), not through gate.dispatch`);
-        },
-      },
-    ]),
-  );
+  return frameworkToolRegistry(definitions, 'the AI SDK (authorize → execute → complete)');
 }

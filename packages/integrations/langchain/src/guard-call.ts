@@ -1,4 +1,5 @@
-import type { AuthorizeOutcome, GatePort, Grant, WaitOutcome } from '@countersign/core';
+import { completeOrReport, issuedToken, unreachable } from '@countersign/core/integration';
+import type { AuthorizeOutcome, Completion, GatePort, Grant, WaitOutcome } from '@countersign/core';
 import type { ToolCall } from '@langchain/core/messages';
 import { ToolMessage } from '@langchain/core/messages';
 import { interrupt } from '@langchain/langgraph';
@@ -166,12 +167,8 @@ async function authorizeTarget(
 ): Promise<{ grant: Grant } | Refusal> {
   let outcome: AuthorizeOutcome;
   try {
-    let token: string | undefined;
-    if (target.requestId !== undefined) {
-      const issued = await settings.port.token(target.requestId);
-      // No token (pending, denied, used): authorize without one says which, with the gate's reason.
-      if (issued.ok) token = issued.token;
-    }
+    // No token (pending, denied, used): authorize without one says which, with the gate's reason.
+    const token = await issuedToken(settings.port, target.requestId);
     // The model's call is cross-checked field for field (CASA checks 3 and 4); an edited
     // call is the approver's, so its own ledger id, tool and arguments are what run.
     const expected = target.edited === undefined ? { callId, toolName: call.name, arguments: call.args } : { callId: target.edited.callId, toolName: call.name };
@@ -187,16 +184,7 @@ async function authorizeTarget(
   return refuse(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? target.proposalId);
 }
 
-async function completeSafely(settings: GuardSettings, grant: Grant, completion: Parameters<GatePort['complete']>[1]): Promise<void> {
-  try {
-    const done = await settings.port.complete(grant, completion);
-    if (!done.ok) settings.onCompletionFailure({ proposalId: grant.proposalId, reason: done.reason, message: done.message });
-  } catch (error) {
-    // The tool ran; its result stands. The call reads `dispatched` ("ran, result unknown") until completed.
-    settings.onCompletionFailure({ proposalId: grant.proposalId, reason: 'store_unavailable', message: unreachable(error) });
-  }
-}
-
-export function unreachable(error: unknown): string {
-  return `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
+function completeSafely(settings: GuardSettings, grant: Grant, completion: Completion): Promise<void> {
+  // The tool ran; its result stands. An unrecorded result leaves the call `dispatched` ("ran, result unknown").
+  return completeOrReport(settings.port, grant, completion, settings.onCompletionFailure);
 }

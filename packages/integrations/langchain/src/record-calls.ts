@@ -1,4 +1,5 @@
 import type { GatePort, ProposeOutcome } from '@countersign/core';
+import { proposeOrReject } from '@countersign/core/integration';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { CountersignContext } from './context.ts';
 import type { RecordedCall } from './state.ts';
@@ -15,21 +16,13 @@ type RecordedCalls = Record<string, RecordedCall>;
 export async function proposeModelCalls(port: GatePort, context: CountersignContext, message: AIMessage): Promise<RecordedCalls> {
   const calls = (message.tool_calls ?? []).filter((call) => typeof call.id === 'string' && call.id !== '');
   if (calls.length === 0) return {};
-  let outcomes: ProposeOutcome[];
-  try {
-    outcomes = await port.propose({
-      ...context,
-      ...(typeof message.id === 'string' ? { responseRef: message.id } : {}),
-      toolCalls: calls.map((call) => ({ id: call.id as string, name: call.name, arguments: call.args })),
-    });
-  } catch (error) {
-    const text = `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-    outcomes = calls.map(() => ({ status: 'rejected', reason: 'store_unavailable', message: text }));
-  }
+  const outcomes = await proposeOrReject(port, {
+    ...context,
+    ...(typeof message.id === 'string' ? { responseRef: message.id } : {}),
+    toolCalls: calls.map((call) => ({ id: call.id as string, name: call.name, arguments: call.args })),
+  });
   const recorded: RecordedCalls = {};
-  for (const [i, call] of calls.entries()) {
-    recorded[call.id as string] = recordOf(outcomes[i] ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate gave no outcome for this call' });
-  }
+  for (const [i, call] of calls.entries()) recorded[call.id as string] = recordOf(outcomes[i] as ProposeOutcome);
   return recorded;
 }
 

@@ -1,7 +1,7 @@
 import type { GatePort } from '@countersign/core';
-import type { RelayedToolMessage, RelayFailure } from '@countersign/core/gate';
+import type { RelayedToolMessage } from '@countersign/core/gate';
+import { checkRelayedOrThrow } from '@countersign/core/integration';
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
-import { unreachable } from './guard-call.ts';
 
 /**
  * Thrown from `beforeModel` when a tool result in the state is not the result recorded
@@ -9,18 +9,7 @@ import { unreachable } from './guard-call.ts';
  * with tampered state, a client that sent a `ToolMessage` with the id of a real one, or
  * one made up). The model is never called; `invoke` rejects with this error.
  */
-export class CountersignRelayRefusal extends Error {
-  readonly code = 'relay_refused' as const;
-  readonly reason: 'relay_refused' | 'invalid_request' | 'store_unavailable';
-  readonly failures: RelayFailure[];
-
-  constructor(reason: CountersignRelayRefusal['reason'], message: string, failures: RelayFailure[] = []) {
-    super(`countersign:relay_refused:${reason}: ${message}`);
-    this.name = 'CountersignRelayRefusal';
-    this.reason = reason;
-    this.failures = failures;
-  }
-}
+export { CountersignRelayRefusal } from '@countersign/core/integration';
 
 /**
  * The tool results the next model request relays, as `checkRelayed` reads them. Error
@@ -44,14 +33,5 @@ export function relayedToolResults(messages: readonly BaseMessage[]): RelayedToo
 
 /** Checks the relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
 export async function checkRelayedMessages(port: GatePort, runId: string, messages: readonly BaseMessage[]): Promise<void> {
-  const toolMessages = relayedToolResults(messages);
-  if (toolMessages.length === 0) return;
-  let outcome: Awaited<ReturnType<GatePort['checkRelayed']>>;
-  try {
-    outcome = await port.checkRelayed({ runId, toolMessages });
-  } catch (error) {
-    throw new CountersignRelayRefusal('store_unavailable', unreachable(error));
-  }
-  if (outcome.ok) return;
-  throw new CountersignRelayRefusal(outcome.reason, outcome.message, outcome.reason === 'relay_refused' ? outcome.failures : []);
+  await checkRelayedOrThrow(port, runId, relayedToolResults(messages));
 }

@@ -1,7 +1,8 @@
 import type { CallStatus } from '@countersign/core';
 import { CanonicalizationError, canonicalizeArguments } from '@countersign/core/canonical';
 import type { RunToolApprovalItem } from '@openai/agents';
-import { type CountersignGuard, unreachable } from './guard.ts';
+import { unreachable } from '@countersign/core/integration';
+import type { CountersignGuard } from './guard.ts';
 import { type CountersignDenial, type CountersignReason, type CountersignRefusalStatus, formatRefusal } from './refusal.ts';
 import type { AnyRunState } from './sdk-types.ts';
 

@@ -1,6 +1,7 @@
-import type { AuthorizeOutcome, Grant } from '@countersign/core';
+import type { AuthorizeOutcome, Completion, Grant } from '@countersign/core';
 import type { RunContext } from '@openai/agents';
-import { type CountersignGuard, unreachable } from './guard.ts';
+import { completeOrReport, issuedToken, unreachable } from '@countersign/core/integration';
+import type { CountersignGuard } from './guard.ts';
 import { type CountersignDenial, type CountersignReason, type CountersignRefusalStatus, formatRefusal } from './refusal.ts';
 import type { AnyFunctionTool, AnyRunContext, AnyTool } from './sdk-types.ts';
 
@@ -103,12 +104,8 @@ async function authorizeCall(guard: CountersignGuard, toolName: string, input: s
   }
   let outcome: AuthorizeOutcome;
   try {
-    let token: string | undefined;
-    if (indexed.requestId !== undefined) {
-      const issued = await guard.port.token(indexed.requestId);
-      // No token (pending, denied, used): authorize without one says which, with the gate's reason.
-      if (issued.ok) token = issued.token;
-    }
+    // No token (pending, denied, used): authorize without one says which, with the gate's reason.
+    const token = await issuedToken(guard.port, indexed.requestId);
     outcome = await guard.port.authorize({ proposalId: indexed.proposalId, token, runId, sessionId, principal, callId, toolName, arguments: input });
   } catch (error) {
     // authorize is sent once; if its answer was lost the approval may be spent: nothing runs (at most once).
@@ -121,12 +118,7 @@ async function authorizeCall(guard: CountersignGuard, toolName: string, input: s
   return fail(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? indexed.proposalId);
 }
 
-async function completeSafely(guard: CountersignGuard, grant: Grant, completion: Parameters<CountersignGuard['port']['complete']>[1]): Promise<void> {
-  try {
-    const done = await guard.port.complete(grant, completion);
-    if (!done.ok) guard.completionFailures.push({ proposalId: grant.proposalId, reason: done.reason, message: done.message });
-  } catch (error) {
-    // The tool ran; its result stands. The call reads `dispatched` ("ran, result unknown") until completed.
-    guard.completionFailures.push({ proposalId: grant.proposalId, reason: 'store_unavailable', message: unreachable(error) });
-  }
+function completeSafely(guard: CountersignGuard, grant: Grant, completion: Completion): Promise<void> {
+  // The tool ran; its result stands. An unrecorded result leaves the call `dispatched` ("ran, result unknown").
+  return completeOrReport(guard.port, grant, completion, (failure) => guard.completionFailures.push(failure));
 }

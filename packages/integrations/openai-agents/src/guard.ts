@@ -1,3 +1,4 @@
+import { proposeOrReject } from '@countersign/core/integration';
 import type { GatePort, ProposeOutcome } from '@countersign/core';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
@@ -62,19 +63,13 @@ export class CountersignGuard {
    */
   async proposeResponse(calls: readonly ModelFunctionCall[], responseRef?: string): Promise<void> {
     if (calls.length === 0) return;
-    let outcomes: ProposeOutcome[];
-    try {
-      outcomes = await this.port.propose({
-        ...this.context,
-        ...(responseRef === undefined ? {} : { responseRef }),
-        toolCalls: calls.map((call) => ({ id: call.callId, name: call.name, arguments: call.arguments })),
-      });
-    } catch (error) {
-      const message = `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-      outcomes = calls.map(() => ({ status: 'rejected', reason: 'store_unavailable', message }));
-    }
+    const outcomes = await proposeOrReject(this.port, {
+      ...this.context,
+      ...(responseRef === undefined ? {} : { responseRef }),
+      toolCalls: calls.map((call) => ({ id: call.callId, name: call.name, arguments: call.arguments })),
+    });
     for (const [i, call] of calls.entries()) {
-      const outcome: ProposeOutcome = outcomes[i] ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate gave no outcome for this call' };
+      const outcome = outcomes[i] as ProposeOutcome;
       this.#proposed.set(call.callId, outcome);
       if (outcome.status === 'allowed' || outcome.status === 'approval_required') {
         await this.index.set(this.context.runId, call.callId, {
@@ -97,8 +92,4 @@ export class CountersignGuard {
     this.refusals.push(denial);
     return denial;
   }
-}
-
-export function unreachable(error: unknown): string {
-  return `the gate could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }

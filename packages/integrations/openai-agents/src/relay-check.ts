@@ -1,5 +1,6 @@
-import type { RelayedToolMessage, RelayFailure } from '@countersign/core/gate';
-import { type CountersignGuard, unreachable } from './guard.ts';
+import type { RelayedToolMessage } from '@countersign/core/gate';
+import { checkRelayedOrThrow } from '@countersign/core/integration';
+import type { CountersignGuard } from './guard.ts';
 import { refusalOf } from './refusal.ts';
 
 /**
@@ -8,18 +9,7 @@ import { refusalOf } from './refusal.ts';
  * `RunState` or a resent history whose tool output was edited or made up. The model
  * is never called; the run rejects with this error.
  */
-export class CountersignRelayRefusal extends Error {
-  readonly code = 'relay_refused' as const;
-  readonly reason: 'relay_refused' | 'invalid_request' | 'store_unavailable';
-  readonly failures: RelayFailure[];
-
-  constructor(reason: CountersignRelayRefusal['reason'], message: string, failures: RelayFailure[] = []) {
-    super(`countersign:relay_refused:${reason}: ${message}`);
-    this.name = 'CountersignRelayRefusal';
-    this.reason = reason;
-    this.failures = failures;
-  }
-}
+export { CountersignRelayRefusal } from '@countersign/core/integration';
 
 interface InputItem {
   type?: unknown;
@@ -48,14 +38,5 @@ export function relayedToolResults(input: unknown): RelayedToolMessage[] {
 
 /** Checks a request's relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
 export async function checkRelayedInput(guard: CountersignGuard, input: unknown): Promise<void> {
-  const toolMessages = relayedToolResults(input);
-  if (toolMessages.length === 0) return;
-  let outcome: Awaited<ReturnType<CountersignGuard['port']['checkRelayed']>>;
-  try {
-    outcome = await guard.port.checkRelayed({ runId: guard.context.runId, toolMessages });
-  } catch (error) {
-    throw new CountersignRelayRefusal('store_unavailable', unreachable(error));
-  }
-  if (outcome.ok) return;
-  throw new CountersignRelayRefusal(outcome.reason, outcome.message, outcome.reason === 'relay_refused' ? outcome.failures : []);
+  await checkRelayedOrThrow(guard.port, guard.context.runId, relayedToolResults(input));
 }

@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolRegistry } from '@countersign/core/gate';
+import { frameworkToolRegistry } from '@countersign/core/integration';
 import type { AnyTool } from './sdk-types.ts';
 
 /**
@@ -21,15 +22,5 @@ export function toolDefinitions(tools: readonly AnyTool[]): ToolDefinition[] {
  * never does, so its `execute` refuses.
  */
 export function sdkToolRegistry(definitions: readonly ToolDefinition[]): ToolRegistry {
-  return Object.fromEntries(
-    definitions.map((definition) => [
-      definition.name,
-      {
-        definition,
-        execute: () => {
-          throw new Error(`${definition.name} runs in the OpenAI Agents SDK (authorize → invoke → complete), not through gate.dispatch`);
-        },
-      },
-    ]),
-  );
+  return frameworkToolRegistry(definitions, 'the OpenAI Agents SDK (authorize → invoke → complete)');
 }

@@ -1,12 +1,20 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { describeZodIssues, parseConfigText, readConfigFile } from '@countersign/core/config';
+import {
+  DEFAULT_CONFIG_STORE_PATH,
+  describeZodIssues,
+  parseConfigText,
+  readConfigFile,
+  type StoreTarget,
+  storeConfigSchema,
+  storeTargetOf,
+} from '@countersign/core/config';
 import { z } from 'zod';
 import { upstreamNameProblem } from '../names.ts';
 import type { CallMode } from '../recorded-call.ts';
 import type { UpstreamConfig } from '../upstream.ts';
 
 /** Where the embedded approval service keeps its ledger: the same store `countersign serve` uses. */
-export type GatewayStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'; connectionString: string; schema?: string | undefined };
+export type GatewayStore = StoreTarget;
 
 /** A gateway configuration file, checked and with its paths resolved against the file's folder. */
 export interface GatewayConfig {
@@ -60,7 +68,7 @@ export interface GatewayHttpConfig {
   allowedHosts?: string[] | undefined;
 }
 
-export const DEFAULT_GATEWAY_STORE_PATH = '.countersign/countersign.sqlite';
+export const DEFAULT_GATEWAY_STORE_PATH = DEFAULT_CONFIG_STORE_PATH;
 
 const id = z.string().trim().min(1).max(200);
 const stringMap = z.record(z.string(), z.string());
@@ -100,12 +108,7 @@ const fields = z.strictObject({
       tokenEnv: envName.default('COUNTERSIGN_AGENT_TOKEN'),
     })
     .optional(),
-  store: z
-    .union([
-      z.strictObject({ sqlite: z.string().min(1) }),
-      z.strictObject({ databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string'), pgSchema: id.optional() }),
-    ])
-    .optional(),
+  store: storeConfigSchema,
   principal: id,
   agent: id.default('mcp-gateway'),
   calls: z.enum(['direct', 'recorded']).default('direct'),
@@ -176,10 +179,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
   // Operator pins and first-sight trust contradict each other: with a lock, an unlisted tool waits for review.
   if (c.lock !== undefined && c.trustOnFirstUse) return { ok: false, problems: ['lock: a lock pins tools itself; remove trustOnFirstUse (tools the lock does not list wait for review)'] };
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
-  const store: GatewayStore =
-    c.store === undefined || 'sqlite' in c.store
-      ? { kind: 'sqlite', path: at(c.store?.sqlite ?? DEFAULT_GATEWAY_STORE_PATH) }
-      : { kind: 'postgres', connectionString: c.store.databaseUrl, schema: c.store.pgSchema };
+  const store: GatewayStore = storeTargetOf(c.store, at, DEFAULT_GATEWAY_STORE_PATH);
   return {
     ok: true,
     config: {

@@ -1,9 +1,17 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { describeZodIssues, parseConfigText, readConfigFile } from '@countersign/core/config';
+import {
+  DEFAULT_CONFIG_STORE_PATH,
+  describeZodIssues,
+  parseConfigText,
+  readConfigFile,
+  type StoreTarget,
+  storeConfigSchema,
+  storeTargetOf,
+} from '@countersign/core/config';
 import { z } from 'zod';
 
 /** Where the embedded approval service keeps its ledger: the same store `countersign serve` and the MCP gateway use. */
-export type ProxyStore = { kind: 'sqlite'; path: string } | { kind: 'postgres'; connectionString: string; schema?: string | undefined };
+export type ProxyStore = StoreTarget;
 
 /** A proxy configuration file, checked, with its paths resolved against the file's folder. Secrets are named, never held. */
 export interface ProxyConfig {
@@ -23,7 +31,7 @@ export interface ProxyConfig {
   maxBodyBytes?: number | undefined;
 }
 
-export const DEFAULT_PROXY_STORE_PATH = '.countersign/countersign.sqlite';
+export const DEFAULT_PROXY_STORE_PATH = DEFAULT_CONFIG_STORE_PATH;
 
 const id = z.string().trim().min(1).max(200);
 
@@ -34,12 +42,7 @@ const schema = z.strictObject({
     headers: z.record(z.string(), z.string()).optional(),
   }),
   policy: z.string().min(1),
-  store: z
-    .union([
-      z.strictObject({ sqlite: z.string().min(1) }),
-      z.strictObject({ databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string'), pgSchema: id.optional() }),
-    ])
-    .optional(),
+  store: storeConfigSchema,
   principal: id.optional(),
   trustOnFirstUse: z.boolean().default(false),
   listen: z
@@ -56,10 +59,7 @@ export function parseProxyConfig(value: unknown, baseDir: string): ProxyConfigRe
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
-  const store: ProxyStore =
-    c.store === undefined || 'sqlite' in c.store
-      ? { kind: 'sqlite', path: at(c.store?.sqlite ?? DEFAULT_PROXY_STORE_PATH) }
-      : { kind: 'postgres', connectionString: c.store.databaseUrl, schema: c.store.pgSchema };
+  const store: ProxyStore = storeTargetOf(c.store, at, DEFAULT_PROXY_STORE_PATH);
   return {
     ok: true,
     config: {

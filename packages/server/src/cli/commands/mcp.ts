@@ -1,7 +1,5 @@
 import { Readable, Writable } from 'node:stream';
 import { MemoryGateEvents } from '@countersign/core/events';
-import { Gate } from '@countersign/core/gate';
-import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { createClient } from '@countersign/client';
 import {
   applyLock,
@@ -19,12 +17,11 @@ import {
 } from '@countersign/mcp';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
-import { definitionReviewOf } from '../../serve/definition-review.ts';
-import { resolveMasterKey } from '../../serve/master-key.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
+import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
 import { registerMcpPin } from './mcp-pin.ts';
@@ -134,18 +131,13 @@ interface ApprovalService {
 async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: (line: string) => void): Promise<ApprovalService> {
   const policyFile = config.policy;
   if (policyFile === undefined) throw new CliError('config', 'the gateway configuration names no policy file');
-  const policy = await loadPolicyFile(policyFile).catch((error: unknown) => {
-    if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${policyFile}: ${error.message}`, { cause: error });
-    throw error;
-  });
-  const master = await resolveMasterKey(ctx.io.env, config.store).catch((error: unknown) => {
-    throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
-  });
+  const policy = await loadPolicyForCli(policyFile);
+  const master = await masterKeyForCli(ctx.io.env, config.store);
   // Checked before the store is opened: a bad lock never creates a database.
   const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
   if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
   const store = await openStoreForCli(config.store);
-  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
+  let events: StoreEvents | undefined;
   return {
     where: `store ${describeStoreTarget(config.store)}, policy ${policyFile}`,
     warnings: [
@@ -153,17 +145,8 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
       ...(config.trustOnFirstUse ? ['trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)'] : []),
     ],
     async open() {
-      events = store.openEvents === undefined ? undefined : await store.openEvents();
-      const gate = new Gate({
-        ledger: store.ledger,
-        audit: store.audit,
-        definitions: store.definitions,
-        policy,
-        definitionReview: definitionReviewOf(policy),
-        trustOnFirstUse: config.trustOnFirstUse,
-        keyring: master.keyring,
-        events,
-      });
+      events = await openStoreEvents(store);
+      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse });
       if (lock?.ok === true) {
         // Operator pins first, so nothing is served (or trusted) before the lock says what is.
         // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).

@@ -1,14 +1,11 @@
-import { Gate } from '@countersign/core/gate';
-import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { agentTokens, loadProxyConfigFile, type RunningProxy, startProxy } from '@countersign/proxy';
 import type { Command } from 'commander';
 import { loadAuthFile } from '../../serve/auth-file.ts';
-import { definitionReviewOf } from '../../serve/definition-review.ts';
-import { resolveMasterKey } from '../../serve/master-key.ts';
 import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
+import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
 
@@ -55,28 +52,14 @@ async function runProxy(ctx: CommandContext, flags: ProxyFlags): Promise<number>
   const auth = await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => {
     throw new CliError('config', `--auth ${flags.auth}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
-  const policy = await loadPolicyFile(config.policy).catch((error: unknown) => {
-    if (error instanceof PolicyError) throw new CliError('config', `invalid policy ${config.policy}: ${error.message}`, { cause: error });
-    throw error;
-  });
-  const master = await resolveMasterKey(env, config.store).catch((error: unknown) => {
-    throw new CliError('config', error instanceof Error ? error.message : String(error), { cause: error });
-  });
+  const policy = await loadPolicyForCli(config.policy);
+  const master = await masterKeyForCli(env, config.store);
   const store = await openStoreForCli(config.store);
   let proxy: RunningProxy | undefined;
-  let events: Awaited<ReturnType<NonNullable<typeof store.openEvents>>> | undefined;
+  let events: StoreEvents | undefined;
   try {
-    events = store.openEvents === undefined ? undefined : await store.openEvents();
-    const gate = new Gate({
-      ledger: store.ledger,
-      audit: store.audit,
-      definitions: store.definitions,
-      policy,
-      definitionReview: definitionReviewOf(policy),
-      trustOnFirstUse: config.trustOnFirstUse,
-      keyring: master.keyring,
-      events,
-    });
+    events = await openStoreEvents(store);
+    const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse });
     const agents = auth.config.agents.map((a) => ({ ...a, principal: config.principal }));
     proxy = await startProxy({
       gate,

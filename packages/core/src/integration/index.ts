@@ -1,0 +1,21 @@
+/**
+ * What every framework integration (`@countersign/ai-sdk`, `/langchain`,
+ * `/openai-agents`) shares, framework-neutral: the refusal text and its types, the
+ * relay check before a model request, the call index. Light: type imports only from
+ * the gate, no policy engine, parsers or file system.
+ */
+export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
+export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
+export { proposeOrReject } from './propose.ts';
+export {
+  type CountersignDenial,
+  type CountersignReason,
+  type CountersignRefusalStatus,
+  formatRefusal,
+  parseRefusal,
+  REFUSAL_PREFIX,
+  type RefusalText,
+} from './refusal.ts';
+export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
+export { frameworkToolRegistry } from './tool-registry.ts';
+export { unreachable } from './unreachable.ts';

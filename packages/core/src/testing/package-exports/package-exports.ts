@@ -1,0 +1,91 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The fields of a workspace package's package.json these checks read. */
+export interface PackageManifest {
+  exports: Record<string, Record<string, string>>;
+  peerDependencies?: Record<string, string> | undefined;
+}
+
+export function readManifest(packageDir: string): PackageManifest {
+  return JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as PackageManifest;
+}
+
+/** Every subpath mirrors a source folder and has the source, types and built conditions (the repo's subpath pattern). */
+export function expectExportsMirrorSources(packageDir: string, manifest: PackageManifest = readManifest(packageDir)): void {
+  for (const [subpath, conditions] of Object.entries(manifest.exports)) {
+    const folder = subpath === '.' ? '' : `${subpath.slice(2)}/`;
+    expect(conditions, subpath).toEqual({
+      'countersign-source': `./src/${folder}index.ts`,
+      types: `./dist/${folder}index.d.ts`,
+      default: `./dist/${folder}index.js`,
+    });
+    expect(existsSync(join(packageDir, 'src', folder, 'index.ts')), subpath).toBe(true);
+  }
+}
+
+/** Puts `@countersign/<name>`'s package.json into `scratch/node_modules`, as an install would; returns its folder. */
+export function installManifest(scratch: string, name: string, packageDir: string): string {
+  const installed = join(scratch, 'node_modules', '@countersign', name);
+  mkdirSync(installed, { recursive: true });
+  cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
+  return installed;
+}
+
+/** Runs the repo's `tsc -p project --outDir outDir` with plain node; expects it to print nothing (no errors). */
+export function buildInto(repoDir: string, project: string, outDir: string, label: string): void {
+  const tsc = join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', project, '--outDir', outDir], { encoding: 'utf8' });
+  expect(built.stdout + built.stderr, label).toBe('');
+}
+
+export interface IntegrationExportsCheck {
+  /** The package's name under `@countersign/` (e.g. `ai-sdk`). */
+  name: string;
+  packageDir: string;
+  repoDir: string;
+  /** The framework packages it expects as peers, in package.json order. */
+  peers: string[];
+  /** Exports the built package must have as functions. */
+  functions: string[];
+}
+
+/**
+ * The package-exports tests of a framework integration: its subpaths follow the repo's
+ * pattern, its framework is a peer, and, built with core into a throwaway node_modules
+ * under the repo's (so the framework resolves as it would for a user), it imports with
+ * plain node: no source condition, no TypeScript.
+ */
+export function describeBuiltIntegration(check: IntegrationExportsCheck): void {
+  const { name, packageDir, repoDir } = check;
+  const manifest = readManifest(packageDir);
+  describe(`@countersign/${name} package exports`, () => {
+    it(`every subpath mirrors a source folder and has source, types and built conditions; peers: ${check.peers.join(', ')}`, () => {
+      expectExportsMirrorSources(packageDir, manifest);
+      expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(check.peers);
+    });
+
+    const scratch = join(repoDir, 'node_modules', '.cache', `countersign-${name}-dist-${process.pid}`);
+    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+    it('the built package imports with plain node', () => {
+      const coreDir = join(repoDir, 'packages', 'core');
+      const core = installManifest(scratch, 'core', coreDir);
+      buildInto(repoDir, join(coreDir, 'tsconfig.build.json'), join(core, 'dist'), 'core');
+      // Built from a copy beside the built core, so `@countersign/core` resolves to its dist types, as for a user.
+      const installed = installManifest(scratch, name, packageDir);
+      cpSync(join(packageDir, 'src'), join(installed, 'src'), { recursive: true });
+      const config = JSON.parse(readFileSync(join(packageDir, 'tsconfig.build.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(installed, 'tsconfig.build.json'), JSON.stringify({ ...config, extends: join(repoDir, 'tsconfig.base.json') }));
+      buildInto(repoDir, join(installed, 'tsconfig.build.json'), join(installed, 'dist'), name);
+      const script = `
+        const m = await import('@countersign/${name}');
+        process.stdout.write(${JSON.stringify(check.functions)}.map((f) => typeof m[f]).join(','));
+      `;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: scratch, encoding: 'utf8' });
+      expect(out).toBe(check.functions.map(() => 'function').join(','));
+    }, 180_000);
+  });
+}
