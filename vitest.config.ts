@@ -10,6 +10,8 @@ export default defineConfig({
       // Integrations live one level deeper, under packages/integrations/.
       { find: /^@countersign\/ai-sdk$/, replacement: `${packagesDir}integrations/ai-sdk/src/index.ts` },
       { find: /^@countersign\/langchain$/, replacement: `${packagesDir}integrations/langchain/src/index.ts` },
+      { find: /^@countersign\/temporal$/, replacement: `${packagesDir}integrations/temporal/src/index.ts` },
+      { find: /^@countersign\/temporal\/workflow$/, replacement: `${packagesDir}integrations/temporal/src/workflow/index.ts` },
       { find: /^@countersign\/openai-agents$/, replacement: `${packagesDir}integrations/openai-agents/src/index.ts` },
       { find: /^@countersign\/([^/]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
       { find: /^@countersign\/([^/]+)\/(.+)$/, replacement: `${packagesDir}$1/src/$2/index.ts` },
