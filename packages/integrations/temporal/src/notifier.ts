@@ -32,7 +32,7 @@ export function decisionSignalOf(event: GateEvent): { workflowId: string; signal
  * until the request's expiry and then reports `expired`, never runs anything.
  * Returns the unsubscribe function. Use only when a Temporal server is configured.
  */
-export function notifyTemporalOnDecision(events: GateEvents, send: SignalSender, onError: (error: unknown) => void = () => {}): () => void {
+export function notifyTemporalOnDecision(events: Pick<GateEvents, 'subscribe'>, send: SignalSender, onError: (error: unknown) => void = () => {}): () => void {
   return events.subscribe(async (event) => {
     const target = decisionSignalOf(event);
     if (target === undefined) return;
