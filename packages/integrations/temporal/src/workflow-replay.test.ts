@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleForTest } from './testing/bundle.ts';
-import { approvedCallHistory, expiredCallHistory } from './testing/history.ts';
+import { approvedCallHistory, expiredCallHistory, forgedSignalHistory } from './testing/history.ts';
 
 /**
  * Replay with `Worker.runReplayHistory` (the SDK's native replayer, no server): the
@@ -22,6 +22,10 @@ describe('replay of hand-built workflow histories (no server)', () => {
 
   it('no decision: the timer fires at the expiry and nothing else is scheduled', async () => {
     await expect(Worker.runReplayHistory({ workflowBundle: { code } }, expiredCallHistory(), 'wf-order-42')).resolves.toBeUndefined();
+  }, 60_000);
+
+  it('a forged early signal: the refused tool activity (still pending) sends the workflow back to waiting, then the real decision runs it', async () => {
+    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, forgedSignalHistory(), 'wf-order-42')).resolves.toBeUndefined();
   }, 60_000);
 
   // What the replayer compares is the sequence of commands: in this SDK version (1.24) it did not flag a

@@ -29,6 +29,7 @@ const ATTRIBUTE_KEYS: Record<string, string> = {
   ACTIVITY_TASK_SCHEDULED: 'activityTaskScheduledEventAttributes',
   ACTIVITY_TASK_STARTED: 'activityTaskStartedEventAttributes',
   ACTIVITY_TASK_COMPLETED: 'activityTaskCompletedEventAttributes',
+  ACTIVITY_TASK_FAILED: 'activityTaskFailedEventAttributes',
   TIMER_STARTED: 'timerStartedEventAttributes',
   TIMER_CANCELED: 'timerCanceledEventAttributes',
   TIMER_FIRED: 'timerFiredEventAttributes',
@@ -71,6 +72,25 @@ class HistoryBuilder {
     });
     const started = this.add('ACTIVITY_TASK_STARTED', { scheduledEventId: scheduled, attempt: 1, identity: 'hand-built' });
     this.add('ACTIVITY_TASK_COMPLETED', { result: { payloads: [payload(result)] }, scheduledEventId: scheduled, startedEventId: started });
+  }
+
+  /** An activity the tool interceptor refused with a non-retryable ApplicationFailure of `failureType`. */
+  refusedActivity(activityId: string, activityType: string, input: unknown, failureType: string, completedTask: number): void {
+    const scheduled = this.add('ACTIVITY_TASK_SCHEDULED', {
+      activityId,
+      activityType: { name: activityType },
+      taskQueue: QUEUE,
+      input: { payloads: [payload(input)] },
+      startToCloseTimeout: duration(60),
+      workflowTaskCompletedEventId: completedTask,
+    });
+    const started = this.add('ACTIVITY_TASK_STARTED', { scheduledEventId: scheduled, attempt: 1, identity: 'hand-built' });
+    this.add('ACTIVITY_TASK_FAILED', {
+      failure: { message: 'approval request req-1 is still pending', source: 'TypeScriptSDK', applicationFailureInfo: { type: failureType, nonRetryable: true } },
+      scheduledEventId: scheduled,
+      startedEventId: started,
+      retryState: 'RETRY_STATE_NON_RETRYABLE_FAILURE',
+    });
   }
 
   get now(): number {
@@ -143,6 +163,40 @@ export function expiredCallHistory() {
   b.add('WORKFLOW_EXECUTION_COMPLETED', {
     result: { payloads: [payload({ status: 'expired', proposalId: 'p-1', requestId: 'req-1', expiresAt })] },
     workflowTaskCompletedEventId: third,
+  });
+  return temporal.api.history.v1.History.fromObject({ events: b.events });
+}
+
+/**
+ * A forged early signal: the workflow wakes, the guarded tool activity is refused as still
+ * pending (nothing spent), the workflow waits again (a second timer), then the real decision
+ * arrives and the tool runs.
+ */
+export function forgedSignalHistory() {
+  const b = new HistoryBuilder();
+  started(b);
+  const first = b.workflowTask();
+  const expiresAt = START + 600_000;
+  const proposal = { proposalId: 'p-1', requestId: 'req-1', callId: 'call-1', argsDigest: 'd', status: 'approval_required', expiresAt };
+  b.activity('1', 'countersign.propose', { sessionId: 's-1', principal: 'user:42', toolCalls: [INPUT.call] }, [proposal], first);
+  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1' }, arguments: INPUT.call.arguments };
+  const signal = { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] };
+  const second = b.workflowTask();
+  const firstTimer = b.add('TIMER_STARTED', { timerId: '1', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: second });
+  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: 'countersign.decision', input: signal, identity: 'forger' }, 1_000);
+  const third = b.workflowTask();
+  b.add('TIMER_CANCELED', { timerId: '1', startedEventId: firstTimer, workflowTaskCompletedEventId: third, identity: 'hand-built' });
+  b.refusedActivity('2', 'transfer', envelope, 'CountersignApprovalRequired', third);
+  const fourth = b.workflowTask();
+  const secondTimer = b.add('TIMER_STARTED', { timerId: '2', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: fourth });
+  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: 'countersign.decision', input: signal, identity: 'notifier' }, 60_000);
+  const fifth = b.workflowTask();
+  b.add('TIMER_CANCELED', { timerId: '2', startedEventId: secondTimer, workflowTaskCompletedEventId: fifth, identity: 'hand-built' });
+  b.activity('3', 'transfer', envelope, { transferred: 500 }, fifth);
+  const sixth = b.workflowTask();
+  b.add('WORKFLOW_EXECUTION_COMPLETED', {
+    result: { payloads: [payload({ status: 'executed', proposalId: 'p-1', result: { transferred: 500 } })] },
+    workflowTaskCompletedEventId: sixth,
   });
   return temporal.api.history.v1.History.fromObject({ events: b.events });
 }
