@@ -87,6 +87,20 @@ describe('the tool interceptor refuses a tool activity without a grant', () => {
   });
 });
 
+describe('store outage', () => {
+  it('authorize answers store_unavailable: a RETRYABLE failure, the tool does not run, the approval is still usable', async () => {
+    const f = temporalFixture();
+    const outcome = await approvedTransfer(f);
+    const authorize = f.port.authorize.bind(f.port);
+    f.port.authorize = async () => ({ status: 'not_approved', reason: 'store_unavailable', message: 'db down' });
+    const failure = (await f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)]).catch((e: unknown) => e)) as { type?: string; nonRetryable?: boolean };
+    expect(failure).toMatchObject({ type: FAILURE_TYPES.storeUnavailable, nonRetryable: false });
+    expect(f.ran).toEqual([]);
+    f.port.authorize = authorize;
+    expect(await f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)], undefined, 2)).toEqual({ transferred: 500 });
+  });
+});
+
 describe('crash and replay (at most once)', () => {
   it('the worker dies while the tool runs; the retried attempt is refused already-consumed and the call reads "ran, result unknown"', async () => {
     const f = temporalFixture();

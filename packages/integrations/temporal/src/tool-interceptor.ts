@@ -56,6 +56,7 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
           throw refusal(FAILURE_TYPES.approvalRequired, `approval request ${requestId} is still pending`);
         }
         if (issued.reason === 'not_approved' && issued.status === 'consumed') return this.#alreadyConsumed(proposalId);
+        if (issued.reason === 'store_unavailable') throw unavailable(issued.message);
         throw refusal(FAILURE_TYPES.notApproved, `no token for ${requestId}: ${issued.reason}${issued.status ? ` (${issued.status})` : ''}`, issued);
       }
       token = issued.token;
@@ -87,6 +88,7 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
 
   async #refuse(proposalId: string, outcome: Exclude<AuthorizeOutcome, { status: 'authorized' }>): Promise<never> {
     if (outcome.status === 'not_approved' && outcome.reason === 'already_consumed') return this.#alreadyConsumed(proposalId);
+    if (outcome.status === 'not_approved' && outcome.reason === 'store_unavailable') throw unavailable(outcome.message);
     const type =
       outcome.status === 'denied'
         ? FAILURE_TYPES.denied
@@ -103,6 +105,11 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
     const meaning = state === 'dispatched' ? 'ran, result unknown' : state;
     throw refusal(FAILURE_TYPES.alreadyConsumed, `the approval for ${proposalId} was already used (${meaning}); the tool is not run again`, status);
   }
+}
+
+/** The store is down: nothing was spent and nothing ran, so this one is retryable. */
+function unavailable(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FAILURE_TYPES.storeUnavailable, message: `Countersign store unavailable: ${message}`, nonRetryable: false });
 }
 
 function refusal(type: string, message: string, details?: unknown): ApplicationFailure {

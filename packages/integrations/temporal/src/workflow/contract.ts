@@ -56,7 +56,10 @@ export type GuardedCallResult<R = unknown> =
   | { status: 'expired'; proposalId: string; requestId: string; expiresAt: number }
   | { status: 'refused'; proposalId: string; failureType: string; message: string };
 
-/** ApplicationFailure types the tool interceptor throws (all non-retryable: a retry could never pass). */
+/**
+ * ApplicationFailure types the tool interceptor throws. All are non-retryable (a retry could
+ * never pass) except `storeUnavailable`: nothing was spent, so Temporal's retry may succeed.
+ */
 export const FAILURE_TYPES = {
   noGrant: 'CountersignNoGrant',
   notApproved: 'CountersignNotApproved',
@@ -65,4 +68,5 @@ export const FAILURE_TYPES = {
   /** The grant was already spent: a replayed attempt. Details carry the call status ("ran, result unknown" when `dispatched`). */
   alreadyConsumed: 'CountersignAlreadyConsumed',
   toolFailed: 'CountersignToolFailed',
+  storeUnavailable: 'CountersignStoreUnavailable',
 } as const;
