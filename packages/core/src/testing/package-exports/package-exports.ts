@@ -48,8 +48,10 @@ export interface IntegrationExportsCheck {
   repoDir: string;
   /** The framework packages it expects as peers, in package.json order. */
   peers: string[];
-  /** Exports the built package must have as functions. */
+  /** Exports the built package's root must have as functions. */
   functions: string[];
+  /** Functions other subpaths must export (e.g. `{ workflow: ['countersignWorkflow'] }` for `@countersign/<name>/workflow`). */
+  subpathFunctions?: Record<string, string[]> | undefined;
 }
 
 /**
@@ -80,12 +82,18 @@ export function describeBuiltIntegration(check: IntegrationExportsCheck): void {
       const config = JSON.parse(readFileSync(join(packageDir, 'tsconfig.build.json'), 'utf8')) as Record<string, unknown>;
       writeFileSync(join(installed, 'tsconfig.build.json'), JSON.stringify({ ...config, extends: join(repoDir, 'tsconfig.base.json') }));
       buildInto(repoDir, join(installed, 'tsconfig.build.json'), join(installed, 'dist'), name);
+      const expected: Array<[string, string[]]> = [[`@countersign/${name}`, check.functions]];
+      for (const [subpath, functions] of Object.entries(check.subpathFunctions ?? {})) expected.push([`@countersign/${name}/${subpath}`, functions]);
       const script = `
-        const m = await import('@countersign/${name}');
-        process.stdout.write(${JSON.stringify(check.functions)}.map((f) => typeof m[f]).join(','));
+        const types = [];
+        for (const [specifier, functions] of ${JSON.stringify(expected)}) {
+          const m = await import(specifier);
+          for (const f of functions) types.push(typeof m[f]);
+        }
+        process.stdout.write(types.join(','));
       `;
       const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: scratch, encoding: 'utf8' });
-      expect(out).toBe(check.functions.map(() => 'function').join(','));
+      expect(out).toBe(expected.flatMap(([, functions]) => functions.map(() => 'function')).join(','));
     }, 180_000);
   });
 }
