@@ -10,7 +10,8 @@ import { z } from 'zod';
 export const DecisionBody = z
   .object({
     requestId: Id,
-    decision: z.enum(['approve', 'deny']),
+    /** `revoke` withdraws a pending or approved (not yet consumed) request; it carries no reason or edit. */
+    decision: z.enum(['approve', 'deny', 'revoke']),
     reason: z.string().max(1000).optional(),
     editedArguments: z.unknown().optional(),
   })
@@ -18,7 +19,14 @@ export const DecisionBody = z
   .refine((body) => body.decision === 'approve' || body.editedArguments === undefined, {
     message: 'editedArguments only go with approve',
     path: ['editedArguments'],
+  })
+  // The ledger records no reason with a revocation; accepting one would drop it silently.
+  .refine((body) => body.decision !== 'revoke' || body.reason === undefined, {
+    message: 'a revocation carries no reason',
+    path: ['reason'],
   });
 
 export const RequestStatusFilter = z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired']);
 
+
+export type DecisionBody = z.infer<typeof DecisionBody>;

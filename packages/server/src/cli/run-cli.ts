@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_ERROR, EXIT_OK } from './cli-error.ts';
 import { type CliIo, writeJson, writeLine } from './cli-io.ts';
 import { createCommandContext } from './command-context.ts';
+import { registerApprovalsCommands } from './commands/approvals.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeygen } from './commands/keygen.ts';
@@ -29,6 +30,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerPolicyCommands(program, ctx);
   registerAuthCommands(program, ctx);
   registerAuditCommands(program, ctx);
+  registerApprovalsCommands(program, ctx);
   registerTokenCommands(program, ctx);
   registerToolsCommands(program, ctx);
   registerMcp(program, ctx);

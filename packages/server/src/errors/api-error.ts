@@ -21,6 +21,10 @@ export type ApiErrorCode =
   | 'duplicate_approver'
   | 'edit_denied_by_policy'
   | 'not_approved'
+  /** A revocation of a request whose approval was already used: the call ran or is running. */
+  | 'already_consumed'
+  /** A revocation of a request that is no longer pending or approved (consumed, denied, expired, revoked). */
+  | 'not_revocable'
   /** PUT /tools: another agent registered this tool first; only it may change the definition. */
   | 'registered_by_other_agent'
   /** PUT /tools: the approval service itself hosts a tool of this name. */
@@ -47,6 +51,8 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   duplicate_approver: 409,
   edit_denied_by_policy: 403,
   not_approved: 409,
+  not_revocable: 409,
+  already_consumed: 409,
   registered_by_other_agent: 409,
   tool_defined_in_process: 409,
   too_many_attempts: 429,
@@ -65,7 +71,7 @@ export interface ApiErrorBody {
 export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly status: ApiErrorStatus;
-  /** For `not_approved`: the request's current status (pending, denied, …). */
+  /** For `not_approved`, `not_revocable`, `already_consumed`: the request's current status (pending, denied, …). */
   readonly requestStatus: string | undefined;
 
   constructor(code: ApiErrorCode, message: string, options?: { requestStatus?: string | undefined }) {

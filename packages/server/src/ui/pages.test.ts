@@ -274,3 +274,72 @@ describe('audit page', () => {
     expect(page).toContain('Chain status: broken at seq 2 (hash_mismatch)');
   });
 });
+
+describe('revoke from the request page', () => {
+  async function approvedByFiona() {
+    const { requestId, callId } = await f.proposeTransfer();
+    expect((await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve' })).status).toBe(200);
+    return { requestId, callId };
+  }
+
+  it('an approved, unused call has a Revoke button; a pending one has none', async () => {
+    f = makeServerFixture();
+    const browser = await signedInFiona();
+    const pending = await f.proposeTransfer({ amount: 900, to: 'carol' }, 'call-9');
+    expect((await detailWithToken(browser, pending.requestId)).page).not.toContain('value="revoke"');
+    const { requestId } = await approvedByFiona();
+    const { page } = await detailWithToken(browser, requestId);
+    expect(page).toContain(`<form method="post" action="/requests/${requestId}/decision">`);
+    expect(page).toContain('<button class="danger" type="submit" name="action" value="revoke">Revoke approval</button>');
+  });
+
+  it('revoking shows the request as revoked on its page and in the list; the agent cannot run it', async () => {
+    f = makeServerFixture();
+    const browser = await signedInFiona();
+    const { requestId, callId } = await approvedByFiona();
+    const { csrf } = await detailWithToken(browser, requestId);
+    const res = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'revoke' } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/requests/${requestId}?done=revoked`);
+    expect((await requestView(f.gate, requestId))?.status).toBe('revoked');
+
+    const detail = await (await browser.request('GET', res.headers.get('location')!)).text();
+    expect(detail).toContain('<span class="badge revoked">revoked</span>');
+    expect(detail).toContain('You revoked this approval. The call will not run.');
+    expect(detail).toContain('id="revoked-banner"');
+    expect(detail).not.toContain('value="revoke"');
+    const list = await (await browser.request('GET', '/?status=revoked')).text();
+    expect(list).toContain(`/requests/${requestId}`);
+    expect(list).toContain('<span class="badge revoked">revoked</span>');
+
+    const dispatched = (await (await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(callId))).json()) as { status: string };
+    expect(dispatched.status).not.toBe('executed');
+    expect(f.executions).toHaveLength(0);
+  });
+
+  it('attack: a revoke form post without the session CSRF token, or with a reason, changes nothing', async () => {
+    f = makeServerFixture();
+    const browser = await signedInFiona();
+    const { requestId } = await approvedByFiona();
+    const { csrf } = await detailWithToken(browser, requestId);
+    const forged = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf: 'x'.repeat(43), action: 'revoke' } });
+    expect(forged.status).toBe(403);
+    const withReason = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'revoke', reason: 'why not' } });
+    expect(withReason.status).toBe(400);
+    expect((await requestView(f.gate, requestId))?.status).toBe('approved');
+  });
+
+  it('a consumed call shows no Revoke button, and a stale form says already_consumed', async () => {
+    f = makeServerFixture();
+    const browser = await signedInFiona();
+    const { requestId, callId } = await approvedByFiona();
+    const { csrf } = await detailWithToken(browser, requestId);
+    const { token } = (await (await f.agent('GET', `/api/v1/requests/${requestId}/token`)).json()) as { token: string };
+    expect(((await (await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(callId, token))).json()) as { status: string }).status).toBe('executed');
+    expect((await detailWithToken(browser, requestId)).page).not.toContain('value="revoke"');
+    const stale = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'revoke' } });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain('<span class="mono">already_consumed</span>');
+    expect((await requestView(f.gate, requestId))?.status).toBe('consumed');
+  });
+});

@@ -1,7 +1,10 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import type { Approver } from '@countersign/core/gate';
+import type { ApprovalRequest } from '@countersign/core/ledger';
 import { decide } from '../../approvals/decide.ts';
+import { revokeRequest } from '../../approvals/revoke.ts';
 import { approverOf } from '../../auth/approver-of.ts';
 import { requireApprover } from '../../auth/require-identity.ts';
 import { readJsonBody } from '../../http/read-json.ts';
@@ -9,17 +12,19 @@ import { validate } from '../../http/validate.ts';
 import { approvalView } from '../../views/request-views.ts';
 import { DecisionBody } from '../schemas.ts';
 
-/** POST /decisions: `{ requestId, decision, reason?, editedArguments? }` and nothing else. */
+/**
+ * POST /decisions: `{ requestId, decision, reason?, editedArguments? }` and nothing else.
+ * `decision: "revoke"` withdraws a pending or approved, unconsumed request (no reason, no edit).
+ */
 export function decisionRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/decisions', requireApprover(services), async (c) => {
     const body = validate(DecisionBody, await readJsonBody(c, services.bodyLimits));
-    const outcome = await decide(services, approverOf(c), {
-      requestId: body.requestId,
-      decision: body.decision,
-      reason: body.reason,
-      ...(body.editedArguments === undefined ? {} : { editedArguments: body.editedArguments }),
-    });
+    const { decision, ...rest } = body;
+    const outcome: { request: ApprovalRequest; editedRequest?: ApprovalRequest | undefined; auditRecorded?: false } =
+      decision === 'revoke'
+        ? await revokeRequest(services, approverOf(c), body.requestId)
+        : await decideCall(services, approverOf(c), { ...rest, decision });
     // Read back after the decision took effect: a failed read shows as null, never as a failed decision.
     const request = await services.gate.approvals.view(outcome.request.requestId);
     const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);
@@ -31,4 +36,13 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
     });
   });
   return routes;
+}
+
+function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }) {
+  return decide(services, approver, {
+      requestId: body.requestId,
+      decision: body.decision,
+      reason: body.reason,
+      ...(body.editedArguments === undefined ? {} : { editedArguments: body.editedArguments }),
+  });
 }

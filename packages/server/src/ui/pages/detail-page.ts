@@ -14,6 +14,8 @@ export interface DetailPageProps {
   csrfToken: string;
   /** The signed-in approver may still decide (pending, not decided by them yet). */
   canDecide: boolean;
+  /** The signed-in approver may withdraw this approval (approved, not yet used). */
+  canRevoke?: boolean | undefined;
   notice?: string | undefined;
   error?: { code: string; message: string } | undefined;
   /** What the approver typed into the edit box, shown again after a refused edit. */
@@ -37,6 +39,7 @@ export function detailPage(props: DetailPageProps): Html {
 · expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span></p>
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
+${view.status === 'revoked' ? html`<p class="notice error" id="revoked-banner">This request was revoked. Nothing ran, and no token for it will run.</p>` : ''}
 ${displayWarnings(view.display)}
 ${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
 ${view.edited === undefined ? '' : html`<p class="notice info">This call was replaced by an edited call: <a href="/requests/${encodeURIComponent(view.edited.requestId)}">view the edited request</a>.</p>`}
@@ -84,6 +87,7 @@ ${
 }
 </section>
 
+${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
 ${props.canDecide ? decisionForms(action, props.csrfToken, view.review === undefined ? (props.editText ?? editable) : undefined, props.error !== undefined) : ''}`,
   });
 }
@@ -147,4 +151,16 @@ ${editText}</textarea>
 <button class="secondary" type="submit" name="action" value="edit">Approve edited call</button>
 </form>
 </details>`;
+}
+
+/** An approved call has not run yet: the approver can still withdraw it (same form and CSRF token as a decision). */
+function revokeForm(action: string, csrf: string): Html {
+  return html`<section aria-labelledby="revoke">
+<h2 id="revoke">Withdraw this approval</h2>
+<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<p>The call has not run yet. Revoking stops it: a token the agent already holds is refused.</p>
+<button class="danger" type="submit" name="action" value="revoke">Revoke approval</button>
+</form>
+</section>`;
 }

@@ -1,11 +1,12 @@
 import type { DecisionInput } from '@countersign/core/gate';
 import type { ApprovalStatus } from '@countersign/core/ledger';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import { RequestStatusFilter } from '../../api/schemas.ts';
 import { decide } from '../../approvals/decide.ts';
 import { eligibleView } from '../../approvals/eligible-view.ts';
+import { revokeRequest } from '../../approvals/revoke.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { type ApprovalView, approvalView } from '../../views/request-views.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
@@ -16,13 +17,17 @@ const NOTICES: Record<string, string> = {
   approved: 'Your approval was recorded.',
   denied: 'You denied this call. It will not run.',
   edited: 'Your edited call was recorded and approved. The original call will not run.',
+  revoked: 'You revoked this approval. The call will not run.',
   edited_pending:
     'Your edited call was recorded and now waits for the approvals its own policy rule requires. The original call will not run.',
 };
 /** Added to the notice when the decision took effect but the audit log did not record it. */
 const UNAUDITED = ' Warning: the audit log could not record this decision; tell your administrator.';
 
-/** GET / (requests to decide), GET /requests/:id (the exact call), POST /requests/:id/decision. */
+/**
+ * GET / (requests to decide), GET /requests/:id (the exact call), POST /requests/:id/decision
+ * (action approve, deny, edit or revoke).
+ */
 export function approvalPages(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const signedIn = requirePageApprover(services);
@@ -52,6 +57,7 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     const requestId = c.req.param('id');
     const form = await readCheckedForm(c, services, ['action', 'reason', 'arguments']);
     const reason = form.reason === undefined || form.reason.trim() === '' ? undefined : form.reason;
+    if (form.action === 'revoke') return revokeFromPage(c, services, identity, requestId, reason);
     let input: DecisionInput;
     switch (form.action) {
       case 'approve':
@@ -109,6 +115,22 @@ function renderDetail(
     now: services.gate.now(),
     csrfToken,
     canDecide,
+    // Only a call: an approved definition review is applied when the tool is next admitted.
+    canRevoke: csrfToken !== '' && view.status === 'approved' && view.review === undefined,
     ...extra,
   });
+}
+
+async function revokeFromPage(c: Context<AppEnv>, services: Services, identity: ReturnType<typeof pageApprover>, requestId: string, reason: string | undefined) {
+  // The ledger keeps no reason with a revocation; the form sends none.
+  if (reason !== undefined) throw new ApiError('invalid_request', 'a revocation carries no reason');
+  try {
+    const outcome = await revokeRequest(services, identity.approver, requestId);
+    const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
+    return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=revoked${audit}`, 303);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'store_unavailable') throw error;
+    const view = await approvalView(services.gate, await eligibleView(services, identity.approver, requestId));
+    return c.html(renderDetail(services, identity, view, { error: { code: error.code, message: error.message } }), error.status);
+  }
 }
