@@ -86,7 +86,7 @@ export class NodeStreamableHttpTransport implements Transport {
     return jsonError(res, 405, -32000, 'Method not allowed.');
   }
 
-  #post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  #post(req: IncomingMessage, res: ServerResponse, body: unknown): undefined {
     const accept = req.headers.accept ?? '';
     // The client must take either answer: the server picks per request.
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -123,7 +123,7 @@ export class NodeStreamableHttpTransport implements Transport {
     for (const message of messages) this.onmessage?.(message, extra);
   }
 
-  #get(req: IncomingMessage, res: ServerResponse): void {
+  #get(req: IncomingMessage, res: ServerResponse): undefined {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) return jsonError(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     if (this.#refused(req, res)) return;
     if (this.#standalone !== undefined) return jsonError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
@@ -233,8 +233,8 @@ function keepAlive(res: ServerResponse): NodeJS.Timeout {
 }
 
 /** A JSON-RPC error with no id (the request was refused before any message was read), as the SDK's transport answers. */
-function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function jsonError(res: ServerResponse, status: number, code: number, message: string): undefined {
+  if (res.headersSent) res.end();
+  else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  return undefined;
 }
