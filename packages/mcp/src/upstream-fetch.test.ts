@@ -7,6 +7,13 @@ import { upstreamFetch } from './upstream-fetch.ts';
 // As the SDK's transport sends every message: a POST, a JSON string body, redirects followed by the SDK itself.
 const POST = { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"ping"}', redirect: 'manual' as const, headers: new Headers({ 'content-type': 'application/json', 'mcp-session-id': 's-1' }) };
 
+/** Writes each event in its own chunk (as the SDK's servers flush them), then ends the stream if asked. */
+function sse(res: import('node:http').ServerResponse, events: string[], end: boolean): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's-1' });
+  for (const event of events) res.write(`${event}\n\n`);
+  if (end) res.end();
+}
+
 describe('upstreamFetch: the upstream transports’ POSTs on kept-alive node:http connections', () => {
   let server: Server;
   let url: string;
@@ -24,6 +31,10 @@ describe('upstreamFetch: the upstream transports’ POSTs on kept-alive node:htt
         const answer = () => res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end('{"ok":true}');
         if (req.url === '/slow') setTimeout(answer, 1_000).unref();
         else if (req.url === '/stream') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: message\ndata: {"n":1}\n\n');
+        else if (req.url === '/answer-stream') sse(res, [': keepalive', 'id: e1\ndata: ', 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"method":"not a request"}}'], true);
+        else if (req.url === '/progress-first')
+          sse(res, ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}', 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}'], true);
+        else if (req.url === '/no-answer') sse(res, ['id: e1\ndata: '], true);
         else if (req.url === '/moved') res.writeHead(307, { location: 'https://elsewhere.example/mcp' }).end();
         else answer();
       });
@@ -83,5 +94,26 @@ describe('upstreamFetch: the upstream transports’ POSTs on kept-alive node:htt
     const response = await upstreamFetch(`${url}/moved`, { ...POST });
     expect(response.status).toBe(307);
     expect(response.headers.get('location')).toBe('https://elsewhere.example/mcp');
+  });
+
+  it('hands the SDK a stream that only answers the request as the equivalent JSON answer (keep-alives and priming events skipped)', async () => {
+    const response = await upstreamFetch(`${url}/answer-stream`, POST);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('mcp-session-id')).toBe('s-1');
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { method: 'not a request' } });
+  });
+
+  it('hands on the stream itself, every byte, when the upstream says something else first (a notification before the answer)', async () => {
+    const response = await upstreamFetch(`${url}/progress-first`, POST);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const text = await response.text();
+    expect(text.indexOf('notifications/progress')).toBeGreaterThan(-1);
+    expect(text.indexOf('notifications/progress')).toBeLessThan(text.indexOf('"result"'));
+  });
+
+  it('hands on the stream when it ends without an answer (the SDK decides whether to resume it)', async () => {
+    const response = await upstreamFetch(`${url}/no-answer`, POST);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe('id: e1\ndata: \n\n');
   });
 });

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createParser } from 'eventsource-parser';
 
 /** Kept-alive connections to the upstreams, shared by every transport of this process. */
 const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -45,7 +46,9 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
       }
       if (/^text\/event-stream\s*(;|$)/i.test(res.headers['content-type'] ?? '')) {
         res.once('close', release);
-        return resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, options));
+        // A batch may be answered by several events: only a single message's stream is collapsed.
+        if ((init.body as string).trimStart().startsWith('[')) return resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, options));
+        return collapseStream(res, options, resolve);
       }
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -67,6 +70,75 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
     request.once('error', fail);
     request.end(init.body as string);
   });
+}
+
+/**
+ * An upstream answering one request as an event stream (as the SDK's servers and the
+ * reference servers do by default) usually sends just the response and closes. That case
+ * is handed to the SDK as the equivalent `application/json` answer, sparing it the
+ * TextDecoderStream → EventSourceParserStream pipeline per call. Anything else first (a
+ * progress or log notification, a ping or other request, an unknown event type, the
+ * stream ending without an answer) hands the SDK the stream itself: the bytes read so far,
+ * then the rest as it arrives, so what it sees and when is what it would have seen.
+ * After the response nothing more belongs to this request (the spec has the server close
+ * the stream); the rest is read and dropped.
+ */
+function collapseStream(res: IncomingMessage, options: ResponseInit & { headers: Headers }, resolve: (response: Response) => void): void {
+  const seen: Buffer[] = [];
+  let settled = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (settled || event.data === '') return; // priming events and keep-alives say nothing yet
+      if ((event.event === undefined || event.event === 'message') && isResponse(event.data)) {
+        settled = true;
+        const headers = new Headers(options.headers);
+        headers.set('content-type', 'application/json');
+        res.off('data', onData);
+        res.resume();
+        return resolve(new Response(event.data, { ...options, headers }));
+      }
+      stream();
+    },
+  });
+  const decoder = new TextDecoder();
+  function onData(chunk: Buffer) {
+    seen.push(chunk);
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  }
+  function stream() {
+    if (settled) return;
+    settled = true;
+    res.off('data', onData);
+    res.pause();
+    const rest = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+    const replayed = Buffer.concat(seen);
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        if (replayed.length > 0) controller.enqueue(new Uint8Array(replayed));
+        try {
+          for await (const chunk of rest) controller.enqueue(chunk);
+          controller.close();
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => void rest.cancel(reason).catch(() => undefined),
+    });
+    resolve(new Response(body, options));
+  }
+  res.on('data', onData);
+  res.once('end', stream);
+  res.once('error', stream);
+}
+
+/** A JSON-RPC response (not a request or notification): it has an id and a result or an error, and no method. */
+function isResponse(data: string): boolean {
+  try {
+    const message = JSON.parse(data) as Record<string, unknown> | null;
+    return typeof message === 'object' && message !== null && !Array.isArray(message) && message.id !== undefined && !('method' in message) && ('result' in message || 'error' in message);
+  } catch {
+    return false;
+  }
 }
 
 function headersOf(res: IncomingMessage): Headers {
