@@ -121,19 +121,29 @@ function authorized(header: string | undefined, expected: Buffer): boolean {
 
 type BodyRead = { ok: true; value: unknown } | { ok: false; status: number; message: string };
 
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return { ok: false, status: 413, message: 'request body too large' };
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch {
-    return { ok: false, status: 400, message: 'the body is not JSON' };
-  }
+/** Events, not `for await`: the async iterator costs more than the rest of reading a small body. */
+function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.off('data', onData);
+      resolve({ ok: false, status: 413, message: 'request body too large' });
+      req.destroy(); // the rest is not read (an endless body must not keep the gateway busy)
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => {
+      if (size > maxBytes) return;
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ ok: false, status: 400, message: 'the body is not JSON' });
+      }
+    });
+  });
 }
 
 function plain(res: ServerResponse, status: number, message: string): void {

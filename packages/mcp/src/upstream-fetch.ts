@@ -36,13 +36,13 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(target, { method: 'POST', headers: Object.fromEntries(new Headers(init.headers)), agent }, (res) => {
+    const request = send(target, { method: 'POST', headers: init.headers instanceof Headers ? Object.fromEntries(init.headers) : Object.fromEntries(new Headers(init.headers)), agent }, (res) => {
       const status = res.statusCode ?? 0;
       const options = { status, statusText: res.statusMessage ?? '', headers: headersOf(res) };
       if (NO_BODY.has(status)) {
         res.resume();
         res.once('end', release);
-        return resolve(new Response(null, options));
+        return resolve(wholeResponse(options, undefined));
       }
       if (/^text\/event-stream\s*(;|$)/i.test(res.headers['content-type'] ?? '')) {
         res.once('close', release);
@@ -54,7 +54,7 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('end', () => {
         release();
-        resolve(new Response(Buffer.concat(chunks), options));
+        resolve(wholeResponse(options, Buffer.concat(chunks).toString('utf8')));
       });
       res.once('error', fail);
     });
@@ -83,7 +83,7 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
  * After the response nothing more belongs to this request (the spec has the server close
  * the stream); the rest is read and dropped.
  */
-function collapseStream(res: IncomingMessage, options: ResponseInit & { headers: Headers }, resolve: (response: Response) => void): void {
+function collapseStream(res: IncomingMessage, options: ResponseInit & { headers: Headers; status: number }, resolve: (response: Response) => void): void {
   const seen: Buffer[] = [];
   let settled = false;
   const parser = createParser({
@@ -95,7 +95,7 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
         headers.set('content-type', 'application/json');
         res.off('data', onData);
         res.resume();
-        return resolve(new Response(event.data, { ...options, headers }));
+        return resolve(wholeResponse({ ...options, headers }, event.data));
       }
       stream();
     },
@@ -139,6 +139,30 @@ function isResponse(data: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A body already read whole, as the `Response` members the SDK's transport uses (status,
+ * headers, json/text, a null body to cancel). A web `Response` would wrap the text in a
+ * ReadableStream only for the SDK to read it back through it, per call.
+ */
+function wholeResponse(options: ResponseInit & { headers: Headers; status: number }, text: string | undefined): Response {
+  const body = text ?? '';
+  const response = {
+    ok: options.status >= 200 && options.status < 300,
+    status: options.status,
+    statusText: options.statusText ?? '',
+    headers: options.headers,
+    url: '',
+    type: 'basic',
+    redirected: false,
+    body: null,
+    bodyUsed: false,
+    text: async () => body,
+    json: async () => JSON.parse(body) as unknown,
+    arrayBuffer: async () => new TextEncoder().encode(body).buffer,
+  };
+  return response as unknown as Response;
 }
 
 function headersOf(res: IncomingMessage): Headers {
