@@ -2,10 +2,8 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   JSONRPCMessageSchema,
   type MessageExtraInfo,
   type RequestId,
@@ -101,7 +99,9 @@ export class NodeStreamableHttpTransport implements Transport {
       if (!parsed.success) return jsonError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
       messages.push(parsed.data);
     }
-    if (messages.some(isInitializeRequest)) {
+    // Each message was validated once above; what kind it is is read off its shape (the SDK's
+    // is* helpers validate the whole message again, results included, on every call).
+    if (messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m))) {
       if (this.#initialized) return jsonError(res, 400, -32600, 'Invalid Request: Server already initialized');
       if (messages.length > 1) return jsonError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.#options.sessionIdGenerator();
@@ -109,7 +109,7 @@ export class NodeStreamableHttpTransport implements Transport {
       this.#options.onsessioninitialized?.(this.sessionId);
     } else if (this.#refused(req, res)) return;
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
-    const requests = messages.filter(isJSONRPCRequest);
+    const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       // Notifications and the client's answers (to an elicitation): accepted, nothing to return.
       res.writeHead(202).end();
@@ -161,8 +161,9 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const isResponse = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
-    const requestId = isResponse ? message.id : options?.relatedRequestId;
+    // The server's own messages: a response is the one with a result or an error.
+    const isResponse = 'result' in message || 'error' in message;
+    const requestId = isResponse ? (message as { id?: RequestId }).id : options?.relatedRequestId;
     if (requestId === undefined) {
       if (isResponse) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
       // Unrelated server messages (list_changed) go to the client's GET stream, if it opened one.
@@ -220,6 +221,10 @@ export class NodeStreamableHttpTransport implements Transport {
     this.#standalone = undefined;
     this.onclose?.();
   }
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message && message.id !== undefined;
 }
 
 function sseEvent(message: JSONRPCMessage): string {
