@@ -34,6 +34,7 @@ describe('upstreamFetch: the upstream transports’ POSTs on kept-alive node:htt
         else if (req.url === '/answer-stream') sse(res, [': keepalive', 'id: e1\ndata: ', 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"method":"not a request"}}'], true);
         else if (req.url === '/progress-first')
           sse(res, ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}', 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}'], true);
+        else if (req.url === '/comment-flood') sse(res, [`: ${'x'.repeat(1_200_000)}`, 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}'], true);
         else if (req.url === '/no-answer') sse(res, ['id: e1\ndata: '], true);
         else if (req.url === '/moved') res.writeHead(307, { location: 'https://elsewhere.example/mcp' }).end();
         else answer();
@@ -115,5 +116,13 @@ describe('upstreamFetch: the upstream transports’ POSTs on kept-alive node:htt
     const response = await upstreamFetch(`${url}/no-answer`, POST);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(await response.text()).toBe('id: e1\ndata: \n\n');
+  });
+
+  it('buffers at most 1 MiB waiting for the answer: past that (a flood of comments) the SDK gets the stream', async () => {
+    const response = await upstreamFetch(`${url}/comment-flood`, POST);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const text = await response.text();
+    expect(text.length).toBeGreaterThan(1_200_000);
+    expect(text.endsWith('"result":{}}\n\n')).toBe(true);
   });
 });

@@ -7,6 +7,10 @@ import { createParser } from 'eventsource-parser';
 /** Kept-alive connections to the upstreams, shared by every transport of this process. */
 const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 const NO_BODY = new Set([101, 204, 205, 304]);
+/** As the global fetch (undici's headers and body timeouts): a connection silent this long is given up. */
+const IDLE_TIMEOUT_MS = 300_000;
+/** An event stream not answered within this many bytes is handed on as a stream (nothing more is buffered here). */
+const MAX_COLLAPSE_BYTES = 1024 * 1024;
 
 /**
  * The `fetch` of the gateway's Streamable HTTP upstream transports.
@@ -36,7 +40,8 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(target, { method: 'POST', headers: init.headers instanceof Headers ? Object.fromEntries(init.headers) : Object.fromEntries(new Headers(init.headers)), agent }, (res) => {
+    const headers = init.headers instanceof Headers ? Object.fromEntries(init.headers) : Object.fromEntries(new Headers(init.headers));
+    const request = send(target, { method: 'POST', headers, agent, timeout: IDLE_TIMEOUT_MS }, (res) => {
       const status = res.statusCode ?? 0;
       const options = { status, statusText: res.statusMessage ?? '', headers: headersOf(res) };
       if (NO_BODY.has(status)) {
@@ -68,6 +73,7 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     request.once('error', fail);
+    request.on('timeout', () => request.destroy(new Error(`the upstream sent nothing for ${IDLE_TIMEOUT_MS / 1000} s`)));
     request.end(init.body as string);
   });
 }
@@ -101,8 +107,12 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
     },
   });
   const decoder = new TextDecoder();
+  let size = 0;
   function onData(chunk: Buffer) {
     seen.push(chunk);
+    size += chunk.length;
+    // Comments, priming events or one very large answer: the SDK reads the stream itself (as it always could).
+    if (size > MAX_COLLAPSE_BYTES) return stream();
     parser.feed(decoder.decode(chunk, { stream: true }));
   }
   function stream() {
