@@ -167,4 +167,17 @@ describe('the gateway front’s Streamable HTTP transport', () => {
     expect(await post(front.url, LIST, own)).toMatchObject({ status: 404 });
     first.destroy();
   });
+
+  it('a client that hangs up while its call waits leaves the session working (the late answer has nowhere to go and is dropped)', async () => {
+    const s = { 'mcp-session-id': session };
+    const call = { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'lookup', arguments: { word: 'gone' } } };
+    const req = request(front.url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: ACCEPT, ...s } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(call));
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 400)); // past approvalWaitMs: the gateway answers into the void
+    const listed = await post(front.url, LIST, s);
+    expect(listed).toMatchObject({ status: 200, type: 'application/json' });
+  });
 });
