@@ -95,13 +95,14 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
   const parser = createParser({
     onEvent(event) {
       if (settled || event.data === '') return; // priming events and keep-alives say nothing yet
-      if ((event.event === undefined || event.event === 'message') && isResponse(event.data)) {
+      const answer = event.event === undefined || event.event === 'message' ? responseOf(event.data) : undefined;
+      if (answer !== undefined) {
         settled = true;
         const headers = new Headers(options.headers);
         headers.set('content-type', 'application/json');
         res.off('data', onData);
         res.resume();
-        return resolve(wholeResponse({ ...options, headers }, event.data));
+        return resolve(wholeResponse({ ...options, headers }, event.data, answer));
       }
       stream();
     },
@@ -141,13 +142,14 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
   res.once('error', stream);
 }
 
-/** A JSON-RPC response (not a request or notification): it has an id and a result or an error, and no method. */
-function isResponse(data: string): boolean {
+/** The event's message if it is a JSON-RPC response (an id and a result or an error, no method), else undefined. */
+function responseOf(data: string): object | undefined {
   try {
     const message = JSON.parse(data) as Record<string, unknown> | null;
-    return typeof message === 'object' && message !== null && !Array.isArray(message) && message.id !== undefined && !('method' in message) && ('result' in message || 'error' in message);
+    const answers = typeof message === 'object' && message !== null && !Array.isArray(message) && message.id !== undefined && !('method' in message) && ('result' in message || 'error' in message);
+    return answers ? message : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -156,7 +158,7 @@ function isResponse(data: string): boolean {
  * headers, json/text, a null body to cancel). A web `Response` would wrap the text in a
  * ReadableStream only for the SDK to read it back through it, per call.
  */
-function wholeResponse(options: ResponseInit & { headers: Headers; status: number }, text: string | undefined): Response {
+function wholeResponse(options: ResponseInit & { headers: Headers; status: number }, text: string | undefined, parsed?: object): Response {
   const body = text ?? '';
   const response = {
     ok: options.status >= 200 && options.status < 300,
@@ -169,7 +171,8 @@ function wholeResponse(options: ResponseInit & { headers: Headers; status: numbe
     body: null,
     bodyUsed: false,
     text: async () => body,
-    json: async () => JSON.parse(body) as unknown,
+    // Read once here already when the answer came as an event (the SDK validates what it gets, and copies it).
+    json: async () => parsed ?? (JSON.parse(body) as unknown),
     arrayBuffer: async () => new TextEncoder().encode(body).buffer,
   };
   return response as unknown as Response;
