@@ -105,6 +105,8 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
               { label: `MCP ${store.label} throughput through / direct${what}, ${at}`, value: perRound(through, direct), kind: 'ratio', target: targeted ? TARGETS.throughput : undefined },
               // CPU time is what load from other processes distorts least: the gateway's own cost per call.
               { label: `MCP ${store.label} gateway CPU per call${what}, ${at}`, value: median(through.map((x) => x.gatewayCpuUs)) / 1000, kind: 'ms' },
+              // The throughput ratio when the machine is the limit (all three processes on the same cores), from CPU per call alone.
+              { label: `MCP ${store.label} CPU-bound throughput through / direct${what}, ${at}`, value: cpuOf(direct) / cpuOf(through), kind: 'ratio' },
             );
           }
         }
@@ -213,6 +215,11 @@ function us(samples: readonly Sample[], key: 'gatewayCpuUs' | 'upstreamCpuUs' | 
 /** How much later the through-gateway call finishes at percentile `q`, in ms. */
 function added(through: readonly Sample[], direct: readonly Sample[], q: number): number {
   return quantile(sorted(through), q) - quantile(sorted(direct), q);
+}
+
+/** CPU of all three processes per call, µs (median of rounds). */
+function cpuOf(samples: readonly Sample[]): number {
+  return median(samples.map((x) => x.gatewayCpuUs + x.upstreamCpuUs + x.clientCpuUs));
 }
 
 function perRound(a: readonly Sample[], b: readonly Sample[]): number {

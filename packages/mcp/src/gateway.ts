@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   CompleteRequestSchema,
@@ -159,7 +160,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
-      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      // Protocol's registration, not Server's: Server's wraps tools/call to parse the request a
+      // second time and the result once more, and every result here is already checked (the
+      // upstream's by the client's CallToolResultSchema, refusals built by the gateway).
+      Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request: CallToolRequest, extra: CallExtra) => {
         const { name, arguments: args, _meta: meta } = request.params;
         if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
         // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.

@@ -1,9 +1,9 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
+import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
   gateway: Gateway;
@@ -31,9 +31,9 @@ export interface HttpFront {
 const MIN_TOKEN_LENGTH = 32;
 
 /**
- * Serves the gateway over Streamable HTTP (the 1.x SDK transport, one MCP session per
- * client). Before the SDK sees a request: the Host must be one this endpoint is known
- * by and a browser Origin must be allowed (403: DNS rebinding, cross-site pages), and the
+ * Serves the gateway over Streamable HTTP (2025-11-25, one MCP session per client; the
+ * transport is node-http-transport.ts). Before the transport sees a request: the Host must
+ * be one this endpoint is known by and a browser Origin must be allowed (403: DNS rebinding, cross-site pages), and the
  * bearer token must match (401). Only an `initialize` opens a session.
  */
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
@@ -42,7 +42,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const expected = digest(options.bearerToken);
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, NodeStreamableHttpTransport>();
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
 
@@ -74,7 +74,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const body = await readJson(req, maxBody);
     if (!body.ok) return plain(res, body.status, body.message);
     if (!isInitializeRequest(body.value)) return plain(res, 400, 'a session starts with an initialize request');
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHttpTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
@@ -121,19 +121,29 @@ function authorized(header: string | undefined, expected: Buffer): boolean {
 
 type BodyRead = { ok: true; value: unknown } | { ok: false; status: number; message: string };
 
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return { ok: false, status: 413, message: 'request body too large' };
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch {
-    return { ok: false, status: 400, message: 'the body is not JSON' };
-  }
+/** Events, not `for await`: the async iterator costs more than the rest of reading a small body. */
+function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.off('data', onData);
+      resolve({ ok: false, status: 413, message: 'request body too large' });
+      req.destroy(); // the rest is not read (an endless body must not keep the gateway busy)
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => {
+      if (size > maxBytes) return;
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ ok: false, status: 400, message: 'the body is not JSON' });
+      }
+    });
+  });
 }
 
 function plain(res: ServerResponse, status: number, message: string): void {
