@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
 import { runWorkers } from './harness.ts';
 import { formatMs, formatRate, printRatios, type Ratio, type Row } from './report.ts';
+import { sqliteCommitLatency } from './sqlite-commit-latency.ts';
 import { median } from './stats.ts';
 import { PG_URL } from './stores.ts';
 
@@ -50,6 +51,12 @@ interface Targets {
   p50Ms1?: number;
 }
 
+// Sequential durable commits in one round trip, both flows: propose; authorize (consume +
+// its record) or dispatch's consume; complete (result + its record). The consume must be on
+// disk before the tool runs, so these cannot overlap.
+const DURABLE_COMMITS_PER_ROUND_TRIP = 3;
+const COMMIT_SAMPLES = 200;
+
 const STORES = [
   { label: 'memory', args: ['memory'], what: 'MemoryLedger + MemoryAuditLog, no durability: the HTTP stack and the gate alone', targets: {} as Targets },
   { label: 'SQLite', args: ['sqlite'], what: 'temp file, WAL, synchronous=FULL', targets: { ratio16: 0.5, p99Ms: 15, p50Ms1: 1 } as Targets },
@@ -83,7 +90,12 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
     try {
       const lines: string[] = [];
       for (const clients of o.clients) {
+        // The disk's floor under the 1-client latency, measured just before and just after
+        // those rows (same disk, same load): one fdatasync'd SQLite commit with the store's settings.
+        const onSqliteDisk = clients === 1 && store.label.startsWith('SQLite');
+        const commitsBefore = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         const measured = await measureClients(child, clients, o);
+        const commitsAfter = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         for (const cell of CELLS) {
           const s = measured.get(cell)!;
           const all = s.flatMap((x) => x.latencies).sort((a, b) => a - b);
@@ -120,6 +132,17 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           { label: `HTTP ${store.label} propose+dispatch p50, ${at}`, value: p(pd!, 0.5), kind: 'ms', atMost: true, target: multi ? undefined : store.targets.p50Ms1 },
           { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
         );
+        if (commitsBefore !== undefined && commitsAfter !== undefined) {
+          const commitP50 = median([commitsBefore.sqlite.p50, commitsAfter.sqlite.p50]);
+          lines.push(
+            `  disk floor: one durable SQLite commit (WAL, synchronous=FULL, alone) p50 ${formatMs(commitsBefore.sqlite.p50)} before / ${formatMs(commitsAfter.sqlite.p50)} after the 1-client rows (p99 ${formatMs(Math.max(commitsBefore.sqlite.p99, commitsAfter.sqlite.p99))}); bare 16 KiB append + fdatasync p50 ${formatMs(median([commitsBefore.fdatasync.p50, commitsAfter.fdatasync.p50]))}`,
+            `    → ${DURABLE_COMMITS_PER_ROUND_TRIP} sequential durable commits per round trip: no durable 1-client p50 below ${formatMs(DURABLE_COMMITS_PER_ROUND_TRIP * commitP50)} on this disk now`,
+          );
+          ratios.push(
+            { label: `HTTP ${store.label} one durable commit alone p50 (same disk, same run)`, value: commitP50, kind: 'ms' },
+            { label: `HTTP ${store.label} disk floor of a 1-client round trip (${DURABLE_COMMITS_PER_ROUND_TRIP} × commit p50)`, value: DURABLE_COMMITS_PER_ROUND_TRIP * commitP50, kind: 'ms' },
+          );
+        }
       }
       console.log(`\n## ${section}`);
       for (const line of lines) console.log(line);
