@@ -2,8 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
 import { runWorkers } from './harness.ts';
-import { formatMs, formatRate, printRatios, type Ratio, type Row } from './report.ts';
-import { sqliteCommitLatency } from './sqlite-commit-latency.ts';
+import { formatMs, formatRate, formatRatio, printRatios, type Ratio, type Row } from './report.ts';
+import { type CommitLatency, sqliteCommitLatency } from './sqlite-commit-latency.ts';
 import { median } from './stats.ts';
 import { PG_URL } from './stores.ts';
 
@@ -90,9 +90,9 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
     try {
       const lines: string[] = [];
       for (const clients of o.clients) {
-        // The disk's floor under the 1-client latency, measured just before and just after
-        // those rows (same disk, same load): one fdatasync'd SQLite commit with the store's settings.
-        const onSqliteDisk = clients === 1 && store.label.startsWith('SQLite');
+        // What the disk allows, measured just before and just after these rows (same disk, same
+        // load): one fdatasync'd SQLite commit with the store's settings, alone.
+        const onSqliteDisk = store.label.startsWith('SQLite');
         const commitsBefore = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         const measured = await measureClients(child, clients, o);
         const commitsAfter = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
@@ -133,15 +133,9 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
         );
         if (commitsBefore !== undefined && commitsAfter !== undefined) {
-          const commitP50 = median([commitsBefore.sqlite.p50, commitsAfter.sqlite.p50]);
-          lines.push(
-            `  disk floor: one durable SQLite commit (WAL, synchronous=FULL, alone) p50 ${formatMs(commitsBefore.sqlite.p50)} before / ${formatMs(commitsAfter.sqlite.p50)} after the 1-client rows (p99 ${formatMs(Math.max(commitsBefore.sqlite.p99, commitsAfter.sqlite.p99))}); bare 16 KiB append + fdatasync p50 ${formatMs(median([commitsBefore.fdatasync.p50, commitsAfter.fdatasync.p50]))}`,
-            `    → ${DURABLE_COMMITS_PER_ROUND_TRIP} sequential durable commits per round trip: no durable 1-client p50 below ${formatMs(DURABLE_COMMITS_PER_ROUND_TRIP * commitP50)} on this disk now`,
-          );
-          ratios.push(
-            { label: `HTTP ${store.label} one durable commit alone p50 (same disk, same run)`, value: commitP50, kind: 'ms' },
-            { label: `HTTP ${store.label} disk floor of a 1-client round trip (${DURABLE_COMMITS_PER_ROUND_TRIP} × commit p50)`, value: DURABLE_COMMITS_PER_ROUND_TRIP * commitP50, kind: 'ms' },
-          );
+          const bound = diskBound(store.label, clients, commitsBefore, commitsAfter, { three: median(bare3!.map((x) => x.perSec)), two: median(bare2!.map((x) => x.perSec)) });
+          lines.push(...bound.lines);
+          ratios.push(...bound.ratios);
         }
       }
       console.log(`\n## ${section}`);
@@ -240,4 +234,34 @@ function perRound(a: Sample[], b: Sample[]): number {
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/**
+ * What the disk alone allows, from one commit's p50 (median of before and after): at 1 client
+ * a latency floor (3 sequential commits); at N clients a throughput ceiling, N round trips per
+ * 3 commit times, which assumes the best batching (every client's write in every commit) and no
+ * CPU at all. Printed beside the rows, and as ratios to the bare server's rates.
+ */
+function diskBound(label: string, clients: number, before: CommitLatency, after: CommitLatency, bare: { three: number; two: number }): { lines: string[]; ratios: Ratio[] } {
+  const commitP50 = median([before.sqlite.p50, after.sqlite.p50]);
+  const at = `${clients} client${clients === 1 ? '' : 's'}`;
+  const lines = [
+    `  disk, ${at}: one durable SQLite commit (WAL, synchronous=FULL, alone) p50 ${formatMs(before.sqlite.p50)} before / ${formatMs(after.sqlite.p50)} after these rows (p99 ${formatMs(Math.max(before.sqlite.p99, after.sqlite.p99))}); bare 16 KiB append + fdatasync p50 ${formatMs(median([before.fdatasync.p50, after.fdatasync.p50]))}`,
+  ];
+  const ratios: Ratio[] = [{ label: `HTTP ${label} one durable commit alone p50, ${at} (same disk, same run)`, value: commitP50, kind: 'ms' }];
+  const floorMs = DURABLE_COMMITS_PER_ROUND_TRIP * commitP50;
+  if (clients === 1) {
+    lines.push(`    → ${DURABLE_COMMITS_PER_ROUND_TRIP} sequential durable commits per round trip: no durable 1-client p50 below ${formatMs(floorMs)} on this disk now`);
+    ratios.push({ label: `HTTP ${label} disk floor of a 1-client round trip (${DURABLE_COMMITS_PER_ROUND_TRIP} × commit p50)`, value: floorMs, kind: 'ms' });
+    return { lines, ratios };
+  }
+  const ceiling = clients / (floorMs / 1000);
+  lines.push(
+    `    → at most ${clients} round trips per ${DURABLE_COMMITS_PER_ROUND_TRIP} commit times: ${formatRate(ceiling)} rt/s with perfect batching and no CPU = ${formatRatio(ceiling / bare.three)} bare 3 POSTs, ${formatRatio(ceiling / bare.two)} bare 2 POSTs`,
+  );
+  ratios.push(
+    { label: `HTTP ${label} disk ceiling / bare 3 POSTs, ${at} (perfect batching, no CPU)`, value: ceiling / bare.three, kind: 'ratio' },
+    { label: `HTTP ${label} disk ceiling / bare 2 POSTs, ${at} (perfect batching, no CPU)`, value: ceiling / bare.two, kind: 'ratio' },
+  );
+  return { lines, ratios };
 }
