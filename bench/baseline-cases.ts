@@ -35,8 +35,8 @@ export function physicalLimitCase(arg: ArgumentCase, token: string, record: stri
 
 /**
  * The physical-limit loop plus the one non-crypto step a dispatch cannot skip: parsing the
- * arguments into the fresh object the tool receives (JSON.parse of the canonical text). Not the
- * issue's limit: a labelled reference row, so the 10 KB ratio can be read against it.
+ * arguments into the fresh object the tool receives (JSON.parse of the canonical text). The
+ * dispatch target is read against this row (LIMIT_CHOICE in gate-throughput.ts says why).
  */
 export function physicalLimitWithArgsParseCase(arg: ArgumentCase, token: string, record: string): BenchCase {
   const limit = physicalLimitCase(arg, token, record);

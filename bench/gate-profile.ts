@@ -26,15 +26,18 @@ for (let round = 0; round < ROUNDS; round++) {
   const profiled = out !== undefined && round === ROUNDS - 1;
   if (profiled) await session.post('Profiler.start');
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   for (const request of requests) {
     const outcome = await gate.dispatch(request);
     if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
   }
   const us = ((performance.now() - started) * 1000) / ops;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuUs = (cpu.user + cpu.system) / ops;
   if (profiled) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(out, JSON.stringify(profile));
   }
-  console.log(`round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op${profiled ? ' (profiled)' : ''}`);
+  console.log(`round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op wall, ${cpuUs.toFixed(2)} µs/op CPU${profiled ? ' (profiled)' : ''}`);
 }
 session.disconnect();

@@ -2,7 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
 import { runWorkers } from './harness.ts';
-import { formatMs, formatRate, printRatios, type Ratio, type Row } from './report.ts';
+import { formatMs, formatRate, formatRatio, printRatios, type Ratio, type Row } from './report.ts';
+import { type CommitLatency, sqliteCommitLatency } from './sqlite-commit-latency.ts';
 import { median } from './stats.ts';
 import { PG_URL } from './stores.ts';
 
@@ -50,6 +51,12 @@ interface Targets {
   p50Ms1?: number;
 }
 
+// Sequential durable commits in one round trip, both flows: propose; authorize (consume +
+// its record) or dispatch's consume; complete (result + its record). The consume must be on
+// disk before the tool runs, so these cannot overlap.
+const DURABLE_COMMITS_PER_ROUND_TRIP = 3;
+const COMMIT_SAMPLES = 200;
+
 const STORES = [
   { label: 'memory', args: ['memory'], what: 'MemoryLedger + MemoryAuditLog, no durability: the HTTP stack and the gate alone', targets: {} as Targets },
   { label: 'SQLite', args: ['sqlite'], what: 'temp file, WAL, synchronous=FULL', targets: { ratio16: 0.5, p99Ms: 15, p50Ms1: 1 } as Targets },
@@ -83,7 +90,12 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
     try {
       const lines: string[] = [];
       for (const clients of o.clients) {
+        // What the disk allows, measured just before and just after these rows (same disk, same
+        // load): one fdatasync'd SQLite commit with the store's settings, alone.
+        const onSqliteDisk = store.label.startsWith('SQLite');
+        const commitsBefore = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         const measured = await measureClients(child, clients, o);
+        const commitsAfter = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         for (const cell of CELLS) {
           const s = measured.get(cell)!;
           const all = s.flatMap((x) => x.latencies).sort((a, b) => a - b);
@@ -120,6 +132,11 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           { label: `HTTP ${store.label} propose+dispatch p50, ${at}`, value: p(pd!, 0.5), kind: 'ms', atMost: true, target: multi ? undefined : store.targets.p50Ms1 },
           { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
         );
+        if (commitsBefore !== undefined && commitsAfter !== undefined) {
+          const bound = diskBound(store.label, clients, commitsBefore, commitsAfter, { three: median(bare3!.map((x) => x.perSec)), two: median(bare2!.map((x) => x.perSec)) });
+          lines.push(...bound.lines);
+          ratios.push(...bound.ratios);
+        }
       }
       console.log(`\n## ${section}`);
       for (const line of lines) console.log(line);
@@ -217,4 +234,34 @@ function perRound(a: Sample[], b: Sample[]): number {
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/**
+ * What the disk alone allows, from one commit's p50 (median of before and after): at 1 client
+ * a latency floor (3 sequential commits); at N clients a throughput ceiling, N round trips per
+ * 3 commit times, which assumes the best batching (every client's write in every commit) and no
+ * CPU at all. Printed beside the rows, and as ratios to the bare server's rates.
+ */
+function diskBound(label: string, clients: number, before: CommitLatency, after: CommitLatency, bare: { three: number; two: number }): { lines: string[]; ratios: Ratio[] } {
+  const commitP50 = median([before.sqlite.p50, after.sqlite.p50]);
+  const at = `${clients} client${clients === 1 ? '' : 's'}`;
+  const lines = [
+    `  disk, ${at}: one durable SQLite commit (WAL, synchronous=FULL, alone) p50 ${formatMs(before.sqlite.p50)} before / ${formatMs(after.sqlite.p50)} after these rows (p99 ${formatMs(Math.max(before.sqlite.p99, after.sqlite.p99))}); bare 16 KiB append + fdatasync p50 ${formatMs(median([before.fdatasync.p50, after.fdatasync.p50]))}`,
+  ];
+  const ratios: Ratio[] = [{ label: `HTTP ${label} one durable commit alone p50, ${at} (same disk, same run)`, value: commitP50, kind: 'ms' }];
+  const floorMs = DURABLE_COMMITS_PER_ROUND_TRIP * commitP50;
+  if (clients === 1) {
+    lines.push(`    → ${DURABLE_COMMITS_PER_ROUND_TRIP} sequential durable commits per round trip: no durable 1-client p50 below ${formatMs(floorMs)} on this disk now`);
+    ratios.push({ label: `HTTP ${label} disk floor of a 1-client round trip (${DURABLE_COMMITS_PER_ROUND_TRIP} × commit p50)`, value: floorMs, kind: 'ms' });
+    return { lines, ratios };
+  }
+  const ceiling = clients / (floorMs / 1000);
+  lines.push(
+    `    → at most ${clients} round trips per ${DURABLE_COMMITS_PER_ROUND_TRIP} commit times: ${formatRate(ceiling)} rt/s with perfect batching and no CPU = ${formatRatio(ceiling / bare.three)} bare 3 POSTs, ${formatRatio(ceiling / bare.two)} bare 2 POSTs`,
+  );
+  ratios.push(
+    { label: `HTTP ${label} disk ceiling / bare 3 POSTs, ${at} (perfect batching, no CPU)`, value: ceiling / bare.three, kind: 'ratio' },
+    { label: `HTTP ${label} disk ceiling / bare 2 POSTs, ${at} (perfect batching, no CPU)`, value: ceiling / bare.two, kind: 'ratio' },
+  );
+  return { lines, ratios };
 }

@@ -63,7 +63,7 @@ const endLoad = loadavg()[0]!;
 // The four ratios per size, the AI SDK comparison, then the store figures.
 const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
-  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
+  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling')),
   ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
   ...partB.ratios,
   ...proxy.ratios.filter((r) => r.target !== undefined),

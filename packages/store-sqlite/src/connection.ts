@@ -115,7 +115,15 @@ export class SqliteConnection {
       return;
     }
     try {
-      for (const job of batch) outcomes.push(this.#runItem(job.run));
+      if (batch.length === 1) {
+        // Alone in its transaction: the transaction is its savepoint (two statements fewer
+        // per write, which is every write of a single client).
+        const alone = this.#runAlone(batch[0]!);
+        if (alone === 'rolled_back') return;
+        outcomes.push(alone);
+      } else {
+        for (const job of batch) outcomes.push(this.#runItem(job.run));
+      }
       // Last thing before COMMIT, under the write lock: a batch committed into a deleted
       // or replaced file would be reported durable and then vanish at the next open.
       this.#identity?.check();
@@ -149,6 +157,24 @@ export class SqliteConnection {
       if (failure === undefined) settle();
       else for (const job of batch) job.reject(failure);
     });
+  }
+
+  /**
+   * The one write of a batch, without a savepoint. Its own error rolls the whole
+   * transaction back (it held nothing else) and is reported at once: nothing was
+   * written, so there is no commit to wait for. An outage-class error propagates and
+   * aborts the batch, as in #runItem.
+   */
+  #runAlone(job: WriteJob): ItemOutcome | 'rolled_back' {
+    try {
+      return { ok: true, value: job.run() };
+    } catch (error) {
+      const mapped = toStoreError(error);
+      if ((mapped instanceof LedgerError && mapped.code === 'store_unavailable') || !this.#db.isTransaction) throw error;
+      this.#db.exec('ROLLBACK');
+      job.reject(mapped);
+      return 'rolled_back';
+    }
   }
 
   /**

@@ -109,6 +109,29 @@ describe('sqlite group commit', () => {
     expect(hashes).not.toContain(UNDONE);
   });
 
+  it('a write alone in its batch (no savepoint) that throws after writing leaves nothing; the next write commits', async () => {
+    const { conn, ledger, audit } = open();
+    const p = sampleProposal();
+    await ledger.recordProposal(p);
+    // Its own error (not an outage): it is rejected with it, and its half-done insert is gone.
+    await expect(
+      conn.write(() => {
+        conn.statement('INSERT INTO audit_records VALUES (2000, ?, ?, ?)').run(GENESIS_HASH, UNDONE, '{}');
+        throw new Error('fails after writing');
+      }),
+    ).rejects.toThrow('fails after writing');
+    // A duplicate proposal id alone: the store's own typed error, nothing written.
+    await expect(ledger.recordProposal(sampleProposal({ proposalId: p.proposalId }))).rejects.toMatchObject({ name: 'LedgerError', code: 'duplicate_id' });
+    const hashes = conn.read(() => conn.statement('SELECT hash FROM audit_records ORDER BY seq').all()).map((r) => r.hash);
+    expect(hashes).not.toContain(UNDONE);
+    // The connection is not left inside a transaction: the next lone write commits and chains.
+    const before = conn.commits;
+    const record = await audit.append({ type: 'dispatch', at: T0 });
+    expect(conn.commits - before).toBe(1);
+    expect(record.seq).toBe(hashes.length + 1);
+    expect((await verifyChain(await audit.read())).ok).toBe(true);
+  });
+
   it('a failed COMMIT rejects every item of the batch with store_unavailable and writes nothing', async () => {
     const { conn, ledger, audit, path } = open();
     const a = await approved(ledger);

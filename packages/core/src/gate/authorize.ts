@@ -4,7 +4,7 @@ import { sha256Hex } from '../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../ledger/types.ts';
 import { emit } from '../events/emit.ts';
 import { tightenByAnnotations } from '../policy/annotations.ts';
-import { decideSafely } from '../policy/safe-decide.ts';
+import { decideSafelyNow } from '../policy/safe-decide.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from './agent.ts';
 import { auditedWrite } from './audited-write.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
@@ -88,7 +88,8 @@ export async function authorizeCall(
 
     const canonicalArgs = proposal.canonicalArgs;
     let args: unknown;
-    const decided = await decideSafely(deps.policy, {
+    // The built-in engine answers synchronously: no await (and no promise) on that path.
+    const deciding = decideSafelyNow(deps.policy, {
       toolName: proposal.toolName,
       // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
       get args(): unknown {
@@ -100,6 +101,7 @@ export async function authorizeCall(
       sessionId: proposal.sessionId,
       definitionDigest: proposal.definitionDigest,
     });
+    const decided = deciding instanceof Promise ? await deciding : deciding;
     // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
     const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);
     if (verdict.kind === 'deny') {

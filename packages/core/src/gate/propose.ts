@@ -3,7 +3,7 @@ import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
 import type { ApprovalRequest, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult } from '../ledger/types.ts';
 import { tightenByAnnotations } from '../policy/annotations.ts';
-import { decideSafely } from '../policy/safe-decide.ts';
+import { decideSafelyNow } from '../policy/safe-decide.ts';
 import type { Verdict } from '../policy/types.ts';
 import { emit } from '../events/emit.ts';
 import type { CallIds } from '../events/types.ts';
@@ -106,7 +106,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     }
     const now = deps.clock();
     // Policy first, so the proposal, its approval request and all their records commit as one.
-    const decided = await decideSafely(deps.policy, {
+    const deciding = decideSafelyNow(deps.policy, {
       toolName: call.toolName,
       args: args.value,
       principal: call.principal,
@@ -114,6 +114,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
       sessionId: call.sessionId,
       definitionDigest: entry?.definitionDigest,
     });
+    const decided = deciding instanceof Promise ? await deciding : deciding;
     // The admitted (pinned) definition's annotations may only tighten the verdict.
     const verdict = tightenByAnnotations(decided, entry?.definition?.annotations);
     const input: ProposalInput = {

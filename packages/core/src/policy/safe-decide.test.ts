@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RulePolicy } from './rule-policy.ts';
-import { decideSafely } from './safe-decide.ts';
+import { decideSafely, decideSafelyNow } from './safe-decide.ts';
 import type { PolicyEngine, PolicyInput, Verdict } from './types.ts';
 
 function policyInput(toolName: string, args: unknown = {}): PolicyInput {
@@ -125,5 +125,43 @@ describe('decideSafely', () => {
     const verdict = await decideSafely(returning(raw), policyInput('t'));
     eligible.roles.push('everyone');
     expect(verdict).toEqual({ kind: 'approve', ruleId: 'r', approval: { ...APPROVAL, eligible: { roles: ['finance'] } } });
+  });
+});
+
+describe('decideSafelyNow (the gate hot path: no promise for a synchronous engine)', () => {
+  it('answers a synchronous engine in the same turn, with the same verdicts', () => {
+    const engine = new RulePolicy({ version: 1, rules: [{ tool: 'a', verdict: 'allow' }] });
+    const allowed = decideSafelyNow(engine, policyInput('a'));
+    expect(allowed).not.toBeInstanceOf(Promise);
+    expect(allowed).toEqual({ kind: 'allow', ruleId: 'rule-0', namesTool: true });
+    expect(decideSafelyNow(engine, policyInput('b'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
+  });
+
+  it('still denies what decideSafely denies, without throwing', async () => {
+    const throwing: PolicyEngine = {
+      decide: () => {
+        throw new Error('boom');
+      },
+    };
+    expect(decideSafelyNow(throwing, policyInput('t'))).toEqual(POLICY_ERROR);
+    expect(decideSafelyNow(returning({ kind: 'maybe', ruleId: 'r' }), policyInput('t'))).toEqual(UNKNOWN_VERDICT);
+    expect(decideSafelyNow(returning({ kind: 'allow' }), policyInput('t'))).toEqual(UNKNOWN_VERDICT);
+    // A verdict whose `then` throws when read: not a verdict, never an exception.
+    const trapped = new Proxy({ kind: 'allow', ruleId: 'r' }, {
+      get(target, key) {
+        if (key === 'then') throw new Error('trap');
+        return Reflect.get(target, key);
+      },
+    });
+    expect(decideSafelyNow(returning(trapped), policyInput('t'))).toEqual(POLICY_ERROR);
+    // A thenable that never settles is held to the timeout; a rejecting one is policy_error.
+    const hanging = decideSafelyNow({ decide: () => new Promise<Verdict>(() => {}) }, policyInput('t'), { timeoutMs: 10 });
+    expect(hanging).toBeInstanceOf(Promise);
+    expect(await hanging).toEqual(POLICY_ERROR);
+    expect(await decideSafelyNow({ decide: () => Promise.reject(new Error('x')) }, policyInput('t'))).toEqual(POLICY_ERROR);
+    // A bare thenable (not a Promise) is adopted as Promise.resolve would.
+    // biome-ignore lint/suspicious/noThenProperty: the point of the test is a thenable that is not a Promise.
+    const thenable = { then: (resolve: (v: unknown) => void) => resolve({ kind: 'allow', ruleId: 'r' }) };
+    expect(await decideSafelyNow(returning(thenable), policyInput('t'))).toEqual({ kind: 'allow', ruleId: 'r' });
   });
 });
