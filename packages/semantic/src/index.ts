@@ -7,3 +7,6 @@ export type {
   TaskExtractor,
   TaskToolMatcher,
 } from './matcher/types.ts';
+export { createLocalMatcher, DEFAULT_RANKING, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
+export type { DecisionThresholds, Standing } from './local/decide.ts';
+export { computeMetrics, type Metrics, type Outcome } from './eval/metrics.ts';

