@@ -36,7 +36,8 @@ function wordCount(text: string): number {
 }
 
 function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+/).filter((s) => s.trim() !== '');
+  // A sentence may end inside a closing quote or bracket: `… "Q4 Beta." Shall I …`.
+  return text.split(/(?<=[.!?]|[.!?]["'\u201d\u2019)\]])\s+/).filter((s) => s.trim() !== '');
 }
 
 /**
