@@ -10,6 +10,11 @@ export interface EvalOptions {
   split?: Split | 'all' | undefined;
   /** Per-decision budget; a matcher that overruns is aborted and counted as `uncertain`. */
   timeoutMs?: number | undefined;
+  /**
+   * Make one untimed decision first (default true), so one-time costs (loading WordNet,
+   * indexing the catalogue) are not reported as decision latency. Its result is discarded.
+   */
+  warmup?: boolean | undefined;
 }
 
 export interface ExtractionStats {
@@ -62,6 +67,10 @@ export async function runEval(dataset: Dataset, options: EvalOptions): Promise<E
   let failed = 0;
   let containsOriginal = 0;
   let conversations = 0;
+  const first = records[0];
+  if ((options.warmup ?? true) && first !== undefined) {
+    await decideWithin(async (signal) => (await options.matcher.match({ task: first.task || 'warm up', tool: first.tool, catalogue: dataset.catalogue }, signal)).decision, timeoutMs);
+  }
   for (const record of records) {
     let task = record.task;
     if ('conversation' in record) {

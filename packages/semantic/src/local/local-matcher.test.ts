@@ -47,6 +47,16 @@ describe('local matcher', () => {
     expect(r.decision).toBe('match');
   });
 
+  it('expands an upper-case abbreviation the catalogue defines ("PRs" → pull requests)', async () => {
+    const catalogue = loadCasaCatalogue();
+    const tool = catalogue.find((t) => t.name === 'list_pull_requests')!;
+    const r = await matcher.match({ task: 'List the open PRs of acme/web', tool, catalogue });
+    expect(r.decision).toBe('match');
+    // Lower case is a word, not an abbreviation: "prs" expands to nothing.
+    const lower = await matcher.match({ task: 'List the open prs of acme/web', tool, catalogue });
+    expect(lower.score).toBeLessThan(r.score);
+  });
+
   it('a tool from another server when a better one exists is a mismatch (the null class)', async () => {
     const catalogue = loadCasaCatalogue();
     const tool = catalogue.find((t) => t.server === 'nasdaq-data-link')!;

@@ -21,7 +21,7 @@ export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts'> = {
   k1: 1.2,
   b: 0.75,
 };
-export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 8, minServerRatio: 0, minCatalogueRatio: 0.5 };
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5 };
 
 export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
 

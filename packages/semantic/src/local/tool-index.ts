@@ -93,6 +93,7 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
       list.push({ doc, weight });
     }
   });
+  const acronyms = acronymsOf(catalogue);
   const byKey = new Map<string, number>();
   tools.forEach((t, i) => {
     byKey.set(toolKey(t.tool), i);
@@ -104,6 +105,11 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
     score(task) {
       const scores = new Float64Array(n);
       const { stems, concepts } = fieldTerms(task, options);
+      // "PRs" in a task means the catalogue's "pull requests": upper-case abbreviations of
+      // words that appear together in tool names are expanded to those words.
+      for (const match of task.matchAll(/\b([A-Z]{2,4})s?\b/g)) {
+        for (const stem of acronyms.get((match[1] ?? '').toLowerCase()) ?? []) stems.push(stem);
+      }
       // Each distinct query term counts once: repeating a word in the task must not outweigh the rest.
       for (const term of new Set([...stems, ...concepts])) {
         for (const { doc, weight } of postings.get(term) ?? []) scores[doc] = (scores[doc] ?? 0) + weight;
@@ -111,4 +117,37 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
       return scores;
     },
   };
+}
+
+/**
+ * Abbreviations the catalogue itself defines: the initials of two or three consecutive words
+ * of a tool name (`list_pull_requests` → "pr" → pull, request). Taken only from tool names,
+ * so the expansion follows the catalogue, not a word list.
+ */
+function acronymsOf(catalogue: readonly MatchTool[]): Map<string, string[]> {
+  const candidates = new Map<string, Map<string, number>>();
+  for (const tool of catalogue) {
+    const ws = words(tool.name);
+    for (let n = 2; n <= 3; n += 1) {
+      for (let i = 0; i + n <= ws.length; i += 1) {
+        const gram = ws.slice(i, i + n);
+        const acronym = gram.map((w) => w[0]).join('');
+        let seen = candidates.get(acronym);
+        if (seen === undefined) {
+          seen = new Map();
+          candidates.set(acronym, seen);
+        }
+        const expansion = gram.map(stemOf).join(' ');
+        seen.set(expansion, (seen.get(expansion) ?? 0) + 1);
+      }
+    }
+  }
+  const out = new Map<string, string[]>();
+  // An abbreviation expands only to a clearly dominant reading (at least twice as many tool
+  // names as any other); a truly ambiguous one expands to nothing.
+  for (const [acronym, expansions] of candidates) {
+    const [first, second] = [...expansions].sort((a, b) => b[1] - a[1]);
+    if (first !== undefined && (second === undefined || first[1] >= 2 * second[1])) out.set(acronym, first[0].split(' '));
+  }
+  return out;
 }

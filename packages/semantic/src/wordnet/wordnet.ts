@@ -18,16 +18,17 @@ export interface Wordnet {
 interface PosFiles {
   index: Buffer;
   data: Buffer;
-  /** Byte offset of the first entry line (after the license header). */
-  firstEntry: number;
+  /** Byte offset of each entry line of the index (the license header excluded), in file order. */
+  lines: Uint32Array;
 }
 
 let loaded: Wordnet | undefined;
 
 /**
  * Loads WordNet lazily, once per process. The index files are sorted, so lookups are binary
- * searches over the raw bytes and the data files are addressed by the byte offsets WordNet
- * uses as synset ids: nothing is parsed up front, and the cost is the files' size in memory.
+ * searches over the raw bytes (through a table of line offsets built at load), and the data
+ * files are addressed by the byte offsets WordNet uses as synset ids: nothing is parsed up
+ * front, and the cost is about the files' size in memory.
  */
 export function loadWordnet(): Wordnet {
   if (loaded !== undefined) return loaded;
@@ -39,11 +40,22 @@ export function loadWordnet(): Wordnet {
     const index = readFileSync(join(dictDir, `index.${POS_FILE[pos]}`));
     const data = readFileSync(join(dictDir, `data.${POS_FILE[pos]}`));
     bytes += index.length + data.length;
-    files[pos] = { index, data, firstEntry: headerEnd(index) };
+    files[pos] = { index, data, lines: lineStarts(index, headerEnd(index)) };
   }
+  // Morphy asks about the same lemma several times; a bounded memo keeps repeats free.
+  const memo = new Map<string, number[]>();
   loaded = {
     bytes,
-    synsets: (lemma, pos) => lookupIndex(files[pos], lemma),
+    synsets: (lemma, pos) => {
+      const key = `${pos}:${lemma}`;
+      let hit = memo.get(key);
+      if (hit === undefined) {
+        hit = lookupIndex(files[pos], lemma);
+        if (memo.size > 100_000) memo.clear();
+        memo.set(key, hit);
+      }
+      return hit;
+    },
     hypernyms: (pos, offset) => readHypernyms(files[pos].data, offset),
   };
   return loaded;
@@ -60,31 +72,31 @@ function headerEnd(index: Buffer): number {
   return at;
 }
 
-function lineStart(buf: Buffer, at: number, floor: number): number {
-  let start = at;
-  while (start > floor && buf[start - 1] !== 0x0a) start -= 1;
-  return start;
+/** Start offsets of the lines from `from` on: one pass at load, so lookups never scan for line breaks. */
+function lineStarts(buf: Buffer, from: number): Uint32Array {
+  const starts: number[] = [];
+  for (let at = from; at < buf.length; ) {
+    starts.push(at);
+    const nl = buf.indexOf(0x0a, at);
+    if (nl < 0) break;
+    at = nl + 1;
+  }
+  return Uint32Array.from(starts);
 }
 
 function lookupIndex(files: PosFiles, lemma: string): number[] {
-  const { index, firstEntry } = files;
+  const { index, lines } = files;
   const key = Buffer.from(lemma, 'latin1');
-  let lo = firstEntry;
-  let hi = index.length;
-  // Binary search on byte positions: each probe snaps back to the start of its line.
+  let lo = 0;
+  let hi = lines.length;
   while (lo < hi) {
-    const mid = lo + ((hi - lo) >> 1);
-    const start = lineStart(index, mid, lo);
+    const mid = (lo + hi) >>> 1;
+    const start = lines[mid] ?? 0;
     const space = index.indexOf(0x20, start);
-    const end = space < 0 ? index.length : space;
-    const cmp = Buffer.compare(index.subarray(start, end), key);
+    const cmp = Buffer.compare(index.subarray(start, space < 0 ? index.length : space), key);
     if (cmp === 0) return parseIndexLine(index, start);
-    if (cmp < 0) {
-      const nl = index.indexOf(0x0a, start);
-      lo = nl < 0 ? hi : nl + 1;
-    } else {
-      hi = start;
-    }
+    if (cmp < 0) lo = mid + 1;
+    else hi = mid;
   }
   return [];
 }
@@ -102,9 +114,12 @@ function parseIndexLine(index: Buffer, start: number): number[] {
 
 function readHypernyms(data: Buffer, offset: number): string[] {
   if (!Number.isSafeInteger(offset) || offset < 0 || offset >= data.length) return [];
+  // Pointers come before the gloss (after " | "): the gloss is never split.
   const nl = data.indexOf(0x0a, offset);
+  const bar = data.indexOf(0x7c, offset);
+  const end = bar >= 0 && (nl < 0 || bar < nl) ? bar : nl < 0 ? data.length : nl;
   const fields = data
-    .subarray(offset, nl < 0 ? data.length : nl)
+    .subarray(offset, end)
     .toString('latin1')
     .split(' ');
   // offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [ptr offset pos source/target]...
