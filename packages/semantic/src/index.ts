@@ -7,7 +7,7 @@ export type {
   TaskExtractor,
   TaskToolMatcher,
 } from './matcher/types.ts';
-export { createLocalMatcher, DEFAULT_RANKING, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
+export { BASELINE_MATCHER_ID, createBaselineMatcher, createLocalMatcher, DEFAULT_RANKING, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
 export type { DecisionThresholds, Standing } from './local/decide.ts';
 export { computeMetrics, type Metrics, type Outcome } from './eval/metrics.ts';
 export { createLocalExtractor, LOCAL_EXTRACTOR_ID, type LocalExtractorOptions } from './extract/local-extractor.ts';

@@ -25,6 +25,25 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minSe
 
 export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
 
+export const BASELINE_MATCHER_ID = 'baseline-bm25-top3@1';
+
+/**
+ * The calibration baseline of the issue: plain BM25 over tool name and description (whole
+ * words, no stemming, no WordNet, no parameters), allowing a tool ranked in the top 3 of its
+ * server. For comparison in the evaluation harness, not for use in a gate.
+ */
+export function createBaselineMatcher(): TaskToolMatcher {
+  const inner = createLocalMatcher({
+    wordnet: false,
+    ranking: { weights: { name: 1, description: 1, parameters: 0, concepts: 0 }, k1: 1.2, b: 0.75, plain: true },
+    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0 },
+  });
+  return {
+    id: BASELINE_MATCHER_ID,
+    match: async (input, signal) => ({ ...(await inner.match(input, signal)), matcher: BASELINE_MATCHER_ID }),
+  };
+}
+
 /**
  * A matcher that needs no network and no model: BM25F over the pinned definitions of the
  * catalogue (name, description, parameter descriptions; Porter2 stems and WordNet concepts),

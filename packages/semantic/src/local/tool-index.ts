@@ -13,6 +13,8 @@ export interface IndexOptions {
   b: number;
   /** Maps a word to the WordNet concepts it can stand for; omit to rank on stems only. */
   concepts?: ((word: string) => readonly string[]) | undefined;
+  /** Plain BM25 for comparison: whole words, no stemming, no abbreviations. Default false. */
+  plain?: boolean | undefined;
 }
 
 interface IndexedTool {
@@ -39,7 +41,7 @@ function fieldTerms(text: string, options: IndexOptions): { stems: string[]; con
   const ws = words(text);
   const concepts: string[] = [];
   if (options.concepts !== undefined) for (const w of ws) for (const c of options.concepts(w)) concepts.push(`~${c}`);
-  return { stems: ws.map(stemOf), concepts };
+  return { stems: options.plain ? ws : ws.map(stemOf), concepts };
 }
 
 function parameterText(tool: MatchTool): string {
@@ -93,7 +95,7 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
       list.push({ doc, weight });
     }
   });
-  const acronyms = acronymsOf(catalogue);
+  const acronyms = options.plain ? new Map<string, string[]>() : acronymsOf(catalogue);
   const byKey = new Map<string, number>();
   tools.forEach((t, i) => {
     byKey.set(toolKey(t.tool), i);

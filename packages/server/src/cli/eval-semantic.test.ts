@@ -49,6 +49,10 @@ describe('countersign eval semantic', () => {
     const report = JSON.parse(run.stdout);
     expect(report.dataset).toBe('casa-single-turn');
     expect(report.metrics.count).toBe(64);
+    const baseline = JSON.parse((await runCaptured(['eval', 'semantic', '--split', 'holdout', '--matcher', 'baseline', '--json'], { cwd })).stdout);
+    expect(baseline.matcher).toBe('baseline-bm25-top3@1');
+    // The local matcher denies more unrelated calls than the plain BM25 baseline on the same records.
+    expect(report.metrics.falsePositiveRate).toBeLessThanOrEqual(baseline.metrics.falsePositiveRate);
   });
 
   it('bad flags and unreadable data sets exit 2 with a message', async () => {

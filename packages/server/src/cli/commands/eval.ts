@@ -7,7 +7,7 @@ import { parseIntegerFlag } from '../parse-number.ts';
 
 interface EvalSemanticFlags {
   dataset: string;
-  matcher: 'local' | 'llm';
+  matcher: 'local' | 'baseline' | 'llm';
   split: 'all' | 'tune' | 'holdout';
   endpoint?: string;
   model?: string;
@@ -28,7 +28,11 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
       'Run a task-tool matcher over a data set and print accuracy, F1, false-positive rate (unrelated tool allowed), false-negative rate (legitimate call denied), per-class confusion and p50/p99 decision latency.',
     )
     .option('--dataset <name>', 'single (CASA single-turn), multi (its multi-turn variant, through the local extractor) or a JSON file', 'single')
-    .addOption(new Option('--matcher <kind>', 'local (no network) or llm (an OpenAI-compatible endpoint)').choices(['local', 'llm']).default('local'))
+    .addOption(
+      new Option('--matcher <kind>', 'local (no network), baseline (plain BM25, top 3 of its server; for comparison) or llm (an OpenAI-compatible endpoint)')
+        .choices(['local', 'baseline', 'llm'])
+        .default('local'),
+    )
     .addOption(new Option('--split <part>', 'all, or one part of the fixed tune/holdout split').choices(['all', 'tune', 'holdout']).default('all'))
     .option('--endpoint <url>', 'base URL of an OpenAI-compatible API (with --matcher llm), e.g. http://127.0.0.1:11434/v1')
     .option('--model <name>', 'model name (with --matcher llm)')
@@ -42,7 +46,8 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
 
 async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Promise<number> {
   const timeoutMs = parseIntegerFlag('--timeout-ms', flags.timeoutMs, 1, 600_000);
-  const matcher = flags.matcher === 'llm' ? llmMatcher(ctx, flags, timeoutMs) : semantic.createLocalMatcher();
+  const matcher =
+    flags.matcher === 'llm' ? llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher();
   let dataset: semantic.Dataset;
   try {
     const which = flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset);
