@@ -51,6 +51,8 @@ describe('countersign eval semantic', () => {
     expect(report.metrics.count).toBe(64);
     const baseline = JSON.parse((await runCaptured(['eval', 'semantic', '--split', 'holdout', '--matcher', 'baseline', '--json'], { cwd })).stdout);
     expect(baseline.matcher).toBe('baseline-bm25-top3@1');
+    const stems = JSON.parse((await runCaptured(['eval', 'semantic', '--split', 'holdout', '--no-wordnet', '--json'], { cwd })).stdout);
+    expect(stems.matcher).toBe('local-bm25f@1');
     // The local matcher denies more unrelated calls than the plain BM25 baseline on the same records.
     expect(report.metrics.falsePositiveRate).toBeLessThanOrEqual(baseline.metrics.falsePositiveRate);
   });

@@ -12,6 +12,7 @@ interface EvalSemanticFlags {
   endpoint?: string;
   model?: string;
   timeoutMs: string;
+  wordnet: boolean;
   json?: true;
 }
 
@@ -34,6 +35,7 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
         .default('local'),
     )
     .addOption(new Option('--split <part>', 'all, or one part of the fixed tune/holdout split').choices(['all', 'tune', 'holdout']).default('all'))
+    .option('--no-wordnet', 'local matcher without WordNet synonyms and hypernyms (stems only)')
     .option('--endpoint <url>', 'base URL of an OpenAI-compatible API (with --matcher llm), e.g. http://127.0.0.1:11434/v1')
     .option('--model <name>', 'model name (with --matcher llm)')
     .option('--timeout-ms <ms>', 'per-decision time limit; a slower decision counts as uncertain (denied)', '30000')
@@ -47,7 +49,7 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
 async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Promise<number> {
   const timeoutMs = parseIntegerFlag('--timeout-ms', flags.timeoutMs, 1, 600_000);
   const matcher =
-    flags.matcher === 'llm' ? llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher();
+    flags.matcher === 'llm' ? llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet });
   let dataset: semantic.Dataset;
   try {
     const which = flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset);
