@@ -18,7 +18,7 @@ let t = performance.now();
 const wordnet = loadWordnet();
 const loadMs = performance.now() - t;
 const after = process.memoryUsage();
-console.log(`WordNet 3.1 load: ${loadMs.toFixed(1)} ms; files held ${mb(wordnet.bytes)}; rss +${mb(after.rss - before.rss)}, external+arrayBuffers +${mb(after.external + after.arrayBuffers - before.external - before.arrayBuffers)}`);
+console.log(`WordNet 3.1 load: ${loadMs.toFixed(1)} ms; files held ${mb(wordnet.bytes)}; rss +${mb(after.rss - before.rss)}, external (Buffers) +${mb(after.external - before.external)}, heap +${mb(after.heapUsed - before.heapUsed)}`);
 
 const casa = loadCasaCatalogue();
 const records = loadCasaSingleTurn(casa);
