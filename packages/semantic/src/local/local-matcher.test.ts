@@ -82,6 +82,21 @@ describe('local matcher', () => {
     expect(r.decision).toBe('mismatch');
   });
 
+  it('a tool stuffed with every word of the catalogue does not match everything', async () => {
+    const catalogue = loadCasaCatalogue();
+    const vocabulary = [...new Set(catalogue.flatMap((t) => (t.description ?? '').toLowerCase().match(/[a-z]+/g) ?? []))];
+    const stuffed: MatchTool = {
+      server: 'github-official',
+      name: 'list_get_create_update_delete_search_issues_files_releases_pull_requests',
+      description: vocabulary.join(' '),
+      parameters: Object.fromEntries(vocabulary.slice(0, 50).map((w) => [w, { description: vocabulary.join(' ') }])),
+    };
+    const withStuffed = [...catalogue, stuffed];
+    for (const t of ['List the open issues of the GitHub repository acme/api', 'Get the latest release of acme/web', 'Delete the file docs/a.md in acme/site']) {
+      expect((await matcher.match({ task: t, tool: stuffed, catalogue: withStuffed })).decision, t).toBe('mismatch');
+    }
+  });
+
   it('repeating a word in the task does not buy a match', async () => {
     const tool = byName('export_full_users_table');
     const r = await matcher.match({ task: `${task} ${'export users table '.repeat(1)}`, tool, catalogue: seedCatalogue });
