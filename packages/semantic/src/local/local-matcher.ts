@@ -11,6 +11,8 @@ export interface LocalMatcherOptions {
   thresholds?: Partial<DecisionThresholds> | undefined;
   /** Senses per word used for WordNet concepts. */
   senses?: number | undefined;
+  /** Also relate derived forms through WordNet ("summarize" / "summary"). */
+  derivations?: boolean | undefined;
   /** Longest task accepted; a longer one is `uncertain` rather than a slow decision. */
   maxTaskChars?: number | undefined;
 }
@@ -58,7 +60,7 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
     indexOptions ??= {
       ...DEFAULT_RANKING,
       ...options.ranking,
-      concepts: useWordnet ? createConceptLookup(loadWordnet(), { senses: options.senses ?? 1, hypernyms: true }) : undefined,
+      concepts: useWordnet ? createConceptLookup(loadWordnet(), { senses: options.senses ?? 1, hypernyms: true, derivations: options.derivations ?? false }) : undefined,
     };
     return indexOptions;
   };

@@ -6,6 +6,8 @@ export interface ConceptOptions {
   senses: number;
   /** Add each kept sense's hypernyms, so "delete" meets "remove" and "fetch" meets "get". */
   hypernyms: boolean;
+  /** Add the synsets of derivationally related forms ("summarize" meets "summary"). */
+  derivations?: boolean | undefined;
 }
 
 const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
@@ -26,6 +28,7 @@ export function createConceptLookup(wordnet: Wordnet, options: ConceptOptions): 
         for (const offset of wordnet.synsets(base, pos).slice(0, options.senses)) {
           concepts.add(`${pos}:${offset}`);
           if (options.hypernyms) for (const h of wordnet.hypernyms(pos, offset)) concepts.add(h);
+          if (options.derivations) for (const d of wordnet.derivations(pos, offset)) concepts.add(d);
         }
       }
     }

@@ -28,6 +28,12 @@ describe('WordNet', () => {
     expect(wordnet.hypernyms('v', Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
+  it('reads derivationally related forms', () => {
+    const summary = wordnet.synsets('summary', 'n');
+    const related = wordnet.synsets('summarize', 'v').flatMap((o) => wordnet.derivations('v', o));
+    expect(related.some((key) => summary.some((o) => key === `n:${o}`))).toBe(true);
+  });
+
   it('morphy finds base forms', () => {
     expect(baseForms(wordnet, 'removing', 'v')).toContain('remove');
     expect(baseForms(wordnet, 'running', 'v')).toContain('run');

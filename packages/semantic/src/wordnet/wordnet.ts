@@ -11,6 +11,8 @@ export interface Wordnet {
   synsets(lemma: string, pos: WordnetPos): readonly number[];
   /** Hypernym synsets (`@`, `@i`) of one synset, as `pos:offset` keys. */
   hypernyms(pos: WordnetPos, offset: number): readonly string[];
+  /** Synsets of derivationally related forms (`+`: "summarize" → "summary"), as `pos:offset` keys. */
+  derivations(pos: WordnetPos, offset: number): readonly string[];
   /** Bytes held: the four index and four data files. */
   readonly bytes: number;
 }
@@ -56,7 +58,8 @@ export function loadWordnet(): Wordnet {
       }
       return hit;
     },
-    hypernyms: (pos, offset) => readHypernyms(files[pos].data, offset),
+    hypernyms: (pos, offset) => readPointers(files[pos].data, offset, HYPERNYM),
+    derivations: (pos, offset) => readPointers(files[pos].data, offset, DERIVATION),
   };
   return loaded;
 }
@@ -112,7 +115,10 @@ function parseIndexLine(index: Buffer, start: number): number[] {
   return fields.slice(fields.length - synsetCount).map(Number);
 }
 
-function readHypernyms(data: Buffer, offset: number): string[] {
+const HYPERNYM: ReadonlySet<string> = new Set(['@', '@i']);
+const DERIVATION: ReadonlySet<string> = new Set(['+']);
+
+function readPointers(data: Buffer, offset: number, symbols: ReadonlySet<string>): string[] {
   if (!Number.isSafeInteger(offset) || offset < 0 || offset >= data.length) return [];
   // Pointers come before the gloss (after " | "): the gloss is never split.
   const nl = data.indexOf(0x0a, offset);
@@ -129,8 +135,7 @@ function readHypernyms(data: Buffer, offset: number): string[] {
   at += 1;
   const out: string[] = [];
   for (let i = 0; i < pointerCount; i += 1, at += 4) {
-    const symbol = fields[at];
-    if (symbol === '@' || symbol === '@i') out.push(`${normalizePos(fields[at + 2])}:${Number(fields[at + 1])}`);
+    if (symbols.has(fields[at] ?? '')) out.push(`${normalizePos(fields[at + 2])}:${Number(fields[at + 1])}`);
   }
   return out;
 }
