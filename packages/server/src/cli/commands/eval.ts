@@ -49,7 +49,7 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
 async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Promise<number> {
   const timeoutMs = parseIntegerFlag('--timeout-ms', flags.timeoutMs, 1, 600_000);
   const matcher =
-    flags.matcher === 'llm' ? llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet });
+    flags.matcher === 'llm' ? await llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet });
   let dataset: semantic.Dataset;
   try {
     const which = flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset);
@@ -64,10 +64,24 @@ async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Prom
   return EXIT_OK;
 }
 
-function llmMatcher(ctx: CommandContext, flags: EvalSemanticFlags, timeoutMs: number): semantic.TaskToolMatcher {
+/** The package's root export, else its `./llm` subpath; undefined when neither has one. */
+async function findLlmMatcherFactory(): Promise<LlmMatcherFactory | undefined> {
+  const fromRoot = (semantic as Record<string, unknown>).createLlmMatcher;
+  if (typeof fromRoot === 'function') return fromRoot as LlmMatcherFactory;
+  // A computed specifier: this command must build whether or not the subpath exists.
+  const subpath = ['@countersign/semantic', 'llm'].join('/');
+  try {
+    const mod = (await import(subpath)) as Record<string, unknown>;
+    return typeof mod.createLlmMatcher === 'function' ? (mod.createLlmMatcher as LlmMatcherFactory) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function llmMatcher(ctx: CommandContext, flags: EvalSemanticFlags, timeoutMs: number): Promise<semantic.TaskToolMatcher> {
   // Looked up by name so this command builds with or without the LLM matcher in the package.
-  const factory = (semantic as Record<string, unknown>).createLlmMatcher as LlmMatcherFactory | undefined;
-  if (typeof factory !== 'function') {
+  const factory = await findLlmMatcherFactory();
+  if (factory === undefined) {
     throw new CliError('config', '--matcher llm is not available: this build of @countersign/semantic has no createLlmMatcher');
   }
   if (flags.endpoint === undefined || flags.model === undefined) throw new CliError('usage', '--matcher llm needs --endpoint <url> and --model <name>');
