@@ -81,6 +81,16 @@ describe('local extractor', () => {
     expect(task).toBe('List the open issues in acme/api.');
   });
 
+  it('an instruction that opens with "sure" or "ok" is an instruction, not an acknowledgement', async () => {
+    const messages = [
+      user('List the open issues in acme/api'),
+      assistant('Shall I also close the stale ones?'),
+      user('Sure, but first delete the branch feature/x'),
+    ];
+    expect(await taskOf(messages)).toBe('Sure, but first delete the branch feature/x.');
+    expect(await taskOf([user('List the open issues in acme/api'), assistant('Done.'), user('ok, now merge PR 12')])).toBe('ok, now merge PR 12.');
+  });
+
   it('a clarification is added to the goal; "instead" replaces it', async () => {
     expect(await taskOf([user('List the open issues in acme/api'), assistant('Which labels?'), user('To be clear, only the ones labelled bug.')])).toBe(
       'List the open issues in acme/api. To be clear, only the ones labelled bug.',

@@ -3,8 +3,6 @@ import type { ConversationMessage, TaskExtractor } from '../matcher/types.ts';
 export interface LocalExtractorOptions {
   /** Longest task returned, in characters; a longer goal is cut at a word boundary. */
   maxTaskChars?: number | undefined;
-  /** Longest reply (in words) still read as a bare acknowledgement or acceptance ("ok, do that"). */
-  maxShortWords?: number | undefined;
 }
 
 export const LOCAL_EXTRACTOR_ID = 'local-extractor@1';
@@ -12,7 +10,9 @@ export const LOCAL_EXTRACTOR_ID = 'local-extractor@1';
 // Phrases are general English conversation markers, not taken from any evaluation record.
 const ACCEPT = /\b(do (?:that|it|this|so)|go ahead|go for it|yes|yeah|yep|sure|please do|sounds good|let'?s do (?:it|that|this)|proceed|make it so)\b/i;
 const DECLINE = /\b(later|not now|no|nope|don'?t|do not|skip|never ?mind|cancel|stop)\b/i;
-const ACK = /^(?:ok(?:ay)?|k|thanks?(?: you)?|thx|got it|noted|cool|great|nice|understood|right|fine|alright|perfect|good)\b/i;
+/** Words a bare reply is made of: acceptances, refusals, acknowledgements and filler. */
+const BARE_WORDS =
+  /\b(?:do (?:that|it|this|so)|go ahead|go for it|yes|yeah|yep|sure|please|sounds good|let'?s do (?:it|that|this)|proceed|make it so|later|not now|no|nope|don'?t|do not|skip|never ?mind|cancel|stop|ok(?:ay)?|k|thanks?|thank you|thx|got it|noted|cool|great|nice|understood|right|fine|alright|perfect|good|maybe|for now|then|with|that'?s|it|that|this|all|now|just|so|and|but|i think)\b/gi;
 const REFINE_START = /^(?:to clarify|just to clarify|to be clear|clarification|also|and|oh,? and|plus|but|only|note)\b/i;
 const REPLACE = /\b(instead|new task|forget (?:that|it|the previous)|change of plans?|scratch that)\b/i;
 const PROPOSAL = /\b(?:shall i|should i|do you want me to|would you like me to|want me to|i can|i could)\s+(.*)$/i;
@@ -31,8 +31,9 @@ function clean(text: string): string {
   return stripCode(text).replace(/\s+/g, ' ').trim();
 }
 
-function wordCount(text: string): number {
-  return text.split(/\s+/).filter((w) => /[a-z0-9]/i.test(w)).length;
+/** "ok, thanks", "yes, go ahead", "no, not now": a reply with no instruction of its own. */
+function isBareReply(text: string): boolean {
+  return !/[a-z0-9]/i.test(text.replace(BARE_WORDS, ' '));
 }
 
 function sentences(text: string): string[] {
@@ -86,7 +87,6 @@ function sentence(text: string, max: number): string {
  */
 export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskExtractor {
   const maxTaskChars = options.maxTaskChars ?? 1_000;
-  const maxShortWords = options.maxShortWords ?? 8;
   return {
     id: LOCAL_EXTRACTOR_ID,
     async extract(messages, signal) {
@@ -109,8 +109,8 @@ export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskE
         const offer = lastAssistant;
         lastAssistant = undefined;
         if (text === '') continue;
-        const short = wordCount(text) <= maxShortWords;
-        if (short && ACCEPT.test(text) && !DECLINE.test(text) && offer !== undefined) {
+        const bare = isBareReply(text);
+        if (bare && ACCEPT.test(text) && !DECLINE.test(text) && offer !== undefined) {
           const proposal = proposalOf(offer);
           if (proposal !== undefined) {
             // An accepted offer joins the user's goal (or starts it); it never silently replaces it.
@@ -120,7 +120,7 @@ export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskE
           }
         }
         // "ok", "thanks", "maybe later": acknowledged, not asked for.
-        if (short && (ACK.test(text) || ACCEPT.test(text) || DECLINE.test(text)) && !REPLACE.test(text)) continue;
+        if (bare) continue;
         if (goal !== undefined && !REPLACE.test(text) && REFINE_START.test(text)) {
           refinements.push(text);
           continue;

@@ -1,7 +1,8 @@
-import type { MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import type { MatchInput, MatchResult, TaskToolMatcher } from '../matcher/types.ts';
 import { createConceptLookup } from '../wordnet/concepts.ts';
 import { loadWordnet } from '../wordnet/wordnet.ts';
 import { type DecisionThresholds, decide, type Standing } from './decide.ts';
+import { createIndexCache } from './index-cache.ts';
 import { buildToolIndex, type IndexOptions, type ToolIndex, toolKey } from './tool-index.ts';
 
 export interface LocalMatcherOptions {
@@ -64,8 +65,7 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
     };
     return indexOptions;
   };
-  // One index per catalogue array: callers pass the same pinned catalogue for every call.
-  const indexes = new WeakMap<readonly MatchTool[], ToolIndex>();
+  const indexFor = createIndexCache((catalogue) => buildToolIndex(catalogue, indexOptionsOnce()));
   const id = useWordnet ? LOCAL_MATCHER_ID : 'local-bm25f@1';
 
   return {
@@ -75,15 +75,9 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
       if (signal?.aborted) return uncertain('aborted');
       if (typeof input.task !== 'string' || input.task.trim() === '') return uncertain('empty_task');
       if (input.task.length > maxTaskChars) return uncertain('task_too_long');
-      let catalogue = input.catalogue;
-      let index = indexes.get(catalogue);
-      if (index === undefined) {
-        // The requested tool is always ranked, even when the caller's catalogue lacks it.
-        const known = catalogue.some((t) => toolKey(t) === toolKey(input.tool));
-        if (!known) catalogue = [...catalogue, input.tool];
-        index = buildToolIndex(catalogue, indexOptionsOnce());
-        if (known) indexes.set(catalogue, index);
-      }
+      // The requested tool is always ranked, even when the caller's catalogue lacks it.
+      const known = input.catalogue.some((t) => toolKey(t) === toolKey(input.tool));
+      const index = indexFor(known ? input.catalogue : [...input.catalogue, input.tool]);
       const at = index.find(input.tool);
       const scores = index.score(input.task);
       const standing = standingOf(index, scores, at);
