@@ -53,7 +53,8 @@ function parameterText(tool: MatchTool): string {
 export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOptions): ToolIndex {
   const raw = catalogue.map((tool) => {
     const name = fieldTerms(tool.name, options);
-    const description = fieldTerms(tool.description ?? '', options);
+    // Links are not vocabulary: "docs.github.com/en/…" would match any task that says "docs".
+    const description = fieldTerms((tool.description ?? '').replace(/https?:\/\/\S+/g, ' '), options);
     const parameters = fieldTerms(parameterText(tool), options);
     const fields: Record<FieldName, string[]> = {
       name: name.stems,
