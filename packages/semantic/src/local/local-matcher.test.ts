@@ -97,11 +97,33 @@ describe('local matcher', () => {
     }
   });
 
+  it('words inside a link in a description do not count', async () => {
+    const catalogue: MatchTool[] = [
+      { server: 'ops', name: 'rotate_keys', description: 'Rotate the signing keys. See https://docs.example.com/list-open-issues-pull-requests' },
+      { server: 'ops', name: 'list_issues', description: 'List open issues in a repository.' },
+      { server: 'ops', name: 'list_pull_requests', description: 'List open pull requests in a repository.' },
+    ];
+    const r = await matcher.match({ task: 'List the open issues and pull requests', tool: catalogue[0]!, catalogue });
+    expect(r.decision).not.toBe('match');
+  });
+
   it('repeating a word in the task does not buy a match', async () => {
     const tool = byName('export_full_users_table');
-    const r = await matcher.match({ task: `${task} ${'export users table '.repeat(1)}`, tool, catalogue: seedCatalogue });
-    const flooded = await matcher.match({ task: `${task} ${'export users table '.repeat(50)}`, tool, catalogue: seedCatalogue });
-    expect(flooded.score).toBeCloseTo(r.score, 10);
+    const once = await matcher.match({ task: `${task} csv`, tool, catalogue: seedCatalogue });
+    const flooded = await matcher.match({ task: `${task} ${'csv '.repeat(50)}`, tool, catalogue: seedCatalogue });
+    expect(once.decision).toBe('mismatch');
+    expect(flooded.decision).toBe('mismatch');
+    expect(flooded.score).toBeCloseTo(once.score, 10);
+  });
+
+  it('the best tool of its own server still loses to a much better tool on another server', async () => {
+    const catalogue: MatchTool[] = [
+      ...loadCasaCatalogue().filter((t) => t.server === 'github-official'),
+      { server: 'weather', name: 'get_forecast', description: 'Get the weather forecast for a city.' },
+    ];
+    const r = await matcher.match({ task: 'Get the list of open issues of the GitHub repository acme/api', tool: catalogue.at(-1)!, catalogue });
+    expect(r.detail).toMatchObject({ serverRank: 1, serverRatio: 1 });
+    expect(r.decision).toBe('mismatch');
   });
 
   it('works without WordNet', async () => {
