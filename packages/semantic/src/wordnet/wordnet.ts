@@ -87,16 +87,28 @@ function lineStarts(buf: Buffer, from: number): Uint32Array {
   return Uint32Array.from(starts);
 }
 
+/** Compares the lemma at `start` (up to its first space) with `key`, byte by byte, allocating nothing. */
+function compareLemma(index: Buffer, start: number, key: string): number {
+  for (let i = 0; ; i += 1) {
+    const byte = start + i < index.length ? (index[start + i] ?? 0x20) : 0x20;
+    const ended = byte === 0x20 || byte === 0x0a;
+    if (i === key.length) return ended ? 0 : 1;
+    if (ended) return -1;
+    const diff = byte - key.charCodeAt(i);
+    if (diff !== 0) return diff;
+  }
+}
+
 function lookupIndex(files: PosFiles, lemma: string): number[] {
   const { index, lines } = files;
-  const key = Buffer.from(lemma, 'latin1');
+  // Index lemmas are lower-case ASCII; anything else cannot be in it.
+  if (lemma === '' || !/^[\x21-\x7e]+$/.test(lemma)) return [];
   let lo = 0;
   let hi = lines.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const start = lines[mid] ?? 0;
-    const space = index.indexOf(0x20, start);
-    const cmp = Buffer.compare(index.subarray(start, space < 0 ? index.length : space), key);
+    const cmp = compareLemma(index, start, lemma);
     if (cmp === 0) return parseIndexLine(index, start);
     if (cmp < 0) lo = mid + 1;
     else hi = mid;
