@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCasaCatalogue } from '../eval/casa.ts';
-import type { MatchTool } from '../matcher/types.ts';
+import type { MatchInput, MatchTool } from '../matcher/types.ts';
 import { createLocalMatcher } from './local-matcher.ts';
 
 // The seed's example: a coding agent with a GitHub server and a read-only database server.
@@ -72,6 +72,13 @@ describe('local matcher', () => {
       expect(r.decision, JSON.stringify(t)).toBe('uncertain');
     }
     expect((await matcher.match({ task: 'x'.repeat(30_000), tool, catalogue })).decision).toBe('uncertain');
+    for (const bad of [null, {}, { task, tool: null, catalogue }, { task, tool: { name: 3 }, catalogue }, { task, tool, catalogue: 'x' }]) {
+      expect((await matcher.match(bad as unknown as MatchInput)).detail, JSON.stringify(bad)).toEqual({ reason: 'invalid_input' });
+    }
+    for (const broken of [[null], [{ name: 'x', description: 5 }], [{ name: 'x', parameters: { a: null } }], [{ name: 'x', parameters: 'p' }]]) {
+      const r = await matcher.match({ task, tool, catalogue: [tool, ...(broken as unknown as MatchTool[])] });
+      expect(r.detail, JSON.stringify(broken)).toEqual({ reason: 'invalid_catalogue' });
+    }
     const aborted = AbortSignal.abort();
     expect((await matcher.match({ task, tool, catalogue }, aborted)).decision).toBe('uncertain');
   });

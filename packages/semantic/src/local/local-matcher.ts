@@ -1,4 +1,4 @@
-import type { MatchInput, MatchResult, TaskToolMatcher } from '../matcher/types.ts';
+import type { MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
 import { createConceptLookup } from '../wordnet/concepts.ts';
 import { loadWordnet } from '../wordnet/wordnet.ts';
 import { type DecisionThresholds, decide, type Standing } from './decide.ts';
@@ -73,11 +73,16 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
     async match(input: MatchInput, signal?: AbortSignal): Promise<MatchResult> {
       const uncertain = (reason: string): MatchResult => ({ decision: 'uncertain', score: 0, matcher: id, detail: { reason } });
       if (signal?.aborted) return uncertain('aborted');
+      if (input === null || typeof input !== 'object' || !Array.isArray(input.catalogue) || typeof input.tool?.name !== 'string') {
+        return uncertain('invalid_input');
+      }
       if (typeof input.task !== 'string' || input.task.trim() === '') return uncertain('empty_task');
       if (input.task.length > maxTaskChars) return uncertain('task_too_long');
       // The requested tool is always ranked, even when the caller's catalogue lacks it.
       const known = input.catalogue.some((t) => toolKey(t) === toolKey(input.tool));
-      const index = indexFor(known ? input.catalogue : [...input.catalogue, input.tool]);
+      const catalogue = known ? input.catalogue : [...input.catalogue, input.tool];
+      if (!catalogue.every(isMatchTool)) return uncertain('invalid_catalogue');
+      const index = indexFor(catalogue);
       const at = index.find(input.tool);
       const scores = index.score(input.task);
       const standing = standingOf(index, scores, at);
@@ -86,6 +91,18 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
       return { decision, score: standing.catalogueRatio, matcher: id, detail: { ...standing } };
     },
   };
+}
+
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+/** The shape the index reads; anything else would make it throw. */
+function isMatchTool(t: unknown): t is MatchTool {
+  if (t === null || typeof t !== 'object') return false;
+  const tool = t as Record<string, unknown>;
+  if (typeof tool.name !== 'string' || !optionalString(tool.description) || !optionalString(tool.server)) return false;
+  if (tool.parameters === undefined) return true;
+  if (tool.parameters === null || typeof tool.parameters !== 'object') return false;
+  return Object.values(tool.parameters).every((p) => p !== null && typeof p === 'object' && optionalString((p as Record<string, unknown>).description));
 }
 
 function standingOf(index: ToolIndex, scores: Float64Array, at: number): Standing | undefined {
