@@ -5,6 +5,7 @@ import { createCommandContext } from './command-context.ts';
 import { registerApprovalsCommands } from './commands/approvals.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerAuthCommands } from './commands/auth.ts';
+import { registerEvalCommands } from './commands/eval.ts';
 import { registerKeygen } from './commands/keygen.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
@@ -35,6 +36,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerToolsCommands(program, ctx);
   registerMcp(program, ctx);
   registerProxy(program, ctx);
+  registerEvalCommands(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import type { MatchTool } from '../matcher/types.ts';
+import { type EvalRecord, loadCasaCatalogue, loadCasaSingleTurn, type MatchClass, type Split, splitOf } from './casa.ts';
+import type { MultiTurnRecord } from './multi-turn.ts';
+
+export const MULTI_TURN_FILE = new URL('../../data/casa-multi-turn.json', import.meta.url);
+
+export interface Dataset {
+  name: string;
+  catalogue: MatchTool[];
+  records: (EvalRecord | MultiTurnRecord)[];
+}
+
+/** A dataset that cannot be used: the harness reports it as a usage error, never a crash. */
+export class DatasetError extends Error {
+  readonly code = 'invalid_dataset';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DatasetError';
+  }
+}
+
+interface FileRecord {
+  id?: unknown;
+  task?: unknown;
+  conversation?: unknown;
+  tool?: { server?: unknown; name?: unknown };
+  class?: unknown;
+  template?: unknown;
+}
+
+const CLASSES: readonly MatchClass[] = ['correct', 'wrong', 'null'];
+
+/**
+ * `single` (the vendored CASA set), `multi` (its multi-turn variant) or a JSON file
+ * `{ records: [{ id, task | conversation, tool: { server, name }, class }], catalogue? }`;
+ * without a catalogue, tools are looked up in the CASA catalogue.
+ */
+export function loadDataset(which: string, readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): Dataset {
+  const casa = loadCasaCatalogue();
+  if (which === 'single') return { name: 'casa-single-turn', catalogue: casa, records: loadCasaSingleTurn(casa) };
+  const path = which === 'multi' ? MULTI_TURN_FILE.pathname : which;
+  let parsed: { records?: unknown; catalogue?: unknown };
+  try {
+    parsed = JSON.parse(which === 'multi' ? readFileSync(MULTI_TURN_FILE, 'utf8') : readFile(path));
+  } catch (error) {
+    throw new DatasetError(`cannot read dataset ${which}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.records)) {
+    throw new DatasetError(`dataset ${which}: expected an object with a "records" array`);
+  }
+  const catalogue = Array.isArray(parsed.catalogue) ? (parsed.catalogue as MatchTool[]) : casa;
+  const records = (parsed.records as FileRecord[]).map((r, i) => toRecord(r, i, catalogue, which));
+  return { name: which === 'multi' ? 'casa-multi-turn' : which, catalogue, records };
+}
+
+function toRecord(r: FileRecord, i: number, catalogue: readonly MatchTool[], which: string): EvalRecord | MultiTurnRecord {
+  const where = `dataset ${which}, record ${i}`;
+  if (r === null || typeof r !== 'object') throw new DatasetError(`${where}: not an object`);
+  const id = typeof r.id === 'string' ? r.id : `record-${i}`;
+  if (!CLASSES.includes(r.class as MatchClass)) throw new DatasetError(`${where}: class must be correct, wrong or null`);
+  const name = r.tool?.name;
+  const server = r.tool?.server;
+  if (typeof name !== 'string' || (server !== undefined && typeof server !== 'string')) throw new DatasetError(`${where}: tool.name must be a string`);
+  const tool = catalogue.find((t) => t.name === name && (server === undefined || t.server === server)) ?? { name, server };
+  const base: EvalRecord = { id, task: typeof r.task === 'string' ? r.task : '', tool, class: r.class as MatchClass, split: splitOf(id) as Split };
+  if (r.conversation === undefined) {
+    if (base.task === '') throw new DatasetError(`${where}: needs a task or a conversation`);
+    return base;
+  }
+  if (!Array.isArray(r.conversation)) throw new DatasetError(`${where}: conversation must be an array of messages`);
+  return { ...base, conversation: r.conversation as MultiTurnRecord['conversation'], template: r.template === 'accepted' ? 'accepted' : 'stated' };
+}

@@ -1,0 +1,137 @@
+import type { ConversationMessage, TaskExtractor } from '../matcher/types.ts';
+
+export interface LocalExtractorOptions {
+  /** Longest task returned, in characters; a longer goal is cut at a word boundary. */
+  maxTaskChars?: number | undefined;
+}
+
+export const LOCAL_EXTRACTOR_ID = 'local-extractor@1';
+
+// Phrases are general English conversation markers, not taken from any evaluation record.
+const ACCEPT = /\b(do (?:that|it|this|so)|go ahead|go for it|yes|yeah|yep|sure|please do|sounds good|let'?s do (?:it|that|this)|proceed|make it so)\b/i;
+const DECLINE = /\b(later|not now|no|nope|don'?t|do not|skip|never ?mind|cancel|stop)\b/i;
+/** Words a bare reply is made of: acceptances, refusals, acknowledgements and filler. */
+const BARE_WORDS =
+  /\b(?:do (?:that|it|this|so)|go ahead|go for it|yes|yeah|yep|sure|please|sounds good|let'?s do (?:it|that|this)|proceed|make it so|later|not now|no|nope|don'?t|do not|skip|never ?mind|cancel|stop|ok(?:ay)?|k|thanks?|thank you|thx|got it|noted|cool|great|nice|understood|right|fine|alright|perfect|good|maybe|for now|then|with|that'?s|it|that|this|all|now|just|so|and|but|i think)\b/gi;
+const REFINE_START = /^(?:to clarify|just to clarify|to be clear|clarification|also|and|oh,? and|plus|but|only|note)\b/i;
+const REPLACE = /\b(instead|new task|forget (?:that|it|the previous)|change of plans?|scratch that)\b/i;
+const PROPOSAL = /\b(?:shall i|should i|do you want me to|would you like me to|want me to|i can|i could)\s+(.*)$/i;
+const GENERIC_OBJECT = /^(?:go ahead|proceed|do (?:that|this|it|so)|start|continue|get started|take care of it)\b/i;
+
+/** Fenced code blocks and indented code are material, never the task. */
+function stripCode(text: string): string {
+  return text
+    .replace(/```[\s\S]*?(?:```|$)/g, ' ')
+    .replace(/~~~[\s\S]*?(?:~~~|$)/g, ' ')
+    .replace(/^(?: {4}|\t).*$/gm, ' ')
+    .replace(/`([^`\n]*)`/g, '$1');
+}
+
+function clean(text: string): string {
+  return stripCode(text).replace(/\s+/g, ' ').trim();
+}
+
+/** "ok, thanks", "yes, go ahead", "no, not now": a reply with no instruction of its own. */
+function isBareReply(text: string): boolean {
+  return !/[a-z0-9]/i.test(text.replace(BARE_WORDS, ' '));
+}
+
+function sentences(text: string): string[] {
+  // A sentence may end inside a closing quote or bracket: `… "Q4 Beta." Shall I …`.
+  return text.split(/(?<=[.!?]|[.!?]["'\u201d\u2019)\]])\s+/).filter((s) => s.trim() !== '');
+}
+
+/**
+ * What an assistant message offers to do, if it offers anything: the object of "Shall I …",
+ * "Would you like me to …", or, when the offer itself is generic ("Shall I go ahead?"), the
+ * rest of the message, which then states the plan.
+ */
+export function proposalOf(assistant: string): string | undefined {
+  const parts = sentences(clean(assistant));
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    const match = PROPOSAL.exec(parts[i] ?? '');
+    if (match === null) continue;
+    const object = (match[1] ?? '').replace(/[?.!\s]+$/, '').trim();
+    if (object !== '' && !GENERIC_OBJECT.test(object)) return capitalize(object);
+    const rest = parts.filter((_, j) => j !== i).join(' ').trim();
+    return rest === '' ? undefined : rest;
+  }
+  return undefined;
+}
+
+/** Ends a sentence with a full stop unless it already ends with a mark. */
+function endSentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function sentence(text: string, max: number): string {
+  let out = text.replace(/\s+/g, ' ').trim();
+  if (out.length > max) {
+    const cut = out.slice(0, max);
+    const space = cut.lastIndexOf(' ');
+    out = space > max / 2 ? cut.slice(0, space) : cut;
+  }
+  return endSentence(out);
+}
+
+/**
+ * A task extractor with no model: the user's current goal is their latest instruction;
+ * "yes, do that" adds the assistant's offer just before it; a
+ * bare "ok, thanks" changes nothing; a follow-up opening with "also", "to be clear" … is added to
+ * the goal. Tool output and system text are never read, code is
+ * dropped, and every word of the result comes from the user or from an offer the user accepted.
+ */
+export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskExtractor {
+  const maxTaskChars = options.maxTaskChars ?? 1_000;
+  return {
+    id: LOCAL_EXTRACTOR_ID,
+    async extract(messages, signal) {
+      if (signal?.aborted) return { ok: false, reason: 'aborted' };
+      if (!Array.isArray(messages)) return { ok: false, reason: 'invalid_conversation' };
+      let goal: string | undefined;
+      let refinements: string[] = [];
+      let lastAssistant: string | undefined;
+      for (const message of messages as readonly ConversationMessage[]) {
+        if (message === null || typeof message !== 'object' || typeof message.content !== 'string') {
+          return { ok: false, reason: 'invalid_conversation' };
+        }
+        if (message.role === 'assistant') {
+          lastAssistant = message.content;
+          continue;
+        }
+        // Tool results and system text may carry injected instructions: never the task.
+        if (message.role !== 'user') continue;
+        const text = clean(message.content);
+        const offer = lastAssistant;
+        lastAssistant = undefined;
+        if (text === '') continue;
+        const bare = isBareReply(text);
+        if (bare && ACCEPT.test(text) && !DECLINE.test(text) && offer !== undefined) {
+          const proposal = proposalOf(offer);
+          if (proposal !== undefined) {
+            // An accepted offer joins the user's goal (or starts it); it never silently replaces it.
+            if (goal === undefined) goal = proposal;
+            else refinements.push(proposal);
+            continue;
+          }
+        }
+        // "ok", "thanks", "maybe later": acknowledged, not asked for.
+        if (bare) continue;
+        if (goal !== undefined && !REPLACE.test(text) && REFINE_START.test(text)) {
+          refinements.push(text);
+          continue;
+        }
+        // Anything else is a new instruction: the latest one wins.
+        goal = text;
+        refinements = [];
+      }
+      if (goal === undefined) return { ok: false, reason: 'no_user_goal' };
+      const joined = [goal, ...refinements].map(endSentence).join(' ');
+      return { ok: true, task: sentence(joined, maxTaskChars) };
+    },
+  };
+}

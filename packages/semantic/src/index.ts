@@ -1,0 +1,18 @@
+export type {
+  ConversationMessage,
+  MatchDecision,
+  MatchInput,
+  MatchResult,
+  MatchTool,
+  TaskExtractor,
+  TaskToolMatcher,
+} from './matcher/types.ts';
+export { BASELINE_MATCHER_ID, createBaselineMatcher, createLocalMatcher, DEFAULT_RANKING, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
+export type { DecisionThresholds, Standing } from './local/decide.ts';
+export { computeMetrics, type Metrics, type Outcome } from './eval/metrics.ts';
+export { createLocalExtractor, LOCAL_EXTRACTOR_ID, type LocalExtractorOptions } from './extract/local-extractor.ts';
+export { type EvalRecord, loadCasaCatalogue, loadCasaSingleTurn, type MatchClass, type Split, splitOf, toMatchTool } from './eval/casa.ts';
+export { type Dataset, DatasetError, loadDataset } from './eval/datasets.ts';
+export { toMultiTurn, type MultiTurnRecord } from './eval/multi-turn.ts';
+export { type EvalOptions, type EvalReport, type ExtractionStats, runEval } from './eval/run-eval.ts';
+export { formatReport } from './eval/format-report.ts';

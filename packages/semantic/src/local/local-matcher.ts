@@ -1,0 +1,132 @@
+import type { MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import { createConceptLookup } from '../wordnet/concepts.ts';
+import { loadWordnet } from '../wordnet/wordnet.ts';
+import { type DecisionThresholds, decide, type Standing } from './decide.ts';
+import { createIndexCache } from './index-cache.ts';
+import { buildToolIndex, type IndexOptions, type ToolIndex, toolKey } from './tool-index.ts';
+
+export interface LocalMatcherOptions {
+  /** Use WordNet synonyms and hypernyms (loads ~28 MB of dictionary files once per process). Default true. */
+  wordnet?: boolean | undefined;
+  ranking?: Partial<Omit<IndexOptions, 'concepts'>> | undefined;
+  thresholds?: Partial<DecisionThresholds> | undefined;
+  /** Senses per word used for WordNet concepts. */
+  senses?: number | undefined;
+  /** Also relate derived forms through WordNet ("summarize" / "summary"). */
+  derivations?: boolean | undefined;
+  /** Longest task accepted; a longer one is `uncertain` rather than a slow decision. */
+  maxTaskChars?: number | undefined;
+}
+
+/** Tuned on the CASA tune split only (see data/README.md); the holdout split was not used. */
+export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts'> = {
+  weights: { name: 2, description: 1, parameters: 0.3, concepts: 0.3 },
+  k1: 1.2,
+  b: 0.75,
+};
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5 };
+
+export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
+
+export const BASELINE_MATCHER_ID = 'baseline-bm25-top3@1';
+
+/**
+ * The calibration baseline of the issue: plain BM25 over tool name and description (whole
+ * words, no stemming, no WordNet, no parameters), allowing a tool ranked in the top 3 of its
+ * server. For comparison in the evaluation harness, not for use in a gate.
+ */
+export function createBaselineMatcher(): TaskToolMatcher {
+  const inner = createLocalMatcher({
+    wordnet: false,
+    ranking: { weights: { name: 1, description: 1, parameters: 0, concepts: 0 }, k1: 1.2, b: 0.75, plain: true },
+    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0 },
+  });
+  return {
+    id: BASELINE_MATCHER_ID,
+    match: async (input, signal) => ({ ...(await inner.match(input, signal)), matcher: BASELINE_MATCHER_ID }),
+  };
+}
+
+/**
+ * A matcher that needs no network and no model: BM25F over the pinned definitions of the
+ * catalogue (name, description, parameter descriptions; Porter2 stems and WordNet concepts),
+ * deciding from the requested tool's rank and margin to the best tool.
+ */
+export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolMatcher {
+  const useWordnet = options.wordnet ?? true;
+  const thresholds: DecisionThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
+  const maxTaskChars = options.maxTaskChars ?? 20_000;
+  let indexOptions: IndexOptions | undefined;
+  const indexOptionsOnce = (): IndexOptions => {
+    indexOptions ??= {
+      ...DEFAULT_RANKING,
+      ...options.ranking,
+      concepts: useWordnet ? createConceptLookup(loadWordnet(), { senses: options.senses ?? 1, hypernyms: true, derivations: options.derivations ?? false }) : undefined,
+    };
+    return indexOptions;
+  };
+  const indexFor = createIndexCache((catalogue) => buildToolIndex(catalogue, indexOptionsOnce()));
+  const id = useWordnet ? LOCAL_MATCHER_ID : 'local-bm25f@1';
+
+  return {
+    id,
+    async match(input: MatchInput, signal?: AbortSignal): Promise<MatchResult> {
+      const uncertain = (reason: string): MatchResult => ({ decision: 'uncertain', score: 0, matcher: id, detail: { reason } });
+      if (signal?.aborted) return uncertain('aborted');
+      if (input === null || typeof input !== 'object' || !Array.isArray(input.catalogue) || typeof input.tool?.name !== 'string') {
+        return uncertain('invalid_input');
+      }
+      if (typeof input.task !== 'string' || input.task.trim() === '') return uncertain('empty_task');
+      if (input.task.length > maxTaskChars) return uncertain('task_too_long');
+      // The requested tool is always ranked, even when the caller's catalogue lacks it.
+      const known = input.catalogue.some((t) => toolKey(t) === toolKey(input.tool));
+      const catalogue = known ? input.catalogue : [...input.catalogue, input.tool];
+      if (!catalogue.every(isMatchTool)) return uncertain('invalid_catalogue');
+      const index = indexFor(catalogue);
+      const at = index.find(input.tool);
+      const scores = index.score(input.task);
+      const standing = standingOf(index, scores, at);
+      if (standing === undefined) return uncertain('no_overlap');
+      const decision = decide(standing, thresholds);
+      return { decision, score: standing.catalogueRatio, matcher: id, detail: { ...standing } };
+    },
+  };
+}
+
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+/** The shape the index reads; anything else would make it throw. */
+function isMatchTool(t: unknown): t is MatchTool {
+  if (t === null || typeof t !== 'object') return false;
+  const tool = t as Record<string, unknown>;
+  if (typeof tool.name !== 'string' || !optionalString(tool.description) || !optionalString(tool.server)) return false;
+  if (tool.parameters === undefined) return true;
+  if (tool.parameters === null || typeof tool.parameters !== 'object') return false;
+  return Object.values(tool.parameters).every((p) => p !== null && typeof p === 'object' && optionalString((p as Record<string, unknown>).description));
+}
+
+function standingOf(index: ToolIndex, scores: Float64Array, at: number): Standing | undefined {
+  const own = scores[at] ?? 0;
+  const server = index.tools[at]?.tool.server;
+  let bestServer = 0;
+  let bestCatalogue = 0;
+  let serverRank = 1;
+  let catalogueRank = 1;
+  index.tools.forEach((t, i) => {
+    const s = scores[i] ?? 0;
+    if (s > bestCatalogue) bestCatalogue = s;
+    if (s > own) catalogueRank += 1;
+    if (t.tool.server === server) {
+      if (s > bestServer) bestServer = s;
+      if (s > own) serverRank += 1;
+    }
+  });
+  // No word of the task appears in any tool: nothing to rank on.
+  if (bestCatalogue === 0) return undefined;
+  return {
+    serverRank,
+    catalogueRank,
+    serverRatio: bestServer === 0 ? 0 : own / bestServer,
+    catalogueRatio: own / bestCatalogue,
+  };
+}
