@@ -62,7 +62,7 @@ export function describeEditConformance(getStore: () => LedgerStore): void {
       const edit = editOf(original);
       const result = await getStore().recordEdit(edit);
       if (!result.ok) throw new Error(result.reason);
-      expect(result.original).toMatchObject({ requestId: original.request.requestId, status: 'denied', decisions: [{ approver: 'alice', decision: 'deny', editedProposalId: edit.proposal.proposalId }] });
+      expect(result.original).toMatchObject({ requestId: original.request.requestId, status: 'edited', decisions: [{ approver: 'alice', decision: 'deny', editedProposalId: edit.proposal.proposalId }] });
       expect(result.proposal).toMatchObject({ ...edit.proposal, state: 'proposed' });
       expect(result.request).toMatchObject({
         requestId: edit.request.requestId,
