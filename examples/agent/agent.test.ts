@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@countersign/client';
@@ -125,6 +126,15 @@ describe('the scripted agent against countersign serve', () => {
       ['transfer', { amount: 250, memo: 'urgent', to: 'new-supplier' }],
     ]);
     await expectRecorded(steps);
+  });
+
+  it('an unreachable service: the agent says which URL it could not reach and why', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)));
+    await new Promise((resolve) => probe.close(resolve));
+    const url = `http://127.0.0.1:${port}`;
+    await expect(runScriptedAgent({ url, agentToken: AGENT, log: () => {} })).rejects.toThrow(`cannot reach ${url}: fetch failed: connect ECONNREFUSED`);
   });
 
   it('a wrong agent token is refused', async () => {
