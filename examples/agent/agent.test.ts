@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@countersign/client';
@@ -27,14 +28,15 @@ afterAll(async () => {
 });
 
 /** Plays the person: waits for the large transfer to show up, checks it is the exact call, decides. */
-async function approverDecides(decision: 'approve' | 'deny', runId: string): Promise<void> {
+async function approverDecides(decision: 'approve' | 'deny' | 'edit', runId: string): Promise<void> {
   const approver = new ApproverApi(server.url, APPROVER);
   for (;;) {
     const request = (await approver.pending()).find((view) => view.call.runId === runId);
     if (request !== undefined) {
       expect(request.call.toolName).toBe('transfer');
       expect(request.call.canonicalArguments).toBe('{"amount":2500,"memo":"urgent","to":"new-supplier"}');
-      await approver.decide(request.requestId, decision, 'checked by the test');
+      if (decision === 'edit') await approver.edit(request.requestId, { amount: 250, memo: 'urgent', to: 'new-supplier' }, 'a tenth is enough');
+      else await approver.decide(request.requestId, decision, 'checked by the test');
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -99,6 +101,40 @@ describe('the scripted agent against countersign serve', () => {
     expect(ranLocally(executions)).toEqual([['transfer', { amount: 25, memo: 'invoice 1042', to: 'alice' }]]);
     await expectRecorded(steps);
     expect(serverExecutionsOf(runId)).toEqual([]);
+  });
+
+  it('edited: the agent follows the edit and runs the edited call (new call id, same run), once; the original never runs', async () => {
+    const runId = 'run-edit';
+    const lines: string[] = [];
+    const executions: LocalExecution[] = [];
+    const [steps] = await Promise.all([
+      runScriptedAgent({ url: server.url, agentToken: AGENT, runId, executions, log: (line) => lines.push(line) }),
+      approverDecides('edit', runId),
+    ]);
+    const editedCallId = steps[1]!.callId;
+    expect(editedCallId).toMatch(/^call_large_transfer~edit-/);
+    expect(summary(steps)).toEqual([
+      ['call_small_transfer', 'executed', null],
+      [editedCallId, 'executed', null],
+      [`${editedCallId} (replay)`, 'not_approved', 'already_consumed'],
+      ['call_delete_repo', 'denied', 'policy_deny'],
+    ]);
+    expect(lines.join('\n')).toContain('agent: request is edited');
+    expect(lines.join('\n')).toContain(`agent: the approver edited the call; running the edited call ${editedCallId}`);
+    expect(ranLocally(executions)).toEqual([
+      ['transfer', { amount: 25, memo: 'invoice 1042', to: 'alice' }],
+      ['transfer', { amount: 250, memo: 'urgent', to: 'new-supplier' }],
+    ]);
+    await expectRecorded(steps);
+  });
+
+  it('an unreachable service: the agent says which URL it could not reach and why', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)));
+    await new Promise((resolve) => probe.close(resolve));
+    const url = `http://127.0.0.1:${port}`;
+    await expect(runScriptedAgent({ url, agentToken: AGENT, log: () => {} })).rejects.toThrow(`cannot reach ${url}: fetch failed: connect ECONNREFUSED`);
   });
 
   it('a wrong agent token is refused', async () => {

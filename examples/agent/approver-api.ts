@@ -35,6 +35,11 @@ export class ApproverApi {
     return this.#request('POST', '/api/v1/decisions', { requestId, decision, ...(reason === undefined ? {} : { reason }) });
   }
 
+  /** Approve-with-edits: the approver's arguments become a new call, approved as its own; the original never runs. */
+  edit(requestId: string, editedArguments: unknown, reason?: string): Promise<{ request: ApprovalView | null; editedRequest?: ApprovalView }> {
+    return this.#request('POST', '/api/v1/decisions', { requestId, decision: 'approve', editedArguments, ...(reason === undefined ? {} : { reason }) });
+  }
+
   async #request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,

@@ -43,8 +43,9 @@ interface Context {
  * turn, propose the call; allowed calls are authorized at once, calls that need approval
  * wait for a person and are authorized with the token; the agent then runs the tool on
  * the arguments the grant carries (the server's record, not its own copy) and reports
- * the result with `complete`. Denied calls never run. It also replays the approved token
- * once, to show an approval is spent on first use.
+ * the result with `complete`. Denied calls never run. When the approver edits a call, the
+ * agent runs the edited call (the server's record of it), not its own. It also replays the
+ * approved token once, to show an approval is spent on first use.
  */
 export async function runScriptedAgent(options: AgentOptions): Promise<StepResult[]> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -62,7 +63,7 @@ export async function runScriptedAgent(options: AgentOptions): Promise<StepResul
 }
 
 async function handleCall(context: Context, call: ToolCall): Promise<StepResult[]> {
-  const { client, log, options } = context;
+  const { client, log } = context;
   const [proposed] = await client.propose({ ...context.run, modelResponseRef: `scripted-${call.id}`, toolCalls: [call] });
   if (proposed === undefined) throw new Error('the server returned no outcome for the call');
   const step = { callId: call.id, tool: call.name };
@@ -78,26 +79,55 @@ async function handleCall(context: Context, call: ToolCall): Promise<StepResult[
       return [await runGranted(context, step, await client.authorize({ proposalId: proposed.proposalId, callId: call.id }))];
     case 'approval_required': {
       log(`gate:  needs approval; open ${client.approvalPageUrl(proposed.requestId)}`);
-      log(`agent: waiting for a decision (${options.wait ?? 'events'})...`);
-      const decided = await waitForDecision(client, options.agentToken, proposed.requestId, options.wait ?? 'events', {
-        signal: options.signal,
-        onFallback: (why) => log(`agent: ${why}; long-polling instead`),
-      });
-      if (!decided.ok) throw new Error(`cannot read request ${proposed.requestId}: ${decided.message}`);
-      log(`agent: request is ${decided.status}`);
-      if (decided.status !== 'approved') {
-        if (decided.editedRequestId !== undefined) log(`agent: the approver edited the call; its new request is ${decided.editedRequestId}`);
-        return [{ ...step, status: decided.status }];
-      }
-      const token = await client.token(proposed.requestId);
+      const target = await followDecision(context, { requestId: proposed.requestId, proposalId: proposed.proposalId, callId: call.id });
+      if (target.status !== 'approved') return [{ ...step, callId: target.callId, status: target.status }];
+      const token = await client.token(target.requestId);
       if (!token.ok) return [{ ...step, status: token.status ?? token.reason }];
-      const request = { proposalId: proposed.proposalId, callId: call.id, token: token.token };
-      const first = await runGranted(context, step, await client.authorize(request));
+      const edited = { ...step, callId: target.callId };
+      const request = { proposalId: target.proposalId, callId: target.callId, token: token.token };
+      const first = await runGranted(context, edited, await client.authorize(request));
       // A replayed token must not authorize the call again.
       log('agent: replaying the same token once more');
-      const replay = await runGranted(context, { ...step, callId: `${call.id} (replay)` }, await client.authorize(request));
+      const replay = await runGranted(context, { ...edited, callId: `${target.callId} (replay)` }, await client.authorize(request));
       return [first, replay];
     }
+  }
+}
+
+/** The call to run once a person has decided: the one proposed, or the approver's edit of it. */
+interface Target {
+  requestId: string;
+  proposalId: string;
+  callId: string;
+  status: string;
+}
+
+/** An edit of an edit is followed too, a few times at most (each hop is a person's decision). */
+const MAX_EDITS = 5;
+
+/**
+ * Waits for a decision; when the approver edited the call, follows the server's link to
+ * the edited call (same run and session, a new call id) and waits for ITS request, so
+ * the agent runs the arguments the approver approved. Only the server's answer names
+ * the edited call: the agent never builds it from its own copy.
+ */
+async function followDecision(context: Context, first: Omit<Target, 'status'>): Promise<Target> {
+  const { client, log, options } = context;
+  let target = first;
+  for (let hop = 0; ; hop++) {
+    log(`agent: waiting for a decision on ${target.requestId} (${options.wait ?? 'events'})...`);
+    const decided = await waitForDecision(client, options.agentToken, target.requestId, options.wait ?? 'events', {
+      signal: options.signal,
+      onFallback: (why) => log(`agent: ${why}; long-polling instead`),
+    });
+    if (!decided.ok) throw new Error(`cannot read request ${target.requestId}: ${decided.message}`);
+    log(`agent: request is ${decided.status}`);
+    if (decided.status !== 'edited') return { ...target, status: decided.status };
+    if (decided.editedRequestId === undefined || decided.editedProposalId === undefined || hop >= MAX_EDITS) return { ...target, status: 'edited' };
+    const status = await client.callStatus(decided.editedProposalId);
+    if (!status.ok) throw new Error(`cannot read the edited call ${decided.editedProposalId}: ${status.message}`);
+    target = { requestId: decided.editedRequestId, proposalId: decided.editedProposalId, callId: status.call.callId };
+    log(`agent: the approver edited the call; running the edited call ${target.callId} (request ${target.requestId}) instead`);
   }
 }
 

@@ -37,7 +37,7 @@ export async function waitForDecision(
     if (view.requestId !== requestId) {
       throw new CountersignClientError('bad_response', `asked for request ${requestId}, got ${view.requestId}`, { httpStatus: answer.status });
     }
-    if (view.status !== 'pending' || view.edited !== undefined) return decided(view);
+    if (view.status !== 'pending') return decided(view);
     const remaining = deadline - Date.now();
     if (remaining <= 0 || stop.aborted) return pending(requestId);
     wait = Math.max(1, Math.min(LONG_POLL_SECONDS, Math.ceil(remaining / 1000)));
@@ -45,9 +45,12 @@ export async function waitForDecision(
 }
 
 function decided(view: z.output<typeof RequestStatusResponse>): WaitOutcome {
-  if (view.edited === undefined) return { ok: true, requestId: view.requestId, status: view.status };
+  // Only the server's `edited` status counts as an edit: an `edited` link next to any
+  // other status (an old server, a confused proxy) is not followed.
+  if (view.status !== 'edited' || view.edited === undefined) return { ok: true, requestId: view.requestId, status: view.status };
   // The approver changed the call: what may run is the edited call, under its own request.
-  return { ok: true, requestId: view.requestId, status: 'edited', editedRequestId: view.edited.requestId, editedProposalId: view.edited.proposalId };
+  const { requestId, proposalId, callId } = view.edited;
+  return { ok: true, requestId: view.requestId, status: 'edited', editedRequestId: requestId, editedProposalId: proposalId, ...(callId === undefined ? {} : { editedCallId: callId }) };
 }
 
 function pending(requestId: string): WaitOutcome {

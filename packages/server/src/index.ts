@@ -12,6 +12,7 @@ export type { ApiErrorBody, ApiErrorCode } from './errors/api-error.ts';
 export { ApiError } from './errors/api-error.ts';
 export type { AgentIdentity, ApproverIdentity, Identity } from './auth/identity.ts';
 export { type ChainStatus, chainStatus } from './audit/chain-status.ts';
+export { type RunningServer, type StartServerOptions, startServer } from './serve/start-server.ts';
 export { CONTENT_SECURITY_POLICY } from './http/security-headers.ts';
 export type { CallDisplay } from './views/call-display.ts';
 export type { ApprovalView, DecisionView, EditedCallView } from './views/request-views.ts';

@@ -114,6 +114,7 @@ export function ledgerSql(s: string) {
       INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     denyRequest: `UPDATE ${s}.approval_requests SET status = 'denied' WHERE request_id = $1`,
+    editRequest: `UPDATE ${s}.approval_requests SET status = 'edited' WHERE request_id = $1`,
     approveRequest: `UPDATE ${s}.approval_requests SET status = 'approved', token_id = $2, approved_at = $3 WHERE request_id = $1`,
     revokeRequest: `
       UPDATE ${s}.approval_requests SET status = 'revoked'

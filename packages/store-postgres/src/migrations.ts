@@ -152,6 +152,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.audit_records DROP CONSTRAINT IF EXISTS audit_records_hash_key;
     `,
   },
+  {
+    version: 7,
+    name: 'edited approval requests',
+    // Approve-with-edits closes the original request as `edited` (it was stored as
+    // `denied`, which read like a real deny). Requests an edit closed before this
+    // migration become `edited`.
+    sql: (s) => `
+      ALTER TABLE ${s}.approval_requests DROP CONSTRAINT IF EXISTS approval_requests_status_check;
+      ALTER TABLE ${s}.approval_requests ADD CONSTRAINT approval_requests_status_check
+        CHECK (status IN ('pending', 'approved', 'denied', 'revoked', 'consumed', 'edited'));
+      UPDATE ${s}.approval_requests SET status = 'edited'
+        WHERE status = 'denied' AND request_id IN (SELECT request_id FROM ${s}.decisions WHERE edited_proposal_id IS NOT NULL);
+    `,
+  },
 ];
 
 /**

@@ -18,7 +18,7 @@ class EditRolledBack extends Error {
  * request (FOR UPDATE, the lock addDecision takes), so concurrent edits and decisions
  * of that request queue there and each sees what the one before it committed; it
  * decides on a fresh read after the lock (see `lockRequest`), then writes the closing
- * deny, the edited proposal, its request and the editor's approval. Any failure rolls
+ * deny (the original becomes `edited`), the edited proposal, its request and the editor's approval. Any failure rolls
  * all of it back. Lock discipline: only the original request is locked (the new rows
  * are invisible to everyone else until commit), never its proposal, so this cannot
  * deadlock with consume's proposal-then-request order.
@@ -51,7 +51,7 @@ export async function recordEditIn(db: PgDatabase, sql: LedgerSql, input: EditIn
       // The proposal above is already written: undo it with the rest.
       if (opened.rows[0] === undefined) throw new EditRolledBack('conflict');
       await insertDecision(query, sql, original.requestId, original.decisions.length + 1, input.original.decision);
-      await query(sql.denyRequest, [original.requestId]);
+      await query(sql.editRequest, [original.requestId]);
       if (input.editorApproval !== undefined) {
         await insertDecision(query, sql, request.requestId, 1, input.editorApproval.decision);
         if (editedRequestStatus(input) === 'approved') {

@@ -160,6 +160,53 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE audit_records_v6 RENAME TO audit_records;
     `,
   },
+  {
+    version: 7,
+    name: 'edited approval requests',
+    // Approve-with-edits closes the original request as `edited` (it was stored as
+    // `denied`, which read like a real deny). SQLite cannot change a CHECK constraint,
+    // so approval_requests is rebuilt; foreign keys stay on (no PRAGMA inside the
+    // migration's transaction), so the order matters: the old table is renamed first
+    // (decisions' reference follows it), decisions is rebuilt pointing at the new
+    // table, and only then is the old one, now unreferenced, dropped. Requests an
+    // edit closed before this migration become `edited`.
+    sql: `
+      ALTER TABLE approval_requests RENAME TO approval_requests_v6;
+      DROP INDEX approval_requests_newest;
+      CREATE TABLE approval_requests (
+        request_id TEXT PRIMARY KEY,
+        proposal_id TEXT NOT NULL UNIQUE REFERENCES proposals (proposal_id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        required_approvals INTEGER NOT NULL CHECK (required_approvals >= 1),
+        eligible TEXT NOT NULL,
+        rule_id TEXT,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'revoked', 'consumed', 'edited')),
+        token_id TEXT,
+        approved_at INTEGER,
+        consumed_at INTEGER
+      ) STRICT;
+      INSERT INTO approval_requests SELECT * FROM approval_requests_v6;
+      CREATE INDEX approval_requests_newest ON approval_requests (created_at DESC, request_id DESC);
+      CREATE TABLE decisions_v7 (
+        request_id TEXT NOT NULL REFERENCES approval_requests (request_id),
+        position INTEGER NOT NULL,
+        approver TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('approve', 'deny')),
+        reason TEXT,
+        at INTEGER NOT NULL,
+        edited_proposal_id TEXT,
+        PRIMARY KEY (request_id, approver),
+        UNIQUE (request_id, position)
+      ) STRICT;
+      INSERT INTO decisions_v7 SELECT * FROM decisions;
+      DROP TABLE decisions;
+      ALTER TABLE decisions_v7 RENAME TO decisions;
+      DROP TABLE approval_requests_v6;
+      UPDATE approval_requests SET status = 'edited'
+        WHERE status = 'denied' AND request_id IN (SELECT request_id FROM decisions WHERE edited_proposal_id IS NOT NULL);
+    `,
+  },
 ];
 
 /**

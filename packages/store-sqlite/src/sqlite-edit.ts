@@ -22,7 +22,7 @@ export function recordEditIn(conn: SqliteConnection, input: EditInput): RecordEd
     requestRow(conn, request.requestId) !== undefined;
   if (taken) return { ok: false, reason: 'conflict' };
 
-  insertDecision(conn, original.requestId, original.decisions.length + 1, input.original.decision, { status: 'denied' });
+  insertDecision(conn, original.requestId, original.decisions.length + 1, input.original.decision, { status: 'edited' });
   insertProposal(conn, proposal);
   insertRequest(conn, request);
   if (input.editorApproval !== undefined) {

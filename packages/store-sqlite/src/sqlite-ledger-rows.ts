@@ -124,7 +124,7 @@ export function insertDecision(
   requestId: string,
   position: number,
   decision: Decision,
-  next: { status: 'pending' | 'denied' } | { status: 'approved'; tokenId: string; at: number },
+  next: { status: 'pending' | 'denied' | 'edited' } | { status: 'approved'; tokenId: string; at: number },
 ): void {
   conn
     .statement(
@@ -132,8 +132,8 @@ export function insertDecision(
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(requestId, position, decision.approver, decision.decision, decision.reason ?? null, decision.at, decision.editedProposalId ?? null);
-  if (next.status === 'denied') {
-    conn.statement("UPDATE approval_requests SET status = 'denied' WHERE request_id = ?").run(requestId);
+  if (next.status === 'denied' || next.status === 'edited') {
+    conn.statement('UPDATE approval_requests SET status = ? WHERE request_id = ?').run(next.status, requestId);
   } else if (next.status === 'approved') {
     conn.statement("UPDATE approval_requests SET status = 'approved', token_id = ?, approved_at = ? WHERE request_id = ?").run(next.tokenId, next.at, requestId);
   }

@@ -58,7 +58,7 @@ describe('approve-with-edits: the edited call gets its own policy verdict', () =
     const edited = decided.editedRequest;
     expect(edited).toMatchObject({ status: 'pending', ruleId: 'large-transfers', requiredApprovals: 2, eligible: { roles: ['cfo'] }, decisions: [] });
     expect(edited.expiresAt).toBe(f.clock() + 120_000);
-    expect(decided.request.status).toBe('denied'); // the original is closed, linked to the edit
+    expect(decided.request.status).toBe('edited'); // the original is closed, linked to the edit
     expect(await f.gate.approvals.token(edited.requestId)).toMatchObject({ ok: false, reason: 'not_approved' });
     const editedCall = { ...call, callId: decided.editedProposal.callId, arguments: undefined };
     expect(await f.gate.dispatch({ ...f.dispatchFor(editedCall), proposalId: decided.editedProposal.proposalId })).toMatchObject({ status: 'approval_required', requestId: edited.requestId });
@@ -221,7 +221,7 @@ describe('a decision whose audit append fails reports what happened', () => {
     const { requestId } = await pendingTransfer(f);
     audit.failing();
     const decided = await f.gate.approvals.decide(FINANCE, { requestId, decision: 'approve', editedArguments: { amount: 400, to: 'alice' } });
-    expect(decided).toMatchObject({ ok: true, auditRecorded: false, request: { status: 'denied' }, editedRequest: { status: 'approved' } });
+    expect(decided).toMatchObject({ ok: true, auditRecorded: false, request: { status: 'edited' }, editedRequest: { status: 'approved' } });
   });
 });
 

@@ -116,7 +116,7 @@ describe('approvals', () => {
       editedArguments: { amount: 500, to: 'alice' },
     });
     if (!decided.ok || !decided.editedProposal || !decided.editedRequest) throw new Error('expected an edit');
-    expect(decided.request.status).toBe('denied');
+    expect(decided.request.status).toBe('edited');
     expect(decided.editedProposal.parentProposalId).toBe(proposed.proposalId);
     const issued = await f.gate.approvals.token(decided.editedRequest.requestId);
     if (!issued.ok) throw new Error('expected token');
@@ -131,6 +131,13 @@ describe('approvals', () => {
       result: { transferred: 500 },
     });
     expect(f.executions).toEqual([{ tool: 'transfer', args: { amount: 500, to: 'alice' }, callId: edited.callId }]);
+    // The original, without a token, is refused as edited (not denied), naming the edited call.
+    const original = await f.gate.dispatch(f.dispatchFor(c));
+    expect(original).toMatchObject({ status: 'not_approved', reason: 'approval_edited' });
+    expect(original.status === 'not_approved' && original.message).toContain(decided.editedProposal.proposalId);
+    // The edited call runs once.
+    expect(await f.gate.dispatch(editedRequest)).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
+    expect(f.executions).toHaveLength(1);
   });
 
   it('the audit chain links what was proposed, approved and executed by one digest', async () => {

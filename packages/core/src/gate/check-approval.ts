@@ -16,6 +16,9 @@ const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'denied'> | 'none', NotApp
   expired: 'expired',
   revoked: 'approval_revoked',
   consumed: 'already_consumed',
+  // Approve-with-edits replaced the call: nothing of the original runs (the edited
+  // call is another proposal, with its own request and token).
+  edited: 'approval_edited',
 };
 
 export type ApprovalCheck =
@@ -44,7 +47,7 @@ export async function checkApproval(
       status === 'denied'
         ? { status: 'denied', reason: 'approval_denied' }
         : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
-    return { status: 'stop', outcome: await reject(deps, proposal, rejection, `this tool needs an approval token (request ${status})`) };
+    return { status: 'stop', outcome: await reject(deps, proposal, rejection, noTokenMessage(status, request)) };
   }
   // The proposal is itself the expected call (same field names), read from the ledger.
   const verified = verifyApprovalToken(token, proposal satisfies ExpectedCall, {
@@ -61,6 +64,12 @@ export async function checkApproval(
     return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request") };
   }
   return { status: 'ok', approval: { requestId: request.requestId, tokenId: verified.claims.jti }, request };
+}
+
+function noTokenMessage(status: ApprovalStatus | 'none', request: ApprovalRequest | undefined): string {
+  const editedTo = status === 'edited' ? request?.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId : undefined;
+  if (editedTo !== undefined) return `an approver replaced this call with an edited one: run proposal ${editedTo} instead`;
+  return `this tool needs an approval token (request ${status})`;
 }
 
 export function consumeReason(reason: ConsumeFailure): NotApprovedReason {

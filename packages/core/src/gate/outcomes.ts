@@ -17,6 +17,8 @@ export type NotApprovedReason =
   | 'already_consumed'
   | 'approval_pending'
   | 'approval_revoked'
+  /** An approver replaced the call with an edited one (approve-with-edits): run the edited call instead. */
+  | 'approval_edited'
   /** The token's approval request is not this call's request, or its id was not the one issued. */
   | 'token_mismatch'
   /** The arguments offered at dispatch are not valid canonical JSON. */
@@ -55,7 +57,19 @@ export type DispatchOutcome =
 
 export type ProposeOutcome =
   | { status: 'allowed'; proposalId: string; callId: string; argsDigest: string }
-  | { status: 'approval_required'; proposalId: string; callId: string; argsDigest: string; requestId: string; expiresAt: number }
+  | {
+      status: 'approval_required';
+      proposalId: string;
+      callId: string;
+      argsDigest: string;
+      requestId: string;
+      expiresAt: number;
+      /**
+       * Set when the call was proposed again after an approver replaced it with an edited
+       * call (its request is `edited`): the call to run instead, from the ledger.
+       */
+      edited?: { proposalId: string; requestId: string; callId: string } | undefined;
+    }
   | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined }
   | {
       status: 'rejected';

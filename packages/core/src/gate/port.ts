@@ -50,6 +50,8 @@ export type WaitOutcome =
       /** Set when the approver edited the call: the request (and proposal) to run instead. */
       editedRequestId?: string | undefined;
       editedProposalId?: string | undefined;
+      /** The edited call's tool-call id: same run and session as the original, a new call id. */
+      editedCallId?: string | undefined;
     }
   | { ok: false; reason: 'not_found' | 'store_unavailable'; message: string };
 

@@ -9,6 +9,7 @@ import { emit } from '../events/emit.ts';
 import type { CallIds } from '../events/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
 import { admitDefinition } from './admit-definition.ts';
+import { editedCallOf } from './approvals/edited-call.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import { auditedWrite } from './audited-write.ts';
 import { idProblem } from './call-ids.ts';
@@ -207,7 +208,10 @@ async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Ve
   }
   const existing = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
   if (existing !== undefined) {
-    return { status: 'approval_required', ...ids, requestId: existing.requestId, expiresAt: existing.expiresAt };
+    // Proposed again after an approver edited it: say which call runs instead.
+    const edited = existing.status === 'edited' ? await editedCallOf(deps, existing) : undefined;
+    const target = edited?.requestId === undefined ? {} : { edited: { proposalId: edited.proposalId, requestId: edited.requestId, callId: edited.callId } };
+    return { status: 'approval_required', ...ids, requestId: existing.requestId, expiresAt: existing.expiresAt, ...target };
   }
   // A call recorded earlier without a request (policy changed since, or a ledger that
   // does not open requests with proposals): opened now, as its own write.

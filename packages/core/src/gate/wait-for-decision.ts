@@ -51,10 +51,10 @@ async function readOutcome(approvals: ApprovalService, agent: Agent, requestId: 
   const found = await approvals.agentView(agent, requestId);
   if (!found.ok) return found;
   const { view } = found;
-  // Approve-with-edits closes the original with a deny that links the edited call
-  // (recorded in the same run, so it is this agent's too).
-  if (view.status === 'denied' && view.edited !== undefined) {
-    return { ok: true, requestId, status: 'edited', editedProposalId: view.edited.proposalId, editedRequestId: view.edited.requestId };
+  // Approve-with-edits closes the original as `edited`, linked to the edited call
+  // (recorded in the same run, so it is this agent's too). The link is the ledger's.
+  if (view.status === 'edited' && view.edited !== undefined) {
+    return { ok: true, requestId, status: 'edited', editedProposalId: view.edited.proposalId, editedRequestId: view.edited.requestId, editedCallId: view.edited.callId };
   }
   return { ok: true, requestId, status: view.status };
 }

@@ -212,7 +212,7 @@ export class MemoryLedger implements LedgerStore {
       this.#proposalByCall.has(`${edited.runId}\u0000${edited.callId}`) ||
       this.#requests.has(opened.requestId);
     if (taken) return { ok: false, reason: 'conflict' };
-    const closed = sealRequest({ ...original, decisions: [...original.decisions, { ...input.original.decision }], status: 'denied' });
+    const closed = sealRequest({ ...original, decisions: [...original.decisions, { ...input.original.decision }], status: 'edited' });
     this.#requests.set(closed.requestId, closed);
     const proposal = sealProposal({ ...edited, state: 'proposed' });
     this.#proposals.set(proposal.proposalId, proposal);

@@ -74,9 +74,11 @@ export interface ApproverRule {
 
 /**
  * `expired` is never stored: a `pending` or `approved` request whose `expiresAt`
- * has passed reads as expired (see `effectiveStatus`).
+ * has passed reads as expired (see `effectiveStatus`). `edited`: an approver replaced
+ * the call with an edited one (approve-with-edits); the closing decision's
+ * `editedProposalId` names the call to run instead. Nothing of the original runs.
  */
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'revoked' | 'consumed' | 'expired';
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'revoked' | 'consumed' | 'expired' | 'edited';
 
 export interface Decision {
   /** Authenticated identity of the person deciding: never taken from a request body. */
@@ -151,7 +153,7 @@ export type EditRefusal =
 export type RecordEditResult =
   | {
       ok: true;
-      /** The original request, now denied with the deny naming the edit. */
+      /** The original request, now `edited`, closed by the deny naming the edit. */
       original: ApprovalRequest;
       proposal: Proposal;
       /** The edited call's request: pending, or approved if the editor's approval completed it. */

@@ -86,7 +86,7 @@ export function requestFromRow(row: Row): ApprovalRequest {
     expiresAt: integer(row, 'expires_at'),
     requiredApprovals: integer(row, 'required_approvals'),
     eligible: eligible as ApproverRule,
-    status: oneOf(row, 'status', ['pending', 'approved', 'denied', 'revoked', 'consumed']),
+    status: oneOf(row, 'status', ['pending', 'approved', 'denied', 'revoked', 'consumed', 'edited']),
     decisions: decisionsFrom(row.decisions),
   };
   const ruleId = optionalText(row, 'rule_id');

@@ -57,12 +57,12 @@ export function describeEditConformance(getStore: () => LedgerStore): void {
   }
 
   describe('approve-with-edits (recordEdit)', () => {
-    it('records the whole edit in one step: the original denied naming the edit, the edited call, its request approved by the editor', async () => {
+    it('records the whole edit in one step: the original edited (not denied) naming the edit, the edited call, its request approved by the editor', async () => {
       const original = await pendingOriginal();
       const edit = editOf(original);
       const result = await getStore().recordEdit(edit);
       if (!result.ok) throw new Error(result.reason);
-      expect(result.original).toMatchObject({ requestId: original.request.requestId, status: 'denied', decisions: [{ approver: 'alice', decision: 'deny', editedProposalId: edit.proposal.proposalId }] });
+      expect(result.original).toMatchObject({ requestId: original.request.requestId, status: 'edited', decisions: [{ approver: 'alice', decision: 'deny', editedProposalId: edit.proposal.proposalId }] });
       expect(result.proposal).toMatchObject({ ...edit.proposal, state: 'proposed' });
       expect(result.request).toMatchObject({
         requestId: edit.request.requestId,
@@ -76,6 +76,16 @@ export function describeEditConformance(getStore: () => LedgerStore): void {
       expect(await getStore().getApprovalRequest(original.request.requestId)).toEqual(result.original);
       expect(await getStore().getProposal(edit.proposal.proposalId)).toEqual(result.proposal);
       expect(await getStore().findApprovalRequestByProposal(edit.proposal.proposalId)).toEqual(result.request);
+      // Listed as edited, never among the denied, and closed: no decision, revocation or consume opens it again.
+      const listed = async (status: 'edited' | 'denied') => (await getStore().listApprovalRequests({ status }, edit.now)).map((r) => r.requestId);
+      expect(await listed('edited')).toContain(original.request.requestId);
+      expect(await listed('denied')).not.toContain(original.request.requestId);
+      const late = await getStore().addDecision(original.request.requestId, { approver: 'bob', decision: 'approve', at: edit.now }, { now: edit.now, tokenIdIfApproved: 'late-token' });
+      expect(late).toEqual({ ok: false, reason: 'already_decided' });
+      expect(await getStore().revokeApproval(original.request.requestId, edit.now)).toBe(false);
+      const consumed = await getStore().consume({ proposalId: original.proposal.proposalId, approval: { requestId: original.request.requestId, tokenId: 'late-token' }, now: edit.now });
+      expect(consumed.ok).toBe(false);
+      expect((await getStore().getApprovalRequest(original.request.requestId))?.status).toBe('edited');
     });
 
     it('without the editor, or short of n-of-m, the edited request waits pending (the editor counted once)', async () => {

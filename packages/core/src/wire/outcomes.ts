@@ -36,6 +36,7 @@ export const NotApprovedReasonSchema = z.union([
     'already_consumed',
     'approval_pending',
     'approval_revoked',
+    'approval_edited',
     'token_mismatch',
     'invalid_arguments',
     'ledger_integrity',
@@ -59,7 +60,7 @@ const Denied = z.object({ status: z.literal('denied'), reason: DeniedReasonSchem
 
 export const ProposeOutcomeSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('allowed'), proposalId: Id, callId: Id, argsDigest: Digest }),
-  ApprovalRequired.extend({ callId: Id, argsDigest: Digest }),
+  ApprovalRequired.extend({ callId: Id, argsDigest: Digest, edited: z.object({ proposalId: Id, requestId: Id, callId: Id }).optional() }),
   Denied,
   z.object({
     status: z.literal('rejected'),
@@ -113,9 +114,10 @@ export const CallStatusSchema = z.object({
 /** GET /requests/:id (the part of the approval view a waiting agent reads). */
 export const RequestStatusResponse = z.object({
   requestId: Id,
-  status: z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired']),
+  status: z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired', 'edited']),
   expiresAt: Time,
-  edited: z.object({ requestId: Id, proposalId: Id }).optional(),
+  /** For `edited`: the call to run instead (read from the server's ledger, never from a client). */
+  edited: z.object({ requestId: Id, proposalId: Id, callId: Id.optional() }).optional(),
 });
 
 /** GET /requests/:id/token. */

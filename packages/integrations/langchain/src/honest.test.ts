@@ -45,7 +45,7 @@ for (const makeWiring of WIRINGS) {
       expect(message).toMatchObject({ tool_call_id: 'call-pay', status: 'success' });
       expect((message!.additional_kwargs.countersign as { callId: string }).callId).toMatch(/^call-pay~edit-/);
       expect(done.messages.at(-1)?.content).toBe('done');
-      expect(await wiring.port.callStatus(request!.proposalId)).toMatchObject({ ok: true, call: { state: 'proposed', request: { status: 'denied' } } });
+      expect(await wiring.port.callStatus(request!.proposalId)).toMatchObject({ ok: true, call: { state: 'proposed', request: { status: 'edited' } } });
     });
 
     it("an edit the edited call's own policy verdict denies is refused in Countersign; the call stays unapproved", async () => {

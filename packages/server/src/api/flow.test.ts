@@ -132,7 +132,7 @@ describe('approve with edits', () => {
     });
     expect(res.status).toBe(200);
     const { request, editedRequest } = await read<{ request: ApprovalView; editedRequest: ApprovalView }>(res);
-    expect(request).toMatchObject({ status: 'denied', edited: { requestId: editedRequest.requestId } });
+    expect(request).toMatchObject({ status: 'edited', edited: { requestId: editedRequest.requestId } });
     expect(editedRequest).toMatchObject({
       status: 'approved',
       call: { canonicalArguments: '{"amount":500,"to":"alice"}', parentProposalId: request.call.proposalId, principal: 'user:42' },

@@ -26,7 +26,7 @@ export const DecisionBody = z
     path: ['reason'],
   });
 
-export const RequestStatusFilter = z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired']);
+export const RequestStatusFilter = z.enum(['pending', 'approved', 'denied', 'revoked', 'consumed', 'expired', 'edited']);
 
 
 export type DecisionBody = z.infer<typeof DecisionBody>;

@@ -1,25 +1,22 @@
-import { type ServerType, serve } from '@hono/node-server';
 import { requestView } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_TOKEN, FIONA_TOKEN, makeServerFixture, OSCAR_TOKEN, type ServerFixture } from '../testing/server-fixture.ts';
+import { AGENT_TOKEN, FIONA_TOKEN, OSCAR_TOKEN, type ServerFixture } from '../testing/server-fixture.ts';
 import { APPROVER_TOKEN_ENV } from './commands/approvals.ts';
 import { runCaptured } from './testing/capture-io.ts';
+import { liveFixture } from './testing/live-fixture.ts';
 
 let f: ServerFixture;
-let server: ServerType | undefined;
+let running: Awaited<ReturnType<typeof liveFixture>> | undefined;
 afterEach(async () => {
-  await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  server = undefined;
-  await f.close();
+  await running?.close();
+  running = undefined;
 });
 
 /** The fixture's app on a real port, so the CLI talks HTTP to it like to any running service. */
 async function live(): Promise<string> {
-  f = makeServerFixture();
-  const port = await new Promise<number>((resolve) => {
-    server = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
-  });
-  return `http://127.0.0.1:${port}`;
+  running = await liveFixture();
+  f = running.f;
+  return running.url;
 }
 
 async function approved() {

@@ -49,6 +49,8 @@ export async function checkTokenAgainstLedger(
       return fail('expired', 'the approval has expired');
     case 'denied':
       return fail('approval_denied', 'the request was denied');
+    case 'edited':
+      return fail('approval_edited', 'an approver replaced the call with an edited one');
     case 'pending':
       return fail('approval_pending', 'the request is still pending');
   }

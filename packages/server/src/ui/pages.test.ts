@@ -232,7 +232,10 @@ describe('approval pages', () => {
     expect(edited).toContain('Your edited call was recorded and approved.');
     expect(edited).toContain('{\n  &quot;amount&quot;: 90,\n  &quot;to&quot;: &quot;alice&quot;\n}');
     const original = await (await browser.request('GET', `/requests/${requestId}`)).text();
-    expect(original).toContain('replaced by an edited call');
+    const editedId = location.slice('/requests/'.length, location.indexOf('?'));
+    expect(original).toContain(`<strong>Edited</strong> — replaced by <a href="/requests/${editedId}" id="edited-link">`);
+    expect(original).toContain('<span class="badge edited">edited</span>');
+    expect(original).not.toContain('badge denied');
     expect(original).toContain('replaced it with an edited call');
   });
 

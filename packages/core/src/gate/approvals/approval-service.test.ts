@@ -72,7 +72,7 @@ describe('approval service: every operation answers { ok }, never a bare boolean
     const found = await f.gate.approvals.view(proposed.requestId);
     expect(found).toMatchObject({
       ok: true,
-      view: { status: 'denied', edited: { proposalId: decided.editedProposal?.proposalId, requestId: decided.editedRequest?.requestId } },
+      view: { status: 'edited', edited: { proposalId: decided.editedProposal?.proposalId, requestId: decided.editedRequest?.requestId } },
     });
   });
 });

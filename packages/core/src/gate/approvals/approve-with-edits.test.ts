@@ -43,7 +43,7 @@ describe('approve-with-edits: all of the edit or none of it', () => {
       const original = await inner.getApprovalRequest(proposed.requestId);
       if (decided.ok) {
         // Everything is there: the closed original, the edited call and its approved request.
-        expect(original).toMatchObject({ status: 'denied', decisions: [{ editedProposalId: decided.editedProposal?.proposalId }] });
+        expect(original).toMatchObject({ status: 'edited', decisions: [{ editedProposalId: decided.editedProposal?.proposalId }] });
         expect(await inner.findApprovalRequestByProposal(decided.editedProposal?.proposalId ?? '')).toMatchObject({ status: 'approved' });
       } else {
         expect(decided).toMatchObject({ ok: false, reason: 'store_unavailable' });
@@ -65,7 +65,7 @@ describe('approve-with-edits: all of the edit or none of it', () => {
     if (proposed.status !== 'approval_required') throw new Error(proposed.status);
     arm();
     const decided = await f.gate.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'approve', editedArguments: { amount: 400, to: 'alice' } });
-    expect(decided).toMatchObject({ ok: true, request: { status: 'denied' }, editedRequest: { status: 'approved' } });
+    expect(decided).toMatchObject({ ok: true, request: { status: 'edited' }, editedRequest: { status: 'approved' } });
     expect(state.writes).toBe(1);
   });
 });

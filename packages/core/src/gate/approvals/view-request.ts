@@ -4,7 +4,8 @@ import { type Agent, isOwnedBy } from '../agent.ts';
 import type { GateDeps } from '../config.ts';
 import { type DefinitionView, definitionViewOf, reviewViewOf } from '../definition-view.ts';
 import { errorMessage } from '../propose.ts';
-import type { EditedCall, RequestView, ViewResult } from './types.ts';
+import { editedCallOf } from './edited-call.ts';
+import type { RequestView, ViewResult } from './types.ts';
 
 const NOT_FOUND = { ok: false, reason: 'not_found', message: 'no such approval request' } as const;
 
@@ -45,16 +46,4 @@ export async function viewOf(deps: GateDeps, request: ApprovalRequest, now: numb
     ...(review === undefined ? {} : { review }),
     ...(edited === undefined ? {} : { edited }),
   };
-}
-
-/** Approve-with-edits closes the original with a deny that names the edited proposal; this follows it. */
-async function editedCallOf(deps: GateDeps, request: ApprovalRequest): Promise<EditedCall | undefined> {
-  const editedProposalId = request.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId;
-  if (editedProposalId === undefined) return undefined;
-  const [proposal, editedRequest] = await Promise.all([
-    deps.ledger.getProposal(editedProposalId),
-    deps.ledger.findApprovalRequestByProposal(editedProposalId),
-  ]);
-  if (proposal === undefined) return undefined;
-  return { proposalId: proposal.proposalId, requestId: editedRequest?.requestId, callId: proposal.callId, argsDigest: proposal.argsDigest };
 }

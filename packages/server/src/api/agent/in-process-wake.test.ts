@@ -55,7 +55,7 @@ describe('a decision made in process (gate.approvals.decide, no HTTP) wakes HTTP
     ]);
     expect(Date.now() - started).toBeLessThan(2000);
     const view = (await res.json()) as ApprovalView;
-    expect(view.status).toBe('denied');
+    expect(view.status).toBe('edited');
     expect(view.edited?.requestId).toEqual(expect.any(String));
   });
 

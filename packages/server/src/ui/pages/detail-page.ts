@@ -4,6 +4,7 @@ import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { editedBanner } from './edited-banner.ts';
 import { reviewSection } from './review-section.ts';
 
 export interface DetailPageProps {
@@ -42,7 +43,7 @@ ${props.error === undefined ? '' : html`<div class="notice error" role="alert" i
 ${view.status === 'revoked' ? html`<p class="notice error" id="revoked-banner">This request was revoked. Nothing ran, and no token for it will run.</p>` : ''}
 ${displayWarnings(view.display)}
 ${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
-${view.edited === undefined ? '' : html`<p class="notice info">This call was replaced by an edited call: <a href="/requests/${encodeURIComponent(view.edited.requestId)}">view the edited request</a>.</p>`}
+${editedBanner(view)}
 
 ${view.review === undefined ? '' : reviewSection(view.review)}
 <section class="card" aria-labelledby="what-runs"${view.review === undefined ? '' : html` hidden`}>

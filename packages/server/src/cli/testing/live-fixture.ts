@@ -1,0 +1,22 @@
+import { type ServerType, serve } from '@hono/node-server';
+import { makeServerFixture, type ServerFixture } from '../../testing/server-fixture.ts';
+
+/**
+ * The server fixture's app on a real loopback port, so a CLI command talks HTTP to it
+ * like to any running service. `close` stops both.
+ */
+export async function liveFixture(): Promise<{ f: ServerFixture; url: string; close(): Promise<void> }> {
+  const f = makeServerFixture();
+  let server: ServerType | undefined;
+  const port = await new Promise<number>((resolve) => {
+    server = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+  });
+  return {
+    f,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+      await f.close();
+    },
+  };
+}
