@@ -1,6 +1,6 @@
 import type { Decision, EditInput, EditRefusal, RecordEditResult } from '@countersign/core/ledger';
 import { editedRequestStatus, editRefusal } from '@countersign/core/ledger';
-import { proposalFromRow, proposalParams, requestFromRow, text } from '@countersign/core/store-kit';
+import { passkeyColumn, proposalFromRow, proposalParams, requestFromRow, text } from '@countersign/core/store-kit';
 import type { PgDatabase, Query } from './database.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 
@@ -47,6 +47,7 @@ export async function recordEditIn(db: PgDatabase, sql: LedgerSql, input: EditIn
         request.requiredApprovals,
         JSON.stringify(request.eligible),
         request.ruleId ?? null,
+        request.passkey ?? null,
       ]);
       // The proposal above is already written: undo it with the rest.
       if (opened.rows[0] === undefined) throw new EditRolledBack('conflict');
@@ -69,5 +70,14 @@ export async function recordEditIn(db: PgDatabase, sql: LedgerSql, input: EditIn
 }
 
 async function insertDecision(query: Query, sql: LedgerSql, requestId: string, position: number, decision: Decision): Promise<void> {
-  await query(sql.insertDecision, [requestId, position, decision.approver, decision.decision, decision.reason ?? null, decision.at, decision.editedProposalId ?? null]);
+  await query(sql.insertDecision, [
+    requestId,
+    position,
+    decision.approver,
+    decision.decision,
+    decision.reason ?? null,
+    decision.at,
+    decision.editedProposalId ?? null,
+    passkeyColumn(decision),
+  ]);
 }

@@ -6,7 +6,7 @@ import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
-import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
+import { passkeyColumn, projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -125,6 +125,7 @@ export class PostgresLedger implements LedgerStore {
         input.requiredApprovals,
         JSON.stringify(input.eligible),
         input.ruleId ?? null,
+        input.passkey ?? null,
       ]);
       return requestFromRow(rows[0]!);
     } catch (error) {
@@ -184,6 +185,7 @@ export class PostgresLedger implements LedgerStore {
         decision.reason ?? null,
         decision.at,
         decision.editedProposalId ?? null,
+        passkeyColumn(decision),
       ]);
       const next = statusAfterDecision(request, decision);
       if (next === 'denied') {

@@ -1,6 +1,8 @@
 import { projectionDigestsProblem } from '../gate/relay/projections.ts';
 import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
+import { evidenceJson, readPasskeyEvidence } from '../passkey/assertion-shape.ts';
+import type { PasskeyEvidence } from '../passkey/types.ts';
 import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
 
 // Optional fields are set only when the column is not NULL, so a record read
@@ -97,6 +99,8 @@ export function requestFromRow(row: Row): ApprovalRequest {
   if (approvedAt !== undefined) request.approvedAt = approvedAt;
   const consumedAt = optionalInteger(row, 'consumed_at');
   if (consumedAt !== undefined) request.consumedAt = consumedAt;
+  // Migration 7. Anything but NULL or 'required' is corrupt, never read as "no passkey needed".
+  if (row.passkey !== null && row.passkey !== undefined) request.passkey = oneOf(row, 'passkey', ['required'] as const);
   return request;
 }
 
@@ -117,6 +121,22 @@ function decisionsFrom(value: unknown): Decision[] {
     if (reason !== undefined) decision.reason = reason;
     const editedProposalId = optionalText(item, 'editedProposalId');
     if (editedProposalId !== undefined) decision.editedProposalId = editedProposalId;
+    const passkey = optionalEvidence(item.passkey);
+    if (passkey !== undefined) decision.passkey = passkey;
     return decision;
   });
+}
+
+/** A decision's passkey column (JSON, migration 7): NULL, or evidence that reads back whole. */
+function optionalEvidence(value: unknown): PasskeyEvidence | undefined {
+  if (value === null || value === undefined) return undefined;
+  const parsed = typeof value === 'string' ? json({ passkey: value }, 'passkey') : value;
+  const evidence = readPasskeyEvidence(parsed);
+  if (evidence === undefined) throw new LedgerError('corrupt_record', 'column decisions.passkey: not a passkey assertion');
+  return evidence;
+}
+
+/** The passkey column for a decision being recorded: its JSON text, or NULL. */
+export function passkeyColumn(decision: Decision): string | null {
+  return decision.passkey === undefined ? null : JSON.stringify(evidenceJson(decision.passkey));
 }

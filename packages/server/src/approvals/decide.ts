@@ -54,6 +54,11 @@ function decisionError(reason: DecisionFailure, message: string): ApiError {
     case 'edit_denied_by_policy':
       // The approver asked for this call themself; saying policy refuses it is no leak.
       return new ApiError('edit_denied_by_policy', 'policy denies the edited call; the original call is still pending');
+    case 'passkey_required':
+      return new ApiError('passkey_required', 'this request must be decided with your passkey (send passkeyAssertion)');
+    case 'passkey_invalid':
+      // About the approver's own assertion (wrong call, decision, origin, signature...): telling them is no leak.
+      return new ApiError('passkey_invalid', `passkey assertion refused: ${message}`);
     case 'store_unavailable':
       return new ApiError('store_unavailable', 'the approval store is unavailable');
   }

@@ -1,0 +1,110 @@
+import type { AuditRecord } from '../audit/types.ts';
+import { readPasskeyEvidence } from './assertion-shape.ts';
+import { passkeyChallenge, passkeyDecisionClaims } from './decision-claims.ts';
+import type { PasskeyCredential, PasskeyEvidence } from './types.ts';
+
+/** Verifies one stored assertion against a registered public key, offline (no counter, no clock). */
+export type OfflineAssertionCheck = (input: {
+  evidence: PasskeyEvidence;
+  challenge: Uint8Array;
+  credential: PasskeyCredential;
+}) => Promise<{ ok: true } | { ok: false; message: string }>;
+
+export interface PasskeyEvidenceProblem {
+  seq: number;
+  reason: string;
+}
+
+export interface PasskeyEvidenceReport {
+  /** Decisions whose assertion verified. */
+  verified: number;
+  problems: PasskeyEvidenceProblem[];
+}
+
+/**
+ * Re-verifies every passkey assertion in an audit trail against the registered public
+ * keys, with the challenge rebuilt from the audit records themselves (never from the
+ * stored assertion), and reports every decision on a request opened under a passkey
+ * rule (`approval_requested` with `passkey: "required"`) that has no valid assertion.
+ * A decision written by someone holding the server's keys but not the approver's
+ * device has no assertion that verifies, so it is reported here even when its signed
+ * decision record and the hash chain are perfect.
+ */
+export async function checkPasskeyEvidence(
+  records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>,
+  credentials: ReadonlyMap<string, PasskeyCredential>,
+  verify: OfflineAssertionCheck,
+): Promise<PasskeyEvidenceReport> {
+  const requests = new Map<string, { expiresAt: number; passkey: boolean }>();
+  const problems: PasskeyEvidenceProblem[] = [];
+  let verified = 0;
+  for await (const record of records) {
+    if (record.type === 'approval_requested' && record.requestId !== undefined) {
+      const detail = record.detail ?? {};
+      requests.set(record.requestId, { expiresAt: Number(detail.expiresAt), passkey: detail.passkey === 'required' });
+      continue;
+    }
+    if (record.type !== 'decision' || record.requestId === undefined) continue;
+    const request = requests.get(record.requestId);
+    const detail = record.detail ?? {};
+    const problem = await checkOne(record, request, credentials, verify);
+    if (problem === undefined) {
+      if (detail.passkey !== undefined) verified += 1;
+    } else {
+      problems.push({ seq: record.seq, reason: problem });
+    }
+  }
+  return { verified, problems };
+}
+
+async function checkOne(
+  record: AuditRecord,
+  request: { expiresAt: number; passkey: boolean } | undefined,
+  credentials: ReadonlyMap<string, PasskeyCredential>,
+  verify: OfflineAssertionCheck,
+): Promise<string | undefined> {
+  const detail = record.detail ?? {};
+  if (detail.passkey === undefined) {
+    return request?.passkey === true ? 'passkey_missing: a decision under a passkey rule without a passkey assertion' : undefined;
+  }
+  const evidence = readPasskeyEvidence(detail.passkey);
+  if (evidence === undefined) return 'passkey_malformed: the stored assertion is not one';
+  if (request === undefined) return 'passkey_unbound: no approval_requested record precedes this decision';
+  const credential = credentials.get(evidence.credentialId);
+  if (credential === undefined) return 'passkey_unknown_credential: no registered passkey has this credential id';
+  if (credential.approver !== record.actor) return `passkey_wrong_approver: the passkey belongs to ${credential.approver}, the decision to ${record.actor}`;
+  const call = signedCall(detail.record);
+  if (call === undefined) return 'passkey_unbound: the decision record does not name the call';
+  const edit = typeof detail.editedArgsDigest === 'string' ? detail.editedArgsDigest : undefined;
+  if (detail.editedProposalId !== undefined && edit === undefined) return 'passkey_unbound: an edit without its edited-argument digest';
+  // Rebuilt from the chained records: the assertion counts only if it signed exactly this call and decision.
+  const claims = passkeyDecisionClaims(
+    {
+      runId: String(record.runId),
+      sessionId: String(record.sessionId),
+      callId: String(record.callId),
+      toolName: String(record.toolName),
+      argsDigest: String(record.argsDigest),
+      principal: call.sub,
+      ...(call.def === null ? {} : { definitionDigest: call.def }),
+    },
+    { requestId: record.requestId as string, expiresAt: request.expiresAt },
+    { decision: edit === undefined ? (detail.decision as 'approve' | 'deny') : 'approve', editedArgsDigest: edit },
+  );
+  const checked = await verify({ evidence, challenge: passkeyChallenge(claims), credential });
+  return checked.ok ? undefined : `passkey_invalid: ${checked.message}`;
+}
+
+/** The principal and definition digest from the signed decision record's payload (its signature is checked elsewhere). */
+function signedCall(record: unknown): { sub: string; def: string | null } | undefined {
+  if (typeof record !== 'string') return undefined;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(record.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    if (typeof payload !== 'object' || payload === null) return undefined;
+    const { sub, def } = payload as Record<string, unknown>;
+    if (typeof sub !== 'string' || (def !== null && typeof def !== 'string')) return undefined;
+    return { sub, def };
+  } catch {
+    return undefined;
+  }
+}
