@@ -10,14 +10,18 @@ export type OfflineAssertionCheck = (input: {
   credential: PasskeyCredential;
 }) => Promise<{ ok: true } | { ok: false; message: string }>;
 
+const MISSING = 'passkey_missing: a decision under a passkey rule without a passkey assertion';
+
 export interface PasskeyEvidenceProblem {
   seq: number;
   reason: string;
 }
 
 export interface PasskeyEvidenceReport {
-  /** Decisions whose assertion verified. */
+  /** Decisions whose assertion verified (0 when no credentials were given). */
   verified: number;
+  /** Decisions carrying an assertion that was not checked, for want of the registered public keys. */
+  unchecked: number;
   problems: PasskeyEvidenceProblem[];
 }
 
@@ -26,18 +30,21 @@ export interface PasskeyEvidenceReport {
  * keys, with the challenge rebuilt from the audit records themselves (never from the
  * stored assertion), and reports every decision on a request opened under a passkey
  * rule (`approval_requested` with `passkey: "required"`) that has no valid assertion.
+ * Without `credentials` (an export read without its store) only the presence of an
+ * assertion is checked; those decisions are counted as `unchecked`.
  * A decision written by someone holding the server's keys but not the approver's
  * device has no assertion that verifies, so it is reported here even when its signed
  * decision record and the hash chain are perfect.
  */
 export async function checkPasskeyEvidence(
   records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>,
-  credentials: ReadonlyMap<string, PasskeyCredential>,
+  credentials: ReadonlyMap<string, PasskeyCredential> | undefined,
   verify: OfflineAssertionCheck,
 ): Promise<PasskeyEvidenceReport> {
   const requests = new Map<string, { expiresAt: number; passkey: boolean }>();
   const problems: PasskeyEvidenceProblem[] = [];
   let verified = 0;
+  let unchecked = 0;
   for await (const record of records) {
     if (record.type === 'approval_requested' && record.requestId !== undefined) {
       const detail = record.detail ?? {};
@@ -47,6 +54,11 @@ export async function checkPasskeyEvidence(
     if (record.type !== 'decision' || record.requestId === undefined) continue;
     const request = requests.get(record.requestId);
     const detail = record.detail ?? {};
+    if (credentials === undefined) {
+      if (detail.passkey !== undefined) unchecked += 1;
+      else if (request?.passkey === true) problems.push({ seq: record.seq, reason: MISSING });
+      continue;
+    }
     const problem = await checkOne(record, request, credentials, verify);
     if (problem === undefined) {
       if (detail.passkey !== undefined) verified += 1;
@@ -54,7 +66,7 @@ export async function checkPasskeyEvidence(
       problems.push({ seq: record.seq, reason: problem });
     }
   }
-  return { verified, problems };
+  return { verified, unchecked, problems };
 }
 
 async function checkOne(
@@ -65,7 +77,7 @@ async function checkOne(
 ): Promise<string | undefined> {
   const detail = record.detail ?? {};
   if (detail.passkey === undefined) {
-    return request?.passkey === true ? 'passkey_missing: a decision under a passkey rule without a passkey assertion' : undefined;
+    return request?.passkey === true ? MISSING : undefined;
   }
   const evidence = readPasskeyEvidence(detail.passkey);
   if (evidence === undefined) return 'passkey_malformed: the stored assertion is not one';

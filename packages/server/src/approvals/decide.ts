@@ -13,7 +13,7 @@ export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
  * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
  * and the routes pass that on to the approver.
  */
-export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
+export async function decide(services: Services, approver: Approver, input: DecisionInput, requestUrl: string): Promise<DecisionSuccess> {
   const view = await eligibleView(services, approver, input.requestId);
   let effective = input;
   if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(input.editedArguments, view.proposal.argsDigest, services)) {
@@ -21,13 +21,16 @@ export async function decide(services: Services, approver: Approver, input: Deci
     const { editedArguments: _unchanged, ...plain } = input;
     effective = plain;
   }
-  const outcome = await services.gate.approvals.decide(approver, effective);
+  // Under a passkey rule the gate checks the assertion with the server's WebAuthn verifier.
+  const passkeys = services.passkeys?.verifier(requestUrl);
+  const outcome = await services.gate.approvals.decide(approver, effective, passkeys === undefined ? {} : { passkeys });
   if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
   // Waiters and the webhook hear of it from the gate's events, like any other decision.
   return outcome;
 }
 
-function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
+/** Whether edited arguments are exactly the recorded ones (an edit that changes nothing). */
+export function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
   try {
     return canonicalizeArguments(edited, services.gate.argumentLimits).digest === argsDigest;
   } catch {

@@ -145,7 +145,7 @@ describe('passkey rule: a decision counts only with the approver’s passkey ove
       request: { status: 'approved' },
     });
     const report = await checkPasskeyEvidence(await f.audit.read(), await credentials(), testOfflineCheck);
-    expect(report).toEqual({ verified: 2, problems: [] });
+    expect(report).toEqual({ verified: 2, unchecked: 0, problems: [] });
   });
 
   it('an expired request takes no decision, even with an assertion made in time', async () => {
@@ -175,7 +175,7 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
     const { f, pending, signFor } = await setup();
     const honest = await pending();
     await f.gate.approvals.decide(FINANCE, { requestId: honest.requestId, decision: 'approve', passkeyAssertion: await signFor(honest.requestId, 'approve') }, { passkeys });
-    expect(await checkPasskeyEvidence(await f.audit.read(), await credentials(), testOfflineCheck)).toEqual({ verified: 1, problems: [] });
+    expect(await checkPasskeyEvidence(await f.audit.read(), await credentials(), testOfflineCheck)).toEqual({ verified: 1, unchecked: 0, problems: [] });
 
     // Someone with the server's secrets and write access to the store, but not fiona's device.
     const forged = await pending();

@@ -5,6 +5,7 @@ import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { reviewSection } from './review-section.ts';
+import { passkeySection } from './passkey-section.ts';
 
 export interface DetailPageProps {
   user: NonNullable<LayoutProps['user']>;
@@ -88,6 +89,7 @@ ${
 </section>
 
 ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
+${passkeySection(view, props.canDecide)}
 ${props.canDecide ? decisionForms(action, props.csrfToken, view.review === undefined ? (props.editText ?? editable) : undefined, props.error !== undefined) : ''}`,
   });
 }
