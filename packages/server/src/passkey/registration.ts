@@ -6,6 +6,12 @@ import type { RelyingParty } from './relying-party.ts';
 /** How long a registration ceremony may take, start to finish. */
 export const REGISTRATION_TTL_MS = 5 * 60_000;
 const MAX_LABEL = 60;
+/**
+ * EdDSA, ES256, RS256: what authenticators ship and Node verifies without experimental
+ * APIs. The library's default list starts with ML-DSA, which some authenticators (Chromium's
+ * virtual one) pick, with multi-kilobyte signatures Node checks only experimentally.
+ */
+const SUPPORTED_ALGORITHMS = [-8, -7, -257];
 
 /**
  * The registration challenge is stateless, so any replica can finish a ceremony another
@@ -49,6 +55,7 @@ export async function registrationOptions(rp: RelyingParty, approver: string, ch
     attestationType: 'none',
     excludeCredentials: existing.filter((c) => c.removedAt === undefined).map((c) => ({ id: c.credentialId })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     timeout: REGISTRATION_TTL_MS,
   });
 }
@@ -74,6 +81,7 @@ export async function registerPasskey(input: {
       expectedOrigin: input.rp.origin,
       expectedRPID: input.rp.rpId,
       requireUserVerification: true,
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
   } catch (error) {
     return { ok: false, reason: 'invalid_registration', message: error instanceof Error ? error.message : String(error) };
