@@ -1,5 +1,5 @@
 import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput } from '@countersign/core/ledger';
-import { passkeyColumn, proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
+import { decisionParams, proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 
 // The ledger's statements and row reads on SQLite, shared by SqliteLedger and its
@@ -115,16 +115,7 @@ export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest)
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
          eligible, rule_id, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
-    .run(
-      input.requestId,
-      input.proposalId,
-      input.createdAt,
-      input.expiresAt,
-      input.requiredApprovals,
-      JSON.stringify(input.eligible),
-      input.ruleId ?? null,
-      input.passkey ?? null,
-    );
+    .run(...requestParams(input));
 }
 
 /** Appends `decision` at `position` (1-based) and moves the request to `next`. */
@@ -140,16 +131,7 @@ export function insertDecision(
       `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id, passkey)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(
-      requestId,
-      position,
-      decision.approver,
-      decision.decision,
-      decision.reason ?? null,
-      decision.at,
-      decision.editedProposalId ?? null,
-      passkeyColumn(decision),
-    );
+    .run(...decisionParams(requestId, position, decision));
   if (next.status === 'denied') {
     conn.statement("UPDATE approval_requests SET status = 'denied' WHERE request_id = ?").run(requestId);
   } else if (next.status === 'approved') {

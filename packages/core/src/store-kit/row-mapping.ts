@@ -1,5 +1,5 @@
 import { projectionDigestsProblem } from '../gate/relay/projections.ts';
-import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
+import type { ApprovalRequest, ApproverRule, Decision, NewApprovalRequest, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { evidenceJson, readPasskeyEvidence } from '../passkey/assertion-shape.ts';
 import type { PasskeyEvidence } from '../passkey/types.ts';
@@ -72,6 +72,34 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.parentProposalId ?? null,
     input.createdAt,
     input.agent,
+  ];
+}
+
+/** Parameters for inserting a request: request_id, proposal_id, created_at, expires_at, required_approvals, eligible, rule_id, passkey. */
+export function requestParams(input: NewApprovalRequest): (string | number | null)[] {
+  return [
+    input.requestId,
+    input.proposalId,
+    input.createdAt,
+    input.expiresAt,
+    input.requiredApprovals,
+    JSON.stringify(input.eligible),
+    input.ruleId ?? null,
+    input.passkey ?? null,
+  ];
+}
+
+/** Parameters for inserting a decision: request_id, position, approver, decision, reason, at, edited_proposal_id, passkey. */
+export function decisionParams(requestId: string, position: number, decision: Decision): (string | number | null)[] {
+  return [
+    requestId,
+    position,
+    decision.approver,
+    decision.decision,
+    decision.reason ?? null,
+    decision.at,
+    decision.editedProposalId ?? null,
+    passkeyColumn(decision),
   ];
 }
 

@@ -31,3 +31,4 @@ export {
 export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './definition-store-conformance.ts';
 export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
 export { type PasskeyStoreHarness, runPasskeyStoreConformance } from './passkey-store-conformance.ts';
+export { PASSKEY_POLICY_YAML } from './passkey-policy.ts';

@@ -1,19 +1,10 @@
 import { MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
+import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { FIONA_TOKEN, makeServerFixture } from '../testing/server-fixture.ts';
 import { softAuthenticator } from '../testing/soft-authenticator.ts';
 
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      passkey: required
-`;
 const ORIGIN = 'http://approvals.localhost';
 
 async function setup() {

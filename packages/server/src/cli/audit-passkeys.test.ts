@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { passkeyChallenge, passkeyDecisionClaims } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { CheckpointingAuditLog } from '@countersign/core/audit';
-import { FIXTURE_SECRET, makeGateFixture, requestView } from '@countersign/core/testing';
+import { FIXTURE_SECRET, makeGateFixture, requestView, PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import { hmacKey, Keyring, signDecisionRecord } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,16 +12,6 @@ import { webauthnVerifier } from '../passkey/webauthn-verifier.ts';
 import { softAuthenticator } from '../testing/soft-authenticator.ts';
 import { runCaptured } from './testing/capture-io.ts';
 
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      passkey: required
-`;
 
 const cwd = mkdtempSync(join(tmpdir(), 'countersign-cli-passkeys-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import { MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
+import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
@@ -13,16 +14,6 @@ const available = existsSync(CHROMIUM);
 const runInCi = process.env.CI !== undefined && process.env.CI !== '';
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      passkey: required
-`;
 
 let browser: Browser;
 let f: ServerFixture;

@@ -1,23 +1,12 @@
 import { MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
+import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
 import { FIONA_PASSWORD, makeServerFixture } from '../testing/server-fixture.ts';
 import { softAuthenticator } from '../testing/soft-authenticator.ts';
 
 const ORIGIN = 'http://approvals.localhost';
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval: { approvers: { roles: [finance] }, passkey: required }
-  - id: deploys
-    tool: deploy
-    verdict: approve
-    approval: { approvers: { roles: [finance] } }
-`;
 
 async function setup() {
   const store = new MemoryPasskeyStore();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../policy/load.ts';
+import { PASSKEY_POLICY_YAML as POLICY } from '../../testing/passkey-policy.ts';
 import { passkeyChallenge, passkeyDecisionClaims } from '../../passkey/decision-claims.ts';
 import { checkPasskeyEvidence } from '../../passkey/evidence-check.ts';
 import { MemoryPasskeyStore } from '../../passkey/memory-passkey-store.ts';
@@ -8,22 +9,6 @@ import type { AuditRecord } from '../../audit/types.ts';
 import { decisionEvents } from '../audit-decision.ts';
 import { FINANCE, makeGateFixture, requestView } from '../../testing/gate-fixture.ts';
 
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      passkey: required
-      ttlSeconds: 600
-  - id: deploys
-    tool: deploy
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-`;
 
 const fiona = testDevice('fiona');
 const mallory = testDevice('mallory');
@@ -152,7 +137,7 @@ describe('passkey rule: a decision counts only with the approver’s passkey ove
     const { f, pending, signFor } = await setup();
     const { requestId } = await pending();
     const assertion = await signFor(requestId, 'approve');
-    f.clock.advance(601_000);
+    f.clock.advance(901_000); // past the default 15-minute deadline
     expect(await f.gate.approvals.decide(FINANCE, { requestId, decision: 'approve', passkeyAssertion: assertion }, { passkeys })).toMatchObject({
       ok: false,
       reason: 'expired',
