@@ -93,6 +93,26 @@ describe('countersign audit verify: passkey assertions', () => {
     expect(fromFile.stdout).toContain('passkey_missing');
   });
 
+  it('catches a request whose passkey rule was erased in the database before an unsigned approval', async () => {
+    const { path, fx, pending, close } = await storeWithSignedApproval('erased');
+    const view = await pending();
+    await close();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(path);
+    db.prepare('UPDATE approval_requests SET passkey = NULL WHERE request_id = ?').run(view.request.requestId);
+    db.close();
+    // The ledger no longer asks for a passkey, so the gate takes a plain approval...
+    const reopened = openSqliteStore({ path });
+    const keyring = fx.keyring;
+    const again = makeGateFixture({ ledger: reopened.ledger, audit: new CheckpointingAuditLog(reopened.audit, { keyring, everyRecords: 1000, everyMs: 0 }), keyring, policy: loadPolicy(POLICY, 'yaml') });
+    expect(await again.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: view.request.requestId, decision: 'approve' })).toMatchObject({ ok: true });
+    await reopened.close();
+    // ...but the chained approval_requested record still says it needed one.
+    const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('passkey_missing');
+  });
+
   it('catches an assertion whose public key is not the one registered (the key row swapped)', async () => {
     const { path, close } = await storeWithSignedApproval('swapped');
     await close();
