@@ -224,6 +224,28 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     expect(f.executions).toHaveLength(1);
   });
 
+  it('approve-with-edits from the page: the edit is signed over the edited arguments, the edited call needs its own signed approval', { timeout: 90_000 }, async () => {
+    const { page } = await signedInWithAuthenticator();
+    await registerPasskey(page);
+    const requestId = await proposeTransfer('call-edit', { amount: 500, to: 'alice' });
+    await page.goto(`${base}/requests/${requestId}`);
+    await page.getByText('Edit the arguments, then approve').click();
+    await page.getByLabel('Arguments (JSON)').fill('{"amount": 400, "to": "alice"}');
+    await page.getByRole('button', { name: 'Approve edited call' }).click();
+    await page.waitForURL(`${base}/requests/${requestId}?done=edited_pending`);
+    const original = await f.gate.approvals.view(requestId);
+    if (!original.ok || original.view.edited?.requestId === undefined) throw new Error('expected an edit');
+    expect(original.view.request.decisions[0]).toMatchObject({ decision: 'deny', passkey: { rpId: 'localhost' } });
+    const editedId = original.view.edited.requestId;
+    await page.goto(`${base}/requests/${editedId}`);
+    expect(await page.locator('#passkey-decision').count()).toBe(1);
+    await page.getByRole('button', { name: 'Approve this call' }).click();
+    await page.waitForURL(`${base}/requests/${editedId}?done=approved`);
+    const edited = await f.gate.approvals.view(editedId);
+    expect(edited.ok && edited.view.request).toMatchObject({ status: 'approved', decisions: [{ decision: 'approve', passkey: { rpId: 'localhost' } }] });
+    expect(edited.ok && edited.view.proposal.canonicalArgs).toBe('{"amount":400,"to":"alice"}');
+  });
+
   it('a page decision without JavaScript is refused for a passkey rule: the form alone cannot approve', { timeout: 60_000 }, async () => {
     const noScript = await browser.newContext({ javaScriptEnabled: false });
     try {
