@@ -29,8 +29,7 @@ export async function decide(services: Services, approver: Approver, input: Deci
   return outcome;
 }
 
-/** Whether edited arguments are exactly the recorded ones (an edit that changes nothing). */
-export function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
+function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
   try {
     return canonicalizeArguments(edited, services.gate.argumentLimits).digest === argsDigest;
   } catch {
