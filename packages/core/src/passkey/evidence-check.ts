@@ -48,7 +48,7 @@ export async function checkPasskeyEvidence(
   for await (const record of records) {
     if (record.type === 'approval_requested' && record.requestId !== undefined) {
       const detail = record.detail ?? {};
-      requests.set(record.requestId, { expiresAt: Number(detail.expiresAt), passkey: detail.passkey === 'required' });
+      requests.set(record.requestId, { expiresAt: typeof detail.expiresAt === 'number' ? detail.expiresAt : Number.NaN, passkey: detail.passkey === 'required' });
       continue;
     }
     if (record.type !== 'decision' || record.requestId === undefined) continue;
@@ -82,6 +82,8 @@ async function checkOne(
   const evidence = readPasskeyEvidence(detail.passkey);
   if (evidence === undefined) return 'passkey_malformed: the stored assertion is not one';
   if (request === undefined) return 'passkey_unbound: no approval_requested record precedes this decision';
+  if (!Number.isSafeInteger(request.expiresAt)) return 'passkey_unbound: the approval_requested record has no deadline';
+  if (detail.decision !== 'approve' && detail.decision !== 'deny') return 'passkey_unbound: the decision is neither approve nor deny';
   const credential = credentials.get(evidence.credentialId);
   if (credential === undefined) return 'passkey_unknown_credential: no registered passkey has this credential id';
   if (credential.approver !== record.actor) return `passkey_wrong_approver: the passkey belongs to ${credential.approver}, the decision to ${record.actor}`;
@@ -101,7 +103,7 @@ async function checkOne(
       ...(call.def === null ? {} : { definitionDigest: call.def }),
     },
     { requestId: record.requestId as string, expiresAt: request.expiresAt },
-    { decision: edit === undefined ? (detail.decision as 'approve' | 'deny') : 'approve', editedArgsDigest: edit },
+    { decision: edit === undefined ? detail.decision : 'approve', editedArgsDigest: edit },
   );
   const checked = await verify({ evidence, challenge: passkeyChallenge(claims), credential });
   return checked.ok ? undefined : `passkey_invalid: ${checked.message}`;

@@ -185,6 +185,16 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
     expect((await checkPasskeyEvidence([...records.filter((r) => r !== decision), moved], await credentials(), testOfflineCheck)).problems[0]?.reason).toMatch(
       /^passkey_invalid/,
     );
+    // Tampered records are reported, never a crash.
+    const requested = records.find((r) => r.type === 'approval_requested') as AuditRecord;
+    for (const expiresAt of [Number.NaN, 'soon', null]) {
+      const tampered = records.map((r) => (r === requested ? { ...r, detail: { ...r.detail, expiresAt } } : r)) as AuditRecord[];
+      expect((await checkPasskeyEvidence(tampered, await credentials(), testOfflineCheck)).problems[0]?.reason).toMatch(/^passkey_unbound/);
+    }
+    const notADecision: AuditRecord = { ...decision, detail: { ...decision.detail, decision: 'maybe' } };
+    expect((await checkPasskeyEvidence([...records.filter((r) => r !== decision), notADecision], await credentials(), testOfflineCheck)).problems[0]?.reason).toMatch(
+      /^passkey_unbound/,
+    );
     const asMallory: AuditRecord = { ...decision, actor: 'mallory' };
     expect((await checkPasskeyEvidence([...records.filter((r) => r !== decision), asMallory], await credentials(), testOfflineCheck)).problems[0]?.reason).toMatch(
       /^passkey_wrong_approver/,
