@@ -4,7 +4,7 @@
  * model asked for; dispatch (or authorize and complete) once a person has approved.
  * Everything else lives under the subpath of the module it belongs to, mirroring the
  * design's modules: `@countersign/core/token`, `/canonical`, `/policy`, `/ledger`,
- * `/audit`, `/gate`, `/catalog`, `/events`, `/display`, `/session`, `/testing`, `/store-kit`.
+ * `/audit`, `/gate`, `/catalog`, `/events`, `/display`, `/session`, `/passkey`, `/testing`, `/store-kit`.
  */
 export {
   type Agent,

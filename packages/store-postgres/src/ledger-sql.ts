@@ -7,14 +7,14 @@ const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, t
 
 /** Every column of approval_requests, listed for the same reason. */
 const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id,
-  r.status, r.token_id, r.approved_at, r.consumed_at`;
+  r.status, r.token_id, r.approved_at, r.consumed_at, r.passkey`;
 
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
   const selectRequest = `
     SELECT ${REQUEST_COLUMNS}, (
       SELECT COALESCE(json_agg(json_build_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
-        'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position), '[]'::json)
+        'at', d.at, 'editedProposalId', d.edited_proposal_id, 'passkey', d.passkey) ORDER BY d.position), '[]'::json)
       FROM ${s}.decisions d WHERE d.request_id = r.request_id
     ) AS decisions
     FROM ${s}.approval_requests r`;
@@ -65,14 +65,14 @@ export function ledgerSql(s: string) {
       ORDER BY created_at, proposal_id COLLATE "C" LIMIT 1`,
     insertRequest: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-        eligible, rule_id, status)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+        eligible, rule_id, passkey, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
       RETURNING *, '[]'::json AS decisions`,
     /** createApprovalRequest's insert, except that a taken id returns no row instead of failing the transaction. */
     insertRequestIfNew: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-        eligible, rule_id, status)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+        eligible, rule_id, passkey, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
       ON CONFLICT DO NOTHING
       RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,
@@ -111,8 +111,8 @@ export function ledgerSql(s: string) {
       ORDER BY r.created_at DESC, r.request_id COLLATE "C" DESC
       LIMIT $3`,
     insertDecision: `
-      INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
-      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id, passkey)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
     denyRequest: `UPDATE ${s}.approval_requests SET status = 'denied' WHERE request_id = $1`,
     editRequest: `UPDATE ${s}.approval_requests SET status = 'edited' WHERE request_id = $1`,
     approveRequest: `UPDATE ${s}.approval_requests SET status = 'approved', token_id = $2, approved_at = $3 WHERE request_id = $1`,

@@ -166,6 +166,29 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status = 'denied' AND request_id IN (SELECT request_id FROM ${s}.decisions WHERE edited_proposal_id IS NOT NULL);
     `,
   },
+  {
+    version: 8,
+    name: 'passkey-signed approvals',
+    // A request opened under `approval: { passkey: required }` keeps the rule; each decision
+    // keeps the approver's verified WebAuthn assertion; approvers' registered passkeys.
+    // A removed passkey keeps its row (removed_at) so audit verify can still check what it signed.
+    sql: (s) => `
+      ALTER TABLE ${s}.approval_requests ADD COLUMN passkey text CHECK (passkey IN ('required'));
+      ALTER TABLE ${s}.decisions ADD COLUMN passkey jsonb;
+      CREATE TABLE ${s}.passkey_credentials (
+        credential_id text PRIMARY KEY,
+        approver text NOT NULL,
+        public_key text NOT NULL,
+        counter bigint NOT NULL CHECK (counter >= 0),
+        label text NOT NULL,
+        transports jsonb,
+        created_at bigint NOT NULL,
+        last_used_at bigint,
+        removed_at bigint
+      );
+      CREATE INDEX passkey_credentials_approver ON ${s}.passkey_credentials (approver, created_at);
+    `,
+  },
 ];
 
 /**

@@ -2,6 +2,7 @@ import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
+import type { PasskeyStore } from '@countersign/core/passkey';
 import { Pool, type PoolConfig, types } from 'pg';
 import { PgDatabase } from './database.ts';
 import { ledgerSql } from './ledger-sql.ts';
@@ -10,6 +11,7 @@ import { PostgresAuditLog } from './postgres-audit-log.ts';
 import { PostgresDefinitionStore } from './postgres-definition-store.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
 import { PostgresSessionRevocations } from './postgres-session-revocations.ts';
+import { PostgresPasskeyStore } from './postgres-passkey-store.ts';
 import { quoteSchema } from './schema-name.ts';
 
 export const DEFAULT_SCHEMA = 'countersign';
@@ -51,6 +53,8 @@ export interface PostgresStore {
   readonly sessions: SessionRevocationStore;
   /** Tool definitions by digest, pins and agent registrations, shared by every replica (pass to the gate as `definitions`). */
   readonly definitions: DefinitionStore;
+  /** Approvers' registered passkeys, shared by every replica (passkey-signed approvals). */
+  readonly passkeys: PasskeyStore;
   readonly schema: string;
   /** Ledger and audit transactions this process has committed so far (one group-committed audit batch counts once). */
   readonly durableCommits: () => number;
@@ -117,6 +121,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit,
     sessions: new PostgresSessionRevocations(db, quoted),
     definitions: new PostgresDefinitionStore(db, quoted),
+    passkeys: new PostgresPasskeyStore(db, quoted),
     schema,
     durableCommits: () => db.commits,
     migrate: () => migrate(db, schema),

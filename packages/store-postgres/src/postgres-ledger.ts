@@ -6,7 +6,7 @@ import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
-import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
+import { decisionParams, projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -117,15 +117,7 @@ export class PostgresLedger implements LedgerStore {
 
   async #insertRequest(query: Query, input: NewApprovalRequest): Promise<ApprovalRequest> {
     try {
-      const { rows } = await query(this.#sql.insertRequest, [
-        input.requestId,
-        input.proposalId,
-        input.createdAt,
-        input.expiresAt,
-        input.requiredApprovals,
-        JSON.stringify(input.eligible),
-        input.ruleId ?? null,
-      ]);
+      const { rows } = await query(this.#sql.insertRequest, requestParams(input));
       return requestFromRow(rows[0]!);
     } catch (error) {
       const state = sqlState(error);
@@ -176,15 +168,7 @@ export class PostgresLedger implements LedgerStore {
       const request = requestFromRow(current.rows[0]!);
       const refusal = decisionRefusal(request, decision, opts.now);
       if (refusal !== undefined) return { ok: false, reason: refusal };
-      await query(this.#sql.insertDecision, [
-        requestId,
-        request.decisions.length + 1,
-        decision.approver,
-        decision.decision,
-        decision.reason ?? null,
-        decision.at,
-        decision.editedProposalId ?? null,
-      ]);
+      await query(this.#sql.insertDecision, decisionParams(requestId, request.decisions.length + 1, decision));
       const next = statusAfterDecision(request, decision);
       if (next === 'denied') {
         await query(this.#sql.denyRequest, [requestId]);

@@ -207,6 +207,29 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status = 'denied' AND request_id IN (SELECT request_id FROM decisions WHERE edited_proposal_id IS NOT NULL);
     `,
   },
+  {
+    version: 8,
+    name: 'passkey-signed approvals',
+    // A request opened under `approval: { passkey: required }` keeps the rule; each decision
+    // keeps the approver's verified WebAuthn assertion (JSON); approvers' registered passkeys.
+    // A removed passkey keeps its row (removed_at) so audit verify can still check what it signed.
+    sql: `
+      ALTER TABLE approval_requests ADD COLUMN passkey TEXT CHECK (passkey IN ('required'));
+      ALTER TABLE decisions ADD COLUMN passkey TEXT;
+      CREATE TABLE passkey_credentials (
+        credential_id TEXT PRIMARY KEY,
+        approver TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        counter INTEGER NOT NULL CHECK (counter >= 0),
+        label TEXT NOT NULL,
+        transports TEXT,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER,
+        removed_at INTEGER
+      ) STRICT;
+      CREATE INDEX passkey_credentials_approver ON passkey_credentials (approver, created_at);
+    `,
+  },
 ];
 
 /**

@@ -3,12 +3,14 @@ import type { AuditLog } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
+import type { PasskeyStore } from '@countersign/core/passkey';
 import { SqliteConnection } from './connection.ts';
 import { openDatabase, openDatabaseReadOnly } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
 import { SqliteDefinitionStore } from './sqlite-definition-store.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
+import { SqlitePasskeyStore } from './sqlite-passkey-store.ts';
 
 export const DEFAULT_SQLITE_PATH = '.countersign/countersign.sqlite';
 
@@ -37,6 +39,8 @@ export interface SqliteStore {
   readonly sessions: SessionRevocationStore;
   /** Tool definitions by digest, pins and agent registrations (pass to the gate as `definitions`). */
   readonly definitions: DefinitionStore;
+  /** Approvers' registered passkeys (passkey-signed approvals). */
+  readonly passkeys: PasskeyStore;
   /** Absolute path of the database file. */
   readonly path: string;
   /** Write transactions (COMMITs) this process has made on the file so far; one group commit counts once. */
@@ -64,6 +68,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
     audit,
     sessions: new SqliteSessionRevocations(conn),
     definitions: new SqliteDefinitionStore(conn),
+    passkeys: new SqlitePasskeyStore(conn),
     path,
     durableCommits: () => conn.commits,
     close: async () => conn.close(),

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput } from '@countersign/core/ledger';
-import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
+import { decisionParams, proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 
 // The ledger's statements and row reads on SQLite, shared by SqliteLedger and its
@@ -15,7 +15,7 @@ const INSERT_PROPOSAL = `
 export const SELECT_REQUEST = `
   SELECT r.*, (
     SELECT json_group_array(json_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
-      'at', d.at, 'editedProposalId', d.edited_proposal_id) ORDER BY d.position)
+      'at', d.at, 'editedProposalId', d.edited_proposal_id, 'passkey', json(d.passkey)) ORDER BY d.position)
     FROM decisions d WHERE d.request_id = r.request_id
   ) AS decisions
   FROM approval_requests r`;
@@ -113,9 +113,9 @@ export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest)
   conn
     .statement(
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-         eligible, rule_id, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
+         eligible, rule_id, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
-    .run(input.requestId, input.proposalId, input.createdAt, input.expiresAt, input.requiredApprovals, JSON.stringify(input.eligible), input.ruleId ?? null);
+    .run(...requestParams(input));
 }
 
 /** Appends `decision` at `position` (1-based) and moves the request to `next`. */
@@ -128,10 +128,10 @@ export function insertDecision(
 ): void {
   conn
     .statement(
-      `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO decisions (request_id, position, approver, decision, reason, at, edited_proposal_id, passkey)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(requestId, position, decision.approver, decision.decision, decision.reason ?? null, decision.at, decision.editedProposalId ?? null);
+    .run(...decisionParams(requestId, position, decision));
   if (next.status === 'denied' || next.status === 'edited') {
     conn.statement('UPDATE approval_requests SET status = ? WHERE request_id = ?').run(next.status, requestId);
   } else if (next.status === 'approved') {

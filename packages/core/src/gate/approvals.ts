@@ -2,6 +2,7 @@
 export { ApprovalService } from './approvals/approval-service.ts';
 export type {
   DecisionFailure,
+  DecideOptions,
   DecisionInput,
   DecisionOutcome,
   DefinitionReviewView,

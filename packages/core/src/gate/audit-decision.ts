@@ -1,5 +1,7 @@
 import type { AuditEvent, AuditLog } from '../audit/types.ts';
 import type { ApprovalRequest, Proposal } from '../ledger/types.ts';
+import { evidenceJson } from '../passkey/assertion-shape.ts';
+import type { PasskeyEvidence } from '../passkey/types.ts';
 import { signDecisionRecord } from '../token/decision-record.ts';
 import type { Keyring } from '../token/keyring.ts';
 import { callClaimsOf } from './expected-call.ts';
@@ -14,9 +16,18 @@ export function decisionEvents(
   keyring: Keyring,
   proposal: Proposal,
   request: ApprovalRequest,
-  decision: { approver: string; decision: 'approve' | 'deny'; reason: string | undefined; at: number; editedProposalId?: string | undefined },
+  decision: {
+    approver: string;
+    decision: 'approve' | 'deny';
+    reason: string | undefined;
+    at: number;
+    editedProposalId?: string | undefined;
+    passkey?: PasskeyEvidence | undefined;
+  },
+  /** Approve-with-edits: the edited arguments' digest, part of what a passkey signed. */
+  editedArgsDigest?: string | undefined,
 ): AuditEvent[] {
-  const { approver, reason, at, editedProposalId } = decision;
+  const { approver, reason, at, editedProposalId, passkey } = decision;
   const record = signDecisionRecord(
     {
       ...callClaimsOf(proposal),
@@ -36,7 +47,15 @@ export function decisionEvents(
       requestId: request.requestId,
       actor: approver,
       reason,
-      detail: { decision: decision.decision, status: request.status, record, ...(editedProposalId ? { editedProposalId } : {}) },
+      detail: {
+        decision: decision.decision,
+        status: request.status,
+        record,
+        ...(editedProposalId ? { editedProposalId } : {}),
+        // The approver's own signature over this decision, re-verified offline by `audit verify`.
+        ...(passkey === undefined ? {} : { passkey: evidenceJson(passkey) }),
+        ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+      },
     },
   ];
   if (request.status === 'approved' && request.tokenId !== undefined) {

@@ -14,8 +14,11 @@ export function expectedCallOf(proposal: Proposal): ExpectedCall {
   };
 }
 
-/** The claims every signed object about a call carries (tokens, decision records), from the ledger's record. */
-export function callClaimsOf(proposal: Proposal): CallClaims {
+/** The fields of a recorded call that its claims bind. */
+export type ClaimedCall = Pick<Proposal, 'runId' | 'sessionId' | 'callId' | 'toolName' | 'definitionDigest' | 'argsDigest' | 'principal'>;
+
+/** The claims every signed object about a call carries (tokens, decision records, passkey challenges), from the ledger's record. */
+export function callClaimsOf(proposal: ClaimedCall): CallClaims {
   return {
     run: proposal.runId,
     sid: proposal.sessionId,

@@ -1,6 +1,7 @@
 export type { Agent } from './agent.ts';
 export {
   type DecisionFailure,
+  type DecideOptions,
   type DecisionInput,
   type DecisionOutcome,
   type DefinitionReviewView,

@@ -230,6 +230,7 @@ function newRequest(deps: GateDeps, verdict: Extract<Verdict, { kind: 'approve' 
     requiredApprovals: verdict.approval.requiredApprovals,
     eligible: verdict.approval.eligible,
     ruleId: verdict.ruleId,
+    ...(verdict.approval.passkey === 'required' ? { passkey: 'required' as const } : {}),
   };
 }
 
@@ -254,7 +255,13 @@ function approvalRequestedEvent(proposal: Proposal, request: ApprovalRequest, no
   return {
     ...eventAbout(proposal, 'approval_requested', now),
     requestId: request.requestId,
-    detail: { expiresAt: request.expiresAt, requiredApprovals: request.requiredApprovals, ruleId: request.ruleId ?? null },
+    detail: {
+      expiresAt: request.expiresAt,
+      requiredApprovals: request.requiredApprovals,
+      ruleId: request.ruleId ?? null,
+      // What `audit verify` holds every decision on this request to (passkey/evidence-check.ts).
+      ...(request.passkey === 'required' ? { passkey: 'required' } : {}),
+    },
   };
 }
 

@@ -22,7 +22,7 @@ export function copyRequest(r: ApprovalRequest): ApprovalRequest {
   const eligible = { ...r.eligible };
   if (r.eligible.approvers) eligible.approvers = [...r.eligible.approvers];
   if (r.eligible.roles) eligible.roles = [...r.eligible.roles];
-  return { ...r, eligible, decisions: r.decisions.map((d) => ({ ...d })) };
+  return { ...r, eligible, decisions: r.decisions.map((d) => (d.passkey === undefined ? { ...d } : { ...d, passkey: { ...d.passkey } })) };
 }
 
 // The in-memory ledger keeps sealed records: copied once when they come in, deep-frozen,
@@ -49,7 +49,10 @@ export function sealRequest(r: ApprovalRequest): ApprovalRequest {
   if (copy.eligible.approvers) Object.freeze(copy.eligible.approvers);
   if (copy.eligible.roles) Object.freeze(copy.eligible.roles);
   Object.freeze(copy.eligible);
-  for (const d of copy.decisions) Object.freeze(d);
+  for (const d of copy.decisions) {
+    if (d.passkey !== undefined) Object.freeze(d.passkey);
+    Object.freeze(d);
+  }
   Object.freeze(copy.decisions);
   return Object.freeze(copy);
 }

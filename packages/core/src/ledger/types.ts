@@ -9,6 +9,7 @@
  */
 
 import type { AuditEvent, AuditLog } from '../audit/types.ts';
+import type { PasskeyEvidence } from '../passkey/types.ts';
 
 /** A call exactly as the model produced it, recorded before anything else happens. */
 export interface ProposalInput {
@@ -88,6 +89,8 @@ export interface Decision {
   at: number;
   /** Approve-with-edits: the new proposal created from the approver's edited arguments. */
   editedProposalId?: string | undefined;
+  /** Under a passkey rule: the approver's verified WebAuthn assertion over this decision's claims. */
+  passkey?: PasskeyEvidence | undefined;
 }
 
 export interface NewApprovalRequest {
@@ -101,6 +104,11 @@ export interface NewApprovalRequest {
   eligible: ApproverRule;
   /** The policy rule that asked for approval, for the audit trail and the UI. */
   ruleId?: string | undefined;
+  /**
+   * `required`: every decision needs the approver's passkey (`approval: { passkey: required }`).
+   * Fixed when the request opens, so a later policy change never weakens a pending request.
+   */
+  passkey?: 'required' | undefined;
 }
 
 export interface ApprovalRequest extends NewApprovalRequest {

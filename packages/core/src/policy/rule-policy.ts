@@ -81,7 +81,9 @@ function verdictOf(rule: CompiledRule, toolName: string): Verdict {
 }
 
 function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirement {
-  return { eligible: copyEligible(approval.eligible), requiredApprovals: approval.requiredApprovals, ttlSeconds: approval.ttlSeconds };
+  const copy: ApprovalRequirement = { eligible: copyEligible(approval.eligible), requiredApprovals: approval.requiredApprovals, ttlSeconds: approval.ttlSeconds };
+  if (approval.passkey !== undefined) copy.passkey = approval.passkey;
+  return copy;
 }
 
 function copyEligible(eligible: Readonly<ApproverRule>): ApproverRule {

@@ -185,3 +185,25 @@ describe('validatePolicyDocument', () => {
     expect(error.message).toContain('extra: unknown key');
   });
 });
+
+describe('approval.passkey', () => {
+  it('compiles passkey: required into the approve outcome and refuses anything else', async () => {
+    const { validatePolicyDocument } = await import('./rules.ts');
+    const ok = validatePolicyDocument({ version: 1, rules: [{ id: 't', tool: 'transfer', verdict: 'approve', approval: { passkey: 'required' } }] });
+    if (!ok.ok) throw new Error(ok.problems.join('; '));
+    expect(ok.rules[0]?.outcome).toMatchObject({ kind: 'approve', approval: { passkey: 'required' } });
+    for (const bad of ['optional', true, 'REQUIRED']) {
+      const refused = validatePolicyDocument({ version: 1, rules: [{ tool: 'transfer', verdict: 'approve', approval: { passkey: bad } }] });
+      expect(refused).toMatchObject({ ok: false, problems: [expect.stringContaining('rules[0].approval.passkey')] });
+    }
+    const onAllow = validatePolicyDocument({ version: 1, rules: [{ tool: 'transfer', verdict: 'allow', approval: { passkey: 'required' } }] });
+    expect(onAllow.ok).toBe(false);
+  });
+
+  it('a plugged-in engine whose verdict carries another passkey value is malformed (deny), never "no passkey"', async () => {
+    const { toWellFormedVerdict } = await import('./verdict-shape.ts');
+    const base = { kind: 'approve', ruleId: 'r', approval: { eligible: { roles: ['a'] }, requiredApprovals: 1, ttlSeconds: 60 } };
+    expect(toWellFormedVerdict({ ...base, approval: { ...base.approval, passkey: 'required' } })).toMatchObject({ approval: { passkey: 'required' } });
+    expect(toWellFormedVerdict({ ...base, approval: { ...base.approval, passkey: 'yes' } })).toBeUndefined();
+  });
+});

@@ -32,6 +32,7 @@ const approvalSchema = z.strictObject({
   approvers: approverRuleSchema.optional(),
   required: z.int().min(1).optional(),
   ttlSeconds: ttlSeconds.optional(),
+  passkey: z.literal('required', { error: 'expected "required"' }).optional(),
 });
 
 const ruleSchema = z.strictObject({
@@ -158,6 +159,7 @@ function approvalFor(
     eligible,
     requiredApprovals,
     ttlSeconds: spec?.ttlSeconds ?? defaultTtl,
+    ...(spec?.passkey === undefined ? {} : { passkey: spec.passkey }),
   });
 }
 

@@ -26,6 +26,8 @@ export interface ApprovalRequirement {
   requiredApprovals: number;
   /** Lifetime of the approval request and of the token minted from it, in seconds. Default 900. */
   ttlSeconds: number;
+  /** `required`: each decision must be signed with the approver's registered passkey. */
+  passkey?: 'required' | undefined;
 }
 
 export type Verdict =

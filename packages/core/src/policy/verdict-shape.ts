@@ -47,7 +47,12 @@ function toApprovalRequirement(value: unknown): ApprovalRequirement | undefined 
   if ((ttlSeconds as number) > MAX_APPROVAL_TTL_SECONDS) return undefined;
   const eligible = toApproverRule(value.eligible);
   if (eligible === undefined) return undefined;
-  return { eligible, requiredApprovals: requiredApprovals as number, ttlSeconds: ttlSeconds as number };
+  const { passkey } = value;
+  // Anything but absent or "required" is malformed (so denied), never read as "not required".
+  if (passkey !== undefined && passkey !== 'required') return undefined;
+  const requirement: ApprovalRequirement = { eligible, requiredApprovals: requiredApprovals as number, ttlSeconds: ttlSeconds as number };
+  if (passkey === 'required') requirement.passkey = passkey;
+  return requirement;
 }
 
 function toApproverRule(value: unknown): ApproverRule | undefined {

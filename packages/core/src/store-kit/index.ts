@@ -5,5 +5,6 @@
  */
 export { auditEventJson, auditRecordFromRow } from './audit-row.ts';
 export { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
-export { projectionsColumn, proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+export { decisionParams, passkeyColumn, projectionsColumn, proposalFromRow, proposalParams, requestFromRow, requestParams } from './row-mapping.ts';
+export { passkeyFromRow } from './passkey-rows.ts';
 export { pinFromRow, pinValues, registrationFromRow } from './definition-rows.ts';

@@ -1,6 +1,8 @@
 import { projectionDigestsProblem } from '../gate/relay/projections.ts';
-import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
+import type { ApprovalRequest, ApproverRule, Decision, NewApprovalRequest, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
+import { evidenceJson, readPasskeyEvidence } from '../passkey/assertion-shape.ts';
+import type { PasskeyEvidence } from '../passkey/types.ts';
 import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
 
 // Optional fields are set only when the column is not NULL, so a record read
@@ -73,6 +75,34 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
   ];
 }
 
+/** Parameters for inserting a request: request_id, proposal_id, created_at, expires_at, required_approvals, eligible, rule_id, passkey. */
+export function requestParams(input: NewApprovalRequest): (string | number | null)[] {
+  return [
+    input.requestId,
+    input.proposalId,
+    input.createdAt,
+    input.expiresAt,
+    input.requiredApprovals,
+    JSON.stringify(input.eligible),
+    input.ruleId ?? null,
+    input.passkey ?? null,
+  ];
+}
+
+/** Parameters for inserting a decision: request_id, position, approver, decision, reason, at, edited_proposal_id, passkey. */
+export function decisionParams(requestId: string, position: number, decision: Decision): (string | number | null)[] {
+  return [
+    requestId,
+    position,
+    decision.approver,
+    decision.decision,
+    decision.reason ?? null,
+    decision.at,
+    decision.editedProposalId ?? null,
+    passkeyColumn(decision),
+  ];
+}
+
 /** `row` carries the request columns plus `decisions`, a JSON array built by the query. */
 export function requestFromRow(row: Row): ApprovalRequest {
   const eligible = json(row, 'eligible');
@@ -97,6 +127,8 @@ export function requestFromRow(row: Row): ApprovalRequest {
   if (approvedAt !== undefined) request.approvedAt = approvedAt;
   const consumedAt = optionalInteger(row, 'consumed_at');
   if (consumedAt !== undefined) request.consumedAt = consumedAt;
+  // Migration 7. Anything but NULL or 'required' is corrupt, never read as "no passkey needed".
+  if (row.passkey !== null && row.passkey !== undefined) request.passkey = oneOf(row, 'passkey', ['required'] as const);
   return request;
 }
 
@@ -117,6 +149,22 @@ function decisionsFrom(value: unknown): Decision[] {
     if (reason !== undefined) decision.reason = reason;
     const editedProposalId = optionalText(item, 'editedProposalId');
     if (editedProposalId !== undefined) decision.editedProposalId = editedProposalId;
+    const passkey = optionalEvidence(item.passkey);
+    if (passkey !== undefined) decision.passkey = passkey;
     return decision;
   });
+}
+
+/** A decision's passkey column (JSON, migration 7): NULL, or evidence that reads back whole. */
+function optionalEvidence(value: unknown): PasskeyEvidence | undefined {
+  if (value === null || value === undefined) return undefined;
+  const parsed = typeof value === 'string' ? json({ passkey: value }, 'passkey') : value;
+  const evidence = readPasskeyEvidence(parsed);
+  if (evidence === undefined) throw new LedgerError('corrupt_record', 'column decisions.passkey: not a passkey assertion');
+  return evidence;
+}
+
+/** The passkey column for a decision being recorded: its JSON text, or NULL. */
+export function passkeyColumn(decision: Decision): string | null {
+  return decision.passkey === undefined ? null : JSON.stringify(evidenceJson(decision.passkey));
 }

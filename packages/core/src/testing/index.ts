@@ -30,3 +30,5 @@ export {
 } from './attack-kit/index.ts';
 export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './definition-store-conformance.ts';
 export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
+export { type PasskeyStoreHarness, runPasskeyStoreConformance } from './passkey-store-conformance.ts';
+export { PASSKEY_POLICY_YAML } from './passkey-policy.ts';

@@ -226,6 +226,45 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         expect(await store.revokeApproval(requestId, T0 + 4)).toBe(false);
       });
 
+      it('keeps a passkey rule with its request, and a passkey assertion with its decision, through recordEdit too', async () => {
+        const proposal = sampleProposal();
+        await store.recordProposal(proposal);
+        const req = await store.createApprovalRequest(sampleRequest(proposal.proposalId, { passkey: 'required' }));
+        expect(req.passkey).toBe('required');
+        expect((await store.getApprovalRequest(req.requestId))?.passkey).toBe('required');
+        const plain = sampleProposal();
+        await store.recordProposal(plain);
+        const plainReq = await store.createApprovalRequest(sampleRequest(plain.proposalId));
+        expect(Object.hasOwn((await store.getApprovalRequest(plainReq.requestId)) ?? {}, 'passkey')).toBe(false);
+        const passkey = {
+          credentialId: 'Y3JlZA',
+          authenticatorData: 'YXV0aA',
+          clientDataJSON: 'Y2xpZW50',
+          signature: 'c2ln',
+          userHandle: 'dXNlcg',
+          rpId: 'localhost',
+          origin: 'http://localhost:8787',
+        };
+        const decided = await store.addDecision(req.requestId, { approver: 'alice', decision: 'approve', at: T0 + 1, passkey }, { now: T0 + 1, tokenIdIfApproved: uid('tok') });
+        expect(decided).toMatchObject({ ok: true, request: { passkey: 'required', decisions: [{ approver: 'alice', passkey }] } });
+        expect((await store.getApprovalRequest(req.requestId))?.decisions).toEqual([{ approver: 'alice', decision: 'approve', at: T0 + 1, passkey }]);
+        expect((await store.getProposalWithRequest(proposal.proposalId))?.request?.decisions[0]?.passkey).toEqual(passkey);
+        expect((await store.listApprovalRequests({ status: 'approved', limit: 1000 }, T0 + 2)).find((r) => r.requestId === req.requestId)?.decisions[0]?.passkey).toEqual(passkey);
+        // Approve-with-edits: the closing deny keeps its assertion; the edited request keeps the rule.
+        const original = sampleProposal();
+        await store.recordProposal(original);
+        const originalReq = await store.createApprovalRequest(sampleRequest(original.proposalId, { passkey: 'required' }));
+        const editedProposal = sampleProposal({ runId: original.runId, agent: original.agent, parentProposalId: original.proposalId, canonicalArgs: '{"amount":5,"to":"alice"}' });
+        const edited = await store.recordEdit({
+          original: { requestId: originalReq.requestId, decision: { approver: 'alice', decision: 'deny', reason: 'edited', at: T0 + 1, editedProposalId: editedProposal.proposalId, passkey } },
+          proposal: editedProposal,
+          request: sampleRequest(editedProposal.proposalId, { passkey: 'required' }),
+          now: T0 + 1,
+        });
+        expect(edited).toMatchObject({ ok: true, original: { decisions: [{ passkey }] }, request: { passkey: 'required', status: 'pending' } });
+        expect((await store.getApprovalRequest(originalReq.requestId))?.decisions[0]?.passkey).toEqual(passkey);
+      });
+
       it('one request per proposal', async () => {
         const proposal = sampleProposal();
         await store.recordProposal(proposal);

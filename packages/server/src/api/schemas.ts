@@ -14,8 +14,14 @@ export const DecisionBody = z
     decision: z.enum(['approve', 'deny', 'revoke']),
     reason: z.string().max(1000).optional(),
     editedArguments: z.unknown().optional(),
+    /** Under a passkey rule: the WebAuthn assertion (base64url fields) over the decision's claims; checked by the gate. */
+    passkeyAssertion: z.unknown().optional(),
   })
   .strict()
+  .refine((body) => body.decision !== 'revoke' || body.passkeyAssertion === undefined, {
+    message: 'a revocation carries no passkey assertion',
+    path: ['passkeyAssertion'],
+  })
   .refine((body) => body.decision === 'approve' || body.editedArguments === undefined, {
     message: 'editedArguments only go with approve',
     path: ['editedArguments'],

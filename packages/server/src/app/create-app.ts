@@ -39,6 +39,9 @@ import {
 } from './options.ts';
 import type { Services } from './services.ts';
 import { ChainStatusCache } from '../audit/chain-status-cache.ts';
+import { passkeyServices } from '../passkey/passkey-services.ts';
+import { passkeyRoutes } from '../ui/routes/passkey-routes.ts';
+import { passkeyApiRoutes } from '../api/approver/passkeys.ts';
 
 export type { AuthConfig, McpMount, ServerOptions, ServerTuning, ThrottleTuning, WebhookOptions } from './options.ts';
 
@@ -70,6 +73,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     },
     chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
+    passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, publicOrigin, options.auth.sessionSecret),
   };
 
   const sender = options.webhook === undefined ? undefined : new WebhookSender(options.webhook);
@@ -90,6 +94,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', approvalRoutes(services));
   app.route('/api/v1', decisionRoutes(services));
   app.route('/api/v1', auditRoutes(services));
+  app.route('/api/v1', passkeyApiRoutes(services));
 
   const mcp = options.mcp;
   if (mcp !== undefined) {
@@ -106,6 +111,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/', sessionRoutes(services));
   app.route('/', approvalPages(services));
   app.route('/', auditPageRoute(services));
+  app.route('/', passkeyRoutes(services));
 
   app.notFound((c) => c.json(new ApiError('not_found', 'no such route').toBody(), 404));
   app.onError((error, c) => {

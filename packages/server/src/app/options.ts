@@ -1,6 +1,7 @@
 import type { Gate } from '@countersign/core/gate';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
+import type { PasskeyOptions } from '../passkey/passkey-services.ts';
 
 export interface AuthConfig {
   /**
@@ -92,6 +93,12 @@ export interface ServerOptions {
   sessionRevocations?: SessionRevocationStore | undefined;
   /** An MCP endpoint served on the same port (the gateway `countersign serve --mcp` mounts). */
   mcp?: McpMount | undefined;
+  /**
+   * Passkey-signed approvals: where approvers' passkeys live (pass the store's
+   * `store.passkeys`) and, optionally, the origin they are scoped to. Without it no
+   * passkey can be registered, and requests under a passkey rule cannot be decided.
+   */
+  passkeys?: PasskeyOptions | undefined;
 }
 
 /**
@@ -110,7 +117,7 @@ export function mcpPathProblem(path: string): string | undefined {
   const segments = path.split('/').slice(1);
   if (segments.some((segment) => segment === '.' || segment === '..')) return 'must not contain . or .. segments';
   const first = segments[0] ?? '';
-  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session'].includes(first)) return `${path} would shadow the service's own routes`;
+  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session', 'passkeys'].includes(first)) return `${path} would shadow the service's own routes`;
   return undefined;
 }
 

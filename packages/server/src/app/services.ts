@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Sessions } from '../auth/sessions.ts';
 import type { Throttles } from '../auth/throttles.ts';
 import type { JsonBodyLimits } from '../http/read-json.ts';
+import type { PasskeyServices } from '../passkey/passkey-services.ts';
 import type { ResolvedTuning } from './options.ts';
 
 /** What every route needs, built once by `createApp`. */
@@ -20,4 +21,6 @@ export interface Services {
   chainStatus: ChainStatusCache;
   /** Aborted by `close()`: ends long-polls and event streams. */
   closing: AbortSignal;
+  /** Passkey registration and passkey-signed decisions; undefined when the server has no passkey store. */
+  passkeys: PasskeyServices | undefined;
 }

@@ -13,7 +13,7 @@ export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
  * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
  * and the routes pass that on to the approver.
  */
-export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
+export async function decide(services: Services, approver: Approver, input: DecisionInput, requestUrl: string): Promise<DecisionSuccess> {
   const view = await eligibleView(services, approver, input.requestId);
   let effective = input;
   if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(input.editedArguments, view.proposal.argsDigest, services)) {
@@ -21,7 +21,9 @@ export async function decide(services: Services, approver: Approver, input: Deci
     const { editedArguments: _unchanged, ...plain } = input;
     effective = plain;
   }
-  const outcome = await services.gate.approvals.decide(approver, effective);
+  // Under a passkey rule the gate checks the assertion with the server's WebAuthn verifier.
+  const passkeys = services.passkeys?.verifier(requestUrl);
+  const outcome = await services.gate.approvals.decide(approver, effective, passkeys === undefined ? {} : { passkeys });
   if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
   // Waiters and the webhook hear of it from the gate's events, like any other decision.
   return outcome;
@@ -54,6 +56,11 @@ function decisionError(reason: DecisionFailure, message: string): ApiError {
     case 'edit_denied_by_policy':
       // The approver asked for this call themself; saying policy refuses it is no leak.
       return new ApiError('edit_denied_by_policy', 'policy denies the edited call; the original call is still pending');
+    case 'passkey_required':
+      return new ApiError('passkey_required', 'this request must be decided with your passkey (send passkeyAssertion)');
+    case 'passkey_invalid':
+      // About the approver's own assertion (wrong call, decision, origin, signature...): telling them is no leak.
+      return new ApiError('passkey_invalid', `passkey assertion refused: ${message}`);
     case 'store_unavailable':
       return new ApiError('store_unavailable', 'the approval store is unavailable');
   }

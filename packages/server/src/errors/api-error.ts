@@ -29,6 +29,10 @@ export type ApiErrorCode =
   | 'registered_by_other_agent'
   /** PUT /tools: the approval service itself hosts a tool of this name. */
   | 'tool_defined_in_process'
+  /** A decision on a request under a passkey rule without a passkey assertion. */
+  | 'passkey_required'
+  /** A passkey assertion that does not verify for this call, decision and approver. */
+  | 'passkey_invalid'
   | 'too_many_attempts'
   | 'store_unavailable'
   | 'internal_error';
@@ -55,6 +59,8 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   already_consumed: 409,
   registered_by_other_agent: 409,
   tool_defined_in_process: 409,
+  passkey_required: 403,
+  passkey_invalid: 403,
   too_many_attempts: 429,
   store_unavailable: 503,
   internal_error: 500,

@@ -3,6 +3,7 @@ import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
 import type { GateEvents } from '@countersign/core/events';
+import type { PasskeyStore } from '@countersign/core/passkey';
 import type { StoreTarget } from './store-target.ts';
 
 export interface OpenedStore {
@@ -11,6 +12,8 @@ export interface OpenedStore {
   readonly sessions: SessionRevocationStore;
   /** Tool definitions, pins and agent registrations. */
   readonly definitions: DefinitionStore;
+  /** Approvers' registered passkeys (passkey-signed approvals). */
+  readonly passkeys: PasskeyStore;
   /**
    * For stores several replicas share (Postgres): an event bus that reaches the other
    * replicas, so a waiter here wakes on a decision made there. Absent for SQLite.
@@ -39,6 +42,7 @@ export async function openStore(target: StoreTarget, opts: { readOnly?: boolean 
     audit: store.audit,
     sessions: store.sessions,
     definitions: store.definitions,
+    passkeys: store.passkeys,
     openEvents: () => openPostgresEvents(where),
     close: () => store.close(),
   };

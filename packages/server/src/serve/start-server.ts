@@ -8,6 +8,7 @@ import type { SessionRevocationStore } from '@countersign/core/session';
 import type { Keyring } from '@countersign/core/token';
 import type { DefinitionStore } from '@countersign/core/catalog';
 import type { GateEvents } from '@countersign/core/events';
+import type { PasskeyStore } from '@countersign/core/passkey';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, McpMount, ServerTuning, WebhookOptions } from '../app/options.ts';
@@ -33,6 +34,11 @@ export interface StartServerOptions {
   port: number;
   /** Origin browsers use when it is not the listening address (behind a proxy). */
   publicOrigin?: string | undefined;
+  /**
+   * Approvers' passkeys (the store's `passkeys`): enables passkey registration and
+   * passkey-signed decisions, scoped to `publicOrigin`, else to the listening address.
+   */
+  passkeys?: PasskeyStore | undefined;
   webhook?: WebhookOptions | undefined;
   tuning?: ServerTuning | undefined;
   clock?: Clock | undefined;
@@ -74,6 +80,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     events: options.events,
   });
   const mcp = await options.mcp?.(gate);
+  let listeningOrigin: string | undefined;
   let created: ReturnType<typeof createApp>;
   try {
     created = createApp({
@@ -84,6 +91,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+    // The listening address is known only after listen(): the RP origin is read when needed.
+    ...(options.passkeys === undefined ? {} : { passkeys: { store: options.passkeys, origin: () => listeningOrigin } }),
     });
   } catch (error) {
     await mcp?.close();
@@ -98,6 +107,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await mcp?.close();
     throw error;
   }
+  listeningOrigin = localUrl(options.host, port);
   let closing: Promise<void> | undefined;
   return {
     url: options.publicOrigin ?? localUrl(options.host, port),

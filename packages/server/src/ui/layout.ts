@@ -6,11 +6,11 @@ export interface LayoutProps {
   /** Signed-in approver; shows navigation and the sign-out button. */
   user?: { id: string; signOutToken?: string | undefined } | undefined;
   /** Which nav entry is current. */
-  current?: 'pending' | 'audit' | undefined;
+  current?: 'pending' | 'audit' | 'passkeys' | undefined;
   body: Html;
 }
 
-/** The page shell. No script anywhere: every action is a plain form post. */
+/** The page shell. Every action is a plain form post; only passkey pages load /assets/passkey.js. */
 export function layout(props: LayoutProps): Html {
   const { user } = props;
   return html`<!doctype html>
@@ -32,6 +32,7 @@ ${
     : html`<nav aria-label="Main">
 <a href="/"${props.current === 'pending' ? html` aria-current="page"` : ''}>Approvals</a>
 <a href="/audit"${props.current === 'audit' ? html` aria-current="page"` : ''}>Audit log</a>
+<a href="/passkeys"${props.current === 'passkeys' ? html` aria-current="page"` : ''}>Passkeys</a>
 </nav>
 <span class="who">Signed in as <strong>${user.id}</strong></span>
 ${

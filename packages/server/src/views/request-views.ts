@@ -9,6 +9,8 @@ export interface DecisionView {
   at: number;
   /** Approve-with-edits: the proposal holding the approver's edited call. */
   editedProposalId?: string | undefined;
+  /** Signed with this passkey (credential id, base64url): the approver's own device signed this decision. */
+  passkeyCredentialId?: string | undefined;
 }
 
 /** Where an approve-with-edits sent the call: the new request the agent should wait on. */
@@ -29,6 +31,8 @@ export interface ApprovalView {
   approvals: number;
   requiredApprovals: number;
   ruleId?: string | undefined;
+  /** `required`: each decision must carry the approver's passkey assertion (see POST /passkey-challenge). */
+  passkey?: 'required' | undefined;
   call: {
     proposalId: string;
     toolName: string;
@@ -68,6 +72,7 @@ export function decisionViews(request: ApprovalRequest): DecisionView[] {
     ...(d.reason === undefined ? {} : { reason: d.reason }),
     at: d.at,
     ...(d.editedProposalId === undefined ? {} : { editedProposalId: d.editedProposalId }),
+    ...(d.passkey === undefined ? {} : { passkeyCredentialId: d.passkey.credentialId }),
   }));
 }
 
@@ -89,6 +94,7 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
     approvals: approvalCount(request),
     requiredApprovals: request.requiredApprovals,
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
+    ...(request.passkey === undefined ? {} : { passkey: request.passkey }),
     call: {
       proposalId: proposal.proposalId,
       toolName: proposal.toolName,

@@ -6,7 +6,7 @@ import { decide } from './decide.ts';
 import { issueToken } from './issue-token.ts';
 import { listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
-import type { DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
+import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
 import { viewForAgent, viewRequest } from './view-request.ts';
 
 /**
@@ -36,8 +36,9 @@ export class ApprovalService {
     return listRequests(this.#deps, approver, status, limit);
   }
 
-  decide(approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
-    return decide(this.#deps, approver, input);
+  /** `options.passkeys`: how to check an assertion; without it a request under a passkey rule takes no decision. */
+  decide(approver: Approver, input: DecisionInput, options: DecideOptions = {}): Promise<DecisionOutcome> {
+    return decide(this.#deps, approver, input, options);
   }
 
   token(requestId: string, agent: Agent = DEFAULT_AGENT): Promise<TokenOutcome> {

@@ -8,7 +8,8 @@ import { auditBestEffort } from '../audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
 import { checkCallDefinition } from '../call-definition.ts';
 import type { GateDeps } from '../config.ts';
-import type { DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
+import { checkPasskeyRule } from './passkey-rule.ts';
+import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from '../eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../input-schema.ts';
 import { callIds, errorMessage, eventAbout } from '../propose.ts';
@@ -19,6 +20,7 @@ interface EditedRule {
   requiredApprovals: number;
   expiresAt: number;
   ruleId: string | undefined;
+  passkey?: 'required' | undefined;
 }
 
 /**
@@ -32,7 +34,13 @@ interface EditedRule {
  * The editor's approval is recorded on the new request only if they are eligible under
  * its rule; otherwise it waits, pending, for approvers who are.
  */
-export async function approveWithEdits(deps: GateDeps, approver: Approver, view: RequestView, input: DecisionInput): Promise<DecisionOutcome> {
+export async function approveWithEdits(
+  deps: GateDeps,
+  approver: Approver,
+  view: RequestView,
+  input: DecisionInput,
+  options: DecideOptions = {},
+): Promise<DecisionOutcome> {
   const original = view.proposal;
   let edited: ReturnType<typeof canonicalizeArguments>;
   try {
@@ -67,11 +75,16 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
     return fail('edit_denied_by_policy', `policy denies the edited call (${verdict.reason}${verdict.ruleId ? `, rule ${verdict.ruleId}` : ''})`);
   }
   const rule = editedRule(view, verdict, now);
+  // Under a passkey rule the edit itself is signed: the claims name the edited arguments' digest.
+  const signed = await checkPasskeyRule(view, approver, input.passkeyAssertion, { decision: 'approve', editedArgsDigest: edited.digest }, options.passkeys, now);
+  if (!signed.ok) return fail(signed.reason, signed.message);
 
   const editedProposalId = deps.newId();
   const reason = input.reason ?? 'edited';
-  const closing = { approver: approver.id, decision: 'deny' as const, reason, at: now, editedProposalId };
-  const editorApproves = mayDecide(rule.eligible, approver, original.principal);
+  const closing = { approver: approver.id, decision: 'deny' as const, reason, at: now, editedProposalId, ...(signed.evidence ? { passkey: signed.evidence } : {}) };
+  // Under a passkey rule the edited call is approved by its own signed decision, over its
+  // own claims: the edit's signature closes the original, it never approves a second call.
+  const editorApproves = rule.passkey !== 'required' && mayDecide(rule.eligible, approver, original.principal);
   const approval = { approver: approver.id, decision: 'approve' as const, reason: input.reason, at: now };
   // One ledger operation: the original closed, the edited call, its request and the
   // editor's approval are written together or not at all (never a closed original
@@ -105,7 +118,7 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
   emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, editedFrom: original.proposalId, ...callIds(editedProposal) });
   const events: AuditEvent[] = [
     { ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
-    ...decisionEvents(deps.keyring, original, closed, closing),
+    ...decisionEvents(deps.keyring, original, closed, closing, edited.digest),
     {
       ...eventAbout(editedProposal, 'verdict', now),
       detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId },
@@ -115,7 +128,13 @@ export async function approveWithEdits(deps: GateDeps, approver: Approver, view:
   events.push({
     ...eventAbout(editedProposal, 'approval_requested', now),
     requestId: editedRequest.requestId,
-    detail: { editedFrom: original.proposalId, expiresAt: rule.expiresAt, requiredApprovals: rule.requiredApprovals, ruleId: rule.ruleId ?? null },
+    detail: {
+      editedFrom: original.proposalId,
+      expiresAt: rule.expiresAt,
+      requiredApprovals: rule.requiredApprovals,
+      ruleId: rule.ruleId ?? null,
+      ...(rule.passkey === 'required' ? { passkey: 'required' } : {}),
+    },
   });
   if (editorApproves) {
     emit(deps.events, {
@@ -171,17 +190,26 @@ function editFailure(reason: EditRefusal): DecisionFailure {
  *   needed one; it stays an approved request so the edit is recorded, signed and
  *   attributed to the editor, never a silent free call.
  */
-function editedRule(view: RequestView, verdict: { kind: 'allow'; ruleId: string } | { kind: 'approve'; ruleId: string; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number } }, now: number): EditedRule {
+function editedRule(
+  view: RequestView,
+  verdict:
+    | { kind: 'allow'; ruleId: string }
+    | { kind: 'approve'; ruleId: string; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number; passkey?: 'required' | undefined } },
+  now: number,
+): EditedRule {
+  // A passkey rule on either call holds for the edited one: an edit never drops the need for a passkey.
+  const passkey = view.request.passkey === 'required' || (verdict.kind === 'approve' && verdict.approval.passkey === 'required');
+  const withPasskey = (rule: EditedRule): EditedRule => (passkey ? { ...rule, passkey: 'required' } : rule);
   if (verdict.kind === 'allow') {
     const { eligible, requiredApprovals, expiresAt, ruleId } = view.request;
-    return { eligible, requiredApprovals, expiresAt, ruleId };
+    return withPasskey({ eligible, requiredApprovals, expiresAt, ruleId });
   }
-  return {
+  return withPasskey({
     eligible: verdict.approval.eligible,
     requiredApprovals: verdict.approval.requiredApprovals,
     expiresAt: Math.min(view.request.expiresAt, now + verdict.approval.ttlSeconds * 1000),
     ruleId: verdict.ruleId,
-  };
+  });
 }
 
 /** Why the edited arguments do not fit the tool's pinned input schema, or undefined when they do. */

@@ -8,7 +8,8 @@ import { isReviewProposal, reviewSubjectOf } from '../definition-review.ts';
 import { type Approver, mayDecide } from '../eligibility.ts';
 import { callIds, errorMessage } from '../propose.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
-import type { DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
+import { checkPasskeyRule } from './passkey-rule.ts';
+import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
 import { viewRequest } from './view-request.ts';
 
 const MAX_REASON_LENGTH = 1000;
@@ -18,7 +19,7 @@ const MAX_REASON_LENGTH = 1000;
  * in `input` but the request id, the choice, a reason and (approve-with-edits) the
  * edited arguments. Never throws; a decision that took effect is never reported failed.
  */
-export async function decide(deps: GateDeps, approver: Approver, input: DecisionInput): Promise<DecisionOutcome> {
+export async function decide(deps: GateDeps, approver: Approver, input: DecisionInput, options: DecideOptions = {}): Promise<DecisionOutcome> {
   const invalid = invalidDecision(input);
   if (invalid !== undefined) return fail('invalid_decision', invalid);
   try {
@@ -30,10 +31,13 @@ export async function decide(deps: GateDeps, approver: Approver, input: Decision
     }
     if (input.decision === 'approve' && input.editedArguments !== undefined) {
       if (isReviewProposal(view.proposal)) return fail('invalid_decision', 'a tool definition is approved as it is, never edited');
-      return await approveWithEdits(deps, approver, view, input);
+      return await approveWithEdits(deps, approver, view, input, options);
     }
     const now = deps.clock();
-    const recorded = { approver: approver.id, decision: input.decision, reason: input.reason, at: now };
+    // Before anything is written: under a passkey rule the decision needs the approver's own signature over it.
+    const signed = await checkPasskeyRule(view, approver, input.passkeyAssertion, { decision: input.decision }, options.passkeys, now);
+    if (!signed.ok) return fail(signed.reason, signed.message);
+    const recorded = { approver: approver.id, decision: input.decision, reason: input.reason, at: now, ...(signed.evidence ? { passkey: signed.evidence } : {}) };
     const events = (r: AddDecisionResult) => (r.ok ? decisionEvents(deps.keyring, view.proposal, r.request, recorded) : []);
     // With a store that holds both, the decision and its signed record (and token_minted)
     // commit together: a decision never takes effect without its record.

@@ -1,6 +1,7 @@
 import type { DefinitionReviewView, DefinitionView } from '../definition-view.ts';
 import type { ApprovalRequest, ApprovalStatus, Proposal } from '../../ledger/types.ts';
 import type { InputSchemaProblem } from '../input-schema.ts';
+import type { PasskeyVerifier } from '../../passkey/types.ts';
 
 /** Why a read of the approval store failed: nothing there (for this reader), or the store is down. */
 export type ReadFailure = { ok: false; reason: 'not_found' | 'store_unavailable'; message: string };
@@ -14,6 +15,17 @@ export interface DecisionInput {
    * proposal approved as its own call; the original is closed and linked to it.
    */
   editedArguments?: unknown;
+  /**
+   * Under a passkey rule: the WebAuthn assertion (`PasskeyAssertion`, base64url fields)
+   * over SHA-256 of the canonical decision claims (`passkeyDecisionClaims`). Untrusted:
+   * read strictly and verified against the claims rebuilt from the ledger.
+   */
+  passkeyAssertion?: unknown;
+}
+
+/** What a decision may need beyond its input: how to check a passkey assertion (the server's WebAuthn verifier). */
+export interface DecideOptions {
+  passkeys?: PasskeyVerifier | undefined;
 }
 
 export type DecisionFailure =
@@ -27,6 +39,10 @@ export type DecisionFailure =
   | 'invalid_decision'
   /** Approve-with-edits: policy denies the edited call, so the edit is refused (the original stays pending). */
   | 'edit_denied_by_policy'
+  /** The request's rule requires a passkey and the decision carries no assertion. */
+  | 'passkey_required'
+  /** The assertion does not verify for this call, decision and approver (see checkPasskeyRule). */
+  | 'passkey_invalid'
   | 'store_unavailable';
 
 export type DecisionOutcome =

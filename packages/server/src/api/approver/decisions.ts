@@ -13,7 +13,7 @@ import { approvalView } from '../../views/request-views.ts';
 import { DecisionBody } from '../schemas.ts';
 
 /**
- * POST /decisions: `{ requestId, decision, reason?, editedArguments? }` and nothing else.
+ * POST /decisions: `{ requestId, decision, reason?, editedArguments?, passkeyAssertion? }` and nothing else.
  * `decision: "revoke"` withdraws a pending or approved, unconsumed request (no reason, no edit).
  */
 export function decisionRoutes(services: Services): Hono<AppEnv> {
@@ -24,7 +24,7 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
     const outcome: { request: ApprovalRequest; editedRequest?: ApprovalRequest | undefined; auditRecorded?: false } =
       decision === 'revoke'
         ? await revokeRequest(services, approverOf(c), body.requestId)
-        : await decideCall(services, approverOf(c), { ...rest, decision });
+        : await decideCall(services, approverOf(c), { ...rest, decision }, c.req.url);
     // Read back after the decision took effect: a failed read shows as null, never as a failed decision.
     const request = await services.gate.approvals.view(outcome.request.requestId);
     const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);
@@ -38,11 +38,18 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
   return routes;
 }
 
-function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }) {
-  return decide(services, approver, {
+function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }, requestUrl: string) {
+  return decide(
+    services,
+    approver,
+    {
       requestId: body.requestId,
       decision: body.decision,
       reason: body.reason,
       ...(body.editedArguments === undefined ? {} : { editedArguments: body.editedArguments }),
-  });
+      // Read strictly and verified by the gate against the claims it rebuilds from the ledger.
+      ...(body.passkeyAssertion === undefined ? {} : { passkeyAssertion: body.passkeyAssertion }),
+    },
+    requestUrl,
+  );
 }

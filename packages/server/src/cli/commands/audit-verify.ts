@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL, parseJsonl } from '@countersign/core/audit';
 import { checkDecisionEvidence } from '@countersign/core/gate';
+import { checkPasskeyEvidence, type PasskeyCredential } from '@countersign/core/passkey';
 import type { Command } from 'commander';
+import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -24,6 +26,8 @@ interface VerifyFlags extends StoreFlags {
 
 /** What was checked of the signed decision records: how many, with which keys; or why not. */
 type DecisionsChecked = { checked: number; keys: string } | { checked: null; why: string };
+/** Passkey assertions re-verified against the registered public keys (needs no server key); or why not. */
+type PasskeysChecked = { verified: number; unchecked: number; why?: string | undefined };
 /** What the signed checkpoints cover, with which keys; or why they were not checked. */
 type CheckpointsChecked = (CheckpointSummary & { checked: number; keys: string }) | { checked: null; why: string };
 
@@ -36,9 +40,12 @@ type VerifyReport =
       head: AuditHead | undefined;
       checkpoints: CheckpointsChecked;
       decisions: DecisionsChecked;
+      passkeys: PasskeysChecked;
     }
   | { ok: false; source: string; seq: number | undefined; line: number | undefined; reason: string; message: string };
 
+/** Filled in by withPasskeys. */
+const NOT_YET: PasskeysChecked = { verified: 0, unchecked: 0 };
 const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
@@ -62,6 +69,10 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
         '--max-unsigned-tail records may follow the last one; each signed decision record must verify and name\n' +
         "exactly its audit record's call and approver. Records after the last checkpoint are protected only by\n" +
         '--anchor, kept somewhere the store\'s writers cannot reach.\n' +
+        'Always (no key needed): every passkey assertion is verified again against the approver\'s registered\n' +
+        'public key, over the challenge rebuilt from the records, and a decision on a request opened under a\n' +
+        '`passkey: required` rule without a valid assertion fails the check, signed decision record or not\n' +
+        '(an export has no public keys: there only missing assertions are found).\n' +
         'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
     )
     .action(async (flags: VerifyFlags) => {
@@ -108,7 +119,8 @@ async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string,
   }
   const verifier = verifierFor(opts, keys);
   for (const record of parsed.records) if (verifier.push(record) !== undefined) break;
-  return toReport(file, verifier.finish(), true, decisionsOf(parsed.records), keys);
+  const report = toReport(file, verifier.finish(), true, decisionsOf(parsed.records), keys);
+  return withPasskeys(report, parsed.records, undefined);
 }
 
 async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckOptions): Promise<VerifyReport> {
@@ -116,22 +128,53 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   const source = describeStoreTarget(target);
   const keys = await verifyingKeys(ctx, { keyFile: flags.keyFile, kid: keyId(ctx, flags), store: target });
   const decisions: AuditRecord[] = [];
+  // What the passkey check reads: the requests' rules and the decisions.
+  const passkeyRecords: AuditRecord[] = [];
+  let credentials: Map<string, PasskeyCredential> | undefined;
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
     async (store) => {
+      credentials = await registeredPasskeys(store.passkeys);
       const verifier = verifierFor(opts, keys);
       for await (const page of readAuditPages(store.audit)) {
         for (const record of page) {
           if (verifier.push(record) !== undefined) return verifier.finish();
           if (record.type === 'decision') decisions.push(record);
+          if (record.type === 'decision' || record.type === 'approval_requested') passkeyRecords.push(record);
         }
       }
       return verifier.finish();
     },
     { readOnly: true },
   );
-  return toReport(source, verdict, false, decisions, keys);
+  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, credentials);
+}
+
+/** Every registered passkey, removed ones included; none for a store from before passkeys existed (migration 7). */
+async function registeredPasskeys(store: { list(): Promise<PasskeyCredential[]> }): Promise<Map<string, PasskeyCredential>> {
+  let listed: PasskeyCredential[];
+  try {
+    listed = await store.list();
+  } catch {
+    listed = [];
+  }
+  return new Map(listed.map((c) => [c.credentialId, c]));
+}
+
+/**
+ * Adds the passkey check to a report whose chain held: each assertion verifies under the
+ * approver's registered key, and no decision under a passkey rule lacks one. A decision
+ * the server's keys alone made (no approver device) fails here even when everything
+ * else holds.
+ */
+async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], credentials: ReadonlyMap<string, PasskeyCredential> | undefined): Promise<VerifyReport> {
+  if (!report.ok) return report;
+  const checked = await checkPasskeyEvidence(records, credentials, offlineAssertionCheck);
+  const problem = checked.problems[0];
+  if (problem !== undefined) return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason };
+  const why = credentials === undefined ? 'an export holds no registered public keys: verify the store to check signatures' : undefined;
+  return { ...report, passkeys: { verified: checked.verified, unchecked: checked.unchecked, ...(why === undefined ? {} : { why }) } };
 }
 
 function keyId(ctx: CommandContext, flags: VerifyFlags): string {
@@ -152,7 +195,7 @@ function toReport(
   if (verdict.ok) {
     if (keys === undefined) {
       const why = { checked: null, why: NO_KEY };
-      return { ok: true, source, count: verdict.count, head: verdict.head, checkpoints: why, decisions: why };
+      return { ok: true, source, count: verdict.count, head: verdict.head, checkpoints: why, decisions: why, passkeys: NOT_YET };
     }
     // The chain proves nothing was edited after the fact; the signatures prove each
     // decision came from the service holding the key, about exactly this call.
@@ -168,6 +211,7 @@ function toReport(
       head: verdict.head,
       checkpoints: { ...summary, checked: summary.count, keys: keys.source },
       decisions: { checked: decisions.length, keys: keys.source },
+      passkeys: NOT_YET,
     };
   }
   return {
@@ -220,6 +264,11 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
       report.decisions.checked === null
         ? `signed decision records: not checked (${report.decisions.why})`
         : `signed decision records: ${report.decisions.checked} verified (keys: ${report.decisions.keys})`,
+    );
+    const pk = report.passkeys;
+    writeLine(
+      out,
+      `passkey assertions: ${pk.verified} verified against registered public keys${pk.unchecked > 0 ? `, ${pk.unchecked} not checked (${pk.why ?? 'no keys'})` : ''}; no decision under a passkey rule lacks one`,
     );
     writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
     return;

@@ -5,9 +5,11 @@ import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { countAuthSummary, describeAuthSummary } from '../describe-auth.ts';
+import { registerAuthPasskeys } from './auth-passkeys.ts';
 
 export function registerAuthCommands(program: Command, ctx: CommandContext): void {
-  const auth = program.command('auth').description('Validate the agents and approvers file of `serve --auth`.');
+  const auth = program.command('auth').description('Validate the agents and approvers file of `serve --auth`; list registered passkeys.');
+  registerAuthPasskeys(auth, ctx);
 
   auth
     .command('check')

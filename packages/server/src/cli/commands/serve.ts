@@ -139,6 +139,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       audit,
       sessions: store.sessions,
       definitions: store.definitions,
+      passkeys: store.passkeys,
       policy: policy.policy,
       definitionReview: review,
       trustOnFirstUse,

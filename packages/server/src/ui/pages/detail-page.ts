@@ -6,6 +6,7 @@ import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { editedBanner } from './edited-banner.ts';
 import { reviewSection } from './review-section.ts';
+import { passkeySection } from './passkey-section.ts';
 
 export interface DetailPageProps {
   user: NonNullable<LayoutProps['user']>;
@@ -89,6 +90,7 @@ ${
 </section>
 
 ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
+${passkeySection(view, props.canDecide)}
 ${props.canDecide ? decisionForms(action, props.csrfToken, view.review === undefined ? (props.editText ?? editable) : undefined, props.error !== undefined) : ''}`,
   });
 }

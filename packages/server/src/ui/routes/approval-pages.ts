@@ -12,6 +12,7 @@ import { type ApprovalView, approvalView } from '../../views/request-views.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
 import { detailPage } from '../pages/detail-page.ts';
 import { pendingPage } from '../pages/pending-page.ts';
+import { PASSKEY_FIELD, passkeyAssertionFromForm } from './passkey-form.ts';
 
 const NOTICES: Record<string, string> = {
   approved: 'Your approval was recorded.',
@@ -55,7 +56,7 @@ export function approvalPages(services: Services): Hono<AppEnv> {
   routes.post('/requests/:id/decision', signedIn, async (c) => {
     const identity = pageApprover(c);
     const requestId = c.req.param('id');
-    const form = await readCheckedForm(c, services, ['action', 'reason', 'arguments']);
+    const form = await readCheckedForm(c, services, ['action', 'reason', 'arguments', PASSKEY_FIELD]);
     const reason = form.reason === undefined || form.reason.trim() === '' ? undefined : form.reason;
     if (form.action === 'revoke') return revokeFromPage(c, services, identity, requestId, reason);
     let input: DecisionInput;
@@ -75,7 +76,10 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     }
     if (reason !== undefined && reason.length > 1000) throw new ApiError('invalid_request', 'reason is longer than 1000 characters');
     try {
-      const outcome = await decide(services, identity.approver, input);
+      // Passkey-signed approvals (passkey.js fills the field): the gate verifies it against the ledger's call.
+      const assertion = passkeyAssertionFromForm(form);
+      if (assertion !== undefined) input = { ...input, passkeyAssertion: assertion };
+      const outcome = await decide(services, identity.approver, input, c.req.url);
       const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
       const edited = outcome.editedRequest;
       if (edited !== undefined) {

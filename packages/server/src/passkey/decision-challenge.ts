@@ -1,0 +1,42 @@
+import { canonicalizeArguments, CanonicalizationError } from '@countersign/core/canonical';
+import type { Approver } from '@countersign/core/gate';
+import { type PasskeyDecisionClaims, passkeyChallengeText, passkeyDecisionClaims } from '@countersign/core/passkey';
+import type { Services } from '../app/services.ts';
+import { eligibleView } from '../approvals/eligible-view.ts';
+import { ApiError } from '../errors/api-error.ts';
+
+export type DecisionAction = 'approve' | 'deny' | 'edit';
+
+export interface DecisionChallenge {
+  /** base64url SHA-256 of the RFC 8785 text of `claims`: what the passkey signs. */
+  challenge: string;
+  claims: PasskeyDecisionClaims;
+}
+
+/**
+ * The claims and challenge for one decision the approver is about to make, built from
+ * the LEDGER's call and request (the same function the gate rebuilds them with when the
+ * decision arrives). For an edit, the edited arguments are canonicalized here as the
+ * gate will; an "edit" that changes nothing is a plain approve, as `decide` treats it.
+ */
+export async function decisionChallenge(
+  services: Services,
+  approver: Approver,
+  requestId: string,
+  action: DecisionAction,
+  editedArguments: unknown,
+): Promise<DecisionChallenge> {
+  const view = await eligibleView(services, approver, requestId);
+  let editedArgsDigest: string | undefined;
+  if (action === 'edit') {
+    try {
+      editedArgsDigest = canonicalizeArguments(editedArguments, services.gate.argumentLimits).digest;
+    } catch (error) {
+      if (error instanceof CanonicalizationError) throw new ApiError('invalid_arguments', `edited arguments refused: ${error.code}: ${error.message}`);
+      throw error;
+    }
+    if (editedArgsDigest === view.proposal.argsDigest) editedArgsDigest = undefined;
+  }
+  const claims = passkeyDecisionClaims(view.proposal, view.request, { decision: action === 'deny' ? 'deny' : 'approve', editedArgsDigest });
+  return { challenge: passkeyChallengeText(claims), claims };
+}

@@ -1,0 +1,76 @@
+import { MemoryPasskeyStore } from '@countersign/core/passkey';
+import { loadPolicy } from '@countersign/core/policy';
+import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
+import { describe, expect, it } from 'vitest';
+import { browserSession } from '../testing/browser-session.ts';
+import { FIONA_PASSWORD, makeServerFixture } from '../testing/server-fixture.ts';
+import { softAuthenticator } from '../testing/soft-authenticator.ts';
+
+const ORIGIN = 'http://approvals.localhost';
+
+async function setup() {
+  const store = new MemoryPasskeyStore();
+  const f = makeServerFixture({ publicOrigin: ORIGIN, passkeys: { store } }, { policy: loadPolicy(POLICY, 'yaml') });
+  const fiona = softAuthenticator('fiona', { rpId: 'approvals.localhost', origin: ORIGIN });
+  const oscar = softAuthenticator('oscar', { rpId: 'approvals.localhost', origin: ORIGIN });
+  await store.add(fiona.credential(1));
+  await store.add(oscar.credential(2));
+  const browser = browserSession(f.app as never, ORIGIN);
+  await browser.login('fiona', FIONA_PASSWORD);
+  return { f, store, fiona, oscar, browser };
+}
+
+describe('passkey pages', () => {
+  it('/passkeys lists only the signed-in approver’s passkeys and loads the same-origin script', async () => {
+    const { fiona, oscar, browser } = await setup();
+    const page = await (await browser.request('GET', '/passkeys')).text();
+    expect(page).toContain(fiona.credentialId);
+    expect(page).not.toContain(oscar.credentialId);
+    expect(page).toContain('<script src="/assets/passkey.js" defer></script>');
+    expect(page).not.toMatch(/<script>(?!<)/);
+    const script = await browser.request('GET', '/assets/passkey.js');
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('an approver removes their own passkey (CSRF-checked), never someone else’s; a removed one takes no decision', async () => {
+    const { f, store, fiona, oscar, browser } = await setup();
+    const csrf = browser.csrfFrom(await (await browser.request('GET', '/passkeys')).text()) ?? '';
+    expect((await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: oscar.credentialId } })).status).toBe(404);
+    expect((await store.get(oscar.credentialId))?.removedAt).toBeUndefined();
+    expect((await browser.request('POST', '/passkeys/remove', { form: { csrf: 'forged', credentialId: fiona.credentialId } })).status).toBe(403);
+    const removed = await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: fiona.credentialId } });
+    expect(removed.status).toBe(303);
+    expect((await store.get(fiona.credentialId))?.removedAt).toBeDefined();
+    // Signed with the removed passkey: refused.
+    const { requestId } = await f.proposeTransfer();
+    const got = (await (await f.fiona('POST', '/api/v1/passkey-challenge', { requestId, decision: 'approve' })).json()) as { challenge: string; publicKey: { allowCredentials: unknown[] } };
+    expect(got.publicKey.allowCredentials).toEqual([]);
+    const res = await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve', passkeyAssertion: fiona.assertion(Buffer.from(got.challenge, 'base64url')) });
+    expect(await res.json()).toMatchObject({ error: { code: 'passkey_invalid' } });
+  });
+
+  it('the request page shows the passkey section and script only under a passkey rule; other requests have no script', async () => {
+    const { f, browser } = await setup();
+    const { requestId } = await f.proposeTransfer();
+    const signed = await (await browser.request('GET', `/requests/${requestId}`)).text();
+    expect(signed).toContain('id="passkey-decision"');
+    expect(signed).toContain('<script src="/assets/passkey.js" defer></script>');
+    const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'call-deploy', name: 'deploy', arguments: {} }]));
+    const deployId = ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]?.requestId;
+    const plain = await (await browser.request('GET', `/requests/${deployId}`)).text();
+    expect(plain).not.toContain('<script');
+    expect(plain).not.toContain('passkey-decision');
+  });
+
+  it('a form post with a malformed assertion is a typed refusal shown on the page, not a crash', async () => {
+    const { f, browser } = await setup();
+    const { requestId } = await f.proposeTransfer();
+    const csrf = browser.csrfFrom(await (await browser.request('GET', `/requests/${requestId}`)).text()) ?? '';
+    for (const passkeyAssertion of ['{not json', '{"credentialId":"a"}', JSON.stringify({ credentialId: 'a', authenticatorData: 'b', clientDataJSON: 'c', signature: 'x'.repeat(5000) })]) {
+      const res = await browser.request('POST', `/requests/${requestId}/decision`, { form: { csrf, action: 'approve', passkeyAssertion } });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('passkey_invalid');
+    }
+  });
+});

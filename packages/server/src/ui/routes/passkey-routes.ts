@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../app/env.ts';
+import type { Services } from '../../app/services.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { PASSKEY_SCRIPT } from '../assets/passkey-script.ts';
+import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
+import { passkeysPage } from '../pages/passkeys-page.ts';
+
+const NOTICES: Record<string, string> = {
+  registered: 'Your passkey was added.',
+  removed: 'The passkey was removed. Decisions it signed stay verifiable.',
+};
+
+/** GET /passkeys (list, add with JavaScript), POST /passkeys/remove, GET /assets/passkey.js. */
+export function passkeyRoutes(services: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const signedIn = requirePageApprover(services);
+
+  routes.get('/assets/passkey.js', (c) => {
+    c.set('cacheable', true);
+    c.header('Cache-Control', 'public, max-age=300');
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    return c.body(PASSKEY_SCRIPT);
+  });
+
+  routes.get('/passkeys', signedIn, async (c) => {
+    const identity = pageApprover(c);
+    const passkeys = services.passkeys;
+    const rp = passkeys?.relyingParty(c.req.url);
+    const unavailable =
+      passkeys === undefined ? 'Passkeys are not enabled on this service.' : rp?.ok === false ? rp.message : identity.csrfKey === undefined ? 'Sign in with the login form to add a passkey.' : undefined;
+    const done = c.req.query('done');
+    return c.html(
+      passkeysPage({
+        user: layoutUser(services, identity),
+        credentials: passkeys === undefined ? [] : await passkeys.store.list(identity.approver.id),
+        csrfToken: csrfTokenFor(services, identity) ?? '',
+        unavailable,
+        notice: done === undefined ? undefined : NOTICES[done],
+      }),
+    );
+  });
+
+  routes.post('/passkeys/remove', signedIn, async (c) => {
+    const identity = pageApprover(c);
+    const form = await readCheckedForm(c, services, ['credentialId']);
+    if (services.passkeys === undefined) throw new ApiError('not_found', 'passkeys are not enabled on this service');
+    // Only the owner's own passkey: anyone else's id reads as not found.
+    const removed = await services.passkeys.store.remove(identity.approver.id, form.credentialId ?? '', services.gate.now());
+    if (!removed) throw new ApiError('not_found', 'no such passkey');
+    return c.redirect('/passkeys?done=removed', 303);
+  });
+
+  return routes;
+}
