@@ -152,6 +152,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.audit_records DROP CONSTRAINT IF EXISTS audit_records_hash_key;
     `,
   },
+  {
+    version: 7,
+    name: 'proposal context and rule description',
+    // For the approver's page: what the agent said about a call (untrusted, bounded by the
+    // gate) and the human description of the rule that asked for approval. NULL when absent.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN context text;
+      ALTER TABLE ${s}.approval_requests ADD COLUMN rule_description text;
+    `,
+  },
 ];
 
 /**

@@ -47,6 +47,7 @@ export async function recordEditIn(db: PgDatabase, sql: LedgerSql, input: EditIn
         request.requiredApprovals,
         JSON.stringify(request.eligible),
         request.ruleId ?? null,
+        request.ruleDescription ?? null,
       ]);
       // The proposal above is already written: undo it with the rest.
       if (opened.rows[0] === undefined) throw new EditRolledBack('conflict');

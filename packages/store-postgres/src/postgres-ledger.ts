@@ -125,6 +125,7 @@ export class PostgresLedger implements LedgerStore {
         input.requiredApprovals,
         JSON.stringify(input.eligible),
         input.ruleId ?? null,
+        input.ruleDescription ?? null,
       ]);
       return requestFromRow(rows[0]!);
     } catch (error) {

@@ -160,6 +160,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE audit_records_v6 RENAME TO audit_records;
     `,
   },
+  {
+    version: 7,
+    name: 'proposal context and rule description',
+    // For the approver's page: what the agent said about a call (untrusted, bounded by the
+    // gate) and the human description of the rule that asked for approval. NULL when absent.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN context TEXT;
+      ALTER TABLE approval_requests ADD COLUMN rule_description TEXT;
+    `,
+  },
 ];
 
 /**

@@ -114,7 +114,7 @@ describe('openSqliteStore', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(migrate(db)).toEqual([5, 6]);
+      expect(migrate(db)).toEqual([5, 6, 7]);
     } finally {
       db.close();
     }
@@ -168,9 +168,10 @@ describe('openSqliteStore', () => {
       db.exec(`ALTER TABLE audit_records RENAME TO audit_records_new;
         CREATE TABLE audit_records (seq INTEGER PRIMARY KEY CHECK (seq >= 1), prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, event TEXT NOT NULL) STRICT;
         INSERT INTO audit_records SELECT * FROM audit_records_new; DROP TABLE audit_records_new;
-        DELETE FROM schema_migrations WHERE version = 6;`);
+        DELETE FROM schema_migrations WHERE version >= 6;
+        ALTER TABLE proposals DROP COLUMN context; ALTER TABLE approval_requests DROP COLUMN rule_description;`);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 1 });
-      expect(migrate(db)).toEqual([6]);
+      expect(migrate(db)).toEqual([6, 7]);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 0 });
     } finally {
       db.close();

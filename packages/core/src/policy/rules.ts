@@ -20,6 +20,8 @@ export const DEFAULT_ELIGIBLE_APPROVERS: Readonly<ApproverRule> = Object.freeze(
 
 const VERDICTS = ['allow', 'approve', 'deny'] as const;
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+/** Longest rule description: a sentence or two for the approver, not a document. */
+export const MAX_RULE_DESCRIPTION_LENGTH = 500;
 
 const ttlSeconds = ttlSecondsSchema;
 // Kept as the caller's own object (not copied by zod) so it reaches ajv exactly as written.
@@ -40,7 +42,8 @@ const ruleSchema = z.strictObject({
     .max(128)
     .regex(RULE_ID, { error: 'must start with a letter or digit and use only letters, digits and . _ : -' })
     .optional(),
-  description: z.string().optional(),
+  /** Shown to approvers as why they are asked: one or two plain sentences. */
+  description: z.string().trim().min(1, { error: 'must not be empty' }).max(MAX_RULE_DESCRIPTION_LENGTH).optional(),
   tool: nonEmptyString.optional(),
   tools: z.array(nonEmptyString).min(1, { error: 'must not be empty' }).optional(),
   when: jsonSchemaObject.optional(),
@@ -67,6 +70,8 @@ export type RuleOutcome =
 
 export interface CompiledRule {
   readonly id: string;
+  /** The rule's human description, carried by its verdicts. */
+  readonly description: string | undefined;
   readonly index: number;
   readonly matchesTool: ToolMatcher;
   /** The rule lists this exact name (a pattern without `*`), not only a glob that matches it. */
@@ -133,7 +138,7 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
       outcome = { kind: rule.verdict };
     }
 
-    rules.push(Object.freeze({ id, index, matchesTool, namesTool, matchesArgs, outcome: Object.freeze(outcome) }));
+    rules.push(Object.freeze({ id, description: rule.description, index, matchesTool, namesTool, matchesArgs, outcome: Object.freeze(outcome) }));
   });
 
   const definitionReview = doc.definitionReview === undefined ? undefined : compileDefinitionReview(doc.definitionReview, problems);

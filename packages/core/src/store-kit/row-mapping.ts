@@ -26,6 +26,8 @@ export function proposalFromRow(row: Row): Proposal {
   if (modelResponseRef !== undefined) proposal.modelResponseRef = modelResponseRef;
   const parentProposalId = optionalText(row, 'parent_proposal_id');
   if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
+  const context = optionalText(row, 'context');
+  if (context !== undefined) proposal.context = context;
   const dispatchedAt = optionalInteger(row, 'dispatched_at');
   if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
   if (row.result_status !== null && row.result_status !== undefined) {
@@ -70,6 +72,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.parentProposalId ?? null,
     input.createdAt,
     input.agent,
+    input.context ?? null,
   ];
 }
 
@@ -91,6 +94,8 @@ export function requestFromRow(row: Row): ApprovalRequest {
   };
   const ruleId = optionalText(row, 'rule_id');
   if (ruleId !== undefined) request.ruleId = ruleId;
+  const ruleDescription = optionalText(row, 'rule_description');
+  if (ruleDescription !== undefined) request.ruleDescription = ruleDescription;
   const tokenId = optionalText(row, 'token_id');
   if (tokenId !== undefined) request.tokenId = tokenId;
   const approvedAt = optionalInteger(row, 'approved_at');

@@ -19,6 +19,7 @@ interface EditedRule {
   requiredApprovals: number;
   expiresAt: number;
   ruleId: string | undefined;
+  ruleDescription?: string | undefined;
 }
 
 /**
@@ -171,16 +172,23 @@ function editFailure(reason: EditRefusal): DecisionFailure {
  *   needed one; it stays an approved request so the edit is recorded, signed and
  *   attributed to the editor, never a silent free call.
  */
-function editedRule(view: RequestView, verdict: { kind: 'allow'; ruleId: string } | { kind: 'approve'; ruleId: string; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number } }, now: number): EditedRule {
+function editedRule(
+  view: RequestView,
+  verdict:
+    | { kind: 'allow'; ruleId: string }
+    | { kind: 'approve'; ruleId: string; description?: string | undefined; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number } },
+  now: number,
+): EditedRule {
   if (verdict.kind === 'allow') {
-    const { eligible, requiredApprovals, expiresAt, ruleId } = view.request;
-    return { eligible, requiredApprovals, expiresAt, ruleId };
+    const { eligible, requiredApprovals, expiresAt, ruleId, ruleDescription } = view.request;
+    return { eligible, requiredApprovals, expiresAt, ruleId, ...(ruleDescription === undefined ? {} : { ruleDescription }) };
   }
   return {
     eligible: verdict.approval.eligible,
     requiredApprovals: verdict.approval.requiredApprovals,
     expiresAt: Math.min(view.request.expiresAt, now + verdict.approval.ttlSeconds * 1000),
     ruleId: verdict.ruleId,
+    ...(verdict.description === undefined ? {} : { ruleDescription: verdict.description }),
   };
 }
 
