@@ -1,9 +1,13 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app/env.ts';
 
-/** No inline script or style, nothing from other origins, never framed. */
+/**
+ * No inline script or style, nothing from other origins, never framed. The pages' one
+ * script (/assets/page.js) loads from this origin and talks only to it (the list's
+ * event stream and reload).
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -179,7 +179,8 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
       await page.goto(`${base}${path}`);
       expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
       expect(await page.locator('img').count()).toBe(0);
-      expect(await page.locator('script').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(1);
+      expect(await page.locator('script').getAttribute('src')).toBe('/assets/page.js');
       expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
     }
     const text = (await page.locator('#arguments').textContent()) ?? '';

@@ -7,10 +7,16 @@ export interface LayoutProps {
   user?: { id: string; signOutToken?: string | undefined } | undefined;
   /** Which nav entry is current. */
   current?: 'pending' | 'audit' | undefined;
+  /** Tables with many columns (the audit log): a wider page on large screens. */
+  wide?: boolean | undefined;
   body: Html;
 }
 
-/** The page shell. No script anywhere: every action is a plain form post. */
+/**
+ * The page shell. Every action is a plain form post and every page works without
+ * JavaScript; signed-in pages load one same-origin script (`/assets/page.js`, allowed by
+ * the CSP's `script-src 'self'`) that only adds conveniences: live list updates, copy buttons.
+ */
 export function layout(props: LayoutProps): Html {
   const { user } = props;
   return html`<!doctype html>
@@ -21,6 +27,7 @@ export function layout(props: LayoutProps): Html {
 <meta name="referrer" content="same-origin">
 <title>${props.title} · Countersign</title>
 <link rel="stylesheet" href="/assets/style.css">
+${user === undefined ? '' : html`<script src="/assets/page.js" defer></script>`}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -41,7 +48,7 @@ ${
 }`
 }
 </div></header>
-<main id="main">
+<main id="main"${props.wide === true ? html` class="wide"` : ''}>
 ${props.body}
 </main>
 </body>

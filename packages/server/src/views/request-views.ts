@@ -25,6 +25,9 @@ export interface ApprovalView {
   status: ApprovalStatus;
   createdAt: number;
   expiresAt: number;
+  /** When the last required approval came in, and when the call was dispatched (consumed). */
+  approvedAt?: number | undefined;
+  consumedAt?: number | undefined;
   /** k of n: distinct approvals so far, and how many are needed. */
   approvals: number;
   requiredApprovals: number;
@@ -94,6 +97,8 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
     status: view.status,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
+    ...(request.approvedAt === undefined ? {} : { approvedAt: request.approvedAt }),
+    ...(request.consumedAt === undefined ? {} : { consumedAt: request.consumedAt }),
     approvals: approvalCount(request),
     requiredApprovals: request.requiredApprovals,
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),

@@ -1,51 +1,90 @@
 import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
 import type { ApprovalView } from '../../views/request-views.ts';
-import { isFlagged, shown } from '../display-html.ts';
+import { isFlagged, shown, shownText } from '../display-html.ts';
 import { formatTime, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { type CallSummary, callSummaries } from '../summary/call-summary.ts';
 
 const FILTERS: ApprovalStatus[] = ['pending', 'approved', 'denied', 'consumed', 'expired', 'revoked'];
+/** A rule description in the list is a reminder; the request page has it in full. */
+const MAX_LISTED_DESCRIPTION = 120;
 
 export interface PendingPageProps {
   user: NonNullable<LayoutProps['user']>;
   status: ApprovalStatus;
+  /** Newest first, already filtered by `tool`. */
   approvals: ApprovalView[];
+  /** Every tool on the unfiltered list, for the filter. */
+  tools: string[];
+  tool: string | undefined;
   now: number;
+  /** Fingerprint of the listing this page shows: the live script asks the server for changes since it. */
+  version: string;
 }
 
 export function pendingPage(props: PendingPageProps): Html {
-  const { status, now } = props;
-  const rows = props.approvals.map(
-    (a) => html`<tr>
-<td><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
-<td class="text">${shown(a.call.principal)}</td>
-<td><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
-<td><span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span></td>
-<td>${a.approvals} of ${a.requiredApprovals}</td>
-<td><span class="badge ${a.status}">${a.status}</span></td>
-</tr>`,
-  );
+  const { status, now, tool } = props;
+  const summaries = callSummaries(props.approvals);
+  const rows = props.approvals.map((a) => row(a, summaries.get(a.requestId), now));
+  const query = (s: string) => `/?status=${encodeURIComponent(s)}${tool === undefined ? '' : `&tool=${encodeURIComponent(shownText(tool))}`}`;
   return layout({
     title: status === 'pending' ? 'Pending approvals' : `${status} requests`,
     user: props.user,
     current: 'pending',
     body: html`<h1>${status === 'pending' ? 'Waiting for your decision' : `Requests: ${status}`}</h1>
-<p class="lead">Requests you are eligible to decide. Open one to see the exact call before you approve it.</p>
-<p class="filters">${FILTERS.map(
-      (f) => html`<a href="/?status=${f}"${f === status ? html` aria-current="page"` : ''}>${f}</a>`,
-    )}</p>
+<p class="lead">Requests you are eligible to decide, newest first. Open one to see the exact call before you approve it.</p>
+<nav class="filters" aria-label="Filter by status">${FILTERS.map((f) => html`<a href="${query(f)}"${f === status ? html` aria-current="page"` : ''}>${f}</a>`)}</nav>
+<form class="tool-filter" method="get" action="/">
+<input type="hidden" name="status" value="${status}">
+<label for="tool-filter">Tool</label>
+<select id="tool-filter" name="tool"><option value="">all tools</option>${props.tools.map(
+      (t) => html`<option value="${shownText(t)}"${t === tool ? html` selected` : ''}>${shownText(t)}</option>`,
+    )}</select>
+<button class="secondary" type="submit">Filter</button>
+</form>
+<p class="live-line"><span id="live-status" role="status" aria-live="polite"></span> <a href="${query(status)}" id="refresh-link">Refresh</a></p>
+<section id="requests" data-live="/events/approvals?status=${encodeURIComponent(status)}&amp;version=${props.version}" aria-label="${status} approval requests">
 ${
   rows.length === 0
-    ? html`<div class="card"><p>No ${status} requests.</p></div>`
-    : html`<div class="table-wrap"><table>
+    ? html`<div class="card"><p>No ${status} requests${tool === undefined ? '' : html` for <code>${shown(tool)}</code>`}.</p></div>`
+    : html`<div class="table-wrap"><table class="requests">
 <caption class="sr-only">${status} approval requests</caption>
-<thead><tr><th scope="col">Tool</th><th scope="col">Principal</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Why asked</th><th scope="col">Principal</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
-}`,
+}
+</section>`,
   });
+}
+
+function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Html {
+  return html`<tr data-request="${a.requestId}">
+<td data-label="Tool"><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
+<td data-label="Arguments" class="summary">${summaryHtml(summary)}</td>
+<td data-label="Why asked" class="text">${whyHtml(a)}</td>
+<td data-label="Principal" class="text">${shown(a.call.principal)}</td>
+<td data-label="Requested"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
+<td data-label="Expires">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
+<td data-label="Approvals">${a.approvals} of ${a.requiredApprovals}</td>
+<td data-label="Status"><span class="badge ${a.status}">${a.status}</span></td>
+</tr>`;
+}
+
+function summaryHtml(summary: CallSummary | undefined): Html | string {
+  if (summary === undefined) return '';
+  if (summary.fields.length === 0) return html`<span class="muted">no arguments</span>`;
+  return html`<span class="call-summary">${summary.fields.map(
+    (f, i) => html`${i > 0 ? ', ' : ''}<span class="field"><span class="key">${shown(f.label)}</span>: ${shown(f.text)}</span>`,
+  )}${summary.more > 0 ? html` <span class="muted">+${summary.more} more</span>` : ''}</span>`;
+}
+
+function whyHtml(a: ApprovalView): Html | string {
+  if (a.ruleId === undefined && a.ruleDescription === undefined) return '';
+  const description = a.ruleDescription === undefined ? undefined : Array.from(a.ruleDescription);
+  const cut = description === undefined ? undefined : description.length > MAX_LISTED_DESCRIPTION ? `${description.slice(0, MAX_LISTED_DESCRIPTION - 1).join('')}…` : description.join('');
+  return html`${a.ruleId === undefined ? '' : html`<code class="rule">${shown(a.ruleId)}</code>`}${cut === undefined ? '' : html` <span class="rule-description">${shown(cut)}</span>`}`;
 }
 
 /** Seen in the list already: this call needs a closer look than its name suggests. */
