@@ -29,7 +29,7 @@ export function layout(props: LayoutProps): Html {
 <link rel="stylesheet" href="/assets/style.css">
 ${user === undefined ? '' : html`<script src="/assets/page.js" defer></script>`}
 </head>
-<body>
+<body${props.wide === true ? html` class="wide"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/">Countersign</a>

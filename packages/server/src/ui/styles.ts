@@ -33,8 +33,8 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, 
 .mono { overflow-wrap: anywhere; }
 pre.args { background: #0d1117; color: #e6edf3; padding: 1rem 1.25rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; }
 .side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
-dl.facts dt { color: var(--muted); }
+dl.facts { display: grid; grid-template-columns: fit-content(16rem) minmax(0, 1fr); gap: .35rem 1.25rem; margin: 0; }
+dl.facts dt { color: var(--muted); overflow-wrap: anywhere; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; background: var(--paper); }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -79,12 +79,16 @@ pre.args .esc { background: #ffd33d; color: #1b1f24; border-color: #ffd33d; }
 .flag ul { margin: .4rem 0 0; padding-left: 1.25rem; color: var(--ink); }
 .flag li { margin: .2rem 0; }
 .badge.flagged { display: inline-block; min-width: 9rem; margin-top: .3rem; border-radius: 6px; background: var(--bad-wash); color: var(--bad); border-color: #cf222e; white-space: normal; }
-td.text, td code { overflow-wrap: anywhere; }
-main.wide { max-width: 90rem; }
+td.text { overflow-wrap: anywhere; }
+td code { overflow-wrap: break-word; }
+main.wide, body.wide header.top .bar { max-width: 90rem; }
 h1, h2, h3 { overflow-wrap: anywhere; }
 h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
 header.top .who { overflow-wrap: anywhere; }
-td { overflow-wrap: anywhere; }
+td.summary { min-width: 14rem; overflow-wrap: anywhere; }
+table.requests td.text { min-width: 9rem; overflow-wrap: anywhere; }
+td.meta { white-space: nowrap; }
+.badge { white-space: nowrap; }
 td.time { white-space: nowrap; }
 /* The state of a request, in one banner that says what happened to the call. */
 .state { border-radius: 6px; padding: .75rem 1rem; margin-bottom: 1rem; border: 1px solid; border-left-width: .5rem; overflow-wrap: anywhere; }
@@ -137,11 +141,13 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
   /* Tables become one card per row, each value under its column's name. */
   .table-wrap { overflow-x: visible; }
   table.requests, table.audit, table.requests tbody, table.audit tbody, table.requests tr, table.audit tr, table.requests td, table.audit td { display: block; width: 100%; }
-  table.requests thead, table.audit thead { position: absolute; left: -9999px; }
+  table.requests thead, table.audit thead { display: none; }
   table.requests tr, table.audit tr { border-bottom: 2px solid var(--line); padding: .4rem 0; }
   table.requests td, table.audit td { border: 0; padding: .15rem .75rem; }
   table.requests td::before, table.audit td::before { content: attr(data-label); display: block; font-size: .75rem; color: var(--muted); font-weight: 600; }
   table.requests td:empty, table.audit td:empty { display: none; }
-  td.time, .ids a { white-space: normal; }
+  td.time, .ids a, td.nowrap, td.meta { white-space: normal; }
+  table.requests td.meta, table.audit td.meta { display: inline-block; width: auto; margin-right: 1rem; vertical-align: top; }
+  td.summary, table.requests td.text { min-width: 0; }
 }
 `;

@@ -1,9 +1,9 @@
 import type { AuditRecord } from '@countersign/core/audit';
 import { html } from 'hono/html';
 import type { AuditPage } from '../../audit/read-page.ts';
-import { digestHtml } from '../digest-html.ts';
+import { shortDigest } from '../digest-html.ts';
 import { shown, shownText } from '../display-html.ts';
-import { formatTime } from '../format.ts';
+import { clipText, formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 
@@ -51,12 +51,12 @@ function recordRow(r: AuditRecord): Html {
   const outcome = textOf(detail.verdict) ?? textOf(detail.decision);
   const rule = textOf(detail.ruleId);
   return html`<tr data-seq="${r.seq}">
-<td data-label="Seq">${r.seq}</td>
-<td data-label="Time" class="time">${formatTime(r.at)}</td>
-<td data-label="Event"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
-<td data-label="Rule">${rule === undefined ? '' : html`<code>${shown(rule)}</code>`}</td>
-<td data-label="Tool">${r.toolName === undefined ? '' : html`<code>${shown(r.toolName)}</code>`}</td>
-<td data-label="Actor" class="text">${r.actor === undefined ? '' : shown(r.actor)}</td>
+<td data-label="Seq" class="meta">${r.seq}</td>
+<td data-label="Time" class="time meta">${formatTime(r.at)}</td>
+<td data-label="Event" class="nowrap"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
+<td data-label="Rule" class="meta">${rule === undefined ? '' : html`<code>${shown(clipText(rule, 32))}</code>`}</td>
+<td data-label="Tool" class="meta">${r.toolName === undefined ? '' : html`<code>${shown(clipText(r.toolName, 32))}</code>`}</td>
+<td data-label="Actor" class="text">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 32, 6))}</span>`}</td>
 <td data-label="Request · call" class="ids">${
     r.requestId === undefined ? '' : html`<a class="mono" href="/requests/${encodeURIComponent(r.requestId)}" title="Request ${shownText(r.requestId)}">${shown(shortId(r.requestId))}</a>`
   }${
@@ -68,7 +68,7 @@ function recordRow(r: AuditRecord): Html {
             : html`<a class="mono" href="/calls/${encodeURIComponent(r.proposalId)}" title="Call ${shownText(r.callId)}">${shown(shortId(r.callId))}</a>`
         }`
   }</td>
-<td data-label="Arguments digest">${r.argsDigest === undefined ? '' : digestHtml(r.argsDigest)}</td>
+<td data-label="Arguments digest">${r.argsDigest === undefined ? '' : html`<code class="nowrap" title="${r.argsDigest}">${shortDigest(r.argsDigest)}</code>`}</td>
 <td data-label="Reason" class="text">${r.reason === undefined ? '' : shown(r.reason)}</td>
 </tr>`;
 }
@@ -83,8 +83,7 @@ ${older === undefined ? '' : html`<a href="/audit?afterSeq=${older}&amp;limit=${
 
 /** Long ids shortened for the table; the full id is in the link's title and on the page it opens. */
 function shortId(id: string): string {
-  const points = Array.from(id);
-  return points.length <= 24 ? id : `${points.slice(0, 12).join('')}…${points.slice(-6).join('')}`;
+  return clipText(id, 24, 6);
 }
 
 function textOf(value: unknown): string | undefined {

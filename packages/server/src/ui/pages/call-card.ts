@@ -24,17 +24,26 @@ ${definitionWarning}
 <dl class="facts">
 <dt>Tool</dt><dd><code id="tool-name">${shown(call.toolName)}</code></dd>
 ${call.definition.definition?.title === undefined ? '' : html`<dt>Tool title</dt><dd id="tool-title">${shown(call.definition.definition.title)}</dd>`}
+${call.definition.definition?.description === undefined ? '' : html`<dt>Tool description</dt><dd id="tool-description">${shown(call.definition.definition.description)}</dd>`}
 </dl>
 <h3 id="arguments-title">Arguments</h3>
 ${leaves.length === 0 ? html`<p class="muted">No arguments.</p>` : html`<dl class="facts args-list" aria-labelledby="arguments-title">${leaves.map((leaf) => leafRow(leaf, view.display))}</dl>`}
-${more === 0 ? '' : html`<p class="hint">… and ${more} more value${more === 1 ? '' : 's'}: see the JSON below.</p>`}
-<h3>As JSON</h3>
+${more === 0 ? '' : html`<p class="hint">… and ${more} more value${more === 1 ? '' : 's'}: see the exact JSON below.</p>`}
+</section>`;
+}
+
+/** The same call for whoever checks bytes: its JSON, the digests an approval binds, the canonical text. */
+export function exactCallCard(view: ApprovalView): Html {
+  const { call } = view;
+  const args: unknown = JSON.parse(call.canonicalArguments);
+  return html`<section class="card" aria-labelledby="exact-call"${view.review === undefined ? '' : html` hidden`}>
+<h2 id="exact-call">The exact call</h2>
+<h3>Arguments as JSON</h3>
 <pre class="args" id="arguments" aria-label="Arguments">${shownJson(args)}</pre>
 <h3>Digests</h3>
 <dl class="facts">
 <dt>Arguments digest (SHA-256)</dt><dd>${digestHtml(call.argsDigest, 'args-digest')}</dd>
 <dt>Tool definition digest</dt><dd>${call.definitionDigest === undefined ? html`<span id="definition-digest">none (tool has no pinned definition)</span>` : digestHtml(call.definitionDigest, 'definition-digest')}</dd>
-${call.definition.definition?.description === undefined ? '' : html`<dt>Tool description</dt><dd id="tool-description">${shown(call.definition.definition.description)}</dd>`}
 </dl>
 <details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${shownJson(args, 'canonical')}</pre></details>
 ${call.definition.definition?.inputSchema === undefined ? '' : html`<details><summary>Tool input schema (as proposed)</summary><pre class="args" id="tool-schema">${shownJson(call.definition.definition.inputSchema)}</pre></details>`}

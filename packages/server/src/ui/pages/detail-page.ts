@@ -4,7 +4,7 @@ import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
-import { agentWordsCard, callCard, whyAskedCard } from './call-card.ts';
+import { agentWordsCard, callCard, exactCallCard, whyAskedCard } from './call-card.ts';
 import { requestState } from './request-state.ts';
 import { reviewSection } from './review-section.ts';
 
@@ -51,6 +51,7 @@ ${view.review === undefined ? '' : reviewSection(view.review)}
 ${callCard(view, state.callHeading, definitionWarning(call.definition))}
 ${view.review === undefined ? agentWordsCard(call.context) : ''}
 ${view.review === undefined ? whyAskedCard(view) : ''}
+${exactCallCard(view)}
 
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>

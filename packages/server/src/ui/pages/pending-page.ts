@@ -2,7 +2,7 @@ import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
 import type { ApprovalView } from '../../views/request-views.ts';
 import { isFlagged, shown, shownText } from '../display-html.ts';
-import { formatTime, relativeTo } from '../format.ts';
+import { clipText, formatTime, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { type CallSummary, callSummaries } from '../summary/call-summary.ts';
@@ -33,6 +33,7 @@ export function pendingPage(props: PendingPageProps): Html {
     title: status === 'pending' ? 'Pending approvals' : `${status} requests`,
     user: props.user,
     current: 'pending',
+    wide: true,
     body: html`<h1>${status === 'pending' ? 'Waiting for your decision' : `Requests: ${status}`}</h1>
 <p class="lead">Requests you are eligible to decide, newest first. Open one to see the exact call before you approve it.</p>
 <nav class="filters" aria-label="Filter by status">${FILTERS.map((f) => html`<a href="${query(f)}"${f === status ? html` aria-current="page"` : ''}>${f}</a>`)}</nav>
@@ -64,11 +65,11 @@ function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Ht
 <td data-label="Tool"><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
 <td data-label="Arguments" class="summary">${summaryHtml(summary)}</td>
 <td data-label="Why asked" class="text">${whyHtml(a)}</td>
-<td data-label="Principal" class="text">${shown(a.call.principal)}</td>
-<td data-label="Requested"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
-<td data-label="Expires">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
-<td data-label="Approvals">${a.approvals} of ${a.requiredApprovals}</td>
-<td data-label="Status"><span class="badge ${a.status}">${a.status}</span></td>
+<td data-label="Principal" class="text">${shown(clipText(a.call.principal, 48, 8))}</td>
+<td data-label="Requested" class="meta"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
+<td data-label="Expires" class="meta">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
+<td data-label="Approvals" class="meta">${a.approvals} of ${a.requiredApprovals}</td>
+<td data-label="Status" class="meta"><span class="badge ${a.status}">${a.status}</span></td>
 </tr>`;
 }
 
@@ -82,9 +83,8 @@ function summaryHtml(summary: CallSummary | undefined): Html | string {
 
 function whyHtml(a: ApprovalView): Html | string {
   if (a.ruleId === undefined && a.ruleDescription === undefined) return '';
-  const description = a.ruleDescription === undefined ? undefined : Array.from(a.ruleDescription);
-  const cut = description === undefined ? undefined : description.length > MAX_LISTED_DESCRIPTION ? `${description.slice(0, MAX_LISTED_DESCRIPTION - 1).join('')}…` : description.join('');
-  return html`${a.ruleId === undefined ? '' : html`<code class="rule">${shown(a.ruleId)}</code>`}${cut === undefined ? '' : html` <span class="rule-description">${shown(cut)}</span>`}`;
+  const cut = a.ruleDescription === undefined ? undefined : clipText(a.ruleDescription, MAX_LISTED_DESCRIPTION);
+  return html`${a.ruleId === undefined ? '' : html`<code class="rule">${shown(clipText(a.ruleId, 40))}</code>`}${cut === undefined ? '' : html` <span class="rule-description">${shown(cut)}</span>`}`;
 }
 
 /** Seen in the list already: this call needs a closer look than its name suggests. */
@@ -100,6 +100,6 @@ function flag(a: ApprovalView): Html | string {
 /** A definition review is listed by the tool whose definition changed, not by its internal review call. */
 function toolLabel(a: ApprovalView): Html {
   return a.review === undefined
-    ? html`<code>${shown(a.call.toolName)}</code>`
-    : html`new definition of <code>${shown(a.review.toolName)}</code>`;
+    ? html`<code>${shown(clipText(a.call.toolName, 40))}</code>`
+    : html`new definition of <code>${shown(clipText(a.review.toolName, 40))}</code>`;
 }

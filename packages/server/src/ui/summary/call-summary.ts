@@ -1,4 +1,5 @@
 import type { ApprovalView } from '../../views/request-views.ts';
+import { clipText } from '../format.ts';
 import { formatNumber } from './amount.ts';
 import { type ArgumentLeaf, argumentLeaves } from './argument-leaves.ts';
 
@@ -18,6 +19,7 @@ export interface CallSummary {
 
 const MAX_FIELDS = 4;
 const MAX_VALUE = 40;
+const MAX_LABEL = 24;
 const LEAF_OPTIONS = { depth: 2, limit: 40 };
 
 /**
@@ -26,6 +28,12 @@ const LEAF_OPTIONS = { depth: 2, limit: 40 };
  * one call or its calls agree. Keyed by request id; definition reviews get none.
  */
 export function callSummaries(views: readonly ApprovalView[]): Map<string, CallSummary> {
+  // Values a person must look at closely (hidden characters, outside the schema) come first.
+  const flaggedFirst = (view: ApprovalView, leaves: ArgumentLeaf[]) => {
+    const pointers = [...view.display.findings.map((f) => f.pointer), ...view.display.inputSchema.problems.map((p) => p.pointer)];
+    const flagged = (leaf: ArgumentLeaf) => pointers.some((p) => p === leaf.pointer || p.startsWith(`${leaf.pointer}/`));
+    return [...leaves.filter(flagged), ...leaves.filter((leaf) => !flagged(leaf))];
+  };
   const leavesById = new Map<string, ArgumentLeaf[]>();
   const byTool = new Map<string, ApprovalView[]>();
   for (const view of views) {
@@ -38,7 +46,7 @@ export function callSummaries(views: readonly ApprovalView[]): Map<string, CallS
     const differing = differingPointers(group.map((v) => leavesById.get(v.requestId) ?? []));
     for (const view of group) {
       const leaves = leavesById.get(view.requestId) ?? [];
-      const chosen = differing.size === 0 ? leaves : leaves.filter((leaf) => differing.has(leaf.pointer));
+      const chosen = flaggedFirst(view, differing.size === 0 ? leaves : leaves.filter((leaf) => differing.has(leaf.pointer)));
       summaries.set(view.requestId, {
         fields: chosen.slice(0, MAX_FIELDS).map(summaryField),
         more: chosen.length - Math.min(chosen.length, MAX_FIELDS),
@@ -69,10 +77,8 @@ function differingPointers(calls: readonly ArgumentLeaf[][]): Set<string> {
 
 export function summaryField(leaf: ArgumentLeaf): SummaryField {
   const full = leafText(leaf);
-  // Cut by code point, never inside a surrogate pair.
-  const points = Array.from(full);
-  const truncated = points.length > MAX_VALUE;
-  return { label: leaf.label, text: truncated ? `${points.slice(0, MAX_VALUE - 1).join('')}…` : full, truncated };
+  const text = clipText(full, MAX_VALUE);
+  return { label: clipText(leaf.label, MAX_LABEL), text, truncated: text !== full };
 }
 
 /** A leaf's value as text: strings quoted (JSON escapes for quotes and line breaks), numbers grouped when they are amounts. */
