@@ -1,6 +1,6 @@
 import type { Decision, EditInput, EditRefusal, RecordEditResult } from '@countersign/core/ledger';
 import { editedRequestStatus, editRefusal } from '@countersign/core/ledger';
-import { proposalFromRow, proposalParams, requestFromRow, text } from '@countersign/core/store-kit';
+import { proposalFromRow, proposalParams, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 import type { PgDatabase, Query } from './database.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 
@@ -39,16 +39,7 @@ export async function recordEditIn(db: PgDatabase, sql: LedgerSql, input: EditIn
       const inserted = await query(sql.insertProposal, proposalParams(input.proposal));
       if (inserted.rows[0] === undefined) return { ok: false, reason: 'conflict' };
       const { request } = input;
-      const opened = await query(sql.insertRequestIfNew, [
-        request.requestId,
-        request.proposalId,
-        request.createdAt,
-        request.expiresAt,
-        request.requiredApprovals,
-        JSON.stringify(request.eligible),
-        request.ruleId ?? null,
-        request.ruleDescription ?? null,
-      ]);
+      const opened = await query(sql.insertRequestIfNew, requestParams(request));
       // The proposal above is already written: undo it with the rest.
       if (opened.rows[0] === undefined) throw new EditRolledBack('conflict');
       await insertDecision(query, sql, original.requestId, original.decisions.length + 1, input.original.decision);

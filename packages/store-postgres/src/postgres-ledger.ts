@@ -6,7 +6,7 @@ import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
-import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, text } from '@countersign/core/store-kit';
+import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -117,16 +117,7 @@ export class PostgresLedger implements LedgerStore {
 
   async #insertRequest(query: Query, input: NewApprovalRequest): Promise<ApprovalRequest> {
     try {
-      const { rows } = await query(this.#sql.insertRequest, [
-        input.requestId,
-        input.proposalId,
-        input.createdAt,
-        input.expiresAt,
-        input.requiredApprovals,
-        JSON.stringify(input.eligible),
-        input.ruleId ?? null,
-        input.ruleDescription ?? null,
-      ]);
+      const { rows } = await query(this.#sql.insertRequest, requestParams(input));
       return requestFromRow(rows[0]!);
     } catch (error) {
       const state = sqlState(error);

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput } from '@countersign/core/ledger';
-import { proposalFromRow, proposalParams, requestFromRow } from '@countersign/core/store-kit';
+import { proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 
 // The ledger's statements and row reads on SQLite, shared by SqliteLedger and its
@@ -116,16 +116,7 @@ export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest)
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
          eligible, rule_id, rule_description, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
-    .run(
-      input.requestId,
-      input.proposalId,
-      input.createdAt,
-      input.expiresAt,
-      input.requiredApprovals,
-      JSON.stringify(input.eligible),
-      input.ruleId ?? null,
-      input.ruleDescription ?? null,
-    );
+    .run(...requestParams(input));
 }
 
 /** Appends `decision` at `position` (1-based) and moves the request to `next`. */

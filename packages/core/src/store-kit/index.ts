@@ -5,5 +5,5 @@
  */
 export { auditEventJson, auditRecordFromRow } from './audit-row.ts';
 export { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
-export { projectionsColumn, proposalFromRow, proposalParams, requestFromRow } from './row-mapping.ts';
+export { projectionsColumn, proposalFromRow, proposalParams, requestFromRow, requestParams } from './row-mapping.ts';
 export { pinFromRow, pinValues, registrationFromRow } from './definition-rows.ts';

@@ -1,5 +1,5 @@
 import { projectionDigestsProblem } from '../gate/relay/projections.ts';
-import type { ApprovalRequest, ApproverRule, Decision, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
+import type { ApprovalRequest, ApproverRule, Decision, NewApprovalRequest, Proposal, ProposalInput, ResultRecord } from '../ledger/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
 
@@ -73,6 +73,20 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.createdAt,
     input.agent,
     input.context ?? null,
+  ];
+}
+
+/** Parameters for inserting an approval request: request_id, proposal_id, created_at, expires_at, required_approvals, eligible, rule_id, rule_description. */
+export function requestParams(input: NewApprovalRequest): (string | number | null)[] {
+  return [
+    input.requestId,
+    input.proposalId,
+    input.createdAt,
+    input.expiresAt,
+    input.requiredApprovals,
+    JSON.stringify(input.eligible),
+    input.ruleId ?? null,
+    input.ruleDescription ?? null,
   ];
 }
 

@@ -1,13 +1,10 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
 
 let browser: Browser;
 let f: ServerFixture;
@@ -23,13 +20,9 @@ async function propose(callId: string, args: unknown): Promise<string> {
   return ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]!.requestId;
 }
 
-describe.skipIf(!available && !runInCi)('the pages in Chromium: live list, copy, deep link', () => {
+describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep link', () => {
   beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -60,10 +53,7 @@ describe.skipIf(!available && !runInCi)('the pages in Chromium: live list, copy,
     });
     await page.goto(`${base}/requests/${first}`);
     expect(new URL(page.url()).pathname).toBe('/login');
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/requests/${first}`);
+    await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/requests/${first}`);
     expect(await page.locator('#tool-name').textContent()).toBe('transfer');
 
     await page.goto(`${base}/`);
@@ -90,10 +80,7 @@ describe.skipIf(!available && !runInCi)('the pages in Chromium: live list, copy,
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
     await page.goto(`${base}/requests/${requestId}`);
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/requests/${requestId}`);
+    await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/requests/${requestId}`);
     const full = (await page.locator('#args-digest').textContent()) ?? '';
     expect(full).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.locator('#args-digest').isVisible()).toBe(false);
@@ -104,10 +91,7 @@ describe.skipIf(!available && !runInCi)('the pages in Chromium: live list, copy,
     const plain = await browser.newContext({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
     const noScript = await plain.newPage();
     await noScript.goto(`${base}/login?next=${encodeURIComponent(`/requests/${requestId}`)}`);
-    await noScript.getByLabel('Approver id').fill('fiona');
-    await noScript.getByLabel('Password').fill(FIONA_PASSWORD);
-    await noScript.getByRole('button', { name: 'Sign in' }).click();
-    await noScript.waitForURL(`${base}/requests/${requestId}`);
+    await submitLogin(noScript, 'fiona', FIONA_PASSWORD, `${base}/requests/${requestId}`);
     expect(await noScript.locator('button.copy').count()).toBe(0);
     await noScript.locator('.digest summary', { has: noScript.locator('code') }).first().click();
     expect(await noScript.locator('#args-digest').isVisible()).toBe(true);

@@ -1,15 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve } from '@hono/node-server';
 import { loadPolicy } from '@countersign/core/policy';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
 const SCREENSHOTS = fileURLToPath(new URL('../../../../test-results/screenshots/', import.meta.url));
 
 const POLICY = `
@@ -106,10 +104,7 @@ async function signIn(width: number): Promise<Page> {
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   await page.goto(`${base}/login`);
-  await page.getByLabel('Approver id').fill('fiona');
-  await page.getByLabel('Password').fill(FIONA_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/`);
+  await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
   return page;
 }
 
@@ -134,14 +129,10 @@ async function expectNoOverflow(page: Page, name: string, width: number) {
   expect({ name, ...measured }).toEqual({ name, scrollWidth: measured.width, width, offenders: [] });
 }
 
-describe.skipIf(!available && !runInCi)('pages at 390 px and 1280 px: no horizontal overflow, every state', () => {
+describe.skipIf(!browserTestsRun)('pages at 390 px and 1280 px: no horizontal overflow, every state', () => {
   beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined }, { policy: loadPolicy(POLICY, 'yaml') });
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
