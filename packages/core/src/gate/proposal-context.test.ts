@@ -77,4 +77,15 @@ describe('proposal context (what the agent says about a call) and the rule descr
     expect(view?.request.ruleDescription).toMatch(/destructiveHint/);
     expect(view?.request.ruleDescription).not.toBe('Files are fine.');
   });
+
+  it('approvals.viewOfCall finds the request a call opened; an allowed call and an unknown id have none', async () => {
+    const f = makeGateFixture();
+    const asked = await f.gate.propose(f.call());
+    const allowed = await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"bob"}' }));
+    if (asked.status !== 'approval_required' || allowed.status !== 'allowed') throw new Error('unexpected verdicts');
+    expect(await f.gate.approvals.viewOfCall(asked.proposalId)).toMatchObject({ ok: true, view: { request: { requestId: asked.requestId } } });
+    expect(await f.gate.approvals.viewOfCall(allowed.proposalId)).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await f.gate.approvals.viewOfCall('nope')).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await f.gate.approvals.viewOfCall(42 as never)).toMatchObject({ ok: false, reason: 'not_found' });
+  });
 });

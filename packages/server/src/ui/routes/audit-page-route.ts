@@ -26,14 +26,10 @@ export function auditPageRoute(services: Services): Hono<AppEnv> {
   routes.get('/calls/:proposalId', requirePageApprover(services), async (c) => {
     const identity = pageApprover(c);
     const proposalId = c.req.param('proposalId');
-    let requestId: string | undefined;
-    try {
-      requestId = (await services.gate.deps.ledger.findApprovalRequestByProposal(proposalId))?.requestId;
-    } catch {
-      throw new ApiError('store_unavailable', 'the approval store is unavailable');
-    }
+    const found = await services.gate.approvals.viewOfCall(proposalId);
+    if (!found.ok && found.reason === 'store_unavailable') throw new ApiError('store_unavailable', 'the approval store is unavailable');
     // The request page applies eligibility: a request this approver may not decide reads as not found there.
-    if (requestId !== undefined) return c.redirect(`/requests/${encodeURIComponent(requestId)}`, 303);
+    if (found.ok) return c.redirect(`/requests/${encodeURIComponent(found.view.request.requestId)}`, 303);
     return c.html(
       layout({
         title: 'Call without approval request',
