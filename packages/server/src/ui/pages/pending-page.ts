@@ -1,5 +1,6 @@
 import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
+import { RequestStatusFilter } from '../../api/schemas.ts';
 import type { ApprovalView } from '../../views/request-views.ts';
 import { isFlagged, shown, shownText } from '../display-html.ts';
 import { clipText, formatTime, relativeTo } from '../format.ts';
@@ -7,7 +8,8 @@ import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { type CallSummary, callSummaries } from '../summary/call-summary.ts';
 
-const FILTERS: ApprovalStatus[] = ['pending', 'approved', 'denied', 'consumed', 'expired', 'revoked'];
+// Every status the API filters by: a status added there gets its own link here.
+const FILTERS: readonly ApprovalStatus[] = RequestStatusFilter.options;
 /** A rule description in the list is a reminder; the request page has it in full. */
 const MAX_LISTED_DESCRIPTION = 120;
 
