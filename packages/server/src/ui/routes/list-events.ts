@@ -1,4 +1,4 @@
-import { watchEvents } from '@countersign/core/events';
+import { type DeliveredEvent, watchEvents } from '@countersign/core/events';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../../app/env.ts';
@@ -6,6 +6,15 @@ import type { Services } from '../../app/services.ts';
 import { RequestStatusFilter } from '../../api/schemas.ts';
 import { readListingVersion } from '../listing.ts';
 import { pageApprover, requirePageApprover } from '../page-auth.ts';
+
+/**
+ * Events that can change a listing: anything about a request (opened, decided, edited,
+ * revoked, consumed) and a resync. Allowed calls, which never open a request, do not wake
+ * the stream; expiry is a matter of time and is caught by the periodic re-read.
+ */
+function changesListings(event: DeliveredEvent): boolean {
+  return event.type === 'resync' || ('requestId' in event && event.requestId !== undefined);
+}
 
 /**
  * GET /events/approvals?status=&version=: a server-sent event stream for the list page's
@@ -21,7 +30,7 @@ export function listEventsRoutes(services: Services): Hono<AppEnv> {
     const parsed = RequestStatusFilter.safeParse(c.req.query('status') || 'pending');
     const status = parsed.success ? parsed.data : 'pending';
     const since = c.req.query('version') ?? '';
-    const watch = watchEvents(services.gate.events, () => true);
+    const watch = watchEvents(services.gate.events, changesListings);
     const signal = AbortSignal.any([c.req.raw.signal, services.closing]);
     return streamSSE(c, async (stream) => {
       const aborted = new AbortController();
