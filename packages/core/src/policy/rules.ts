@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ApproverRule } from '../ledger/types.ts';
-import { approverRuleSchema, eligibleFrom, nonEmptyString, poolProblem, ttlSecondsSchema } from './approvers.ts';
+import { approverRuleSchema, eligibleFrom, MAX_RULE_DESCRIPTION_LENGTH, nonEmptyString, poolProblem, ttlSecondsSchema } from './approvers.ts';
+
+export { MAX_RULE_DESCRIPTION_LENGTH };
 import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
 import { formatPath } from '../config/format-path.ts';
 import { describeZodIssues } from '../config/zod-issues.ts';
@@ -20,8 +22,6 @@ export const DEFAULT_ELIGIBLE_APPROVERS: Readonly<ApproverRule> = Object.freeze(
 
 const VERDICTS = ['allow', 'approve', 'deny'] as const;
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-/** Longest rule description: a sentence or two for the approver, not a document. */
-export const MAX_RULE_DESCRIPTION_LENGTH = 500;
 
 const ttlSeconds = ttlSecondsSchema;
 // Kept as the caller's own object (not copied by zod) so it reaches ajv exactly as written.

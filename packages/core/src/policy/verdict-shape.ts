@@ -1,6 +1,5 @@
 import type { ApproverRule } from '../ledger/types.ts';
-import { MAX_APPROVAL_TTL_SECONDS } from './approvers.ts';
-import { MAX_RULE_DESCRIPTION_LENGTH } from './rules.ts';
+import { MAX_APPROVAL_TTL_SECONDS, MAX_RULE_DESCRIPTION_LENGTH } from './approvers.ts';
 import type { ApprovalRequirement, DenyReason, Verdict } from './types.ts';
 
 const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>([
