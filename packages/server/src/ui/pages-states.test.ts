@@ -1,7 +1,9 @@
+import { MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 import { loadPolicy } from '@countersign/core/policy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
-import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture } from '../testing/server-fixture.ts';
+import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';
 
 // Two finance approvals for transfers (so "1 of 2" exists); deploys need one and expire in a minute.
 const POLICY = `
@@ -178,5 +180,26 @@ describe('request page: why am I asked, and the agent\'s words', () => {
     expect(html).toContain('<div class="arg"><dt>to</dt>');
     expect(html.indexOf('id="arguments-title"')).toBeLessThan(html.indexOf('id="args-digest"'));
     expect(html.indexOf('id="arguments-title"')).toBeLessThan(html.indexOf('id="canonical-arguments"'));
+  });
+});
+
+describe('a definition review reads as one: about trusting a definition, not running a call', () => {
+  it('pending, then denied: the tool stays disabled', async () => {
+    const auth = { ...TEST_AUTH, approvers: [...TEST_AUTH.approvers, { id: 'ada', roles: ['admin'], password: 'ada reviews definitions', token: 'ada-token-aaaaaaaaaaaaaaaaaaaa' }] };
+    f = makeServerFixture({ auth }, { ledger: new MemoryLedger(), audit: new MemoryAuditLog(), definitions: new MemoryDefinitionStore(), tools: {} });
+    expect((await f.agent('PUT', '/api/v1/tools', { tools: [{ name: 'transfer', inputSchema: { type: 'object' } }] })).status).toBe(200);
+    const refused = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'c1', name: 'transfer', arguments: { amount: 5 } }]));
+    const reviewId = ((await refused.json()) as { outcomes: Array<{ reviewRequestId: string }> }).outcomes[0]!.reviewRequestId;
+    const browser = browserSession(f.app, ORIGIN);
+    await browser.login('ada', 'ada reviews definitions');
+    const pending = read(await (await browser.request('GET', `/requests/${reviewId}`)).text());
+    expect(pending).toMatchObject({ state: 'pending', title: 'Waiting for approval', countdown: true });
+    expect(pending.text).toMatch(/^Needs 1 more approval before the new definition is trusted; until then calls to the tool are refused\./);
+    expect((await f.send('POST', '/api/v1/decisions', 'ada-token-aaaaaaaaaaaaaaaaaaaa', { requestId: reviewId, decision: 'deny' })).status).toBe(200);
+    expect(read(await (await browser.request('GET', `/requests/${reviewId}`)).text())).toMatchObject({
+      tone: 'stop',
+      title: 'Denied — the tool stays disabled',
+      countdown: false,
+    });
   });
 });

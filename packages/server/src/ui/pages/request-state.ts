@@ -86,8 +86,27 @@ const STATES: Readonly<Record<string, Describe>> = {
   },
 };
 
+/** A definition review decides whether a tool's new definition is trusted; no call of it runs. */
+const REVIEW_STATES: Readonly<Record<string, Describe>> = {
+  pending: (view, now) => ({
+    ...STATES.pending!(view, now),
+    text: `Needs ${view.requiredApprovals - view.approvals} more approval${view.requiredApprovals - view.approvals === 1 ? '' : 's'} before the new definition is trusted; until then calls to the tool are refused. Expires ${relativeTo(view.expiresAt, now)} (${formatTime(view.expiresAt)}).`,
+  }),
+  approved: (view, now) => ({
+    ...STATES.approved!(view, now),
+    title: 'Approved — the new definition is trusted',
+    text: 'Calls to the tool are checked against the new definition from its next use.',
+    live: false,
+  }),
+  denied: (view) => ({
+    ...STATES.denied!(view, 0),
+    title: 'Denied — the tool stays disabled',
+    text: 'The new definition is not trusted: calls to the tool are refused until a definition is approved.',
+  }),
+};
+
 export function requestState(view: ApprovalView, now: number): RequestState {
-  const describe = STATES[view.status];
+  const describe = (view.review === undefined ? undefined : REVIEW_STATES[view.status]) ?? STATES[view.status];
   if (describe !== undefined) return describe(view, now);
   return {
     tone: 'neutral',
