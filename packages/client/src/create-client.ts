@@ -98,7 +98,7 @@ export function createClient(options: ClientOptions): CountersignClient {
 
     async propose(response: ModelResponse): Promise<ProposeOutcome[]> {
       if (response.toolCalls.length === 0) return [];
-      const body = { ...response, toolCalls: response.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) };
+      const body = { ...response, toolCalls: response.toolCalls.map(({ id, name, arguments: args, context }) => ({ id, name, arguments: args, ...(context === undefined ? {} : { context }) })) };
       const answer = await send(http, { method: 'POST', path: '/api/v1/proposals', body: withoutUndefined(body), idempotent: true });
       if (!answer.ok) return proposeRefused(response, answer);
       const { outcomes } = parseBody(ProposalsResponse, answer);

@@ -3,10 +3,10 @@ import { preparedStatement } from './prepared-statement.ts';
 /** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
 const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
   args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent,
-  result_projections`;
+  result_projections, context`;
 
 /** Every column of approval_requests, listed for the same reason. */
-const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id,
+const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id, r.rule_description,
   r.status, r.token_id, r.approved_at, r.consumed_at, r.passkey`;
 
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
@@ -21,13 +21,13 @@ export function ledgerSql(s: string) {
   return {
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
     runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
-     * recordProposal as ONE statement and one round trip ($1…$13 as insertProposal; the
+     * recordProposal as ONE statement and one round trip ($1…$14 as insertProposal; the
      * claim uses $2 run, $13 agent, $12 now). `claim` takes the run for $13 if nobody
      * has; `owner` is the run's owner: the claim's row is invisible to the SELECT of the
      * same statement, so at most one branch answers. The proposal is inserted only if
@@ -48,9 +48,9 @@ export function ledgerSql(s: string) {
         SELECT agent FROM ${s}.runs WHERE run_id = $2::text
       ), inserted AS (
         INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-          $11::text, $12::bigint, $13::text, 'proposed'
+          $11::text, $12::bigint, $13::text, $14::text, 'proposed'
         WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
         ON CONFLICT DO NOTHING
         RETURNING ${PROPOSAL_COLUMNS}
@@ -65,14 +65,14 @@ export function ledgerSql(s: string) {
       ORDER BY created_at, proposal_id COLLATE "C" LIMIT 1`,
     insertRequest: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-        eligible, rule_id, passkey, status)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
+        eligible, rule_id, rule_description, passkey, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending')
       RETURNING *, '[]'::json AS decisions`,
     /** createApprovalRequest's insert, except that a taken id returns no row instead of failing the transaction. */
     insertRequestIfNew: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-        eligible, rule_id, passkey, status)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
+        eligible, rule_id, rule_description, passkey, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending')
       ON CONFLICT DO NOTHING
       RETURNING request_id`,
     requestById: `${selectRequest} WHERE r.request_id = $1`,

@@ -86,7 +86,7 @@ describePg('postgres migrations and reopen', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8]);
+      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8, 9]);
     } finally {
       await db.close();
     }
@@ -114,7 +114,7 @@ describePg('postgres migrations and reopen', () => {
           (r) => r.indexname,
         );
       expect(await indexes()).toEqual(['audit_records_hash_key', 'audit_records_pkey']);
-      expect(await migrate(db, schema)).toEqual([6, 7, 8]);
+      expect(await migrate(db, schema)).toEqual([6, 7, 8, 9]);
       expect(await indexes()).toEqual(['audit_records_pkey']);
     } finally {
       await db.close();

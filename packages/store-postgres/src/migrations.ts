@@ -189,6 +189,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX passkey_credentials_approver ON ${s}.passkey_credentials (approver, created_at);
     `,
   },
+  {
+    version: 9,
+    name: 'proposal context and rule description',
+    // For the approver's page: what the agent said about a call (untrusted, bounded by the
+    // gate) and the human description of the rule that asked for approval. NULL when absent.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN context text;
+      ALTER TABLE ${s}.approval_requests ADD COLUMN rule_description text;
+    `,
+  },
 ];
 
 /**

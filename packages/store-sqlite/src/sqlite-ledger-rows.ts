@@ -8,8 +8,8 @@ import type { SqliteConnection } from './connection.ts';
 
 const INSERT_PROPOSAL = `
   INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, state)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
+    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
 
 // The decisions ride along as one JSON array, so a request is read in one statement.
 export const SELECT_REQUEST = `
@@ -106,6 +106,7 @@ export function insertProposal(conn: SqliteConnection, input: ProposalInput): Pr
   if (input.definitionDigest !== undefined) proposal.definitionDigest = input.definitionDigest;
   if (input.modelResponseRef !== undefined) proposal.modelResponseRef = input.modelResponseRef;
   if (input.parentProposalId !== undefined) proposal.parentProposalId = input.parentProposalId;
+  if (input.context !== undefined) proposal.context = input.context;
   return proposal;
 }
 
@@ -113,7 +114,7 @@ export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest)
   conn
     .statement(
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
-         eligible, rule_id, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+         eligible, rule_id, rule_description, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
     .run(...requestParams(input));
 }

@@ -1,3 +1,18 @@
+/** Longest agent context on a proposal (`ProposalInput.context`), in UTF-16 code units. */
+export const MAX_PROPOSAL_CONTEXT_LENGTH = 2000;
+
+/**
+ * Why a call's `context` (the agent's own words about it) cannot be recorded, or undefined.
+ * Any text is allowed (it is shown with escapes, never trusted), but it must be a
+ * well-formed string and bounded: a page of prose must not bury the call it sits next to.
+ */
+export function contextProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !value.isWellFormed()) return 'context must be a well-formed string';
+  if (value.length > MAX_PROPOSAL_CONTEXT_LENGTH) return `context must be at most ${MAX_PROPOSAL_CONTEXT_LENGTH} characters (got ${value.length})`;
+  return undefined;
+}
+
 /** Longest accepted id (run, session, principal, call, tool name), in UTF-16 code units. */
 export const MAX_ID_LENGTH = 256;
 

@@ -30,6 +30,7 @@ export type {
   NotApprovedReason,
   ProposeOutcome,
 } from './outcomes.ts';
+export { MAX_PROPOSAL_CONTEXT_LENGTH } from './call-ids.ts';
 export type { ModelToolCall } from './propose.ts';
 export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';

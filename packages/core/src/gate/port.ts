@@ -16,7 +16,8 @@ export interface ModelResponse {
   responseRef?: string | undefined;
   /** Same as `responseRef` (kept for existing callers). */
   modelResponseRef?: string | undefined;
-  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>;
+  /** `context`: what the agent says about this call, for the approver (untrusted, bounded). */
+  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined }>;
 }
 
 /**

@@ -26,6 +26,7 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       toolName: toolCall?.name,
       arguments: toolCall?.arguments,
       modelResponseRef: ref,
+      ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
     }),
   );
   return proposeResponse(deps, calls, agent);

@@ -12,7 +12,7 @@ import { admitDefinition } from './admit-definition.ts';
 import { editedCallOf } from './approvals/edited-call.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import { auditedWrite } from './audited-write.ts';
-import { idProblem } from './call-ids.ts';
+import { contextProblem, idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 import type { ProposeOutcome } from './outcomes.ts';
@@ -28,6 +28,12 @@ export interface ModelToolCall {
   arguments: unknown;
   /** Model response id or similar, kept with the proposal. */
   modelResponseRef?: string | undefined;
+  /**
+   * What the agent says about the call, for the approver (at most
+   * `MAX_PROPOSAL_CONTEXT_LENGTH` characters). Untrusted: shown as the agent's words,
+   * never part of what is approved, signed or run.
+   */
+  context?: string | undefined;
 }
 
 /**
@@ -130,6 +136,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
       canonicalArgs: args.canonical,
       argsDigest: args.digest,
       modelResponseRef: call.modelResponseRef,
+      ...(call.context === undefined ? {} : { context: call.context }),
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
@@ -231,7 +238,16 @@ function newRequest(deps: GateDeps, verdict: Extract<Verdict, { kind: 'approve' 
     eligible: verdict.approval.eligible,
     ruleId: verdict.ruleId,
     ...(verdict.approval.passkey === 'required' ? { passkey: 'required' as const } : {}),
+    ...ruleDescription(verdict),
   };
+}
+
+/** Why the approver is asked, in words: the rule's description, or the annotation that tightened an allow. */
+function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { ruleDescription?: string } {
+  if (verdict.tightenedBy === 'destructiveHint') {
+    return { ruleDescription: 'The rule allows this tool, but its pinned definition marks it destructive (destructiveHint), so each call needs approval.' };
+  }
+  return verdict.description === undefined ? {} : { ruleDescription: verdict.description };
 }
 
 /** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
@@ -331,7 +347,7 @@ function invalidCallField(call: ModelToolCall): string | undefined {
     if (problem !== undefined) return problem;
   }
   if (call.runId.startsWith(REVIEW_RUN_PREFIX)) return `run ids starting with "${REVIEW_RUN_PREFIX}" are reserved`;
-  return undefined;
+  return contextProblem(call.context);
 }
 
 export function errorMessage(error: unknown): string {

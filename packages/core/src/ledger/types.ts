@@ -37,6 +37,11 @@ export interface ProposalInput {
   modelResponseRef?: string | undefined;
   /** For approve-with-edits: the proposal this one was edited from. */
   parentProposalId?: string | undefined;
+  /**
+   * What the agent said about the call (at most `MAX_PROPOSAL_CONTEXT_LENGTH` characters).
+   * Untrusted words shown to the approver as such; never part of what is approved or run.
+   */
+  context?: string | undefined;
   createdAt: number;
 }
 
@@ -109,6 +114,8 @@ export interface NewApprovalRequest {
    * Fixed when the request opens, so a later policy change never weakens a pending request.
    */
   passkey?: 'required' | undefined;
+  /** That rule's human description, as the policy said it when the call was proposed. */
+  ruleDescription?: string | undefined;
 }
 
 export interface ApprovalRequest extends NewApprovalRequest {

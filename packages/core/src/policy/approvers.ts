@@ -4,6 +4,9 @@ import type { ApproverRule } from '../ledger/types.ts';
 /** Upper bound on any approval lifetime, so a typo cannot mint near-permanent approvals. */
 export const MAX_APPROVAL_TTL_SECONDS = 30 * 24 * 60 * 60;
 
+/** Longest rule description: a sentence or two for the approver, not a document. */
+export const MAX_RULE_DESCRIPTION_LENGTH = 500;
+
 export const nonEmptyString = z.string().min(1, { error: 'must not be empty' });
 export const ttlSecondsSchema = z.int().min(1).max(MAX_APPROVAL_TTL_SECONDS);
 

@@ -18,7 +18,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
 
   it('allows read-only tools', () => {
     for (const tool of ['get_user', 'list_repos', 'read_file', 'search_docs']) {
-      expect(policy.decide(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only', namesTool: false });
+      expect(policy.decide(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only', namesTool: false, description: 'Tools that only read.' });
     }
   });
 
@@ -27,19 +27,21 @@ describe('EXAMPLE_POLICY_YAML', () => {
       kind: 'allow',
       ruleId: 'small-transfers',
       namesTool: true,
+      description: 'Transfers of at most 100 run without approval.',
     });
     expect(policy.decide(policyInput('transfer', { amount: 0 })).kind).toBe('allow');
     for (const args of [{ amount: 101 }, { amount: 100.01 }, { amount: -5 }, { amount: '1' }, {}]) {
       expect(policy.decide(policyInput('transfer', args))).toEqual({
         kind: 'approve',
         ruleId: 'large-transfers',
+        description: 'Every other transfer (larger, negative or malformed amount) needs finance.',
         approval: { eligible: { roles: ['finance'] }, requiredApprovals: 1, ttlSeconds: 600 },
       });
     }
   });
 
   it('denies deletes and anything unlisted', () => {
-    expect(policy.decide(policyInput('delete_repo'))).toEqual({ kind: 'deny', ruleId: 'no-deletes', reason: 'policy_deny' });
+    expect(policy.decide(policyInput('delete_repo'))).toMatchObject({ kind: 'deny', ruleId: 'no-deletes', reason: 'policy_deny' });
     expect(policy.decide(policyInput('unknown_tool'))).toEqual({
       kind: 'deny',
       ruleId: undefined,
@@ -52,6 +54,7 @@ describe('EXAMPLE_POLICY_YAML', () => {
     expect(policy.decide(policyInput('deploy', { env: 'prod' }))).toEqual({
       kind: 'approve',
       ruleId: 'deploy',
+      description: 'Deploys need two different release managers.',
       approval: { eligible: { roles: ['release-manager'] }, requiredApprovals: 2, ttlSeconds: 900 },
     });
   });

@@ -70,13 +70,14 @@ export class RulePolicy implements PolicyEngine {
 /** A fresh verdict per call, so no caller can alter the rule it came from. */
 function verdictOf(rule: CompiledRule, toolName: string): Verdict {
   const { outcome, id } = rule;
+  const described = rule.description === undefined ? {} : { description: rule.description };
   switch (outcome.kind) {
     case 'allow':
-      return { kind: 'allow', ruleId: id, namesTool: rule.namesTool(toolName) };
+      return { kind: 'allow', ruleId: id, namesTool: rule.namesTool(toolName), ...described };
     case 'deny':
-      return { kind: 'deny', ruleId: id, reason: 'policy_deny' };
+      return { kind: 'deny', ruleId: id, reason: 'policy_deny', ...described };
     case 'approve':
-      return { kind: 'approve', ruleId: id, approval: copyApproval(outcome.approval) };
+      return { kind: 'approve', ruleId: id, approval: copyApproval(outcome.approval), ...described };
   }
 }
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ApproverRule } from '../ledger/types.ts';
-import { approverRuleSchema, eligibleFrom, nonEmptyString, poolProblem, ttlSecondsSchema } from './approvers.ts';
+import { approverRuleSchema, eligibleFrom, MAX_RULE_DESCRIPTION_LENGTH, nonEmptyString, poolProblem, ttlSecondsSchema } from './approvers.ts';
+
+export { MAX_RULE_DESCRIPTION_LENGTH };
 import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
 import { formatPath } from '../config/format-path.ts';
 import { describeZodIssues } from '../config/zod-issues.ts';
@@ -41,7 +43,8 @@ const ruleSchema = z.strictObject({
     .max(128)
     .regex(RULE_ID, { error: 'must start with a letter or digit and use only letters, digits and . _ : -' })
     .optional(),
-  description: z.string().optional(),
+  /** Shown to approvers as why they are asked: one or two plain sentences. */
+  description: z.string().trim().min(1, { error: 'must not be empty' }).max(MAX_RULE_DESCRIPTION_LENGTH).optional(),
   tool: nonEmptyString.optional(),
   tools: z.array(nonEmptyString).min(1, { error: 'must not be empty' }).optional(),
   when: jsonSchemaObject.optional(),
@@ -68,6 +71,8 @@ export type RuleOutcome =
 
 export interface CompiledRule {
   readonly id: string;
+  /** The rule's human description, carried by its verdicts. */
+  readonly description: string | undefined;
   readonly index: number;
   readonly matchesTool: ToolMatcher;
   /** The rule lists this exact name (a pattern without `*`), not only a glob that matches it. */
@@ -134,7 +139,7 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
       outcome = { kind: rule.verdict };
     }
 
-    rules.push(Object.freeze({ id, index, matchesTool, namesTool, matchesArgs, outcome: Object.freeze(outcome) }));
+    rules.push(Object.freeze({ id, description: rule.description, index, matchesTool, namesTool, matchesArgs, outcome: Object.freeze(outcome) }));
   });
 
   const definitionReview = doc.definitionReview === undefined ? undefined : compileDefinitionReview(doc.definitionReview, problems);

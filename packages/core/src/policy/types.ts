@@ -40,6 +40,8 @@ export type Verdict =
        * approval; absent (any other engine) counts as not explicit.
        */
       namesTool?: boolean | undefined;
+      /** The rule's human description (`RuleDescribed`). */
+      description?: string | undefined;
     }
   | {
       kind: 'approve';
@@ -47,9 +49,11 @@ export type Verdict =
       approval: ApprovalRequirement;
       /** Set by the gate, never by an engine: an `allow` the tool's annotations tightened to `approve`. */
       tightenedBy?: 'destructiveHint' | undefined;
+      /** The rule's human description: shown to approvers as why they are asked. */
+      description?: string | undefined;
     }
   /** `ruleId` is undefined when no rule produced the denial (unclassified tool, engine error, bad verdict). */
-  | { kind: 'deny'; ruleId: string | undefined; reason: DenyReason };
+  | { kind: 'deny'; ruleId: string | undefined; reason: DenyReason; description?: string | undefined };
 
 /**
  * Whether a principal can get anything but `deny` for a tool, asked before any call

@@ -1,5 +1,5 @@
 import type { ApproverRule } from '../ledger/types.ts';
-import { MAX_APPROVAL_TTL_SECONDS } from './approvers.ts';
+import { MAX_APPROVAL_TTL_SECONDS, MAX_RULE_DESCRIPTION_LENGTH } from './approvers.ts';
 import type { ApprovalRequirement, DenyReason, Verdict } from './types.ts';
 
 const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>([
@@ -18,25 +18,34 @@ const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>([
 export function toWellFormedVerdict(value: unknown): Verdict | undefined {
   if (!isRecord(value)) return undefined;
   const { kind, ruleId } = value;
+  const description = descriptionOf(value.description);
+  if (description === null) return undefined;
+  const described = description === undefined ? {} : { description };
   switch (kind) {
     case 'allow':
       if (!isNonEmptyString(ruleId)) return undefined;
       // Only a literal `true` counts as naming the tool: anything else keeps annotations' tightening.
-      return value.namesTool === true ? { kind, ruleId, namesTool: true } : { kind, ruleId };
+      return value.namesTool === true ? { kind, ruleId, namesTool: true, ...described } : { kind, ruleId, ...described };
     case 'approve': {
       if (!isNonEmptyString(ruleId)) return undefined;
       const approval = toApprovalRequirement(value.approval);
-      return approval === undefined ? undefined : { kind, ruleId, approval };
+      return approval === undefined ? undefined : { kind, ruleId, approval, ...described };
     }
     case 'deny': {
       const { reason } = value;
       if (ruleId !== undefined && !isNonEmptyString(ruleId)) return undefined;
       if (typeof reason !== 'string' || !DENY_REASONS.has(reason)) return undefined;
-      return { kind, ruleId, reason: reason as DenyReason };
+      return { kind, ruleId, reason: reason as DenyReason, ...described };
     }
     default:
       return undefined;
   }
+}
+
+/** A verdict's description: absent, or a bounded non-empty string; `null` when malformed (the verdict is then refused). */
+function descriptionOf(value: unknown): string | undefined | null {
+  if (value === undefined) return undefined;
+  return isNonEmptyString(value) && value.length <= MAX_RULE_DESCRIPTION_LENGTH ? value : null;
 }
 
 function toApprovalRequirement(value: unknown): ApprovalRequirement | undefined {

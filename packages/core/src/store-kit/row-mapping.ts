@@ -28,6 +28,8 @@ export function proposalFromRow(row: Row): Proposal {
   if (modelResponseRef !== undefined) proposal.modelResponseRef = modelResponseRef;
   const parentProposalId = optionalText(row, 'parent_proposal_id');
   if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
+  const context = optionalText(row, 'context');
+  if (context !== undefined) proposal.context = context;
   const dispatchedAt = optionalInteger(row, 'dispatched_at');
   if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
   if (row.result_status !== null && row.result_status !== undefined) {
@@ -72,10 +74,11 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.parentProposalId ?? null,
     input.createdAt,
     input.agent,
+    input.context ?? null,
   ];
 }
 
-/** Parameters for inserting a request: request_id, proposal_id, created_at, expires_at, required_approvals, eligible, rule_id, passkey. */
+/** Parameters for inserting a request: request_id, proposal_id, created_at, expires_at, required_approvals, eligible, rule_id, rule_description, passkey. */
 export function requestParams(input: NewApprovalRequest): (string | number | null)[] {
   return [
     input.requestId,
@@ -85,6 +88,7 @@ export function requestParams(input: NewApprovalRequest): (string | number | nul
     input.requiredApprovals,
     JSON.stringify(input.eligible),
     input.ruleId ?? null,
+    input.ruleDescription ?? null,
     input.passkey ?? null,
   ];
 }
@@ -121,13 +125,15 @@ export function requestFromRow(row: Row): ApprovalRequest {
   };
   const ruleId = optionalText(row, 'rule_id');
   if (ruleId !== undefined) request.ruleId = ruleId;
+  const ruleDescription = optionalText(row, 'rule_description');
+  if (ruleDescription !== undefined) request.ruleDescription = ruleDescription;
   const tokenId = optionalText(row, 'token_id');
   if (tokenId !== undefined) request.tokenId = tokenId;
   const approvedAt = optionalInteger(row, 'approved_at');
   if (approvedAt !== undefined) request.approvedAt = approvedAt;
   const consumedAt = optionalInteger(row, 'consumed_at');
   if (consumedAt !== undefined) request.consumedAt = consumedAt;
-  // Migration 7. Anything but NULL or 'required' is corrupt, never read as "no passkey needed".
+  // Migration 8. Anything but NULL or 'required' is corrupt, never read as "no passkey needed".
   if (row.passkey !== null && row.passkey !== undefined) request.passkey = oneOf(row, 'passkey', ['required'] as const);
   return request;
 }
@@ -155,7 +161,7 @@ function decisionsFrom(value: unknown): Decision[] {
   });
 }
 
-/** A decision's passkey column (JSON, migration 7): NULL, or evidence that reads back whole. */
+/** A decision's passkey column (JSON, migration 8): NULL, or evidence that reads back whole. */
 function optionalEvidence(value: unknown): PasskeyEvidence | undefined {
   if (value === null || value === undefined) return undefined;
   const parsed = typeof value === 'string' ? json({ passkey: value }, 'passkey') : value;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
 import type { LedgerStore } from '../ledger/types.ts';
+import { describeContextRecording } from './context-conformance.ts';
 import { describeEditConformance } from './edit-conformance.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
 import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
@@ -112,6 +113,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
     });
 
     describeRunOwnership(() => store, sampleProposal);
+    describeContextRecording(() => store, { proposal: sampleProposal, request: sampleRequest });
 
     describe('approval lifecycle', () => {
       it('pending → approved with a token id, then consumed once', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PROPOSAL_CONTEXT_LENGTH } from '../gate/call-ids.ts';
 
 /** Ids are opaque strings of bounded length; the gate applies the same bound. */
 export const Id = z.string().min(1).max(256);
@@ -23,6 +24,8 @@ export const ProposalsBody = z
             name: Id,
             /** JSON text (OpenAI style) or an object; canonicalized strictly by the gate. */
             arguments: z.unknown(),
+            /** What the agent says about the call, shown to the approver as its untrusted words. */
+            context: z.string().max(MAX_PROPOSAL_CONTEXT_LENGTH).optional(),
           })
           .strict(),
       )

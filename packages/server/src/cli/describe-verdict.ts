@@ -1,7 +1,12 @@
 import type { Verdict } from '@countersign/core/policy';
 
-/** One readable line for a policy verdict. */
+/** One readable line for a policy verdict, ending with the rule's description when it has one. */
 export function describeVerdict(verdict: Verdict): string {
+  const line = verdictLine(verdict);
+  return verdict.description === undefined ? line : `${line} — ${JSON.stringify(verdict.description)}`;
+}
+
+function verdictLine(verdict: Verdict): string {
   switch (verdict.kind) {
     case 'allow':
       return `allow (rule ${verdict.ruleId})`;

@@ -2,8 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app/env.ts';
 
 /**
- * No inline script or style, nothing from other origins, never framed. The one script
- * (/assets/passkey.js, passkey-signed approvals) and its fetches are same-origin only.
+ * No inline script or style, nothing from other origins, never framed. The pages' scripts
+ * (/assets/page.js for the live list and copy buttons, /assets/passkey.js for passkey-signed
+ * approvals) load from this origin and talk only to it.
  */
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

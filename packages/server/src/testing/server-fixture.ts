@@ -62,7 +62,7 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
   const oscar = (method: string, path: string, body?: Body) => send(method, path, OSCAR_TOKEN, body);
 
   /** The proposals body an agent runtime sends for one model response. */
-  const proposalBody = (toolCalls: Array<{ id: string; name: string; arguments: unknown }>, runId = 'run-1') => ({
+  const proposalBody = (toolCalls: Array<{ id: string; name: string; arguments: unknown; context?: string }>, runId = 'run-1') => ({
     runId,
     sessionId: 'session-1',
     principal: 'user:42',

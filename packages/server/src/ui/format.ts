@@ -30,3 +30,15 @@ export function relativeTo(ms: number, now: number): string {
 export function prettyArguments(canonicalArgs: string): string {
   return segmentsToText(displayJson(JSON.parse(canonicalArgs)));
 }
+
+/**
+ * `text` cut to at most `max` code points (never inside a surrogate pair), ending in `…`
+ * when cut; `keepEnd` keeps that many code points of the end too (`abc…xyz`), for ids
+ * that differ at either end. For lists and tables only: the request page shows values whole.
+ */
+export function clipText(text: string, max: number, keepEnd = 0): string {
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  const head = points.slice(0, Math.max(1, max - 1 - keepEnd)).join('');
+  return keepEnd > 0 ? `${head}…${points.slice(-keepEnd).join('')}` : `${head}…`;
+}

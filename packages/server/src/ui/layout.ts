@@ -7,10 +7,17 @@ export interface LayoutProps {
   user?: { id: string; signOutToken?: string | undefined } | undefined;
   /** Which nav entry is current. */
   current?: 'pending' | 'audit' | 'passkeys' | undefined;
+  /** Tables with many columns (the audit log): a wider page on large screens. */
+  wide?: boolean | undefined;
   body: Html;
 }
 
-/** The page shell. Every action is a plain form post; only passkey pages load /assets/passkey.js. */
+/**
+ * The page shell. Every action is a plain form post and every page works without
+ * JavaScript; signed-in pages load one same-origin script (`/assets/page.js`, allowed by
+ * the CSP's `script-src 'self'`) that only adds conveniences: live list updates, copy buttons.
+ * Passkey pages also load `/assets/passkey.js`, which a passkey-rule decision needs.
+ */
 export function layout(props: LayoutProps): Html {
   const { user } = props;
   return html`<!doctype html>
@@ -21,8 +28,9 @@ export function layout(props: LayoutProps): Html {
 <meta name="referrer" content="same-origin">
 <title>${props.title} · Countersign</title>
 <link rel="stylesheet" href="/assets/style.css">
+${user === undefined ? '' : html`<script src="/assets/page.js" defer></script>`}
 </head>
-<body>
+<body${props.wide === true ? html` class="wide"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/">Countersign</a>
@@ -42,7 +50,7 @@ ${
 }`
 }
 </div></header>
-<main id="main">
+<main id="main"${props.wide === true ? html` class="wide"` : ''}>
 ${props.body}
 </main>
 </body>

@@ -7,6 +7,7 @@ import { expectedOrigin, isSameOriginRequest } from '../auth/same-origin.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { readForm } from '../http/read-form.ts';
 import type { LayoutProps } from './layout.ts';
+import { loginUrlFor } from './safe-next.ts';
 
 /**
  * Pages need a signed-in approver: a visitor without one is sent to the login form.
@@ -20,7 +21,11 @@ export function requirePageApprover(services: Services): MiddlewareHandler<AppEn
     }
     const result = await authenticateRequest(services, c);
     if (!result.ok) {
-      if (isSafeMethod(c.req.method)) return c.redirect('/login', 303);
+      if (isSafeMethod(c.req.method)) {
+        // A deep link opened while signed out comes back to the same page after sign-in.
+        const url = new URL(c.req.url);
+        return c.redirect(loginUrlFor(`${url.pathname}${url.search}`), 303);
+      }
       throw new ApiError('unauthenticated', 'sign in first');
     }
     if (result.identity.kind !== 'approver') throw new ApiError('forbidden', 'pages are for approvers');

@@ -193,7 +193,9 @@ describe('approval pages', () => {
     const browser = await signedInFiona();
     const pages = [await (await browser.request('GET', '/')).text(), (await detailWithToken(browser, requestId)).page];
     for (const page of pages) {
-      expect(page).not.toMatch(/<script/i);
+      // The one script is the page's own, from this origin; nothing from the payload.
+      expect(page.match(/<script/gi)).toEqual(['<script']);
+      expect(page).toContain('<script src="/assets/page.js" defer></script>');
       expect(page).not.toMatch(/<img/i);
       expect(page).not.toMatch(/href="javascript:/i);
       expect(page).not.toMatch(/<[^>]+\sonerror=/i);
@@ -309,7 +311,7 @@ describe('revoke from the request page', () => {
     const detail = await (await browser.request('GET', res.headers.get('location')!)).text();
     expect(detail).toContain('<span class="badge revoked">revoked</span>');
     expect(detail).toContain('You revoked this approval. The call will not run.');
-    expect(detail).toContain('id="revoked-banner"');
+    expect(detail).toContain('id="state-banner" data-state="revoked"><strong>Revoked — nothing ran</strong>');
     expect(detail).not.toContain('value="revoke"');
     const list = await (await browser.request('GET', '/?status=revoked')).text();
     expect(list).toContain(`/requests/${requestId}`);

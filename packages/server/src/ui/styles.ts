@@ -33,8 +33,8 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, 
 .mono { overflow-wrap: anywhere; }
 pre.args { background: #0d1117; color: #e6edf3; padding: 1rem 1.25rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; }
 .side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
-dl.facts dt { color: var(--muted); }
+dl.facts { display: grid; grid-template-columns: fit-content(16rem) minmax(0, 1fr); gap: .35rem 1.25rem; margin: 0; }
+dl.facts dt { color: var(--muted); overflow-wrap: anywhere; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; background: var(--paper); }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -79,11 +79,75 @@ pre.args .esc { background: #ffd33d; color: #1b1f24; border-color: #ffd33d; }
 .flag ul { margin: .4rem 0 0; padding-left: 1.25rem; color: var(--ink); }
 .flag li { margin: .2rem 0; }
 .badge.flagged { display: inline-block; min-width: 9rem; margin-top: .3rem; border-radius: 6px; background: var(--bad-wash); color: var(--bad); border-color: #cf222e; white-space: normal; }
-td.text, td code { overflow-wrap: anywhere; }
+td.text { overflow-wrap: anywhere; }
+td code { overflow-wrap: break-word; }
+main.wide, body.wide header.top .bar { max-width: 90rem; }
+h1, h2, h3 { overflow-wrap: anywhere; }
+h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
+header.top .who { overflow-wrap: anywhere; }
+td.summary { min-width: 14rem; overflow-wrap: anywhere; }
+table.requests td.text { min-width: 9rem; overflow-wrap: anywhere; }
+td.meta { white-space: nowrap; }
+.badge { white-space: nowrap; }
+td.time { white-space: nowrap; }
+/* The state of a request, in one banner that says what happened to the call. */
+.state { border-radius: 6px; padding: .75rem 1rem; margin-bottom: 1rem; border: 1px solid; border-left-width: .5rem; overflow-wrap: anywhere; }
+.state strong { display: block; font-size: 1.05rem; }
+.state.wait { background: var(--warn-wash); color: var(--warn); border-color: #d4a72c; }
+.state.ok { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
+.state.stop { background: var(--bad-wash); color: var(--bad); border-color: #cf222e; }
+.state.neutral { background: var(--wash); color: var(--ink); border-color: #8c959f; }
+.badge.edited { background: var(--wash); color: var(--ink); border-color: #8c959f; }
+/* Arguments, one value a row; a value outside the schema or hiding characters is marked where it is. */
+dl.args-list .arg { display: contents; }
+dl.args-list dt { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; color: var(--ink); }
+dl.args-list dd .value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .95rem; font-weight: 600; white-space: pre-wrap; }
+dl.args-list .arg.unusual > dt, dl.args-list .arg.unusual > dd { background: var(--bad-wash); }
+dl.args-list .arg.unusual > dt { color: var(--bad); font-weight: 700; border-left: .35rem solid #cf222e; padding-left: .4rem; }
+.why-unusual { display: block; }
+.why-unusual .tag { display: inline-block; margin: .2rem .3rem 0 0; padding: 0 .4rem; border-radius: 4px; background: #cf222e; color: #fff; font-size: .8rem; font-weight: 600; overflow-wrap: anywhere; }
+/* The agent's words: set apart (dashed, grey, quoted) so they never read as the page's own. */
+.card.agent-words { background: var(--wash); border-style: dashed; border-color: #8c959f; }
+.agent-words blockquote { margin: .5rem 0 0; padding: .6rem .9rem; border-left: .3rem solid #8c959f; background: var(--paper); white-space: pre-wrap; overflow-wrap: anywhere; font-style: italic; }
+ul.who { margin: .25rem 0 0; padding-left: 1.25rem; }
+/* Digests: short form, the full value one tap away (selectable), a Copy button when the script runs. */
+.digest { display: inline-flex; flex-wrap: wrap; align-items: flex-start; gap: .25rem .5rem; max-width: 100%; }
+.digest details { min-width: 0; max-width: 100%; }
+.digest summary { font-weight: 400; }
+.digest summary code { font-size: .85rem; }
+code.digest-full { display: block; overflow-wrap: anywhere; font-size: .8rem; user-select: all; }
+.digest details:not([open]) code.digest-full { display: none; }
+button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-radius: 4px; border: 1px solid var(--accent); background: #fff; color: var(--accent); cursor: pointer; }
+/* The list: filters, a one-line summary of each call, why it was asked. */
+.tool-filter { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
+.tool-filter label { margin: 0; }
+.tool-filter select { font: inherit; padding: .3rem .4rem; max-width: 100%; min-width: 0; }
+.tool-filter button.secondary { margin-top: 0; padding: .3rem .9rem; }
+.live-line { margin: .25rem 0 .75rem; font-size: .9rem; }
+.call-summary { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
+.call-summary .key { color: var(--muted); }
+.rule-description { display: block; color: var(--muted); font-size: .85rem; }
+.badge.outcome { font-weight: 600; }
+.badge.allow, .badge.approve { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
+.badge.deny { background: var(--bad-wash); color: var(--bad); border-color: #ff8182; }
+.ids a { white-space: nowrap; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   dl.facts dd { margin-bottom: .5rem; }
   .card { padding: 1rem; }
+  main { padding: 0 .75rem; }
+  header.top .bar { gap: .25rem 1rem; padding: .5rem .75rem; }
+  /* Tables become one card per row, each value under its column's name. */
+  .table-wrap { overflow-x: visible; }
+  table.requests, table.audit, table.requests tbody, table.audit tbody, table.requests tr, table.audit tr, table.requests td, table.audit td { display: block; width: 100%; }
+  table.requests thead, table.audit thead { display: none; }
+  table.requests tr, table.audit tr { border-bottom: 2px solid var(--line); padding: .4rem 0; }
+  table.requests td, table.audit td { border: 0; padding: .15rem .75rem; }
+  table.requests td::before, table.audit td::before { content: attr(data-label); display: block; font-size: .75rem; color: var(--muted); font-weight: 600; }
+  table.requests td:empty, table.audit td:empty { display: none; }
+  td.time, .ids a, td.nowrap, td.meta { white-space: normal; }
+  table.requests td.meta, table.audit td.meta { display: inline-block; width: auto; margin-right: 1rem; vertical-align: top; }
+  td.summary, table.requests td.text { min-width: 0; }
 }
 `;

@@ -5,7 +5,7 @@ import { checkInputSchema, type InputSchemaProblem, type RequestView } from '@co
  * What a person reading this call should be warned about. Raw values elsewhere in the
  * view stay byte-exact for machines; this says which of them do not read as what they are.
  * Every pointer is into one document: `{ toolName, principal, runId, sessionId, callId,
- * proposalId, modelResponseRef, ruleId, arguments, decisions: [{ approver, reason }] }`.
+ * proposalId, modelResponseRef, ruleId, ruleDescription, context, arguments, decisions: [{ approver, reason }] }`.
  */
 export interface CallDisplay {
   /** Hidden or misleading characters (bidi controls, invisible, controls, odd spaces, non-NFC, Latin look-alikes). */
@@ -28,6 +28,8 @@ export function displayDocument(view: RequestView, args: unknown): Record<string
     proposalId: proposal.proposalId,
     ...(proposal.modelResponseRef === undefined ? {} : { modelResponseRef: proposal.modelResponseRef }),
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
+    ...(request.ruleDescription === undefined ? {} : { ruleDescription: request.ruleDescription }),
+    ...(proposal.context === undefined ? {} : { context: proposal.context }),
     arguments: args,
     decisions: request.decisions.map((d) => ({ approver: d.approver, ...(d.reason === undefined ? {} : { reason: d.reason }) })),
   };

@@ -1,5 +1,5 @@
 import type { DefinitionReviewView, DefinitionView, Gate, RequestView } from '@countersign/core/gate';
-import type { ApprovalRequest, ApprovalStatus } from '@countersign/core/ledger';
+import type { ApprovalRequest, ApprovalStatus, ApproverRule } from '@countersign/core/ledger';
 import { type CallDisplay, callDisplayOf } from './call-display.ts';
 
 export interface DecisionView {
@@ -27,12 +27,19 @@ export interface ApprovalView {
   status: ApprovalStatus;
   createdAt: number;
   expiresAt: number;
+  /** When the last required approval came in, and when the call was dispatched (consumed). */
+  approvedAt?: number | undefined;
+  consumedAt?: number | undefined;
   /** k of n: distinct approvals so far, and how many are needed. */
   approvals: number;
   requiredApprovals: number;
   ruleId?: string | undefined;
   /** `required`: each decision must carry the approver's passkey assertion (see POST /passkey-challenge). */
   passkey?: 'required' | undefined;
+  /** The rule's human description, as the policy gave it when the call was proposed. */
+  ruleDescription?: string | undefined;
+  /** Who may decide: the rule stored with the request. */
+  eligible: ApproverRule;
   call: {
     proposalId: string;
     toolName: string;
@@ -52,6 +59,10 @@ export interface ApprovalView {
     modelResponseRef?: string | undefined;
     /** Set when this call is an approver's edit of another proposal. */
     parentProposalId?: string | undefined;
+    /** What the agent said about the call: its untrusted words, not part of what runs. */
+    context?: string | undefined;
+    /** What became of the call once it ran (consumed requests), when the runtime reported it. */
+    result?: { status: 'succeeded' | 'failed'; at: number } | undefined;
   };
   decisions: DecisionView[];
   edited?: EditedCallView | undefined;
@@ -91,10 +102,14 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
     status: view.status,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
+    ...(request.approvedAt === undefined ? {} : { approvedAt: request.approvedAt }),
+    ...(request.consumedAt === undefined ? {} : { consumedAt: request.consumedAt }),
     approvals: approvalCount(request),
     requiredApprovals: request.requiredApprovals,
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
     ...(request.passkey === undefined ? {} : { passkey: request.passkey }),
+    ...(request.ruleDescription === undefined ? {} : { ruleDescription: request.ruleDescription }),
+    eligible: request.eligible,
     call: {
       proposalId: proposal.proposalId,
       toolName: proposal.toolName,
@@ -109,6 +124,8 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
       callId: proposal.callId,
       ...(proposal.modelResponseRef === undefined ? {} : { modelResponseRef: proposal.modelResponseRef }),
       ...(proposal.parentProposalId === undefined ? {} : { parentProposalId: proposal.parentProposalId }),
+      ...(proposal.context === undefined ? {} : { context: proposal.context }),
+      ...(proposal.result === undefined ? {} : { result: { status: proposal.result.status, at: proposal.result.at } }),
     },
     decisions: decisionViews(request),
     ...(edited === undefined ? {} : { edited }),

@@ -7,7 +7,7 @@ import { issueToken } from './issue-token.ts';
 import { listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
 import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
-import { viewForAgent, viewRequest } from './view-request.ts';
+import { viewForAgent, viewRequest, viewRequestOfCall } from './view-request.ts';
 
 /**
  * The approver's side: read requests exactly as the ledger holds them, record
@@ -24,6 +24,11 @@ export class ApprovalService {
   /** A request and its call (no eligibility filter: for callers inside the trust boundary). */
   view(requestId: string): Promise<ViewResult> {
     return viewRequest(this.#deps, requestId);
+  }
+
+  /** The request opened for a call, by the call's proposal id (no eligibility filter, as `view`). */
+  viewOfCall(proposalId: string): Promise<ViewResult> {
+    return viewRequestOfCall(this.#deps, proposalId);
   }
 
   /** The request as `agent` sees it: `not_found` unless `agent` owns the call's run. */

@@ -21,6 +21,7 @@ interface EditedRule {
   expiresAt: number;
   ruleId: string | undefined;
   passkey?: 'required' | undefined;
+  ruleDescription?: string | undefined;
 }
 
 /**
@@ -194,21 +195,27 @@ function editedRule(
   view: RequestView,
   verdict:
     | { kind: 'allow'; ruleId: string }
-    | { kind: 'approve'; ruleId: string; approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number; passkey?: 'required' | undefined } },
+    | {
+        kind: 'approve';
+        ruleId: string;
+        description?: string | undefined;
+        approval: { eligible: ApproverRule; requiredApprovals: number; ttlSeconds: number; passkey?: 'required' | undefined };
+      },
   now: number,
 ): EditedRule {
   // A passkey rule on either call holds for the edited one: an edit never drops the need for a passkey.
   const passkey = view.request.passkey === 'required' || (verdict.kind === 'approve' && verdict.approval.passkey === 'required');
   const withPasskey = (rule: EditedRule): EditedRule => (passkey ? { ...rule, passkey: 'required' } : rule);
   if (verdict.kind === 'allow') {
-    const { eligible, requiredApprovals, expiresAt, ruleId } = view.request;
-    return withPasskey({ eligible, requiredApprovals, expiresAt, ruleId });
+    const { eligible, requiredApprovals, expiresAt, ruleId, ruleDescription } = view.request;
+    return withPasskey({ eligible, requiredApprovals, expiresAt, ruleId, ...(ruleDescription === undefined ? {} : { ruleDescription }) });
   }
   return withPasskey({
     eligible: verdict.approval.eligible,
     requiredApprovals: verdict.approval.requiredApprovals,
     expiresAt: Math.min(view.request.expiresAt, now + verdict.approval.ttlSeconds * 1000),
     ruleId: verdict.ruleId,
+    ...(verdict.description === undefined ? {} : { ruleDescription: verdict.description }),
   });
 }
 

@@ -10,10 +10,18 @@ import type { RequestView, ViewResult } from './types.ts';
 const NOT_FOUND = { ok: false, reason: 'not_found', message: 'no such approval request' } as const;
 
 /** A request and its call exactly as the ledger holds them (no eligibility filter: callers apply theirs). */
-export async function viewRequest(deps: GateDeps, requestId: string): Promise<ViewResult> {
+export function viewRequest(deps: GateDeps, requestId: string): Promise<ViewResult> {
+  return typeof requestId === 'string' ? viewFound(deps, () => deps.ledger.getApprovalRequest(requestId)) : Promise.resolve(NOT_FOUND);
+}
+
+/** The approval request opened for a call (by its proposal id), read as `viewRequest` reads it; `not_found` when the call had none. */
+export function viewRequestOfCall(deps: GateDeps, proposalId: string): Promise<ViewResult> {
+  return typeof proposalId === 'string' ? viewFound(deps, () => deps.ledger.findApprovalRequestByProposal(proposalId)) : Promise.resolve(NOT_FOUND);
+}
+
+async function viewFound(deps: GateDeps, read: () => Promise<ApprovalRequest | undefined>): Promise<ViewResult> {
   try {
-    if (typeof requestId !== 'string') return NOT_FOUND;
-    const request = await deps.ledger.getApprovalRequest(requestId);
+    const request = await read();
     if (request === undefined) return NOT_FOUND;
     const view = await viewOf(deps, request, deps.clock());
     return view === undefined ? NOT_FOUND : { ok: true, view };

@@ -1,7 +1,9 @@
+import type { AuditRecord } from '@countersign/core/audit';
 import { html } from 'hono/html';
 import type { AuditPage } from '../../audit/read-page.ts';
-import { shown } from '../display-html.ts';
-import { formatTime } from '../format.ts';
+import { shortDigest } from '../digest-html.ts';
+import { shown, shownText } from '../display-html.ts';
+import { clipText, formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 
@@ -12,50 +14,78 @@ export interface AuditPageProps {
   limit: number;
 }
 
-/** Read-only view of the hash-chained audit log, with the verdict of verifying the whole chain. */
+/** Read-only view of the hash-chained audit log, newest first, with the verdict of verifying the whole chain. */
 export function auditPage(props: AuditPageProps): Html {
   const { page, afterSeq, limit } = props;
   const chain = page.chain;
-  const earlier = afterSeq > 0 ? Math.max(0, afterSeq - limit) : undefined;
+  const older = afterSeq > 0 ? Math.max(0, afterSeq - limit) : undefined;
+  const newest = [...page.records].reverse();
   return layout({
     title: 'Audit log',
     user: props.user,
     current: 'audit',
+    wide: true,
     body: html`<h1>Audit log</h1>
 ${
   chain.ok
     ? html`<p class="notice ok" role="status" id="chain-status">Chain status: ok — ${chain.count} record${chain.count === 1 ? '' : 's'} verified from the first to the last <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span>.</p>`
     : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted. <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span></p>`
 }
+<p class="lead">Newest first. Every proposal, verdict, decision, dispatch, result and refusal, in the order it was written.</p>
+${pager(page, afterSeq, limit, older)}
 ${
-  page.records.length === 0
+  newest.length === 0
     ? html`<div class="card"><p>No records here.</p></div>`
-    : html`<div class="table-wrap"><table>
-<caption class="sr-only">Audit records</caption>
-<thead><tr><th scope="col">Seq</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Tool</th><th scope="col">Actor</th><th scope="col">Request</th><th scope="col">Arguments digest</th><th scope="col">Reason</th></tr></thead>
-<tbody>${page.records.map(
-        (r) => html`<tr>
-<td>${r.seq}</td>
-<td class="nowrap">${formatTime(r.at)}</td>
-<td>${r.type}${decisionOf(r.detail)}</td>
-<td>${r.toolName === undefined ? '' : html`<code>${shown(r.toolName)}</code>`}</td>
-<td class="text">${r.actor === undefined ? '' : shown(r.actor)}</td>
-<td class="mono">${r.requestId === undefined ? '' : shown(r.requestId)}</td>
-<td class="mono">${r.argsDigest ?? ''}</td>
-<td class="text">${r.reason === undefined ? '' : shown(r.reason)}</td>
-</tr>`,
-      )}</tbody>
+    : html`<div class="table-wrap"><table class="audit">
+<caption class="sr-only">Audit records, newest first</caption>
+<thead><tr><th scope="col">Seq</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Rule</th><th scope="col">Tool</th><th scope="col">Actor</th><th scope="col">Request · call</th><th scope="col">Arguments digest</th><th scope="col">Reason</th></tr></thead>
+<tbody>${newest.map(recordRow)}</tbody>
 </table></div>`
 }
-<nav class="pager" aria-label="Audit pages">
-${earlier === undefined ? '' : html`<a href="/audit?afterSeq=${earlier}&amp;limit=${limit}">Earlier records</a>`}
-${page.nextAfterSeq === null ? '' : html`<a href="/audit?afterSeq=${page.nextAfterSeq}&amp;limit=${limit}">Later records</a>`}
-</nav>`,
+${pager(page, afterSeq, limit, older)}`,
   });
 }
 
-function decisionOf(detail: unknown): string {
-  if (typeof detail !== 'object' || detail === null) return '';
-  const decision = (detail as Record<string, unknown>).decision;
-  return typeof decision === 'string' ? ` (${decision})` : '';
+function recordRow(r: AuditRecord): Html {
+  const detail = r.detail ?? {};
+  const outcome = textOf(detail.verdict) ?? textOf(detail.decision);
+  const rule = textOf(detail.ruleId);
+  return html`<tr data-seq="${r.seq}">
+<td data-label="Seq" class="meta">${r.seq}</td>
+<td data-label="Time" class="time meta">${formatTime(r.at)}</td>
+<td data-label="Event" class="nowrap"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
+<td data-label="Rule" class="meta">${rule === undefined ? '' : html`<code>${shown(clipText(rule, 32))}</code>`}</td>
+<td data-label="Tool" class="meta">${r.toolName === undefined ? '' : html`<code>${shown(clipText(r.toolName, 32))}</code>`}</td>
+<td data-label="Actor" class="text">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 32, 6))}</span>`}</td>
+<td data-label="Request · call" class="ids">${
+    r.requestId === undefined ? '' : html`<a class="mono" href="/requests/${encodeURIComponent(r.requestId)}" title="Request ${shownText(r.requestId)}">${shown(shortId(r.requestId))}</a>`
+  }${
+    r.callId === undefined
+      ? ''
+      : html`${r.requestId === undefined ? '' : html`<br>`}<span class="muted">call</span> ${
+          r.proposalId === undefined
+            ? html`<span class="mono">${shown(shortId(r.callId))}</span>`
+            : html`<a class="mono" href="/calls/${encodeURIComponent(r.proposalId)}" title="Call ${shownText(r.callId)}">${shown(shortId(r.callId))}</a>`
+        }`
+  }</td>
+<td data-label="Arguments digest">${r.argsDigest === undefined ? '' : html`<code class="nowrap" title="${r.argsDigest}">${shortDigest(r.argsDigest)}</code>`}</td>
+<td data-label="Reason" class="text">${r.reason === undefined ? '' : shown(r.reason)}</td>
+</tr>`;
+}
+
+function pager(page: AuditPage, afterSeq: number, limit: number, older: number | undefined): Html {
+  return html`<nav class="pager" aria-label="Audit pages">
+${page.nextAfterSeq === null ? '' : html`<a href="/audit?afterSeq=${Math.min(page.nextAfterSeq, afterSeq + limit)}&amp;limit=${limit}" rel="prev">← Newer records</a>`}
+${page.nextAfterSeq === null ? '' : html`<a href="/audit">Newest</a>`}
+${older === undefined ? '' : html`<a href="/audit?afterSeq=${older}&amp;limit=${limit}" rel="next">Older records →</a>`}
+</nav>`;
+}
+
+/** Long ids shortened for the table; the full id is in the link's title and on the page it opens. */
+function shortId(id: string): string {
+  return clipText(id, 24, 6);
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -5,6 +5,8 @@ import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { editedBanner } from './edited-banner.ts';
+import { agentWordsCard, callCard, exactCallCard, whyAskedCard } from './call-card.ts';
+import { requestState } from './request-state.ts';
 import { reviewSection } from './review-section.ts';
 import { passkeySection } from './passkey-section.ts';
 
@@ -27,41 +29,31 @@ export interface DetailPageProps {
 export function detailPage(props: DetailPageProps): Html {
   const { view, now } = props;
   const call = view.call;
-  const args: unknown = JSON.parse(call.canonicalArguments);
   // The edit box holds the same escapes as the page: valid JSON for the same value, nothing hidden.
   const editable = prettyArguments(call.canonicalArguments);
   const action = `/requests/${encodeURIComponent(view.requestId)}/decision`;
+  const state = requestState(view, now);
   return layout({
     title: `${shownText(call.toolName)} request`,
     user: props.user,
     current: 'pending',
     body: html`${heading(view)}
 <p class="lead"><span class="badge ${view.status}">${view.status}</span>
-· ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}
-· expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span></p>
+· ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}${
+      state.live ? html` · expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span>` : ''
+    }</p>
+<div class="state ${state.tone}" id="state-banner" data-state="${view.status}"><strong>${state.title}</strong> <span>${state.text}</span></div>
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
-${view.status === 'revoked' ? html`<p class="notice error" id="revoked-banner">This request was revoked. Nothing ran, and no token for it will run.</p>` : ''}
 ${displayWarnings(view.display)}
 ${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
 ${editedBanner(view)}
 
 ${view.review === undefined ? '' : reviewSection(view.review)}
-<section class="card" aria-labelledby="what-runs"${view.review === undefined ? '' : html` hidden`}>
-<h2 id="what-runs">What will run</h2>
-${definitionWarning(call.definition)}
-<dl class="facts">
-<dt>Tool</dt><dd><code id="tool-name">${shown(call.toolName)}</code></dd>
-${call.definition.definition?.title === undefined ? '' : html`<dt>Tool title</dt><dd id="tool-title">${shown(call.definition.definition.title)}</dd>`}
-${call.definition.definition?.description === undefined ? '' : html`<dt>Tool description</dt><dd id="tool-description">${shown(call.definition.definition.description)}</dd>`}
-<dt>Tool definition digest</dt><dd class="mono" id="definition-digest">${call.definitionDigest ?? 'none (tool has no pinned definition)'}</dd>
-<dt>Arguments digest (SHA-256)</dt><dd class="mono" id="args-digest">${call.argsDigest}</dd>
-</dl>
-<h3>Arguments</h3>
-<pre class="args" id="arguments" aria-label="Arguments">${shownJson(args)}</pre>
-<details><summary>Exact canonical text (what the digest covers)</summary><pre class="args" id="canonical-arguments">${shownJson(args, 'canonical')}</pre></details>
-${call.definition.definition?.inputSchema === undefined ? '' : html`<details><summary>Tool input schema (as proposed)</summary><pre class="args" id="tool-schema">${shownJson(call.definition.definition.inputSchema)}</pre></details>`}
-</section>
+${callCard(view, state.callHeading, definitionWarning(call.definition))}
+${view.review === undefined ? agentWordsCard(call.context) : ''}
+${view.review === undefined ? whyAskedCard(view) : ''}
+${exactCallCard(view)}
 
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>
@@ -72,9 +64,8 @@ ${call.definition.definition?.inputSchema === undefined ? '' : html`<details><su
 <dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
 <dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
 ${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}
-${view.ruleId === undefined ? '' : html`<dt>Policy rule</dt><dd class="mono">${shown(view.ruleId)}</dd>`}
 <dt>Requested</dt><dd>${formatTime(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
-<dt>Expires</dt><dd>${formatTime(view.expiresAt)} (${relativeTo(view.expiresAt, now)})</dd>
+<dt>${state.live ? 'Expires' : 'Deadline was'}</dt><dd>${formatTime(view.expiresAt)}${state.live ? ` (${relativeTo(view.expiresAt, now)})` : ''}</dd>
 </dl>
 </section>
 

@@ -1,51 +1,92 @@
 import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
+import { RequestStatusFilter } from '../../api/schemas.ts';
 import type { ApprovalView } from '../../views/request-views.ts';
-import { isFlagged, shown } from '../display-html.ts';
-import { formatTime, relativeTo } from '../format.ts';
+import { isFlagged, shown, shownText } from '../display-html.ts';
+import { clipText, formatTime, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { type CallSummary, callSummaries } from '../summary/call-summary.ts';
 
-const FILTERS: ApprovalStatus[] = ['pending', 'approved', 'denied', 'consumed', 'expired', 'revoked'];
+// Every status the API filters by: a status added there gets its own link here.
+const FILTERS: readonly ApprovalStatus[] = RequestStatusFilter.options;
+/** A rule description in the list is a reminder; the request page has it in full. */
+const MAX_LISTED_DESCRIPTION = 120;
 
 export interface PendingPageProps {
   user: NonNullable<LayoutProps['user']>;
   status: ApprovalStatus;
+  /** Newest first, already filtered by `tool`. */
   approvals: ApprovalView[];
+  /** Every tool on the unfiltered list, for the filter. */
+  tools: string[];
+  tool: string | undefined;
   now: number;
+  /** Fingerprint of the listing this page shows: the live script asks the server for changes since it. */
+  version: string;
 }
 
 export function pendingPage(props: PendingPageProps): Html {
-  const { status, now } = props;
-  const rows = props.approvals.map(
-    (a) => html`<tr>
-<td><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
-<td class="text">${shown(a.call.principal)}</td>
-<td><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
-<td><span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span></td>
-<td>${a.approvals} of ${a.requiredApprovals}</td>
-<td><span class="badge ${a.status}">${a.status}</span></td>
-</tr>`,
-  );
+  const { status, now, tool } = props;
+  const summaries = callSummaries(props.approvals);
+  const rows = props.approvals.map((a) => row(a, summaries.get(a.requestId), now));
+  const query = (s: string) => `/?status=${encodeURIComponent(s)}${tool === undefined ? '' : `&tool=${encodeURIComponent(shownText(tool))}`}`;
   return layout({
     title: status === 'pending' ? 'Pending approvals' : `${status} requests`,
     user: props.user,
     current: 'pending',
+    wide: true,
     body: html`<h1>${status === 'pending' ? 'Waiting for your decision' : `Requests: ${status}`}</h1>
-<p class="lead">Requests you are eligible to decide. Open one to see the exact call before you approve it.</p>
-<p class="filters">${FILTERS.map(
-      (f) => html`<a href="/?status=${f}"${f === status ? html` aria-current="page"` : ''}>${f}</a>`,
-    )}</p>
+<p class="lead">Requests you are eligible to decide, newest first. Open one to see the exact call before you approve it.</p>
+<nav class="filters" aria-label="Filter by status">${FILTERS.map((f) => html`<a href="${query(f)}"${f === status ? html` aria-current="page"` : ''}>${f}</a>`)}</nav>
+<form class="tool-filter" method="get" action="/">
+<input type="hidden" name="status" value="${status}">
+<label for="tool-filter">Tool</label>
+<select id="tool-filter" name="tool"><option value="">all tools</option>${props.tools.map(
+      (t) => html`<option value="${shownText(t)}"${t === tool ? html` selected` : ''}>${shownText(t)}</option>`,
+    )}</select>
+<button class="secondary" type="submit">Filter</button>
+</form>
+<p class="live-line"><span id="live-status" role="status" aria-live="polite"></span> <a href="${query(status)}" id="refresh-link">Refresh</a></p>
+<section id="requests" data-live="/events/approvals?status=${encodeURIComponent(status)}&amp;version=${props.version}" aria-label="${status} approval requests">
 ${
   rows.length === 0
-    ? html`<div class="card"><p>No ${status} requests.</p></div>`
-    : html`<div class="table-wrap"><table>
+    ? html`<div class="card"><p>No ${status} requests${tool === undefined ? '' : html` for <code>${shown(tool)}</code>`}.</p></div>`
+    : html`<div class="table-wrap"><table class="requests">
 <caption class="sr-only">${status} approval requests</caption>
-<thead><tr><th scope="col">Tool</th><th scope="col">Principal</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Why asked</th><th scope="col">Principal</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
-}`,
+}
+</section>`,
   });
+}
+
+function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Html {
+  return html`<tr data-request="${a.requestId}">
+<td data-label="Tool"><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
+<td data-label="Arguments" class="summary">${summaryHtml(summary)}</td>
+<td data-label="Why asked" class="text">${whyHtml(a)}</td>
+<td data-label="Principal" class="text">${shown(clipText(a.call.principal, 48, 8))}</td>
+<td data-label="Requested" class="meta"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
+<td data-label="Expires" class="meta">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
+<td data-label="Approvals" class="meta">${a.approvals} of ${a.requiredApprovals}</td>
+<td data-label="Status" class="meta"><span class="badge ${a.status}">${a.status}</span></td>
+</tr>`;
+}
+
+function summaryHtml(summary: CallSummary | undefined): Html | string {
+  if (summary === undefined) return '';
+  if (summary.fields.length === 0) return html`<span class="muted">no arguments</span>`;
+  return html`<span class="call-summary">${summary.fields.map(
+    (f, i) => html`${i > 0 ? ', ' : ''}<span class="field"><span class="key">${shown(f.label)}</span>: ${shown(f.text)}</span>`,
+  )}${summary.more > 0 ? html` <span class="muted">+${summary.more} more</span>` : ''}</span>`;
+}
+
+function whyHtml(a: ApprovalView): Html | string {
+  if (a.ruleId === undefined && a.ruleDescription === undefined) return '';
+  const cut = a.ruleDescription === undefined ? undefined : clipText(a.ruleDescription, MAX_LISTED_DESCRIPTION);
+  return html`${a.ruleId === undefined ? '' : html`<code class="rule">${shown(clipText(a.ruleId, 40))}</code>`}${cut === undefined ? '' : html` <span class="rule-description">${shown(cut)}</span>`}`;
 }
 
 /** Seen in the list already: this call needs a closer look than its name suggests. */
@@ -61,6 +102,6 @@ function flag(a: ApprovalView): Html | string {
 /** A definition review is listed by the tool whose definition changed, not by its internal review call. */
 function toolLabel(a: ApprovalView): Html {
   return a.review === undefined
-    ? html`<code>${shown(a.call.toolName)}</code>`
-    : html`new definition of <code>${shown(a.review.toolName)}</code>`;
+    ? html`<code>${shown(clipText(a.call.toolName, 40))}</code>`
+    : html`new definition of <code>${shown(clipText(a.review.toolName, 40))}</code>`;
 }

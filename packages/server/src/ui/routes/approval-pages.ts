@@ -11,8 +11,11 @@ import { ApiError } from '../../errors/api-error.ts';
 import { type ApprovalView, approvalView } from '../../views/request-views.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
 import { detailPage } from '../pages/detail-page.ts';
+import { shownText } from '../display-html.ts';
 import { pendingPage } from '../pages/pending-page.ts';
 import { PASSKEY_FIELD, passkeyAssertionFromForm } from './passkey-form.ts';
+import { readListing } from '../listing.ts';
+import { listEventsRoutes } from './list-events.ts';
 
 const NOTICES: Record<string, string> = {
   approved: 'Your approval was recorded.',
@@ -32,18 +35,21 @@ const UNAUDITED = ' Warning: the audit log could not record this decision; tell 
 export function approvalPages(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const signedIn = requirePageApprover(services);
+  routes.route('/', listEventsRoutes(services));
 
   routes.get('/', signedIn, async (c) => {
     const identity = pageApprover(c);
     const parsed = RequestStatusFilter.safeParse(c.req.query('status') || 'pending');
     const status: ApprovalStatus = parsed.success ? parsed.data : 'pending';
-    const listed = await services.gate.approvals.listFor(identity.approver, status, 200);
-    if (!listed.ok) throw new ApiError('store_unavailable', 'the approval store is unavailable');
-    const views = listed.views;
-    const approvals = await Promise.all(views.map((v) => approvalView(services.gate, v)));
-    return c.html(pendingPage({ user: layoutUser(services, identity), status, approvals, now: services.gate.now() }));
+    const listing = await readListing(services, identity.approver, status);
+    const tools = [...new Set(listing.views.map(toolOf))].sort();
+    // Only a tool on the list filters it, named as the page shows it (escapes as text, so no
+    // hidden character reaches a URL or an attribute): anything else is ignored, not echoed.
+    const asked = c.req.query('tool');
+    const tool = asked === undefined ? undefined : tools.find((t) => shownText(t) === asked);
+    const approvals = tool === undefined ? listing.views : listing.views.filter((v) => toolOf(v) === tool);
+    return c.html(pendingPage({ user: layoutUser(services, identity), status, approvals, tools, tool, now: services.gate.now(), version: listing.version }));
   });
-
   routes.get('/requests/:id', signedIn, async (c) => {
     const identity = pageApprover(c);
     const view = await approvalView(services.gate, await eligibleView(services, identity.approver, c.req.param('id')));
@@ -103,6 +109,11 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     }
   });
   return routes;
+}
+
+/** A definition review is filed under the tool whose definition changed. */
+function toolOf(view: ApprovalView): string {
+  return view.review?.toolName ?? view.call.toolName;
 }
 
 function renderDetail(

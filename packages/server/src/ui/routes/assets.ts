@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
+import { PAGE_SCRIPT } from '../page-script.ts';
 import { STYLESHEET } from '../styles.ts';
 
 export function assetRoutes(): Hono<AppEnv> {
@@ -9,6 +10,12 @@ export function assetRoutes(): Hono<AppEnv> {
     c.header('Cache-Control', 'public, max-age=300');
     c.header('Content-Type', 'text/css; charset=utf-8');
     return c.body(STYLESHEET);
+  });
+  routes.get('/assets/page.js', (c) => {
+    c.set('cacheable', true);
+    c.header('Cache-Control', 'public, max-age=300');
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    return c.body(PAGE_SCRIPT);
   });
   return routes;
 }

@@ -10,6 +10,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { readForm } from '../../http/read-form.ts';
 import { layout } from '../layout.ts';
 import { loginPage } from '../pages/login-page.ts';
+import { safeNext } from '../safe-next.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
 
 function lockedMessage(retryAfterMs: number): string {
@@ -21,14 +22,17 @@ function lockedMessage(retryAfterMs: number): string {
 export function sessionRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
-  routes.get('/login', (c) => c.html(loginPage({ notice: c.req.query('signed-out') === '1' ? 'You are signed out.' : undefined })));
+  routes.get('/login', (c) =>
+    c.html(loginPage({ notice: c.req.query('signed-out') === '1' ? 'You are signed out.' : undefined, next: safeNext(c.req.query('next')) })),
+  );
 
   routes.post('/login', async (c) => {
     // Login CSRF: a foreign page must not sign the browser in as someone else.
     if (!isSameOriginRequest((n) => c.req.header(n), expectedOrigin(services.publicOrigin, c.req.url))) {
       throw new ApiError('csrf_rejected', 'cross-site form post refused');
     }
-    const form = await readForm(c, ['username', 'password']);
+    const form = await readForm(c, ['username', 'password', 'next']);
+    const next = safeNext(form.next);
     const username = form.username ?? '';
     const now = services.gate.now();
     const { loginById, loginByAddress } = services.throttles;
@@ -39,20 +43,20 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     const retryAfterMs = Math.max(loginById.retryAfterMs(idKey, now), address === undefined ? 0 : loginByAddress.retryAfterMs(address, now));
     if (retryAfterMs > 0) {
       const refusal = tooManyAttempts(c, retryAfterMs);
-      return c.html(loginPage({ error: lockedMessage(retryAfterMs) }), refusal.status);
+      return c.html(loginPage({ error: lockedMessage(retryAfterMs), next }), refusal.status);
     }
     const approver = services.authenticator.login(username, form.password ?? '');
     if (approver === undefined) {
       loginById.recordFailure(idKey, now);
       if (address !== undefined) loginByAddress.recordFailure(address, now);
-      return c.html(loginPage({ error: 'Unknown approver id or wrong password.', username }), 401);
+      return c.html(loginPage({ error: 'Unknown approver id or wrong password.', username, next }), 401);
     }
     // Only the id's count: a success with one account must not reset the address's guesses at others.
     loginById.reset(idKey);
     const ttl = services.tuning.sessionTtlSeconds;
     const session = services.sessions.create(approver.id, now, ttl);
     writeSessionCookie(c, services.publicOrigin, session.value, ttl);
-    return c.redirect('/', 303);
+    return c.redirect(next, 303);
   });
 
   routes.get('/logout', requirePageApprover(services), (c) => {

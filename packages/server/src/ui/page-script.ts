@@ -1,0 +1,67 @@
+/**
+ * The one script, served from /assets/page.js (the CSP allows only same-origin script;
+ * nothing inline). Every page works without it; it adds:
+ * - on the request list, live updates: an EventSource on the section's `data-live` URL
+ *   says when the listing changed; the script fetches the page again and swaps the list,
+ *   keeping the filters, and announces it in the `#live-status` region;
+ * - next to every shortened digest (`[data-copy]`), a Copy button.
+ * Plain ES2020, no dependencies; text is only ever set with textContent, never markup
+ * built from data (the swapped list is the server's own escaped HTML, parsed inertly).
+ */
+export const PAGE_SCRIPT = `'use strict';
+(function () {
+  function addCopyButtons(root) {
+    root.querySelectorAll('[data-copy]').forEach(function (holder) {
+      if (holder.querySelector('button.copy') || !navigator.clipboard) return;
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'copy';
+      button.textContent = 'Copy';
+      button.setAttribute('aria-label', 'Copy the full value');
+      button.addEventListener('click', function () {
+        navigator.clipboard.writeText(holder.getAttribute('data-copy') || '').then(
+          function () { button.textContent = 'Copied'; setTimeout(function () { button.textContent = 'Copy'; }, 1500); },
+          function () { button.textContent = 'Copy failed'; }
+        );
+      });
+      holder.appendChild(button);
+    });
+  }
+
+  function follow(section) {
+    var status = document.getElementById('live-status');
+    var url = section.getAttribute('data-live');
+    if (!url || typeof EventSource === 'undefined') return;
+    var source = new EventSource(url);
+    source.addEventListener('changed', function () {
+      source.close();
+      fetch(location.href, { credentials: 'same-origin', cache: 'no-store' })
+        .then(function (response) { if (!response.ok) throw new Error(String(response.status)); return response.text(); })
+        .then(function (text) {
+          var next = new DOMParser().parseFromString(text, 'text/html').getElementById('requests');
+          if (!next) throw new Error('no list');
+          var before = section.querySelectorAll('tr[data-request]').length;
+          section.replaceChildren.apply(section, Array.prototype.slice.call(next.childNodes).map(function (n) { return document.importNode(n, true); }));
+          section.setAttribute('data-live', next.getAttribute('data-live') || '');
+          var after = section.querySelectorAll('tr[data-request]').length;
+          if (status) status.textContent = 'List updated' + (after > before ? ': ' + (after - before) + ' new' : '') + ' at ' + new Date().toLocaleTimeString() + '.';
+          addCopyButtons(section);
+          follow(section);
+        })
+        .catch(function () { if (status) status.textContent = 'Live updates stopped: refresh the page.'; });
+    });
+    source.addEventListener('unavailable', function () {
+      source.close();
+      if (status) status.textContent = 'Live updates stopped (store unavailable): refresh the page.';
+    });
+  }
+
+  function start() {
+    addCopyButtons(document);
+    var section = document.getElementById('requests');
+    if (section) follow(section);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
+`;
