@@ -17,6 +17,13 @@ export interface ModelResponse {
   /** Same as `responseRef` (kept for existing callers). */
   modelResponseRef?: string | undefined;
   toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>;
+  /**
+   * The user's current task, one sentence extracted agent- or proxy-side (never the raw
+   * conversation), for the gate's optional intent stage; or `taskId`, the id of a stored
+   * task summary. At most one of the two.
+   */
+  task?: string | undefined;
+  taskId?: string | undefined;
 }
 
 /**

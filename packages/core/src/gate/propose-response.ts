@@ -26,6 +26,8 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       toolName: toolCall?.name,
       arguments: toolCall?.arguments,
       modelResponseRef: ref,
+      ...(response.task === undefined ? {} : { task: response.task }),
+      ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
     }),
   );
   return proposeResponse(deps, calls, agent);

@@ -43,8 +43,8 @@ export type Verdict =
       kind: 'approve';
       ruleId: string;
       approval: ApprovalRequirement;
-      /** Set by the gate, never by an engine: an `allow` the tool's annotations tightened to `approve`. */
-      tightenedBy?: 'destructiveHint' | undefined;
+      /** Set by the gate, never by an engine: an `allow` the tool's annotations (or an uncertain intent check) tightened to `approve`. */
+      tightenedBy?: 'destructiveHint' | 'intent' | undefined;
     }
   /** `ruleId` is undefined when no rule produced the denial (unclassified tool, engine error, bad verdict). */
   | { kind: 'deny'; ruleId: string | undefined; reason: DenyReason };

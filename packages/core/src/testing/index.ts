@@ -30,3 +30,4 @@ export {
 } from './attack-kit/index.ts';
 export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './definition-store-conformance.ts';
 export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
+export { INTENT_TASK, type IntentHarness, runIntentConformance, scriptedMatcher } from './intent-conformance.ts';
