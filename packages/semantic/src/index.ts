@@ -6,3 +6,4 @@ export { type ChatEndpoint, createLlmExtractor, createLlmMatcher, type LlmExtrac
 export type { ConversationMessage, MatchDecision, MatchInput, MatchResult, MatchTool, TaskExtractor, TaskToolMatcher } from './matcher/types.ts';
 export { type SealedTask, TaskKeyError } from './tasks/sealed-task.ts';
 export { memoryTaskBackend, type TaskSummaryBackend, TaskSummaryStore, type TaskSummaryStoreOptions } from './tasks/task-summary-store.ts';
+export { type BuiltSemantic, buildSemantic, type SemanticConfig, SemanticConfigError, semanticConfigSchema, type SemanticFactories } from './config/semantic-config.ts';
