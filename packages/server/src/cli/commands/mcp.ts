@@ -21,7 +21,7 @@ import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
-import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, type StoreEvents } from '../embedded-gate.ts';
+import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, semanticForCli, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
 import { registerMcpPin } from './mcp-pin.ts';
@@ -133,6 +133,7 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
   if (policyFile === undefined) throw new CliError('config', 'the gateway configuration names no policy file');
   const policy = await loadPolicyForCli(policyFile);
   const master = await masterKeyForCli(ctx.io.env, config.store);
+  const semantic = await semanticForCli(config.semantic, ctx.io.env);
   // Checked before the store is opened: a bad lock never creates a database.
   const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
   if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
@@ -146,7 +147,7 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
     ],
     async open() {
       events = await openStoreEvents(store);
-      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse });
+      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent: semantic?.intent });
       if (lock?.ok === true) {
         // Operator pins first, so nothing is served (or trusted) before the lock says what is.
         // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
