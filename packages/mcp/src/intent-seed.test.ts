@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
+import { toolNaming } from './names.ts';
 import { TASK_META } from './task-meta.ts';
 import { connectClient, refusalOf, textOf } from './testing/gateway-fixture.ts';
 import { seedServers } from './testing/seed-servers.ts';
@@ -40,7 +41,7 @@ describe('the semantic seed end to end through the MCP gateway', () => {
       policy: loadPolicy(POLICY, 'yaml'),
       keyring: new Keyring([hmacKey('k1', Buffer.alloc(32, 0x5a))]),
       trustOnFirstUse: true,
-      intent: { matcher: matcher(model.baseUrl) },
+      intent: { matcher: matcher(model.baseUrl), serverOf: (name) => toolNaming(['github', 'db-readonly'], true).parse(name)?.upstream },
     });
     const gateway = await createGateway({ upstreams: servers.upstreams, gate, agent: { id: 'mcp-gateway' }, principal: 'user-1' });
     const client = await connectClient(gateway);
@@ -68,7 +69,7 @@ describe('the semantic seed end to end through the MCP gateway', () => {
     const asked = JSON.parse((model.requests[0]!.body.messages as { content: string }[])[1]!.content);
     expect(asked).toMatchObject({
       task: TASK,
-      tool: { name: 'github__list_workflow_runs', description: expect.stringContaining('CI workflow runs'), parameters: expect.arrayContaining([{ name: 'repo', type: 'string', description: 'Repository name' }]) },
+      tool: { name: 'github__list_workflow_runs', server: 'github', description: expect.stringContaining('CI workflow runs'), parameters: expect.arrayContaining([{ name: 'repo', type: 'string', description: 'Repository name' }]) },
     });
     // Audited with the digest, the matcher, score and decision; never the task text.
     const records = await audit.read({ limit: 1000 });

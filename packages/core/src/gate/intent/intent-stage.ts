@@ -115,7 +115,7 @@ async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: st
     }, intent.timeoutMs);
   });
   try {
-    const tool = matchToolOf(toolName, entry?.definition);
+    const tool = withServer(intent, matchToolOf(toolName, entry?.definition));
     const catalogue = await catalogueOf(intent, catalog, tool);
     const result = await Promise.race([intent.config.matcher.match({ task, tool, catalogue }, controller.signal), timedOut]);
     if (result === 'timeout') return uncertainBecause(intent, 'timeout');
@@ -144,8 +144,13 @@ function matcherId(intent: ResolvedIntent): string {
 async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: IntentTool): Promise<readonly IntentTool[]> {
   if (intent.config.catalogue !== undefined) return await intent.config.catalogue();
   const entries = (await catalog.list?.()) ?? [];
-  const tools = entries.map((e) => matchToolOf(e.name, e.definition));
+  const tools = entries.map((e) => withServer(intent, matchToolOf(e.name, e.definition)));
   return tools.some((t) => t.name === tool.name) ? tools : [...tools, tool];
+}
+
+function withServer(intent: ResolvedIntent, tool: IntentTool): IntentTool {
+  const server = intent.config.serverOf?.(tool.name);
+  return typeof server === 'string' && server !== '' ? { ...tool, server } : tool;
 }
 
 /** The tool as the matcher sees it: name, description and parameter descriptions of the pinned definition. */

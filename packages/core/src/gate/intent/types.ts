@@ -60,6 +60,11 @@ export interface IntentConfig {
    * Each as the matcher sees it: from the pinned definition.
    */
   catalogue?: (() => Promise<readonly IntentTool[]>) | undefined;
+  /**
+   * The server (MCP upstream) a tool name belongs to, so a matcher can rank the tool among
+   * its own server's tools. E.g. a namespaced gateway's `github__list_runs` → `github`.
+   */
+  serverOf?: ((toolName: string) => string | undefined) | undefined;
 }
 
 /** What the audit chain keeps of one intent check: never the task text. */
