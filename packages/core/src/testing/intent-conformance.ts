@@ -161,6 +161,27 @@ export function runIntentConformance(name: string, open: () => Promise<IntentHar
       }
     });
 
+    it('one model response: each call gets its own verdict; the mismatched one is refused, the others recorded in one write', async () => {
+      const { matcher, asked } = scriptedMatcher(({ tool }) => ({ decision: tool.name === 'get_balance' ? 'mismatch' : 'match', score: 0.5, matcher: 'scripted' }));
+      const f = await fixture({ matcher });
+      const outcomes = await f.gate.proposeResponse({
+        runId: 'run-batch',
+        sessionId: 's',
+        principal: 'user:42',
+        task: INTENT_TASK,
+        toolCalls: [
+          { id: 'c1', name: 'read_file', arguments: '{}' },
+          { id: 'c2', name: 'get_balance', arguments: '{}' },
+          { id: 'c3', name: 'transfer', arguments: '{"amount":5,"to":"bob"}' },
+        ],
+      });
+      expect(outcomes.map((o) => o.status)).toEqual(['allowed', 'denied', 'allowed']);
+      expect(outcomes[1]).toMatchObject({ reason: 'intent_mismatch' });
+      expect(asked.map((a) => a.task)).toEqual([INTENT_TASK, INTENT_TASK, INTENT_TASK]);
+      expect(await f.ledger.findProposalByCall('run-batch', 'c2')).toBeUndefined();
+      expect(await f.ledger.findProposalByCall('run-batch', 'c3')).toBeDefined();
+    });
+
     it('the audit chain never contains the task text, whatever the decision', async () => {
       for (const decision of ['match', 'mismatch', 'uncertain'] as const) {
         const f = await fixture({ matcher: scriptedMatcher(say(decision)).matcher, uncertain: decision === 'uncertain' ? 'approve' : 'deny' });
