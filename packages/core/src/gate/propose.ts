@@ -130,7 +130,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     // The intent stage, after policy: it may deny or route to a person, never allow. A
     // denied call is not recorded, so no later authorize (which does not ask the
     // matcher again) can find it allowed by policy alone.
-    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened);
+    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now);
     if (step.kind === 'deny') {
       await auditRefusal(deps, call, agent, 'intent_mismatch', args.digest, entry?.definitionDigest, step.record);
       return { outcome: { status: 'denied', reason: 'intent_mismatch', message: step.message } };

@@ -10,6 +10,9 @@ export interface ResolvedIntent {
   config: IntentConfig;
   uncertain: 'deny' | 'approve';
   timeoutMs: number;
+  catalogueTtlMs: number;
+  /** The last catalogue listing and when it was read (see `catalogueTtlMs`). */
+  listed: { at: number; tools: Promise<readonly IntentTool[]> } | undefined;
 }
 
 /** Longest task sentence a call may carry: a summary, not a conversation. */
@@ -26,7 +29,9 @@ export function resolveIntent(config: IntentConfig | undefined): ResolvedIntent 
   if (uncertain !== 'deny' && uncertain !== 'approve') throw new TypeError('intent.uncertain must be "deny" or "approve"');
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('intent.timeoutMs must be a positive number');
-  return { config, uncertain, timeoutMs };
+  const catalogueTtlMs = config.catalogueTtlMs ?? 10_000;
+  if (!Number.isFinite(catalogueTtlMs) || catalogueTtlMs < 0) throw new TypeError('intent.catalogueTtlMs must be a non-negative number');
+  return { config, uncertain, timeoutMs, catalogueTtlMs, listed: undefined };
 }
 
 /** Where the task of a call comes from: the sentence itself, or the id of a stored task summary. */
@@ -54,10 +59,11 @@ export async function checkIntent(
   ref: TaskReference,
   entry: CatalogEntry | undefined,
   verdict: Verdict,
+  now: number,
 ): Promise<IntentStep> {
   if (intent === undefined || verdict.kind === 'deny') return { kind: 'keep', verdict };
   const { task, problem } = await taskOf(intent, ref);
-  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry);
+  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry, now);
   const base = { taskDigest: task === undefined ? null : sha256Hex(task), matcher: answer.matcher, score: answer.score, decision: answer.decision };
   const withProblem = answer.problem === undefined ? {} : { problem: answer.problem };
   if (answer.decision === 'match') return { kind: 'keep', verdict, record: { ...base, effect: 'none', ...withProblem } };
@@ -104,7 +110,7 @@ function uncertainBecause(intent: ResolvedIntent, problem: string): Answer {
   return { decision: 'uncertain', score: 0, matcher: matcherId(intent), problem };
 }
 
-async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: string, toolName: string, entry: CatalogEntry | undefined): Promise<Answer> {
+async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: string, toolName: string, entry: CatalogEntry | undefined, now: number): Promise<Answer> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   // A matcher that ignores its signal still loses the race: the stage never waits past the timeout.
@@ -116,7 +122,7 @@ async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: st
   });
   try {
     const tool = withServer(intent, matchToolOf(toolName, entry?.definition));
-    const catalogue = await catalogueOf(intent, catalog, tool);
+    const catalogue = await catalogueOf(intent, catalog, tool, now);
     const result = await Promise.race([intent.config.matcher.match({ task, tool, catalogue }, controller.signal), timedOut]);
     if (result === 'timeout') return uncertainBecause(intent, 'timeout');
     return checkedResult(intent, result);
@@ -141,11 +147,24 @@ function matcherId(intent: ResolvedIntent): string {
   return typeof id === 'string' && id !== '' ? id.slice(0, 200) : 'unknown';
 }
 
-async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: IntentTool): Promise<readonly IntentTool[]> {
+/** The tools to rank against, the called tool always in its current pinned form (listing reused for `catalogueTtlMs`). */
+async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: IntentTool, now: number): Promise<readonly IntentTool[]> {
+  if (intent.listed === undefined || now - intent.listed.at > intent.catalogueTtlMs || now < intent.listed.at) {
+    const tools = listTools(intent, catalog);
+    intent.listed = { at: now, tools };
+    // A failed listing is not kept: the next call lists again.
+    tools.catch(() => {
+      if (intent.listed?.tools === tools) intent.listed = undefined;
+    });
+  }
+  const tools = await intent.listed.tools;
+  return [...tools.filter((t) => t.name !== tool.name), tool];
+}
+
+async function listTools(intent: ResolvedIntent, catalog: ToolCatalog): Promise<readonly IntentTool[]> {
   if (intent.config.catalogue !== undefined) return await intent.config.catalogue();
   const entries = (await catalog.list?.()) ?? [];
-  const tools = entries.map((e) => withServer(intent, matchToolOf(e.name, e.definition)));
-  return tools.some((t) => t.name === tool.name) ? tools : [...tools, tool];
+  return entries.map((e) => withServer(intent, matchToolOf(e.name, e.definition)));
 }
 
 function withServer(intent: ResolvedIntent, tool: IntentTool): IntentTool {

@@ -61,6 +61,13 @@ export interface IntentConfig {
    */
   catalogue?: (() => Promise<readonly IntentTool[]>) | undefined;
   /**
+   * How long the catalogue listing is reused, in ms (default 10 000): listing reads every
+   * registered definition from the store, too much for every call. The called tool itself
+   * is always its current pinned definition; only the tools it is ranked against may be
+   * this old.
+   */
+  catalogueTtlMs?: number | undefined;
+  /**
    * The server (MCP upstream) a tool name belongs to, so a matcher can rank the tool among
    * its own server's tools. E.g. a namespaced gateway's `github__list_runs` → `github`.
    */
