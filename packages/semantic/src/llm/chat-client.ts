@@ -75,6 +75,8 @@ export async function completeJson<T>(
       headers: { 'content-type': 'application/json', ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
       body: JSON.stringify(body),
       signal: combined,
+      // The endpoint is configured; a redirect elsewhere (with the API key) is a failure, not followed.
+      redirect: 'error',
     });
     text = await readBounded(response, endpoint.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     if (!response.ok) return { ok: false, reason: 'http_error', message: `endpoint answered HTTP ${response.status}` };

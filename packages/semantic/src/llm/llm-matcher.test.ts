@@ -98,6 +98,17 @@ describe('LLM matcher against a scripted OpenAI-compatible endpoint', () => {
     expect(() => createLlmMatcher({ baseUrl: 'http://x', model: 'm', timeoutMs: 0 })).toThrow(TypeError);
   });
 
+  it('a redirect is not followed (the API key never goes to another address)', async () => {
+    const elsewhere = await startScriptedChatServer(() => json({ serves_task: true, confidence: 1, reason: '' }));
+    try {
+      const matcher = await matcherAnswering({ status: 307, body: '', location: `${elsewhere.baseUrl}/chat/completions` });
+      expect(await matcher.match(INPUT)).toMatchObject({ decision: 'uncertain', detail: { failure: 'network_error' } });
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('an oversized reply is refused, not buffered', async () => {
     const matcher = await matcherAnswering({ content: `{"serves_task":true,"confidence":1,"reason":"${'a'.repeat(300_000)}"}` });
     expect((await matcher.match(INPUT)).decision).toBe('uncertain');

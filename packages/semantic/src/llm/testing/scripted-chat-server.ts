@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 export type ScriptedReply =
   /** A chat completion whose message content is this text. */
   | { content: string }
-  | { status: number; body: string }
+  | { status: number; body: string; location?: string | undefined }
   /** Never answers (a hung model). */
   | { hang: true };
 
@@ -36,7 +36,7 @@ export async function startScriptedChatServer(reply: (body: Record<string, unkno
       return;
     }
     if ('status' in answer) {
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.location === undefined ? {} : { location: answer.location }) }).end(answer.body);
       return;
     }
     const completion = { id: 'chatcmpl-scripted', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }] };
