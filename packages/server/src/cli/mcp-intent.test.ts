@@ -1,5 +1,4 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ScriptedChatServer, startScriptedChatServer } from '@countersign/semantic/llm/testing';
@@ -7,15 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, memoryUpstreamYaml } from './testing/memory-upstream.ts';
 
 // `countersign mcp` with a semantic: section: the CLI builds the LLM matcher (against a scripted endpoint) into the embedded gate.
 const MAIN = join(import.meta.dirname, 'main.ts');
-const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
-
-function childEnv(extra: Record<string, string>): Record<string, string> {
-  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('COUNTERSIGN_'));
-  return { ...Object.fromEntries(inherited), ...extra };
-}
 
 const refusalOf = (result: CallToolResult) => (result.isError === true ? (result._meta as { countersign?: Record<string, unknown> } | undefined)?.countersign : undefined);
 
@@ -36,11 +30,7 @@ describe('countersign mcp --config with semantic: (intent check)', () => {
     writeFileSync(
       join(dir, 'gateway.yaml'),
       [
-        'upstreams:',
-        '  - name: memory',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(MEMORY_BIN)}]`,
-        `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+        ...memoryUpstreamYaml(dir),
         'policy: policy.yaml',
         'principal: user-1',
         'trustOnFirstUse: true',
