@@ -63,11 +63,11 @@ describe('LLM proxy: the task is extracted from the conversation and proposed wi
       extractor,
     });
     open.push(proxy, model);
-    const chat = (messages: unknown[]) =>
+    const chat = (messages: unknown[], stream = false) =>
       fetch(`${proxy.baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-countersign-run': `run-${Math.random()}` },
-        body: JSON.stringify({ model: 'gpt-test', messages }),
+        body: JSON.stringify({ model: 'gpt-test', messages, ...(stream ? { stream: true } : {}) }),
       });
     return { audit, chat };
   }
@@ -92,6 +92,18 @@ describe('LLM proxy: the task is extracted from the conversation and proposed wi
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: 'intent_mismatch' } });
     expect(JSON.stringify(await bad.audit.read({ limit: 1000 }))).not.toContain('auth-service');
+  });
+
+  it('streaming: the task is extracted for the calls of the stream; an injected export ends it with intent_mismatch', async () => {
+    const { chat } = await setup([EXPORT], stubExtractor([]));
+    const response = await chat(conversation, true);
+    const text = await response.text();
+    expect(text).toContain('intent_mismatch');
+    expect(text).not.toContain('"finish_reason":"tool_calls"');
+    expect(text).not.toContain('[DONE]');
+    expect(asked).toEqual([TASK]);
+    const ok = await setup([LIST], stubExtractor([]));
+    expect(await (await ok.chat(conversation, true)).text()).toContain('"finish_reason":"tool_calls"');
   });
 
   it('no extractor, or a failed extraction: no task is proposed and the gate fails closed', async () => {
