@@ -8,6 +8,7 @@ import { type ApprovalChannel, type ApprovalSettings, awaitApproval } from './aw
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
+import { taskFromMeta } from './task-meta.ts';
 
 /** Who a call is made for, and the gateway's settings for calls. */
 export interface CallContext extends ApprovalSettings {
@@ -51,13 +52,16 @@ export async function callTool(
     }
   }
   if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
-  const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args));
+  const named = taskFromMeta(meta, toolName);
+  if (!named.ok) return named.refusal;
+  const task = { task: named.task, taskId: named.taskId };
+  const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args), task);
   if (proposed.status === 'allowed') {
     const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
     if (first.status === 'authorized') return forward(ctx, first.grant);
     if (first.status !== 'not_approved' || first.reason !== 'already_consumed') return refuseAuthorize(first, toolName);
     // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
-    const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`);
+    const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`, task);
     if (again.status === 'approval_required') return approveThenRun(ctx, again, toolName, channel);
     if (again.status !== 'allowed') return refusePropose(ctx, again, toolName);
     const second = await ctx.port.authorize({ proposalId: again.proposalId });
@@ -116,12 +120,21 @@ async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> 
   return result;
 }
 
-async function proposeOnce(ctx: CallContext, toolName: string, args: Record<string, unknown>, callId: string): Promise<ProposeOutcome> {
+async function proposeOnce(
+  ctx: CallContext,
+  toolName: string,
+  args: Record<string, unknown>,
+  callId: string,
+  task: { task?: string | undefined; taskId?: string | undefined },
+): Promise<ProposeOutcome> {
   const [outcome] = await ctx.port.propose({
     runId: ctx.runId,
     sessionId: ctx.sessionId,
     principal: ctx.principal,
     toolCalls: [{ id: callId, name: toolName, arguments: args }],
+    // The task the runtime named (see task-meta.ts), for the approval service's intent stage.
+    ...(task.task === undefined ? {} : { task: task.task }),
+    ...(task.taskId === undefined ? {} : { taskId: task.taskId }),
   });
   return outcome ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate answered nothing' };
 }

@@ -1,7 +1,9 @@
 import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { TaskExtractor } from '@countersign/semantic';
 import type { Authenticate } from './authenticate.ts';
+import { conversationOf } from './conversation.ts';
 import { chatStreamWatcher } from './chat/stream-watcher.ts';
 import { chatToolCalls } from './chat/tool-calls.ts';
 import { chatToolMessages } from './chat/tool-messages.ts';
@@ -31,6 +33,13 @@ export interface ProxyOptions {
   passThrough?: ((method: string, path: string) => boolean) | undefined;
   /** Largest request body accepted. Default 16 MiB. */
   maxBodyBytes?: number | undefined;
+  /**
+   * Extracts the user's current task from the conversation in each request, for the
+   * approval service's intent stage (`semantic:`): only the sentence is proposed with the
+   * model's calls, never the conversation. Asked only when a response has tool calls. A
+   * failed extraction proposes no task: the intent stage then fails closed.
+   */
+  extractor?: TaskExtractor | undefined;
 }
 
 /** How one API shape is read: where its relayed results are, and where its tool calls are. */
@@ -88,6 +97,7 @@ export function createProxy(options: ProxyOptions): Hono {
     const refusal = await checkRelayed(ctx, relayed);
     if (refusal !== undefined) return errorResponse(refusal);
 
+    const task = taskOnce(options.extractor, body, request.signal);
     const called = await callUpstream(options.upstream, upstreamPath, request, bytes);
     if (!called.ok) return errorResponse(called.error);
     const upstream = called.response;
@@ -95,7 +105,7 @@ export function createProxy(options: ProxyOptions): Hono {
     if ((upstream.headers.get('content-type') ?? '').includes('text/event-stream')) {
       const events = upstream.stream();
       if (events === null) return errorResponse(unreadableUpstream('an event stream without a body'));
-      return passBack(upstream, guardStream(events, shape.watcher(), (calls, ref) => recordCalls(ctx, calls, ref)));
+      return passBack(upstream, guardStream(events, shape.watcher(), async (calls, ref) => recordCalls(ctx, calls, ref, calls.length === 0 ? undefined : await task())));
     }
     const text = await upstream.text();
     let parsed: unknown;
@@ -106,7 +116,8 @@ export function createProxy(options: ProxyOptions): Hono {
     }
     const calls = shape.calls(parsed);
     if (!calls.ok) return errorResponse(calls.error);
-    const recorded = await recordCalls(ctx, calls.calls, isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined);
+    const responseRef = isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined;
+    const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? undefined : await task());
     if (recorded !== undefined) return errorResponse(recorded);
     // The upstream's bytes, unchanged: what the client reads is exactly what was recorded from.
     return passBack(upstream, text);
@@ -125,6 +136,19 @@ export function createProxy(options: ProxyOptions): Hono {
   });
   app.onError((error) => errorResponse({ status: 502, type: 'countersign_upstream_error', code: 'proxy_failed', message: error.message }));
   return app;
+}
+
+/** The request's task, extracted at most once and only when first asked for (a response with tool calls). */
+function taskOnce(extractor: TaskExtractor | undefined, body: Record<string, unknown>, signal: AbortSignal): () => Promise<string | undefined> {
+  let pending: Promise<string | undefined> | undefined;
+  return () => {
+    if (extractor === undefined) return Promise.resolve(undefined);
+    pending ??= extractor.extract(conversationOf(body), signal).then(
+      (r) => (r.ok ? r.task : undefined),
+      () => undefined,
+    );
+    return pending;
+  };
 }
 
 async function runContext(options: ProxyOptions, request: Request): Promise<RunContext | ProxyError> {

@@ -9,7 +9,7 @@ import type { RunContext } from './run-context.ts';
  * propose (denied, unpinned definition, invalid arguments, store down) refuses the whole
  * response, so the client never gets calls that were not recorded as runnable.
  */
-export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined): Promise<ProxyError | undefined> {
+export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined, task?: string): Promise<ProxyError | undefined> {
   if (calls.length === 0) return undefined;
   let outcomes: Awaited<ReturnType<RunContext['port']['propose']>>;
   try {
@@ -18,6 +18,8 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
       sessionId: ctx.sessionId,
       principal: ctx.principal,
       responseRef,
+      // The task extracted from the conversation (never the conversation), for the intent stage.
+      ...(task === undefined ? {} : { task }),
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
     });
   } catch (error) {

@@ -1,3 +1,4 @@
+// The local side: matcher, extractor, evaluation.
 export type {
   ConversationMessage,
   MatchDecision,
@@ -16,3 +17,11 @@ export { type Dataset, DatasetError, loadDataset } from './eval/datasets.ts';
 export { toMultiTurn, type MultiTurnRecord } from './eval/multi-turn.ts';
 export { type EvalOptions, type EvalReport, type ExtractionStats, runEval } from './eval/run-eval.ts';
 export { formatReport } from './eval/format-report.ts';
+// The gate's side: LLM matcher/extractor, cache, allowlist, task summaries, the config section.
+export { type Allowlist, type AllowlistEntry, AllowlistError, compileAllowlist, normalizeTask } from './allowlist/allowlist.ts';
+export { type GuardOptions, guardMatcher } from './cache/guarded-matcher.ts';
+export { createTurnCache, type TurnCache, type TurnCacheOptions } from './cache/turn-cache.ts';
+export { type ChatEndpoint, createLlmExtractor, createLlmMatcher, type LlmExtractorOptions, type LlmMatcherOptions } from './llm/index.ts';
+export { type SealedTask, TaskKeyError } from './tasks/sealed-task.ts';
+export { memoryTaskBackend, type TaskSummaryBackend, TaskSummaryStore, type TaskSummaryStoreOptions } from './tasks/task-summary-store.ts';
+export { type BuiltSemantic, buildSemantic, type SemanticConfig, SemanticConfigError, semanticConfigSchema, type SemanticFactories } from './config/semantic-config.ts';

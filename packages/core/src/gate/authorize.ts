@@ -16,6 +16,7 @@ import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
 import { callIds, errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
+import { routedByIntent } from './intent/intent-stage.ts';
 
 /** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
 export type AuthorizedCall =
@@ -111,7 +112,9 @@ export async function authorizeCall(
     const now = deps.clock();
     let approval: { requestId: string; tokenId: string } | undefined;
     let approvalRequest: ApprovalRequest | undefined;
-    if (verdict.kind === 'approve') {
+    // A call the intent stage routed to a person at propose time needs that approval even
+    // though policy allows it: the stage's verdict is kept, never re-derived here (no model at dispatch).
+    if (verdict.kind === 'approve' || routedByIntent(found.request)) {
       const checked = await checkApproval(deps, proposal, found.request, request.token, now);
       if (checked.status !== 'ok') return checked.outcome;
       approval = checked.approval;

@@ -14,6 +14,8 @@ import type { DefinitionStore, ToolCatalog } from '../catalog/types.ts';
 import type { ApproverRule } from '../ledger/types.ts';
 import type { ToolRegistry } from './tools.ts';
 import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
+import { type ResolvedIntent, resolveIntent } from './intent/intent-stage.ts';
+import type { IntentConfig } from './intent/types.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */
 export interface DefinitionReviewRule {
@@ -79,6 +81,12 @@ export interface GateConfig {
    * relay of only `structuredContent`; leave out `error` to refuse relaying failed calls.
    */
   relayProjections?: readonly RelayProjection[] | undefined;
+  /**
+   * The optional intent stage (see intent/types.ts): a task-to-tool matcher asked at
+   * propose time, after policy, that can only deny (`intent_mismatch`) or route to a
+   * person. Its verdict is kept with the call: authorize and dispatch never ask again.
+   */
+  intent?: IntentConfig | undefined;
 }
 
 /** GateConfig with defaults filled in; shared by the gate and the approval service. */
@@ -100,6 +108,7 @@ export interface GateDeps {
   clockToleranceSeconds: number;
   events: GateEvents;
   relayProjections: ReadonlySet<RelayProjection>;
+  intent: ResolvedIntent | undefined;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
@@ -125,6 +134,7 @@ export function resolveConfig(config: GateConfig): GateDeps {
     clockToleranceSeconds: config.clockToleranceSeconds ?? 5,
     events: config.events ?? new MemoryGateEvents(),
     relayProjections: resolveRelayProjections(config.relayProjections),
+    intent: resolveIntent(config.intent),
   };
 }
 

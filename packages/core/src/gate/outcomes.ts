@@ -36,7 +36,9 @@ export type DeniedReason =
   | 'unknown_tool'
   | 'approval_denied'
   /** The dispatching agent may no longer act for the call's principal. */
-  | 'principal_not_allowed';
+  | 'principal_not_allowed'
+  /** The intent stage found that the current task does not call for this tool (or could not confirm it, failing closed). */
+  | 'intent_mismatch';
 
 export type DispatchOutcome =
   | {

@@ -18,6 +18,13 @@ export interface ModelResponse {
   modelResponseRef?: string | undefined;
   /** `context`: what the agent says about this call, for the approver (untrusted, bounded). */
   toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined }>;
+  /**
+   * The user's current task, one sentence extracted agent- or proxy-side (never the raw
+   * conversation), for the gate's optional intent stage; or `taskId`, the id of a stored
+   * task summary. At most one of the two.
+   */
+  task?: string | undefined;
+  taskId?: string | undefined;
 }
 
 /**

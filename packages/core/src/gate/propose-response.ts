@@ -27,6 +27,8 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       arguments: toolCall?.arguments,
       modelResponseRef: ref,
       ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
+      ...(response.task === undefined ? {} : { task: response.task }),
+      ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
     }),
   );
   return proposeResponse(deps, calls, agent);

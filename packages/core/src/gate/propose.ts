@@ -16,6 +16,8 @@ import { contextProblem, idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 import type { ProposeOutcome } from './outcomes.ts';
+import { checkIntent, intentAuditValue, MAX_TASK_LENGTH } from './intent/intent-stage.ts';
+import type { IntentRecord } from './intent/types.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -34,6 +36,13 @@ export interface ModelToolCall {
    * never part of what is approved, signed or run.
    */
   context?: string | undefined;
+  /**
+   * The user's current task (one sentence, extracted agent- or proxy-side) for the
+   * optional intent stage, or `taskId`, a stored task summary's id. Only its digest is
+   * audited; the raw conversation never has to reach the gate.
+   */
+  task?: string | undefined;
+  taskId?: string | undefined;
 }
 
 /**
@@ -74,6 +83,8 @@ interface PreparedCall {
   input: ProposalInput;
   request: Omit<NewApprovalRequest, 'proposalId'> | undefined;
   now: number;
+  /** What the intent stage decided, when it ran (audited with the verdict). */
+  intent: IntentRecord | undefined;
 }
 
 type Prepared = PreparedCall | { outcome: ProposeOutcome };
@@ -123,7 +134,16 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     });
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // The admitted (pinned) definition's annotations may only tighten the verdict.
-    const verdict = tightenByAnnotations(decided, entry?.definition?.annotations);
+    const tightened = tightenByAnnotations(decided, entry?.definition?.annotations);
+    // The intent stage, after policy: it may deny or route to a person, never allow. A
+    // denied call is not recorded, so no later authorize (which does not ask the
+    // matcher again) can find it allowed by policy alone.
+    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now);
+    if (step.kind === 'deny') {
+      await auditRefusal(deps, call, agent, 'intent_mismatch', args.digest, entry?.definitionDigest, step.record);
+      return { outcome: { status: 'denied', reason: 'intent_mismatch', message: step.message } };
+    }
+    const verdict = step.verdict;
     const input: ProposalInput = {
       proposalId: deps.newId(),
       runId: call.runId,
@@ -140,7 +160,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
-    return { call, agent, argsDigest: args.digest, verdict, input, request, now };
+    return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent: step.record };
   } catch (error) {
     return { outcome: storeUnavailable(error) };
   }
@@ -152,7 +172,7 @@ function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
     return auditedWrite<RecordProposalResult>(
       deps,
       (audit) => deps.ledger.recordProposal(p.input, { request: p.request, audit }),
-      (r) => (r.ok && r.created ? proposalEvents(r.proposal, p.verdict, r.request, p.now) : []),
+      (r) => (r.ok && r.created ? proposalEvents(r.proposal, p.verdict, r.request, p.now, p.intent) : []),
     ).then(
       (recorded): Written => ({ ok: true, recorded }),
       (error: unknown): Written => ({ ok: false, error }),
@@ -247,11 +267,14 @@ function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { rule
   if (verdict.tightenedBy === 'destructiveHint') {
     return { ruleDescription: 'The rule allows this tool, but its pinned definition marks it destructive (destructiveHint), so each call needs approval.' };
   }
+  if (verdict.tightenedBy === 'intent') {
+    return { ruleDescription: "The intent check could not tell whether this tool serves the user's task, so a person decides." };
+  }
   return verdict.description === undefined ? {} : { ruleDescription: verdict.description };
 }
 
 /** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
-function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number): AuditEvent[] {
+function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
   const events: AuditEvent[] = [
     {
       ...eventAbout(proposal, 'proposal', now),
@@ -260,7 +283,12 @@ function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalR
     {
       ...eventAbout(proposal, 'verdict', now),
       reason: verdict.kind === 'deny' ? verdict.reason : undefined,
-      detail: { verdict: verdict.kind, ruleId: verdict.ruleId ?? null, ...(verdict.kind === 'approve' && verdict.tightenedBy !== undefined ? { tightenedBy: verdict.tightenedBy } : {}) },
+      detail: {
+        verdict: verdict.kind,
+        ruleId: verdict.ruleId ?? null,
+        ...(verdict.kind === 'approve' && verdict.tightenedBy !== undefined ? { tightenedBy: verdict.tightenedBy } : {}),
+        ...(intent === undefined ? {} : { intent: intentAuditValue(intent) }),
+      },
     },
   ];
   if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));
@@ -314,6 +342,7 @@ async function auditRefusal(
   reason: string,
   argsDigest?: string,
   definitionDigest?: string,
+  intent?: IntentRecord,
 ): Promise<void> {
   emitRefusal(deps, call, reason);
   await auditBestEffort(deps.audit, {
@@ -326,7 +355,11 @@ async function auditRefusal(
     argsDigest,
     actor: call.principal,
     reason,
-    detail: { agent: agent.id, ...(definitionDigest === undefined ? {} : { definitionDigest }) },
+    detail: {
+      agent: agent.id,
+      ...(definitionDigest === undefined ? {} : { definitionDigest }),
+      ...(intent === undefined ? {} : { intent: intentAuditValue(intent) }),
+    },
   });
 }
 
@@ -347,7 +380,20 @@ function invalidCallField(call: ModelToolCall): string | undefined {
     if (problem !== undefined) return problem;
   }
   if (call.runId.startsWith(REVIEW_RUN_PREFIX)) return `run ids starting with "${REVIEW_RUN_PREFIX}" are reserved`;
-  return contextProblem(call.context);
+  return contextProblem(call.context) ?? invalidTask(call);
+}
+
+/** A task is one bounded sentence or a stored summary's id, never both. */
+function invalidTask(call: ModelToolCall): string | undefined {
+  if (call.task !== undefined && (typeof call.task !== 'string' || call.task.trim() === '' || call.task.length > MAX_TASK_LENGTH || !call.task.isWellFormed())) {
+    return `task must be a non-empty, well-formed string of at most ${MAX_TASK_LENGTH} characters`;
+  }
+  if (call.taskId !== undefined) {
+    const problem = idProblem('taskId', call.taskId);
+    if (problem !== undefined) return problem;
+    if (call.task !== undefined) return 'give task or taskId, not both';
+  }
+  return undefined;
 }
 
 export function errorMessage(error: unknown): string {

@@ -15,3 +15,4 @@ export type {
   Verdict,
   VerdictKind,
 } from './types.ts';
+export { compileToolPattern, type ToolMatcher } from './glob.ts';

@@ -47,8 +47,8 @@ export type Verdict =
       kind: 'approve';
       ruleId: string;
       approval: ApprovalRequirement;
-      /** Set by the gate, never by an engine: an `allow` the tool's annotations tightened to `approve`. */
-      tightenedBy?: 'destructiveHint' | undefined;
+      /** Set by the gate, never by an engine: an `allow` the tool's annotations (or an uncertain intent check) tightened to `approve`. */
+      tightenedBy?: 'destructiveHint' | 'intent' | undefined;
       /** The rule's human description: shown to approvers as why they are asked. */
       description?: string | undefined;
     }

@@ -8,6 +8,7 @@ import { Gate } from '../gate/gate.ts';
 import type { RequestView } from '../gate/approvals.ts';
 import type { Approver } from '../gate/eligibility.ts';
 import type { ModelToolCall } from '../gate/propose.ts';
+import type { IntentConfig } from '../gate/intent/types.ts';
 import type { Tool, ToolRegistry } from '../gate/tools.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
@@ -66,6 +67,8 @@ export interface GateFixtureOptions {
   trustOnFirstUse?: boolean;
   /** The gate's event bus (default: its own in-memory one, as for a separate replica). */
   events?: GateEvents;
+  /** The gate's optional intent stage. */
+  intent?: IntentConfig;
 }
 
 /**
@@ -117,6 +120,7 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     definitions: options.definitions,
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
+    intent: options.intent,
   });
   // Dispatch selects a call by the proposal id propose returned. Attack tests build
   // dispatch requests from the model call, so the fixture remembers each call's

@@ -32,3 +32,4 @@ export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './de
 export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
 export { type PasskeyStoreHarness, runPasskeyStoreConformance } from './passkey-store-conformance.ts';
 export { PASSKEY_POLICY_YAML } from './passkey-policy.ts';
+export { INTENT_TASK, type IntentHarness, runIntentConformance, scriptedMatcher } from './intent-conformance.ts';

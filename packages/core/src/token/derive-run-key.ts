@@ -9,6 +9,8 @@ export const APPROVAL_TOKEN_PURPOSE = 'countersign/v2/approval-token';
 export const DECISION_RECORD_PURPOSE = 'countersign/v2/decision-record';
 /** HKDF purpose label for signed audit checkpoints: a checkpoint MAC is never a token or a decision. */
 export const AUDIT_CHECKPOINT_PURPOSE = 'countersign/v2/audit-checkpoint';
+/** HKDF purpose label for encrypting stored task summaries (AES-256-GCM): never a MAC key of the others. */
+export const TASK_SUMMARY_PURPOSE = 'countersign/v2/task-summary';
 
 // Fixed, empty salt (RFC 5869 §3.1 allows it): the run must not go in the salt, because
 // HMAC pads short keys with zeros, so run ids differing only by trailing NUL bytes

@@ -39,3 +39,4 @@ export {
 } from './keyring.ts';
 export { type MintInput, mintApprovalToken } from './mint.ts';
 export { type TokenRejection, type VerifyOptions, type VerifyResult, verifyApprovalToken } from './verify.ts';
+export { deriveRunKey, TASK_SUMMARY_PURPOSE } from './derive-run-key.ts';

@@ -52,6 +52,7 @@ export const DeniedReasonSchema = z.enum([
   'unknown_tool',
   'approval_denied',
   'principal_not_allowed',
+  'intent_mismatch',
 ]);
 
 const ApprovalRequired = z.object({ status: z.literal('approval_required'), proposalId: Id, requestId: Id, expiresAt: Time });

@@ -16,6 +16,9 @@ export const ProposalsBody = z
     /** The model response id; `modelResponseRef` is its older name (both given: they must be equal). */
     responseRef: Id.optional(),
     modelResponseRef: Id.optional(),
+    /** The current task (one sentence, extracted agent- or proxy-side) for the intent stage; or `taskId`, a stored summary. */
+    task: z.string().min(1).max(4000).optional(),
+    taskId: Id.optional(),
     toolCalls: z
       .array(
         z

@@ -8,6 +8,7 @@ import {
   storeConfigSchema,
   storeTargetOf,
 } from '@countersign/core/config';
+import { type SemanticConfig, semanticConfigSchema } from '@countersign/semantic';
 import { z } from 'zod';
 import { upstreamNameProblem } from '../names.ts';
 import type { CallMode } from '../recorded-call.ts';
@@ -51,6 +52,12 @@ export interface GatewayConfig {
   relistBeforeCall: boolean;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
+  /**
+   * The embedded approval service's optional intent stage (`semantic:`): the matcher, what
+   * `uncertain` does, the allowlist. Calls name their task in `_meta["countersign/task"]`.
+   * Not with `approvalService` (the server's gate has its own) nor when mounted by serve.
+   */
+  semantic?: SemanticConfig | undefined;
 }
 
 /** A remote approval service: the server's base URL, and the env var holding the gateway's agent token (never the file). */
@@ -133,6 +140,7 @@ const fields = z.strictObject({
       allowedHosts: z.array(z.string().min(1).toLowerCase()).optional(),
     })
     .optional(),
+  semantic: semanticConfigSchema.optional(),
 });
 
 /**
@@ -142,7 +150,7 @@ const fields = z.strictObject({
  */
 export type GatewayConfigMode = 'standalone' | 'mounted';
 
-const MOUNTED_FORBIDDEN = ['policy', 'store', 'approvalService', 'trustOnFirstUse', 'http'] as const;
+const MOUNTED_FORBIDDEN = ['policy', 'store', 'approvalService', 'trustOnFirstUse', 'http', 'semantic'] as const;
 
 // A lock pins in the gateway's own store; a server's store is pinned on the server itself.
 const LOCK_ELSEWHERE = "the approval service's store holds the pins: pin on it with `countersign tools pin` (a lock is only applied by a gateway with its own store)";
@@ -161,8 +169,8 @@ function schemaFor(mode: GatewayConfigMode) {
       ctx.addIssue({ code: 'custom', path: ['policy'], message: 'a policy file is required, unless approvalService names a Countersign server' });
     }
     if (c.approvalService !== undefined) {
-      for (const key of ['policy', 'store', 'trustOnFirstUse'] as const) {
-        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `not used with approvalService: the server's ${key === 'store' ? 'store' : key === 'policy' ? 'policy' : 'settings'} apply` });
+      for (const key of ['policy', 'store', 'trustOnFirstUse', 'semantic'] as const) {
+        if (c[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `not used with approvalService: the server's ${key === 'store' ? 'store' : key === 'policy' ? 'policy' : key === 'semantic' ? 'intent stage' : 'settings'} apply` });
       }
       if (c.lock !== undefined) ctx.addIssue({ code: 'custom', path: ['lock'], message: `not used with approvalService: ${LOCK_ELSEWHERE}` });
     }
@@ -202,6 +210,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
       lock: c.lock === undefined ? undefined : at(c.lock),
       relistBeforeCall: c.relistBeforeCall,
       http: c.http,
+      semantic: c.semantic,
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   storeConfigSchema,
   storeTargetOf,
 } from '@countersign/core/config';
+import { type SemanticConfig, semanticConfigSchema } from '@countersign/semantic';
 import { z } from 'zod';
 
 /** Where the embedded approval service keeps its ledger: the same store `countersign serve` and the MCP gateway use. */
@@ -29,6 +30,11 @@ export interface ProxyConfig {
   trustOnFirstUse: boolean;
   listen: { host: string; port: number };
   maxBodyBytes?: number | undefined;
+  /**
+   * The optional intent stage (`semantic:`): the embedded gate's matcher and mode, and the
+   * extractor the proxy runs on each conversation to propose the task with the calls.
+   */
+  semantic?: SemanticConfig | undefined;
 }
 
 export const DEFAULT_PROXY_STORE_PATH = DEFAULT_CONFIG_STORE_PATH;
@@ -49,6 +55,7 @@ const schema = z.strictObject({
     .strictObject({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65_535).default(8788) })
     .default({ host: '127.0.0.1', port: 8788 }),
   maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).optional(),
+  semantic: semanticConfigSchema.optional(),
 });
 
 export type ProxyConfigResult = { ok: true; config: ProxyConfig } | { ok: false; problems: string[] };
@@ -70,6 +77,7 @@ export function parseProxyConfig(value: unknown, baseDir: string): ProxyConfigRe
       trustOnFirstUse: c.trustOnFirstUse,
       listen: c.listen,
       maxBodyBytes: c.maxBodyBytes,
+      semantic: c.semantic,
     },
   };
 }

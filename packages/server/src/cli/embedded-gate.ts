@@ -1,4 +1,5 @@
-import { Gate } from '@countersign/core/gate';
+import { Gate, type IntentConfig } from '@countersign/core/gate';
+import { buildSemantic, type BuiltSemantic, type SemanticConfig, SemanticConfigError } from '@countersign/semantic';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { definitionReviewOf } from '../serve/definition-review.ts';
 import { type MasterKey, resolveMasterKey } from '../serve/master-key.ts';
@@ -33,7 +34,7 @@ export async function openStoreEvents(store: OpenedStore): Promise<StoreEvents |
 export function embeddedGate(
   store: OpenedStore,
   events: StoreEvents | undefined,
-  settings: { policy: Policy; keyring: MasterKey['keyring']; trustOnFirstUse: boolean },
+  settings: { policy: Policy; keyring: MasterKey['keyring']; trustOnFirstUse: boolean; intent?: IntentConfig | undefined },
 ): Gate {
   return new Gate({
     ledger: store.ledger,
@@ -44,5 +45,15 @@ export function embeddedGate(
     trustOnFirstUse: settings.trustOnFirstUse,
     keyring: settings.keyring,
     events,
+    intent: settings.intent,
+  });
+}
+
+/** The intent stage (and extractor) of a config's `semantic:` section; a bad one is a `config` error. */
+export async function semanticForCli(config: SemanticConfig | undefined, env: Readonly<Record<string, string | undefined>>): Promise<BuiltSemantic | undefined> {
+  if (config === undefined) return undefined;
+  return buildSemantic(config, env).catch((error: unknown) => {
+    if (error instanceof SemanticConfigError) throw new CliError('config', `semantic: ${error.message}`, { cause: error });
+    throw error;
   });
 }

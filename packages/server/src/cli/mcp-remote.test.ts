@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
@@ -13,10 +12,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listen } from '../serve/listen.ts';
 import { AGENT_TOKEN, makeServerFixture, OSCAR_TOKEN } from '../testing/server-fixture.ts';
+import { childEnv, memoryUpstreamYaml } from './testing/memory-upstream.ts';
 
 // `countersign mcp` with `approvalService`: the gateway keeps no store; a Countersign server decides.
 const MAIN = join(import.meta.dirname, 'main.ts');
-const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 const POLICY = `
 version: 1
 rules:
@@ -31,11 +30,6 @@ rules:
       ttlSeconds: 600
 `;
 
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('COUNTERSIGN_'));
-  return { ...Object.fromEntries(inherited), ...extra };
-}
-
 function refusalOf(result: CallToolResult): Record<string, unknown> | undefined {
   return result.isError === true ? (result._meta as { countersign?: Record<string, unknown> } | undefined)?.countersign : undefined;
 }
@@ -44,11 +38,7 @@ function writeConfig(dir: string, url: string): void {
   writeFileSync(
     join(dir, 'gateway.yaml'),
     [
-      'upstreams:',
-      '  - name: memory',
-      `    command: ${JSON.stringify(process.execPath)}`,
-      `    args: [${JSON.stringify(MEMORY_BIN)}]`,
-      `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+      ...memoryUpstreamYaml(dir),
       'principal: user:42',
       'approvalService:',
       `  url: ${url}`,

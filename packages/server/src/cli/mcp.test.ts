@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,10 +11,10 @@ import { hmacKey, Keyring } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateMasterKeyFile, masterKeyPathFor } from '../serve/master-key-file.ts';
+import { childEnv, MEMORY_BIN, memoryUpstreamYaml } from './testing/memory-upstream.ts';
 
 // `countersign mcp` as a desktop MCP client runs it: a child process spoken to over stdio.
 const MAIN = join(import.meta.dirname, 'main.ts');
-const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
 const POLICY = `
 version: 1
@@ -34,11 +33,6 @@ rules:
     verdict: deny
 `;
 
-function childEnv(): Record<string, string> {
-  // The gateway's own secrets come from the config's store (master.key next to it), not the test's env.
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('COUNTERSIGN_')));
-}
-
 function refusalOf(result: CallToolResult): Record<string, unknown> | undefined {
   return result.isError === true ? (result._meta as { countersign?: Record<string, unknown> } | undefined)?.countersign : undefined;
 }
@@ -55,11 +49,7 @@ describe('countersign mcp --config (stdio front)', () => {
     writeFileSync(
       join(dir, 'gateway.yaml'),
       [
-        'upstreams:',
-        '  - name: memory',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(MEMORY_BIN)}]`,
-        `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+        ...memoryUpstreamYaml(dir),
         'policy: policy.yaml',
         'principal: user-1',
         'trustOnFirstUse: true',
@@ -234,11 +224,7 @@ describe('countersign mcp pin: the operator lock', () => {
     try {
       writeFileSync(join(dir, 'policy.yaml'), POLICY);
       const upstream = [
-        'upstreams:',
-        '  - name: memory',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(MEMORY_BIN)}]`,
-        `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+        ...memoryUpstreamYaml(dir),
         'policy: policy.yaml',
         'principal: user-1',
       ];

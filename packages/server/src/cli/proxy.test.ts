@@ -25,6 +25,16 @@ describe('countersign proxy --config --auth', () => {
     expect(run.stderr).toContain('OPENAI_API_KEY must hold the upstream API key');
   });
 
+  it('refuses a semantic: section whose judge key is not in the environment, naming the variable (not a value)', async () => {
+    writeFileSync(
+      join(dir, 'proxy.yaml'),
+      'upstream: { baseUrl: "http://127.0.0.1:9/v1" }\npolicy: ./policy.yaml\nlisten: { port: 0 }\nsemantic:\n  matcher: llm\n  extractor: llm\n  llm: { baseUrl: "http://127.0.0.1:9/v1", model: judge, apiKeyEnv: JUDGE_KEY }\n',
+    );
+    const run = await runCaptured(['proxy', '--config', 'proxy.yaml', '--auth', 'auth.yaml'], { cwd: dir, env: { AGENT_TOKEN, OPENAI_API_KEY: 'sk' } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('semantic: semantic.llm.apiKeyEnv: JUDGE_KEY is not set');
+  });
+
   it('serves the proxy on the store: the agent token in, the upstream key out, calls recorded', async () => {
     const model = await startScriptedModel(() => ({ toolCalls: [{ id: 'call_1', name: 'list_workflow_runs', arguments: '{}' }] }));
     writeFileSync(join(dir, 'proxy.yaml'), `upstream: { baseUrl: "${model.baseUrl}" }\npolicy: ./policy.yaml\nprincipal: alice\ntrustOnFirstUse: true\nlisten: { port: 0 }\n`);

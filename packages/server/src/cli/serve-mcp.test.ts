@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
@@ -10,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../serve/testing/api-client.ts';
 import { runCaptured } from './testing/capture-io.ts';
 import { serveInProcess } from './testing/serve-in-process.ts';
+import { memoryUpstreamYaml } from './testing/memory-upstream.ts';
 
 // `countersign serve --mcp gateway.yaml`: the gateway on the service's own port and gate.
-const MEMORY_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 const POLICY = `
 version: 1
 rules:
@@ -35,11 +34,7 @@ function writeFiles(dir: string, gateway: string[]): void {
   writeFileSync(
     join(dir, 'gateway.yaml'),
     [
-      'upstreams:',
-      '  - name: memory',
-      `    command: ${JSON.stringify(process.execPath)}`,
-      `    args: [${JSON.stringify(MEMORY_BIN)}]`,
-      `    env: { MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.jsonl'))} }`,
+      ...memoryUpstreamYaml(dir),
       ...gateway,
     ].join('\n'),
   );

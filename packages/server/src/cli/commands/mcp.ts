@@ -14,6 +14,7 @@ import {
   readLockFile,
   remoteGatewayGate,
   startHttpFront,
+  toolNaming,
 } from '@countersign/mcp';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
@@ -21,7 +22,7 @@ import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
-import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, type StoreEvents } from '../embedded-gate.ts';
+import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, semanticForCli, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
 import { registerMcpPin } from './mcp-pin.ts';
@@ -133,6 +134,7 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
   if (policyFile === undefined) throw new CliError('config', 'the gateway configuration names no policy file');
   const policy = await loadPolicyForCli(policyFile);
   const master = await masterKeyForCli(ctx.io.env, config.store);
+  const semantic = await semanticForCli(config.semantic, ctx.io.env);
   // Checked before the store is opened: a bad lock never creates a database.
   const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
   if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
@@ -146,7 +148,7 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
     ],
     async open() {
       events = await openStoreEvents(store);
-      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse });
+      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent: semantic && { ...semantic.intent, serverOf: upstreamOf(config) } });
       if (lock?.ok === true) {
         // Operator pins first, so nothing is served (or trusted) before the lock says what is.
         // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
@@ -206,4 +208,13 @@ function httpSettings(ctx: CommandContext, config: GatewayConfig): Omit<HttpFron
   const token = ctx.io.env[http.tokenEnv];
   if (token === undefined || token.length < 32) throw new CliError('config', `${http.tokenEnv} must hold the bearer token, at least 32 characters (create one with \`countersign keygen\`)`);
   return { host: http.host, port: http.port, path: http.path, bearerToken: token, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+}
+
+/** The upstream a served tool name belongs to (the gateway's own naming), for the intent matcher to rank among its tools. */
+function upstreamOf(config: { upstreams: readonly { name: string }[]; namespaced?: boolean | undefined }): (toolName: string) => string | undefined {
+  const naming = toolNaming(
+    config.upstreams.map((u) => u.name),
+    config.namespaced ?? config.upstreams.length > 1,
+  );
+  return (toolName) => naming.parse(toolName)?.upstream;
 }

@@ -5,7 +5,7 @@ import { describeStoreTarget } from '../../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
-import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, type StoreEvents } from '../embedded-gate.ts';
+import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, semanticForCli, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
 
@@ -54,12 +54,13 @@ async function runProxy(ctx: CommandContext, flags: ProxyFlags): Promise<number>
   });
   const policy = await loadPolicyForCli(config.policy);
   const master = await masterKeyForCli(env, config.store);
+  const semantic = await semanticForCli(config.semantic, env);
   const store = await openStoreForCli(config.store);
   let proxy: RunningProxy | undefined;
   let events: StoreEvents | undefined;
   try {
     events = await openStoreEvents(store);
-    const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse });
+    const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent: semantic?.intent });
     const agents = auth.config.agents.map((a) => ({ ...a, principal: config.principal }));
     proxy = await startProxy({
       gate,
@@ -68,6 +69,7 @@ async function runProxy(ctx: CommandContext, flags: ProxyFlags): Promise<number>
       host: config.listen.host,
       port: config.listen.port,
       maxBodyBytes: config.maxBodyBytes,
+      extractor: semantic?.extractor,
     }).catch((error: unknown) => {
       throw new CliError('io', `cannot listen on ${config.listen.host}:${config.listen.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });

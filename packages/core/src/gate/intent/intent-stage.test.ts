@@ -1,0 +1,48 @@
+import { MemoryAuditLog } from '../../audit/memory-audit-log.ts';
+import { MemoryLedger } from '../../ledger/memory-ledger.ts';
+import { describe, expect, it } from 'vitest';
+import { makeGateFixture } from '../../testing/gate-fixture.ts';
+import { INTENT_TASK, runIntentConformance, scriptedMatcher } from '../../testing/intent-conformance.ts';
+
+runIntentConformance('memory', async () => {
+  const audit = new MemoryAuditLog();
+  return { ledger: new MemoryLedger({ audit }), audit };
+});
+
+describe('intent stage: what the matcher is shown', () => {
+  it('the pinned definition (description, parameter descriptions and types), the server each tool belongs to, and the catalogue', async () => {
+    const { matcher, asked } = scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 'scripted' }));
+    const f = makeGateFixture({ intent: { matcher, serverOf: (name) => (name === 'transfer' ? 'bank' : 'files') } });
+    await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"bob"}', task: INTENT_TASK }));
+    expect(asked[0]?.tool).toEqual({ name: 'transfer', server: 'bank', description: 'Move money to a recipient', parameters: { amount: { type: 'number' }, to: { type: 'string' } } });
+    expect(asked[0]?.catalogue.find((t) => t.name === 'read_file')).toEqual({ name: 'read_file', server: 'files' });
+  });
+
+  it('the catalogue listing is reused within catalogueTtlMs (not read per call); the called tool is always its current definition', async () => {
+    let listings = 0;
+    const catalogue = async () => {
+      listings++;
+      return [{ name: 'transfer', description: 'stale description' }, { name: 'read_file' }];
+    };
+    const { matcher, asked } = scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 'scripted' }));
+    const f = makeGateFixture({ intent: { matcher, catalogue, catalogueTtlMs: 1000 } });
+    for (let i = 0; i < 3; i++) await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"bob"}', task: INTENT_TASK }));
+    expect(listings).toBe(1);
+    expect(asked[0]?.catalogue.filter((t) => t.name === 'transfer')).toEqual([expect.objectContaining({ description: 'Move money to a recipient' })]);
+    f.clock.advance(1001);
+    await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"bob"}', task: INTENT_TASK }));
+    expect(listings).toBe(2);
+  });
+
+  it('a failing catalogue listing fails closed and is not kept', async () => {
+    let fail = true;
+    const catalogue = async () => {
+      if (fail) throw new Error('store down');
+      return [];
+    };
+    const f = makeGateFixture({ intent: { matcher: scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 's' })).matcher, catalogue } });
+    expect(await f.gate.propose(f.call({ toolName: 'read_file', arguments: '{}', task: INTENT_TASK }))).toMatchObject({ reason: 'intent_mismatch' });
+    fail = false;
+    expect(await f.gate.propose(f.call({ toolName: 'read_file', arguments: '{}', task: INTENT_TASK }))).toMatchObject({ status: 'allowed' });
+  });
+});

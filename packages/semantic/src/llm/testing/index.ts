@@ -1,0 +1,1 @@
+export { type ScriptedChatServer, type ScriptedReply, startScriptedChatServer } from './scripted-chat-server.ts';
