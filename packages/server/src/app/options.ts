@@ -1,6 +1,8 @@
 import type { Gate } from '@countersign/core/gate';
 import type { SessionRevocationStore } from '@countersign/core/session';
+import type { Logger } from 'pino';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
+import type { ServerMetrics } from '../ops/metrics.ts';
 
 export interface AuthConfig {
   /**
@@ -56,6 +58,8 @@ export interface ServerTuning {
   heartbeatMs?: number | undefined;
   /** Upper bound for `?wait=` on request status. Default 30. */
   maxWaitSeconds?: number | undefined;
+  /** How long /readyz waits for the store before answering 503 store_timeout. Default 2000. */
+  readinessTimeoutMs?: number | undefined;
   /** Lifetime of a login session. Default 8 hours. */
   sessionTtlSeconds?: number | undefined;
   /**
@@ -92,6 +96,15 @@ export interface ServerOptions {
   sessionRevocations?: SessionRevocationStore | undefined;
   /** An MCP endpoint served on the same port (the gateway `countersign serve --mcp` mounts). */
   mcp?: McpMount | undefined;
+  /** Structured logs (pino): one line per HTTP request and per lifecycle event. Default: none. */
+  logger?: Logger | undefined;
+  /**
+   * Prometheus metrics at GET /metrics. Default: on, unauthenticated (counts and
+   * latencies only, no ids or names). `token`: the scrape must send it as a bearer
+   * token. `collector`: a ServerMetrics also fed by a `timedLedger` (store latency).
+   * `false`: no /metrics route.
+   */
+  metrics?: { collector?: ServerMetrics | undefined; token?: string | undefined } | false | undefined;
 }
 
 /**
@@ -110,7 +123,7 @@ export function mcpPathProblem(path: string): string | undefined {
   const segments = path.split('/').slice(1);
   if (segments.some((segment) => segment === '.' || segment === '..')) return 'must not contain . or .. segments';
   const first = segments[0] ?? '';
-  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session'].includes(first)) return `${path} would shadow the service's own routes`;
+  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session', 'healthz', 'readyz', 'metrics'].includes(first)) return `${path} would shadow the service's own routes`;
   return undefined;
 }
 
@@ -140,6 +153,7 @@ export interface ResolvedTuning {
   heartbeatMs: number;
   maxWaitSeconds: number;
   sessionTtlSeconds: number;
+  readinessTimeoutMs: number;
   chainStatusMaxAgeMs: number;
   loginThrottle: ThrottleRule;
   loginAddressThrottle: ThrottleRule;
@@ -155,6 +169,7 @@ export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning 
     heartbeatMs: tuning?.heartbeatMs ?? 15_000,
     maxWaitSeconds: tuning?.maxWaitSeconds ?? 30,
     sessionTtlSeconds: tuning?.sessionTtlSeconds ?? 8 * 3600,
+    readinessTimeoutMs: positiveInteger('readinessTimeoutMs', tuning?.readinessTimeoutMs ?? 2000),
     chainStatusMaxAgeMs: tuning?.chainStatusMaxAgeMs ?? 10_000,
     loginThrottle: resolveThrottle('loginThrottle', tuning?.loginThrottle, 5),
     loginAddressThrottle: resolveThrottle('loginAddressThrottle', tuning?.loginAddressThrottle, 20),

@@ -12,6 +12,9 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, McpMount, ServerTuning, WebhookOptions } from '../app/options.ts';
 import { closeServer, listen, localUrl } from './listen.ts';
+import type { Logger } from 'pino';
+import { ServerMetrics } from '../ops/metrics.ts';
+import { timedLedger } from '../ops/timed-ledger.ts';
 
 export interface StartServerOptions {
   ledger: LedgerStore;
@@ -45,6 +48,10 @@ export interface StartServerOptions {
    * `countersign serve --mcp`. Closed with the server.
    */
   mcp?: ((gate: Gate) => Promise<McpMount & { close(): Promise<void> }>) | undefined;
+  /** Structured logs (pino); default none. */
+  logger?: Logger | undefined;
+  /** Bearer token a Prometheus scrape of /metrics must send; default: /metrics is open. `false`: no /metrics. */
+  metricsToken?: string | false | undefined;
 }
 
 export interface RunningServer {
@@ -61,8 +68,10 @@ export interface RunningServer {
  * listens. The caller owns the store: the same store may outlive several servers.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  // Store latency is measured around the ledger the gate uses, whatever the store.
+  const metrics = options.metricsToken === false ? undefined : new ServerMetrics({ processMetrics: true });
   const gate = new Gate({
-    ledger: options.ledger,
+    ledger: metrics === undefined ? options.ledger : timedLedger(options.ledger, metrics.observeStore),
     audit: options.audit,
     policy: options.policy,
     keyring: options.keyring,
@@ -84,6 +93,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      metrics: metrics === undefined ? false : { collector: metrics, token: options.metricsToken === false ? undefined : options.metricsToken },
     });
   } catch (error) {
     await mcp?.close();

@@ -20,6 +20,10 @@ import { openStoreForCli } from '../open-store-for-cli.ts';
 import { parseIntegerFlag } from '../parse-number.ts';
 import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
+import type { Level, Logger } from 'pino';
+import { createLogger, LOG_LEVELS } from '../../ops/logger.ts';
+import { credentialsPathFor, writeCredentialsFile } from '../../serve/credentials-file.ts';
+import { secretProblem } from '../../serve/secret-rule.ts';
 import { serveReporter, type StartupIdentities } from './serve-reporter.ts';
 
 interface ServeFlags extends StoreFlags {
@@ -32,6 +36,8 @@ interface ServeFlags extends StoreFlags {
   pollIntervalMs?: string;
   trustOnFirstUse?: true;
   json?: true;
+  logLevel?: string;
+  metrics: boolean;
   mcp?: string;
   mcpPath: string;
 }
@@ -56,7 +62,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       '--trust-on-first-use',
       "trust the first definition an agent registers for a tool nobody pinned yet, without review. Off by default: it weakens invariant 9 (a tool runs only under a definition a person approved); later changes are still reviewed",
     )
-    .option('--json', 'print startup details and events as JSON lines')
+    .option('--json', 'print startup details, requests and events as JSON log lines (time, level, event, ids, reason codes)')
+    .option('--log-level <level>', `JSON log level: ${LOG_LEVELS.join(', ')} (default info with --json; without --json, setting it writes the JSON log to stderr)`)
+    .option('--no-metrics', 'serve no /metrics endpoint')
     .option('--mcp <file>', "mount the MCP gateway of FILE (upstreams, principal, agent...; the gateway config without policy, store or http) on this port, sharing this service's gate")
     .option('--mcp-path <path>', 'URL path of the mounted MCP endpoint', '/mcp')
     .addHelpText(
@@ -73,6 +81,7 @@ Environment:
   COUNTERSIGN_APPROVER_PASSWORD  login password of approver "${LOCAL_APPROVER_ID}" (default: derived)
   COUNTERSIGN_APPROVER_TOKEN     API bearer token of approver "${LOCAL_APPROVER_ID}" (default: derived)
   COUNTERSIGN_WEBHOOK_SECRET     signing secret for --webhook-url
+  COUNTERSIGN_METRICS_TOKEN      bearer token a Prometheus scrape of /metrics must send (default: /metrics is open)
 
 With --auth FILE the agents and approvers come from FILE only: no local credentials are generated and
 COUNTERSIGN_AGENT_TOKEN / COUNTERSIGN_APPROVER_* are ignored. Secrets in FILE may be "env:NAME".
@@ -99,14 +108,18 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
   const webhook = webhookFrom(flags.webhookUrl, env.COUNTERSIGN_WEBHOOK_SECRET);
   const target = storeTargetFrom(ctx, flags, { mustExist: false });
-  const report = serveReporter(ctx.io, flags.json === true);
+  const logger = serveLogger(ctx, flags);
+  const report = serveReporter(ctx.io, flags.json === true ? logger : undefined);
+  const metricsToken = flags.metrics === false ? false : metricsTokenFrom(env.COUNTERSIGN_METRICS_TOKEN);
 
   // Everything that can be wrong with the configuration fails before the store is touched.
   const policy = await loadServePolicy(flags.policy === undefined ? undefined : ctx.resolvePath(flags.policy)).catch(policyFailure);
   const auth = flags.auth === undefined ? undefined : await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => authFailure(error, flags.auth));
   const master = await resolveMasterKey(env, target).catch(serveFailure);
   const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
-  const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
+  const local = auth === undefined ? withServeErrors(() => localCredentials(env, master.secret)) : undefined;
+  const credentialsFile = local === undefined ? undefined : await writeLocalCredentials(credentialsPathFor(target, ctx.resolvePath), local);
+  const { identities, authConfig } = whoMayCall(auth, sessionSecret, local, credentialsFile);
   const review = definitionReviewOf(policy.policy);
   const trustOnFirstUse = flags.trustOnFirstUse === true;
   // The 2026-07-28 front's request-state key: derived, so every replica verifies what another minted.
@@ -150,6 +163,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       publicOrigin,
       webhook,
       events,
+      logger,
+      metricsToken,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
       mcp: mcp?.mount,
     }).catch(serveFailure);
@@ -190,16 +205,42 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
 function whoMayCall(
   auth: LoadedAuth | undefined,
   sessionSecret: string,
-  local: () => LocalCredentials,
+  credentials: LocalCredentials | undefined,
+  credentialsFile: string | undefined,
 ): { identities: StartupIdentities; authConfig: AuthConfig } {
-  if (auth !== undefined) {
+  if (auth !== undefined || credentials === undefined) {
+    if (auth === undefined) throw new Error('no identities: neither an --auth file nor local credentials');
     return { identities: { kind: 'file', file: auth.file, summary: auth.summary }, authConfig: { ...auth.config, sessionSecret } };
   }
-  const credentials = local();
   return {
-    identities: { kind: 'local', credentials, approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] } },
+    identities: { kind: 'local', credentials, approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] }, file: credentialsFile },
     authConfig: authConfigFor(credentials, sessionSecret),
   };
+}
+
+/** Writes the derived credentials (0600) and returns the path, or undefined when none was derived. */
+async function writeLocalCredentials(path: string, credentials: LocalCredentials): Promise<string | undefined> {
+  const written = await writeCredentialsFile(path, credentials).catch(serveFailure);
+  return written ? path : undefined;
+}
+
+/**
+ * The JSON log: on stdout with --json (level info unless --log-level), on stderr when
+ * only --log-level is given (the text output stays readable on stdout), else none.
+ */
+function serveLogger(ctx: CommandContext, flags: ServeFlags): Logger | undefined {
+  const level = flags.logLevel;
+  if (level !== undefined && !LOG_LEVELS.includes(level)) throw new CliError('usage', `--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (flags.json === true) return createLogger(ctx.io.stdout, (level ?? 'info') as Level);
+  if (level !== undefined) return createLogger(ctx.io.stderr, level as Level);
+  return undefined;
+}
+
+function metricsTokenFrom(token: string | undefined): string | undefined {
+  if (token === undefined || token === '') return undefined;
+  const problem = secretProblem(token);
+  if (problem !== undefined) throw new CliError('config', `COUNTERSIGN_METRICS_TOKEN ${problem}`);
+  return token;
 }
 
 function parseOrigin(flag: string, text: string): string {
