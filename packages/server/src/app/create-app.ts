@@ -21,6 +21,7 @@ import { toApiError } from '../errors/to-api-error.ts';
 import { logGateEvents } from '../ops/event-log.ts';
 import { ServerMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from '../ops/ops-routes.ts';
+import { openApiRoute } from '../openapi/openapi-route.ts';
 import { requestLog } from '../ops/request-log.ts';
 import { pino } from 'pino';
 import { bodyLimit } from '../http/body-limit.ts';
@@ -97,6 +98,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
       metrics: metrics === undefined ? undefined : { collector: metrics, token: options.metrics === false ? undefined : options.metrics?.token },
     }),
   );
+  app.route('/api/v1', openApiRoute());
   app.route('/api/v1', proposalRoutes(services));
   app.route('/api/v1', requestRoutes(services));
   app.route('/api/v1', dispatchRoutes(services));
