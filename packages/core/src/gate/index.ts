@@ -37,3 +37,4 @@ export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
 export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
+export { probeStore, type StoreProbe } from './probe-store.ts';

@@ -93,7 +93,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route(
     '/',
     opsRoutes({
-      ledger: options.gate.deps.ledger,
+      gate: options.gate,
       readinessTimeoutMs: tuning.readinessTimeoutMs,
       metrics: metrics === undefined ? undefined : { collector: metrics, token: options.metrics === false ? undefined : options.metrics?.token },
     }),

@@ -63,8 +63,8 @@ export class ServerMetrics {
       this.#count(event);
       const waited = waitOf(event);
       if (waited === undefined) return;
-      const request = await gate.deps.ledger.getApprovalRequest(waited.requestId).catch(() => undefined);
-      if (request !== undefined) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, event.at - request.createdAt) / 1000);
+      const found = await gate.approvals.view(waited.requestId).catch(() => undefined);
+      if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, event.at - found.view.request.createdAt) / 1000);
     });
   }
 

@@ -1,12 +1,11 @@
-import type { LedgerStore } from '@countersign/core/ledger';
+import type { Gate } from '@countersign/core/gate';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app/env.ts';
 import { bearerMatches } from './metrics-auth.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { probeStore } from './store-probe.ts';
 
 export interface OpsRouteOptions {
-  ledger: LedgerStore;
+  gate: Gate;
   readinessTimeoutMs: number;
   /** Absent: no /metrics route. */
   metrics?: { collector: ServerMetrics; token: string | undefined } | undefined;
@@ -22,7 +21,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 export function opsRoutes(options: OpsRouteOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const probe = async () => {
-    const result = await probeStore(options.ledger, options.readinessTimeoutMs);
+    const result = await options.gate.probeStore(options.readinessTimeoutMs);
     options.metrics?.collector.setStoreUp(result.ok);
     return result;
   };

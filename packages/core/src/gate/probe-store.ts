@@ -1,4 +1,4 @@
-import type { LedgerStore } from '@countersign/core/ledger';
+import type { LedgerStore } from '../ledger/types.ts';
 
 export type StoreProbe = { ok: true } | { ok: false; reason: 'store_unavailable' | 'store_timeout' };
 
