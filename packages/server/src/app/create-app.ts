@@ -42,6 +42,7 @@ import {
   resolveTuning,
   type ServerOptions,
   validateAuthConfig,
+  type WebhookOptions,
 } from './options.ts';
 import type { Services } from './services.ts';
 import { ChainStatusCache } from '../audit/chain-status-cache.ts';
@@ -78,8 +79,17 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     closing: closing.signal,
   };
 
-  const sender = options.webhook === undefined ? undefined : new WebhookSender(options.webhook);
-  const notifier = sender === undefined ? undefined : notifyByWebhook(options.gate, sender, publicOrigin);
+  const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];
+  const linkOrigin = () => publicOrigin ?? options.linkOrigin?.();
+  const senders = webhooks.map((webhook) => new WebhookSender(webhook));
+  const notifiers = webhooks.map((webhook, i) =>
+    notifyByWebhook(options.gate, senders[i]!, {
+      origin: linkOrigin,
+      format: webhook.format ?? 'countersign',
+      argumentSummary: webhook.argumentSummary === true,
+      expiryCheckMs: webhook.expiryCheckMs,
+    }),
+  );
 
   const logger = options.logger ?? pino({ level: 'silent' });
   const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
@@ -142,9 +152,9 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     async close() {
       closing.abort();
       for (const stop of unwatch) stop();
-      notifier?.stop();
-      await notifier?.settled();
-      await sender?.close();
+      for (const notifier of notifiers) notifier.stop();
+      await Promise.all(notifiers.map((notifier) => notifier.settled()));
+      await Promise.all(senders.map((sender) => sender.close()));
     },
   };
 }

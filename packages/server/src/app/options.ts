@@ -32,6 +32,12 @@ export interface WebhookOptions {
   baseDelayMs?: number | undefined;
   /** Per-attempt timeout. Default 5000 ms. */
   timeoutMs?: number | undefined;
+  /** `slack`: post a Slack incoming-webhook message (Block Kit, with a link button) instead of Countersign's JSON. Default `countersign`. */
+  format?: 'countersign' | 'slack' | undefined;
+  /** Include a display-safe summary of the top-level arguments. Default false: the arguments' digest only (the body leaves the trust boundary). */
+  argumentSummary?: boolean | undefined;
+  /** How often requests opened here are checked for expiry (`request.expired`). Default 15000. */
+  expiryCheckMs?: number | undefined;
 }
 
 /**
@@ -83,8 +89,13 @@ export interface ServerTuning {
 export interface ServerOptions {
   gate: Gate;
   auth: AuthConfig;
-  /** Outgoing signed webhook for request created/decided; optional. */
-  webhook?: WebhookOptions | undefined;
+  /** Outgoing signed webhooks (request created, decided, executed, completed, expired); one or several, each with its format. */
+  webhook?: WebhookOptions | readonly WebhookOptions[] | undefined;
+  /**
+   * Origin for links in webhooks when `publicOrigin` is not set (e.g. the listen
+   * address, known once listening). Without either, links are null.
+   */
+  linkOrigin?: (() => string | undefined) | undefined;
   bodyLimitBytes?: number | undefined; // default 256 KiB
   /** Absolute origin the browser uses, e.g. http://127.0.0.1:8787; for CSRF origin checks. */
   publicOrigin?: string | undefined;

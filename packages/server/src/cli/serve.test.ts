@@ -106,7 +106,10 @@ describe('countersign serve (in-process)', () => {
     const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     const secret = 'webhook-secret-0123456789';
     const server = await serveInProcess(['--webhook-url', hook, '--json'], { cwd: freshDir(), env: { COUNTERSIGN_WEBHOOK_SECRET: secret } });
-    const listening = withCredentials(JSON.parse(server.stdout().split('\n')[0]!));
+    const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    // No --public-url: links use the listen address, and serve says so.
+    expect(lines[0]).toMatchObject({ level: 'warn', event: 'warning', message: expect.stringContaining('--webhook-url without --public-url') });
+    const listening = withCredentials(lines.find((line) => line.event === 'listening'));
     await apiClient(server.url, listening.agent.token).post('/api/v1/proposals', {
       runId: 'r',
       sessionId: 's',
@@ -119,6 +122,7 @@ describe('countersign serve (in-process)', () => {
     const [delivery] = received;
     const timestamp = String(delivery!.headers['countersign-timestamp']);
     expect(verifyWebhookSignature(secret, timestamp, delivery!.body, String(delivery!.headers['countersign-signature']), Date.now())).toEqual({ ok: true });
+    expect(JSON.parse(delivery!.body).request.url).toMatch(new RegExp(`^${server.url}/requests/[^/]+$`));
   });
 
   it('warns when master.key is readable by others', async () => {

@@ -36,7 +36,7 @@ export interface StartServerOptions {
   port: number;
   /** Origin browsers use when it is not the listening address (behind a proxy). */
   publicOrigin?: string | undefined;
-  webhook?: WebhookOptions | undefined;
+  webhook?: WebhookOptions | readonly WebhookOptions[] | undefined;
   tuning?: ServerTuning | undefined;
   clock?: Clock | undefined;
   /** The gate's event bus; one that reaches the other replicas when several share the store. Default: in-process. */
@@ -83,6 +83,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     events: options.events,
   });
   const mcp = await options.mcp?.(gate);
+  // Webhook links use the listen address when no public origin is set; the port is known after listen.
+  let listenOrigin: string | undefined;
   let created: ReturnType<typeof createApp>;
   try {
     created = createApp({
@@ -94,6 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      linkOrigin: () => listenOrigin,
       metrics: metrics === undefined ? false : { collector: metrics, token: options.metricsToken === false ? undefined : options.metricsToken },
     });
   } catch (error) {
@@ -109,6 +112,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await mcp?.close();
     throw error;
   }
+  listenOrigin = localUrl(options.host, port);
   let closing: Promise<void> | undefined;
   return {
     url: options.publicOrigin ?? localUrl(options.host, port),

@@ -33,6 +33,8 @@ interface ServeFlags extends StoreFlags {
   host: string;
   publicUrl?: string;
   webhookUrl?: string;
+  webhookFormat: string;
+  webhookArgumentSummary?: true;
   pollIntervalMs?: string;
   trustOnFirstUse?: true;
   json?: true;
@@ -56,7 +58,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option('--host <address>', 'address to bind', DEFAULT_HOST)
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
-    .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
+    .option('--webhook-url <url>', 'POST signed events (request created, decided, executed, completed, expired) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
+    .option('--webhook-format <format>', 'countersign (JSON, signed) or slack (a Slack incoming-webhook message with a link button)', 'countersign')
+    .option('--webhook-argument-summary', "include a display-safe summary of the call's top-level arguments in webhooks (default: their digest only)")
     .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option(
       '--trust-on-first-use',
@@ -106,7 +110,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
   const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
-  const webhook = webhookFrom(flags.webhookUrl, env.COUNTERSIGN_WEBHOOK_SECRET);
+  const webhook = webhookFrom(flags, env.COUNTERSIGN_WEBHOOK_SECRET);
   const target = storeTargetFrom(ctx, flags, { mustExist: false });
   const logger = serveLogger(ctx, flags);
   const report = serveReporter(ctx.io, flags.json === true ? logger : undefined);
@@ -182,6 +186,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
           ? []
           : [`nobody can review tool definitions (${describeReviewers(review)}, ${review.requiredApprovals} needed): tools agents register will wait for review until they expire`]),
         ...(mcp?.warnings ?? []),
+        ...(webhook !== undefined && publicOrigin === undefined
+          ? [`--webhook-url without --public-url: links in webhooks use the listen address ${running.url}; set --public-url if approvers reach the service at another address`]
+          : []),
         ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
       tools: [...DEMO_TOOL_NAMES],
@@ -254,13 +261,16 @@ function parseOrigin(flag: string, text: string): string {
   return url.origin;
 }
 
-function webhookFrom(url: string | undefined, secret: string | undefined): WebhookOptions | undefined {
+function webhookFrom(flags: ServeFlags, secret: string | undefined): WebhookOptions | undefined {
+  const url = flags.webhookUrl;
   if (url === undefined) return undefined;
   parseOrigin('--webhook-url', url);
+  const format = flags.webhookFormat;
+  if (format !== 'countersign' && format !== 'slack') throw new CliError('usage', '--webhook-format must be countersign or slack');
   if (secret === undefined || secret.length < 16) {
     throw new CliError('config', '--webhook-url needs COUNTERSIGN_WEBHOOK_SECRET (at least 16 characters) to sign the events');
   }
-  return { url, secret };
+  return { url, secret, format, argumentSummary: flags.webhookArgumentSummary === true };
 }
 
 function policyFailure(error: unknown): never {
