@@ -3,36 +3,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type InProcessServe, serveInProcess } from '../cli/testing/serve-in-process.ts';
-import { describePg, dropSchema, randomSchema, startTcpProxy, type TcpProxy, TEST_PG_URL } from '../serve/testing/postgres.ts';
+import type { InProcessServe } from '../cli/testing/serve-in-process.ts';
+import { describePg, type TcpProxy } from '../serve/testing/postgres.ts';
+import { type ServeBehindProxy, serveBehindProxy } from '../serve/testing/serve-behind-proxy.ts';
 import { sample } from './testing/prometheus-sample.ts';
 
 const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
 
 describePg('readiness and metrics when PostgreSQL goes away and comes back', () => {
-  const schema = randomSchema();
   const cwd = mkdtempSync(join(tmpdir(), 'countersign-ops-pg-'));
+  let setup: ServeBehindProxy;
   let proxy: TcpProxy;
   let server: InProcessServe;
   const get = (path: string, headers: Record<string, string> = {}) => fetch(new URL(path, server.url), { headers });
   const scrape = async () => (await get('/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })).text();
 
   beforeAll(async () => {
-    const target = new URL(TEST_PG_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(TEST_PG_URL);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    server = await serveInProcess(['--json', '--log-level', 'warn', '--database-url', viaProxy.href, '--pg-schema', schema], {
+    setup = await serveBehindProxy(['--json', '--log-level', 'warn'], {
       cwd,
       env: { COUNTERSIGN_MASTER_SECRET: randomBytes(32).toString('hex'), COUNTERSIGN_METRICS_TOKEN: METRICS_TOKEN },
     });
+    ({ proxy, server } = setup);
   });
   afterAll(async () => {
-    await proxy?.restore().catch(() => undefined);
-    await server?.stop();
-    await proxy?.close();
-    await dropSchema(schema);
+    await setup?.close();
     rmSync(cwd, { recursive: true, force: true });
   });
 
