@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
  * tokens (see core/events), and only the fields named here are copied.
  */
 export function logGateEvents(gate: Gate, logger: Logger): () => void {
+  // Nothing would be written: no listener, so the gate's bus does no work for it.
+  if (!logger.isLevelEnabled('warn')) return () => {};
   return gate.events.subscribe((event) => {
     if (event.remote === true || event.type === 'resync') return;
     const line = { event: `gate.${event.type}`, ...fieldsOf(event) };

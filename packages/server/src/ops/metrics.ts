@@ -44,8 +44,15 @@ export class ServerMetrics {
 
   /** Feed to `timedLedger`. */
   readonly observeStore: StoreObserver = (operation, seconds, outcome) => {
-    this.#storeLatency.observe({ operation, outcome }, seconds);
+    const key = `${operation}\u0000${outcome}`;
+    let child = this.#storeChildren.get(key);
+    if (child === undefined) {
+      child = this.#storeLatency.labels(operation, outcome);
+      this.#storeChildren.set(key, child);
+    }
+    child.observe(seconds);
   };
+  readonly #storeChildren = new Map<string, { observe(seconds: number): void }>();
 
   setStoreUp(up: boolean): void {
     this.#storeUp.set(up ? 1 : 0);
@@ -68,31 +75,43 @@ export class ServerMetrics {
     });
   }
 
+  // Bound children per label set: prom-client otherwise hashes the label object on every inc.
+  readonly #children = new Map<string, { inc(): void }>();
+  #inc(counter: Counter, ...values: string[]): void {
+    const key = `${(counter as unknown as { name: string }).name}\u0000${values.join('\u0000')}`;
+    let child = this.#children.get(key);
+    if (child === undefined) {
+      child = counter.labels(...values);
+      this.#children.set(key, child);
+    }
+    child.inc();
+  }
+
   #count(event: DeliveredEvent): void {
     switch (event.type) {
       case 'proposed':
-        this.#proposals.inc({ verdict: event.verdict });
+        this.#inc(this.#proposals, event.verdict);
         return;
       case 'approval_requested':
         this.#approvalRequests.inc();
         return;
       case 'decided':
-        this.#decisions.inc({ decision: event.decision });
+        this.#inc(this.#decisions, event.decision);
         return;
       case 'edited':
-        this.#decisions.inc({ decision: 'edit' });
+        this.#inc(this.#decisions, 'edit');
         return;
       case 'revoked':
-        this.#decisions.inc({ decision: 'revoke' });
+        this.#inc(this.#decisions, 'revoke');
         return;
       case 'authorized':
         this.#dispatches.inc();
         return;
       case 'completed':
-        this.#completions.inc({ status: event.status });
+        this.#inc(this.#completions, event.status);
         return;
       case 'rejected':
-        this.#rejections.inc({ stage: event.stage, reason: event.reason });
+        this.#inc(this.#rejections, event.stage, event.reason);
         return;
       default:
         return;

@@ -43,6 +43,18 @@ describe('operating serve on SQLite: health, readiness, metrics, logs', () => {
     const forged = (await get('/healthz', { 'x-request-id': 'x" "level":"fatal' })).headers.get('x-request-id');
     expect(forged).toMatch(/^[0-9a-f-]{36}$/);
     expect(server.stdout()).not.toContain('"level":"fatal"');
+    // On the hot JSON routes (headers set when the response is built) and on errors alike.
+    const proposed = await fetch(new URL('/api/v1/proposals', server.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${AGENT}`, 'content-type': 'application/json', 'x-request-id': 'trace-43' },
+      body: JSON.stringify({ runId: 'run-rid', sessionId: 's', principal: 'user:ops', toolCalls: [{ id: 'c', name: 'read_file', arguments: { path: 'a' } }] }),
+    });
+    expect(proposed.status).toBe(200);
+    expect(proposed.headers.get('x-request-id')).toBe('trace-43');
+    const missing = await get('/api/v1/requests/nope', { authorization: `Bearer ${AGENT}`, 'x-request-id': 'trace-44' });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-request-id')).toBe('trace-44');
+    expect(server.stdout()).toContain('"reqId":"trace-44"');
   });
 
   it('/metrics follows a propose → approve → dispatch sequence', async () => {
