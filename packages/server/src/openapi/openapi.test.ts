@@ -98,11 +98,13 @@ describe('the OpenAPI document', () => {
     const relayed = await call('agent', 'POST', '/api/v1/runs/run-1/relayed', { toolMessages: [{ callId: 'small', content: JSON.stringify({ sent: true }) }] });
     expect(relayed).toHaveProperty('ok');
     await call('agent', 'POST', '/api/v1/tools/admission', { toolName: 'transfer' });
+    const registered = await call('agent', 'PUT', '/api/v1/tools', { tools: [{ name: 'lookup_order', description: 'Look up an order', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } }] });
+    expect(registered.tools).toEqual([{ name: 'lookup_order', definitionDigest: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     await call('fiona', 'GET', '/api/v1/audit?limit=5');
     // Errors answer with the documented ErrorResponse.
     await call('fiona', 'POST', '/api/v1/decisions', { requestId: big.requestId, decision: 'deny', reason: 'late' });
     await call('agent', 'GET', '/api/v1/requests/no-such-request');
-    expect(checked.size).toBeGreaterThanOrEqual(14);
+    expect(checked.size).toBeGreaterThanOrEqual(15);
   });
 
   it('refuses what the routes refuse: a documented strict body rejects an unknown field, like the route', async () => {
