@@ -44,15 +44,8 @@ export class ServerMetrics {
 
   /** Feed to `timedLedger`. */
   readonly observeStore: StoreObserver = (operation, seconds, outcome) => {
-    const key = `${operation}\u0000${outcome}`;
-    let child = this.#storeChildren.get(key);
-    if (child === undefined) {
-      child = this.#storeLatency.labels(operation, outcome);
-      this.#storeChildren.set(key, child);
-    }
-    child.observe(seconds);
+    this.#child(this.#storeLatency, operation, outcome).observe(seconds);
   };
-  readonly #storeChildren = new Map<string, { observe(seconds: number): void }>();
 
   setStoreUp(up: boolean): void {
     this.#storeUp.set(up ? 1 : 0);
@@ -75,16 +68,20 @@ export class ServerMetrics {
     });
   }
 
-  // Bound children per label set: prom-client otherwise hashes the label object on every inc.
-  readonly #children = new Map<string, { inc(): void }>();
-  #inc(counter: Counter, ...values: string[]): void {
-    const key = `${(counter as unknown as { name: string }).name}\u0000${values.join('\u0000')}`;
+  // Bound children per metric and label values: prom-client otherwise hashes the label object on every update.
+  readonly #children = new Map<string, unknown>();
+  #child<M extends Counter | Histogram>(metric: M, ...values: string[]): ReturnType<M['labels']> {
+    const key = `${(metric as unknown as { name: string }).name}\u0000${values.join('\u0000')}`;
     let child = this.#children.get(key);
     if (child === undefined) {
-      child = counter.labels(...values);
+      child = metric.labels(...values);
       this.#children.set(key, child);
     }
-    child.inc();
+    return child as ReturnType<M['labels']>;
+  }
+
+  #inc(counter: Counter, ...values: string[]): void {
+    this.#child(counter, ...values).inc();
   }
 
   #count(event: DeliveredEvent): void {
