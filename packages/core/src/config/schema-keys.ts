@@ -7,7 +7,10 @@ import { z } from 'zod';
 export function schemaKeys(schema: z.ZodType): Set<string> {
   const keys = new Set<string>();
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
     if (typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;
     if (typeof record.properties === 'object' && record.properties !== null) {
