@@ -34,6 +34,7 @@ interface ServeFlags extends StoreFlags {
   publicUrl?: string;
   webhookUrl?: string;
   webhookFormat: string;
+  slackWebhookUrl?: string;
   webhookArgumentSummary?: true;
   pollIntervalMs?: string;
   trustOnFirstUse?: true;
@@ -60,6 +61,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
     .option('--webhook-url <url>', 'POST signed events (request created, decided, executed, completed, expired) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
     .option('--webhook-format <format>', 'countersign (JSON, signed) or slack (a Slack incoming-webhook message with a link button)', 'countersign')
+    .option('--slack-webhook-url <url>', 'also post the same events to this Slack incoming webhook (a message with a button to the request page); needs no secret')
     .option('--webhook-argument-summary', "include a display-safe summary of the call's top-level arguments in webhooks (default: their digest only)")
     .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option(
@@ -111,6 +113,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
   const webhook = webhookFrom(flags, env.COUNTERSIGN_WEBHOOK_SECRET);
+  const slackUrl = flags.slackWebhookUrl === undefined ? undefined : (parseOrigin('--slack-webhook-url', flags.slackWebhookUrl), flags.slackWebhookUrl);
   const target = storeTargetFrom(ctx, flags, { mustExist: false });
   const logger = serveLogger(ctx, flags);
   const report = serveReporter(ctx.io, flags.json === true ? logger : undefined);
@@ -121,6 +124,13 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const auth = flags.auth === undefined ? undefined : await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => authFailure(error, flags.auth));
   const master = await resolveMasterKey(env, target).catch(serveFailure);
   const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
+  // Slack does not check signatures; the sender signs every delivery anyway, with a derived key.
+  const webhooks = [
+    ...(webhook === undefined ? [] : [webhook]),
+    ...(slackUrl === undefined
+      ? []
+      : [{ url: slackUrl, secret: deriveSecret(master.secret, 'slack-webhook').toString('hex'), format: 'slack' as const, argumentSummary: flags.webhookArgumentSummary === true }]),
+  ];
   const local = auth === undefined ? withServeErrors(() => localCredentials(env, master.secret)) : undefined;
   const credentialsFile = local === undefined ? undefined : await writeLocalCredentials(credentialsPathFor(target, ctx.resolvePath), local);
   const { identities, authConfig } = whoMayCall(auth, sessionSecret, local, credentialsFile);
@@ -165,7 +175,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       host: flags.host,
       port,
       publicOrigin,
-      webhook,
+      webhook: webhooks,
       events,
       logger,
       metricsToken,
@@ -186,8 +196,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
           ? []
           : [`nobody can review tool definitions (${describeReviewers(review)}, ${review.requiredApprovals} needed): tools agents register will wait for review until they expire`]),
         ...(mcp?.warnings ?? []),
-        ...(webhook !== undefined && publicOrigin === undefined
-          ? [`--webhook-url without --public-url: links in webhooks use the listen address ${running.url}; set --public-url if approvers reach the service at another address`]
+        ...(webhooks.length > 0 && publicOrigin === undefined
+          ? [`${webhook === undefined ? '--slack-webhook-url' : '--webhook-url'} without --public-url: links in webhooks use the listen address ${running.url}; set --public-url if approvers reach the service at another address`]
           : []),
         ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
