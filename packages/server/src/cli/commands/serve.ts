@@ -113,7 +113,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
   const webhook = webhookFrom(flags, env.COUNTERSIGN_WEBHOOK_SECRET);
-  const slackUrl = flags.slackWebhookUrl === undefined ? undefined : (parseOrigin('--slack-webhook-url', flags.slackWebhookUrl), flags.slackWebhookUrl);
+  const slackUrl = flags.slackWebhookUrl === undefined ? undefined : checkedUrl('--slack-webhook-url', flags.slackWebhookUrl);
   const target = storeTargetFrom(ctx, flags, { mustExist: false });
   const logger = serveLogger(ctx, flags);
   const report = serveReporter(ctx.io, flags.json === true ? logger : undefined);
@@ -269,6 +269,12 @@ function parseOrigin(flag: string, text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage', `${flag} must use http or https`);
   return url.origin;
+}
+
+/** `url` itself, once it is an absolute http(s) URL. */
+function checkedUrl(flag: string, url: string): string {
+  parseOrigin(flag, url);
+  return url;
 }
 
 function webhookFrom(flags: ServeFlags, secret: string | undefined): WebhookOptions | undefined {
