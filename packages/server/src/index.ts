@@ -25,3 +25,9 @@ export {
 } from './webhook/signature.ts';
 export type { WebhookPayload } from './webhook/webhook-notifier.ts';
 export { type DeliveryReport, WebhookSender, type WebhookSenderOptions } from './webhook/webhook-sender.ts';
+export type { WebhookEventType } from './webhook/webhook-payload.ts';
+export { slackMessage } from './webhook/slack-payload.ts';
+export { ServerMetrics } from './ops/metrics.ts';
+export { type StoreObserver, timedLedger } from './ops/timed-ledger.ts';
+export { createLogger } from './ops/logger.ts';
+export { openApiDocument } from './openapi/openapi-document.ts';

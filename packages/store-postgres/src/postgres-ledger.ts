@@ -71,6 +71,10 @@ export class PostgresLedger implements LedgerStore {
     return { ok: false, reason: 'conflict', existing };
   }
 
+  async ping(): Promise<void> {
+    await this.#db.query('SELECT 1');
+  }
+
   async getRunOwner(runId: string): Promise<string | undefined> {
     const { rows } = await this.#db.query(this.#sql.runOwner, [runId]);
     return rows[0] === undefined ? undefined : text(rows[0], 'agent');

@@ -90,6 +90,20 @@ export class SqliteConnection {
     return this.#queue.enqueue(fn) as Promise<T>;
   }
 
+  /**
+   * Readiness: open, the file still the one we opened (two stat calls, latching like a
+   * write batch would), and one trivial statement answered.
+   */
+  ping(): void {
+    this.#assertOpen();
+    try {
+      this.#identity?.check();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    this.read(() => this.statement('SELECT 1').get());
+  }
+
   /** Commits writes already queued, then closes; later calls fail with store_unavailable. */
   close(): void {
     if (this.#closed) return;

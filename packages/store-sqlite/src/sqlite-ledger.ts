@@ -62,6 +62,10 @@ export class SqliteLedger implements LedgerStore {
     }, options.audit);
   }
 
+  async ping(): Promise<void> {
+    this.#conn.ping();
+  }
+
   async getRunOwner(runId: string): Promise<string | undefined> {
     return this.#conn.read(() => this.#runOwner(runId));
   }

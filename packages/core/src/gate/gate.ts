@@ -1,5 +1,6 @@
 import type { Agent } from './agent.ts';
 import { ApprovalService } from './approvals.ts';
+import { probeStore, type StoreProbe } from './probe-store.ts';
 import { authorize } from './authorize.ts';
 import { authorizeRecorded, type RecordedCallRequest } from './authorize-recorded.ts';
 import { callStatus } from './call-status.ts';
@@ -46,6 +47,14 @@ export class Gate {
    */
   get events(): Pick<GateEvents, 'subscribe'> {
     return this.deps.events;
+  }
+
+  /**
+   * Readiness: whether the ledger store answers within `timeoutMs` (its `ping`, or one
+   * read). For /readyz-style probes; reads and writes nothing, never throws.
+   */
+  probeStore(timeoutMs: number): Promise<StoreProbe> {
+    return probeStore(this.deps.ledger, timeoutMs);
   }
 
   /** The gate's clock (invariant 8): whoever compares times with what the gate records uses this one. */

@@ -41,3 +41,4 @@ export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/r
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
 export { INTENT_RULE_PREFIX, MAX_TASK_LENGTH, matchToolOf, routedByIntent } from './intent/intent-stage.ts';
 export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentRecord, IntentTool } from './intent/types.ts';
+export { probeStore, type StoreProbe } from './probe-store.ts';

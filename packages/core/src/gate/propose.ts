@@ -162,7 +162,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
     return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent: step.record };
   } catch (error) {
-    return { outcome: storeUnavailable(error) };
+    return { outcome: storeUnavailable(deps, call, error) };
   }
 }
 
@@ -219,11 +219,13 @@ async function finishProposal(deps: GateDeps, p: PreparedCall, written: Written)
     }
     return await outcomeForVerdict(deps, proposal, p.verdict, now);
   } catch (error) {
-    return storeUnavailable(error);
+    return storeUnavailable(deps, call, error);
   }
 }
 
-function storeUnavailable(error: unknown): ProposeOutcome {
+/** Nothing could be recorded, so there is no audit record; the event still tells operators (metrics, logs). */
+function storeUnavailable(deps: GateDeps, call: ModelToolCall, error: unknown): ProposeOutcome {
+  emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason: 'store_unavailable', runId: call.runId, callId: call.callId, toolName: call.toolName });
   return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
 }
 

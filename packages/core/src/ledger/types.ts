@@ -335,6 +335,13 @@ export interface LedgerStore {
    */
   recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome>;
 
+  /**
+   * A cheap reachability check for readiness probes: resolves when the store can serve
+   * reads and writes now, throws (LedgerError `store_unavailable`) when it cannot. Reads
+   * and writes nothing. Optional: without it, a probe falls back to a lookup.
+   */
+  ping?(): Promise<void>;
+
   /** Releases connections/handles. */
   close?(): Promise<void>;
 }

@@ -3,7 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 /** A compiled `when` condition: does the arguments object satisfy the rule's JSON Schema? */
 export type ArgsPredicate = (args: unknown) => boolean;
 
-export type CompileWhenResult = { ok: true; test: ArgsPredicate } | { ok: false; message: string };
+/** `problems`: `where: message` pairs, `where` a JSON pointer into the schema ('' for the schema itself). */
+export type CompileWhenResult = { ok: true; test: ArgsPredicate } | { ok: false; problems: Array<{ where: string; message: string }> };
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -45,17 +46,40 @@ export const READ_ONLY_AJV_OPTIONS = {
 export function compileWhen(ajv: Ajv2020, schema: Record<string, unknown>): CompileWhenResult {
   const declared = schema.$schema;
   if (declared !== undefined && declared !== DRAFT_2020_12 && declared !== `${DRAFT_2020_12}#`) {
-    return { ok: false, message: `only JSON Schema draft 2020-12 is supported ($schema: "${DRAFT_2020_12}")` };
+    return failed(`only JSON Schema draft 2020-12 is supported ($schema: "${DRAFT_2020_12}")`);
   }
   if (schema.$async !== undefined) {
     // An async validator returns a promise, which is truthy: it would match everything.
-    return { ok: false, message: '$async schemas are not supported' };
+    return failed('$async schemas are not supported');
+  }
+  // Every meta-schema violation at once (compiling stops at the first), each with its place.
+  const meta = metaValidator();
+  if (meta.validateSchema(schema) !== true) {
+    // One problem per place: the first error there, not the anyOf/oneOf summaries around it.
+    const problems = new Map<string, string>();
+    for (const e of meta.errors ?? []) {
+      if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+      if (!problems.has(e.instancePath)) problems.set(e.instancePath, e.message ?? 'invalid');
+    }
+    return { ok: false, problems: [...problems].map(([where, message]) => ({ where, message })) };
   }
   try {
     // Cloned so later changes to the caller's document cannot reach the compiled rule.
     const validate = ajv.compile(structuredClone(schema));
     return { ok: true, test: (args) => validate(args) === true };
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    return failed(error instanceof Error ? error.message : String(error));
   }
+}
+
+function failed(message: string): CompileWhenResult {
+  return { ok: false, problems: [{ where: '', message }] };
+}
+
+let metaAjv: Ajv2020 | undefined;
+
+/** Checks schemas against the 2020-12 meta-schema, reporting all errors; compiles nothing. */
+function metaValidator(): Ajv2020 {
+  metaAjv ??= new Ajv2020({ ...READ_ONLY_AJV_OPTIONS, strict: false, allErrors: true });
+  return metaAjv;
 }

@@ -2,6 +2,7 @@ export type { DefinitionReviewRequirement } from './definition-review.ts';
 export { EXAMPLE_POLICY_YAML } from './example-policy.ts';
 export { PolicyError, type PolicyErrorCode } from './errors.ts';
 export { loadPolicy, loadPolicyFile, type PolicyFormat } from './load.ts';
+export { policyWarnings } from './policy-warnings.ts';
 export { RulePolicy } from './rule-policy.ts';
 export { type DecideSafelyOptions, decideSafely } from './safe-decide.ts';
 export { toolVisibilitySafely } from './safe-visibility.ts';

@@ -1,5 +1,6 @@
 import type { ApproverRule } from '../ledger/types.ts';
 import { PolicyError } from './errors.ts';
+import { policyWarnings } from './policy-warnings.ts';
 import type { DefinitionReviewRequirement } from './definition-review.ts';
 import { type CompiledRule, validatePolicyDocument } from './rules.ts';
 import type { ApprovalRequirement, PolicyEngine, PolicyInput, ToolVisibility, Verdict } from './types.ts';
@@ -12,6 +13,8 @@ import type { ApprovalRequirement, PolicyEngine, PolicyInput, ToolVisibility, Ve
 export class RulePolicy implements PolicyEngine {
   readonly #rules: readonly CompiledRule[];
   readonly #definitionReview: Readonly<DefinitionReviewRequirement> | undefined;
+  // A copy of the validated document, for `warnings` (never consulted when deciding).
+  readonly #document: unknown;
 
   /** Validates `document` (already parsed from YAML/JSON); throws `PolicyError` `invalid_policy`. */
   constructor(document: unknown) {
@@ -19,6 +22,12 @@ export class RulePolicy implements PolicyEngine {
     if (!result.ok) throw new PolicyError('invalid_policy', result.problems);
     this.#rules = result.rules;
     this.#definitionReview = result.definitionReview;
+    this.#document = structuredClone(document);
+  }
+
+  /** Rules that can never match (see `policyWarnings`); `catalogue`: the tool names that exist. */
+  warnings(catalogue?: readonly string[]): string[] {
+    return policyWarnings(this.#document, catalogue);
   }
 
   /**

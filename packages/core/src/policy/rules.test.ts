@@ -50,7 +50,13 @@ describe('validatePolicyDocument', () => {
 
   it('reports a `when` schema that does not compile, with the rule path', () => {
     const bad = (when: unknown) => problemsOf({ version: 1, rules: [allow('x'), { ...allow('a'), when }] });
-    expect(bad({ type: 'objekt' })[0]).toMatch(/^rules\[1\]\.when: schema is invalid/);
+    expect(bad({ type: 'objekt' })).toEqual(['rules[1].when/type: must be equal to one of the allowed values']);
+    // Every meta-schema problem of one condition at once, each at its place.
+    expect(bad({ type: 'objekt', properties: { amount: { minimum: 'ten' } }, required: 'amount' })).toEqual([
+      'rules[1].when/properties/amount/minimum: must be number',
+      'rules[1].when/type: must be equal to one of the allowed values',
+      'rules[1].when/required: must be array',
+    ]);
     expect(bad({ type: 'object', maximumm: 3 })[0]).toMatch(/^rules\[1\]\.when: strict mode: unknown keyword: "maximumm"/);
     expect(bad({ type: 'string', format: 'email' })[0]).toMatch(/^rules\[1\]\.when: unknown format "email"/);
     expect(bad({ $ref: 'https://example.com/schema.json' })[0]).toMatch(/^rules\[1\]\.when: can't resolve reference/);
@@ -153,6 +159,24 @@ describe('validatePolicyDocument', () => {
     });
     const noDefaults = new RulePolicy({ version: 1, rules: [{ tool: 'a', verdict: 'approve' }] });
     expect(noDefaults.decide(policyInput('a'))).toMatchObject({ approval: { ttlSeconds: 900 } });
+  });
+
+  it('still checks the rules that parse when another part of the document does not', () => {
+    expect(
+      problemsOf({
+        version: 2,
+        rules: [
+          { ...allow('a'), id: 'x', when: { type: 'nope' } },
+          { tool: 'b', verdict: 'maybe' },
+          { ...allow('c'), id: 'x' },
+        ],
+      }),
+    ).toEqual([
+      'version: expected 1',
+      expect.stringMatching(/^rules\[1\]\.verdict: expected "allow"/),
+      'rules[0].when/type: must be equal to one of the allowed values',
+      'rules[2].id: duplicate rule id "x" (first used by rules[0])',
+    ]);
   });
 
   it('collects problems from several rules in one pass', () => {

@@ -97,9 +97,29 @@ export type PolicyValidation =
  */
 export function validatePolicyDocument(value: unknown): PolicyValidation {
   const parsed = policyDocumentSchema.safeParse(value, { reportInput: true });
-  if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
+  if (!parsed.success) return { ok: false, problems: [...describeZodIssues(parsed.error.issues), ...ruleProblemsOf(value)] };
+  return compileDocument(parsed.data);
+}
 
-  const doc = parsed.data;
+/**
+ * When the document as a whole does not parse, the rules that do are still checked
+ * (duplicate ids, patterns, `when` schemas, approver pools), so one run reports every
+ * problem instead of the next one surfacing only after the first is fixed.
+ */
+function ruleProblemsOf(value: unknown): string[] {
+  const lenient = z
+    .looseObject({ defaults: policyDocumentSchema.shape.defaults.catch(undefined), rules: z.array(z.unknown()) })
+    .safeParse(value);
+  if (!lenient.success) return [];
+  // Rules that do not parse were reported above; the others keep their positions for the paths.
+  const rules = lenient.data.rules.map((rule) => ruleSchema.safeParse(rule));
+  const compiled = compileDocument({ version: 1, defaults: lenient.data.defaults, rules: rules.map((r) => (r.success ? r.data : undefined)) });
+  return compiled.ok ? [] : compiled.problems;
+}
+
+type ParsedDocument = Omit<z.output<typeof policyDocumentSchema>, 'rules'> & { rules: Array<z.output<typeof ruleSchema> | undefined> };
+
+function compileDocument(doc: ParsedDocument): PolicyValidation {
   const problems: string[] = [];
   const ajv = createArgsAjv();
   const defaultTtl = doc.defaults?.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
@@ -107,6 +127,7 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
   const rules: CompiledRule[] = [];
 
   doc.rules.forEach((rule, index) => {
+    if (rule === undefined) return;
     const at = (...rest: (string | number)[]) => formatPath(['rules', index, ...rest]);
     const id = rule.id ?? `rule-${index}`;
     const seenAt = firstIndexById.get(id);
@@ -128,7 +149,7 @@ export function validatePolicyDocument(value: unknown): PolicyValidation {
     if (rule.when !== undefined) {
       const compiled = compileWhen(ajv, rule.when);
       if (compiled.ok) matchesArgs = compiled.test;
-      else problems.push(`${at('when')}: ${compiled.message}`);
+      else for (const p of compiled.problems) problems.push(`${at('when')}${p.where}: ${p.message}`);
     }
 
     let outcome: RuleOutcome;

@@ -50,6 +50,13 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
       return { proposal, requestId: req.requestId, tokenId, decided };
     }
 
+    it('ping (readiness), when the store has one, resolves on a working store and writes nothing', async () => {
+      const p = sampleProposal();
+      await store.recordProposal(p);
+      await store.ping?.();
+      expect(await store.getProposal(p.proposalId)).toMatchObject({ proposalId: p.proposalId });
+    });
+
     describe('proposals', () => {
       it('records a proposal exactly as given and finds it by id and by (run, call)', async () => {
         const p = sampleProposal({ definitionDigest: 'a'.repeat(64), parentProposalId: 'parent-1' });

@@ -18,6 +18,12 @@ import { Sessions } from '../auth/sessions.ts';
 import { createThrottles } from '../auth/throttles.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { toApiError } from '../errors/to-api-error.ts';
+import { logGateEvents } from '../ops/event-log.ts';
+import { ServerMetrics } from '../ops/metrics.ts';
+import { opsRoutes } from '../ops/ops-routes.ts';
+import { openApiRoute } from '../openapi/openapi-route.ts';
+import { requestLog } from '../ops/request-log.ts';
+import { pino } from 'pino';
 import { bodyLimit } from '../http/body-limit.ts';
 import { securityHeaders } from '../http/security-headers.ts';
 import { errorPage } from '../ui/pages/error-page.ts';
@@ -36,6 +42,7 @@ import {
   resolveTuning,
   type ServerOptions,
   validateAuthConfig,
+  type WebhookOptions,
 } from './options.ts';
 import type { Services } from './services.ts';
 import { ChainStatusCache } from '../audit/chain-status-cache.ts';
@@ -76,13 +83,36 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, publicOrigin, options.auth.sessionSecret),
   };
 
-  const sender = options.webhook === undefined ? undefined : new WebhookSender(options.webhook);
-  const notifier = sender === undefined ? undefined : notifyByWebhook(options.gate, sender, publicOrigin);
+  const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];
+  const linkOrigin = () => publicOrigin ?? options.linkOrigin?.();
+  const senders = webhooks.map((webhook) => new WebhookSender(webhook));
+  const notifiers = webhooks.map((webhook, i) =>
+    notifyByWebhook(options.gate, senders[i]!, {
+      origin: linkOrigin,
+      format: webhook.format ?? 'countersign',
+      argumentSummary: webhook.argumentSummary === true,
+      expiryCheckMs: webhook.expiryCheckMs,
+    }),
+  );
+
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
+  const unwatch = [logGateEvents(options.gate, logger), ...(metrics === undefined ? [] : [metrics.watch(options.gate)])];
 
   const app = new Hono<AppEnv>();
+  app.use('*', requestLog(logger));
   app.use('*', securityHeaders());
   app.use('*', bodyLimit(bodyLimitBytes));
 
+  app.route(
+    '/',
+    opsRoutes({
+      gate: options.gate,
+      readinessTimeoutMs: tuning.readinessTimeoutMs,
+      metrics: metrics === undefined ? undefined : { collector: metrics, token: options.metrics === false ? undefined : options.metrics?.token },
+    }),
+  );
+  app.route('/api/v1', openApiRoute());
   app.route('/api/v1', proposalRoutes(services));
   app.route('/api/v1', requestRoutes(services));
   app.route('/api/v1', dispatchRoutes(services));
@@ -116,6 +146,8 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.notFound((c) => c.json(new ApiError('not_found', 'no such route').toBody(), 404));
   app.onError((error, c) => {
     const apiError = toApiError(error);
+    c.set('errorCode', apiError.code);
+    if (apiError.status >= 500) logger.error({ event: 'error', reqId: c.get('requestId'), reason: apiError.code, error: error instanceof Error ? error.name : typeof error });
     if (!c.req.path.startsWith('/api/') && c.req.path !== mcp?.path) return c.html(errorPage(apiError), apiError.status);
     return c.json(apiError.toBody(), apiError.status);
   });
@@ -125,9 +157,10 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     app: app as unknown as Hono,
     async close() {
       closing.abort();
-      notifier?.stop();
-      await notifier?.settled();
-      await sender?.close();
+      for (const stop of unwatch) stop();
+      for (const notifier of notifiers) notifier.stop();
+      await Promise.all(notifiers.map((notifier) => notifier.settled()));
+      await Promise.all(senders.map((sender) => sender.close()));
     },
   };
 }

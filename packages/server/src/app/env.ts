@@ -7,5 +7,9 @@ export interface AppEnv {
     identity: Identity;
     /** Set by the stylesheet route: the one response that may be cached. */
     cacheable: boolean;
+    /** This HTTP request's id (x-request-id), set by the request log. */
+    requestId: string;
+    /** The API error code answered, for the request log. */
+    errorCode: string;
   };
 }

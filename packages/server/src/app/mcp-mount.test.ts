@@ -43,7 +43,7 @@ describe('an MCP endpoint mounted on the service', () => {
   });
 
   it('refuses a mount path that would shadow the service', () => {
-    for (const path of ['/api/v1/mcp', '/requests', '/', 'mcp', '/a/../b', '/assets/x']) {
+    for (const path of ['/api/v1/mcp', '/requests', '/', 'mcp', '/a/../b', '/assets/x', '/healthz', '/readyz', '/metrics']) {
       expect(() => makeServerFixture({ mcp: { path, agent: 'runtime', handle: async () => new Response('') } })).toThrow(ServerConfigError);
     }
   });

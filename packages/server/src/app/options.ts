@@ -1,7 +1,9 @@
 import type { Gate } from '@countersign/core/gate';
 import type { SessionRevocationStore } from '@countersign/core/session';
+import type { Logger } from 'pino';
 import type { ThrottleRule } from '../auth/attempt-limiter.ts';
 import type { PasskeyOptions } from '../passkey/passkey-services.ts';
+import type { ServerMetrics } from '../ops/metrics.ts';
 
 export interface AuthConfig {
   /**
@@ -31,6 +33,12 @@ export interface WebhookOptions {
   baseDelayMs?: number | undefined;
   /** Per-attempt timeout. Default 5000 ms. */
   timeoutMs?: number | undefined;
+  /** `slack`: post a Slack incoming-webhook message (Block Kit, with a link button) instead of Countersign's JSON. Default `countersign`. */
+  format?: 'countersign' | 'slack' | undefined;
+  /** Include a display-safe summary of the top-level arguments. Default false: the arguments' digest only (the body leaves the trust boundary). */
+  argumentSummary?: boolean | undefined;
+  /** How often requests opened here are checked for expiry (`request.expired`). Default 15000. */
+  expiryCheckMs?: number | undefined;
 }
 
 /**
@@ -57,6 +65,8 @@ export interface ServerTuning {
   heartbeatMs?: number | undefined;
   /** Upper bound for `?wait=` on request status. Default 30. */
   maxWaitSeconds?: number | undefined;
+  /** How long /readyz waits for the store before answering 503 store_timeout. Default 2000. */
+  readinessTimeoutMs?: number | undefined;
   /** Lifetime of a login session. Default 8 hours. */
   sessionTtlSeconds?: number | undefined;
   /**
@@ -80,8 +90,13 @@ export interface ServerTuning {
 export interface ServerOptions {
   gate: Gate;
   auth: AuthConfig;
-  /** Outgoing signed webhook for request created/decided; optional. */
-  webhook?: WebhookOptions | undefined;
+  /** Outgoing signed webhooks (request created, decided, executed, completed, expired); one or several, each with its format. */
+  webhook?: WebhookOptions | readonly WebhookOptions[] | undefined;
+  /**
+   * Origin for links in webhooks when `publicOrigin` is not set (e.g. the listen
+   * address, known once listening). Without either, links are null.
+   */
+  linkOrigin?: (() => string | undefined) | undefined;
   bodyLimitBytes?: number | undefined; // default 256 KiB
   /** Absolute origin the browser uses, e.g. http://127.0.0.1:8787; for CSRF origin checks. */
   publicOrigin?: string | undefined;
@@ -99,6 +114,15 @@ export interface ServerOptions {
    * passkey can be registered, and requests under a passkey rule cannot be decided.
    */
   passkeys?: PasskeyOptions | undefined;
+  /** Structured logs (pino): one line per HTTP request and per lifecycle event. Default: none. */
+  logger?: Logger | undefined;
+  /**
+   * Prometheus metrics at GET /metrics. Default: on, unauthenticated (counts and
+   * latencies only, no ids or names). `token`: the scrape must send it as a bearer
+   * token. `collector`: a ServerMetrics also fed by a `timedLedger` (store latency).
+   * `false`: no /metrics route.
+   */
+  metrics?: { collector?: ServerMetrics | undefined; token?: string | undefined } | false | undefined;
 }
 
 /**
@@ -117,7 +141,7 @@ export function mcpPathProblem(path: string): string | undefined {
   const segments = path.split('/').slice(1);
   if (segments.some((segment) => segment === '.' || segment === '..')) return 'must not contain . or .. segments';
   const first = segments[0] ?? '';
-  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session', 'passkeys'].includes(first)) return `${path} would shadow the service's own routes`;
+  if (['api', 'requests', 'audit', 'assets', 'login', 'logout', 'session', 'passkeys', 'healthz', 'readyz', 'metrics'].includes(first)) return `${path} would shadow the service's own routes`;
   return undefined;
 }
 
@@ -147,6 +171,7 @@ export interface ResolvedTuning {
   heartbeatMs: number;
   maxWaitSeconds: number;
   sessionTtlSeconds: number;
+  readinessTimeoutMs: number;
   chainStatusMaxAgeMs: number;
   loginThrottle: ThrottleRule;
   loginAddressThrottle: ThrottleRule;
@@ -162,6 +187,7 @@ export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning 
     heartbeatMs: tuning?.heartbeatMs ?? 15_000,
     maxWaitSeconds: tuning?.maxWaitSeconds ?? 30,
     sessionTtlSeconds: tuning?.sessionTtlSeconds ?? 8 * 3600,
+    readinessTimeoutMs: positiveInteger('readinessTimeoutMs', tuning?.readinessTimeoutMs ?? 2000),
     chainStatusMaxAgeMs: tuning?.chainStatusMaxAgeMs ?? 10_000,
     loginThrottle: resolveThrottle('loginThrottle', tuning?.loginThrottle, 5),
     loginAddressThrottle: resolveThrottle('loginAddressThrottle', tuning?.loginAddressThrottle, 20),

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../serve/testing/api-client.ts';
 import { runCaptured } from './testing/capture-io.ts';
 import { serveInProcess } from './testing/serve-in-process.ts';
+import { withCredentials } from './testing/local-credentials.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'countersign-serve-agent-tools-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ const response = (callId: string) => ({ runId: 'run-1', sessionId: 'session-1', 
 async function startServe(argv: string[] = []) {
   const cwd = freshDir();
   const server = await serveInProcess(['--json', ...argv], { cwd });
-  const listening = JSON.parse(server.stdout().split('\n').find((line) => line.includes('"listening"'))!);
+  const listening = withCredentials(JSON.parse(server.stdout().split('\n').find((line) => line.includes('"listening"'))!));
   const agent = createClient({ baseUrl: server.url, token: listening.agent.token, retryDelayMs: 5 });
   const approver = apiClient(server.url, listening.approver.token);
   const toolsList = async () => {
@@ -107,8 +108,8 @@ describe('serve: an agent\'s own tool, reviewed by the local approver (default s
     const server = await serveInProcess(['--json', '--policy', 'policy.yaml'], { cwd });
     try {
       const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line));
-      expect(lines).toContainEqual({ event: 'warning', message: expect.stringMatching(/^nobody can review tool definitions \(role security, 1 needed\)/) });
-      const listening = lines.find((line) => line.event === 'listening');
+      expect(lines).toContainEqual(expect.objectContaining({ event: 'warning', message: expect.stringMatching(/^nobody can review tool definitions \(role security, 1 needed\)/) }));
+      const listening = withCredentials(lines.find((line) => line.event === 'listening'));
       expect(listening.definitionReview).toMatchObject({ reviewers: 'role security', ttlSeconds: 3600, from: 'policy' });
       const agent = createClient({ baseUrl: server.url, token: listening.agent.token });
       await agent.registerTools([GET_CUSTOMER]);

@@ -10,6 +10,7 @@ import { apiClient } from '../serve/testing/api-client.ts';
 import { runCaptured } from './testing/capture-io.ts';
 import { serveInProcess } from './testing/serve-in-process.ts';
 import { memoryUpstreamYaml } from './testing/memory-upstream.ts';
+import { withCredentials } from './testing/local-credentials.ts';
 
 // `countersign serve --mcp gateway.yaml`: the gateway on the service's own port and gate.
 const POLICY = `
@@ -49,7 +50,7 @@ describe('countersign serve --mcp', () => {
     const cwd = mkdtempSync(join(root, 'case-'));
     writeFiles(cwd, ['principal: user:42', 'agent: agent', 'approvalUrl: http://approvals.test']);
     const server = await serveInProcess(['--json', '--policy', 'policy.yaml', '--trust-on-first-use', '--mcp', 'gateway.yaml'], { cwd });
-    const listening = JSON.parse(server.stdout().split('\n').find((line) => line.includes('"listening"'))!);
+    const listening = withCredentials(JSON.parse(server.stdout().split('\n').find((line) => line.includes('"listening"'))!));
     const endpoint = `${server.url}/mcp`;
     const client = new Client({ name: 'remote-client', version: '1.0.0' });
     try {

@@ -78,7 +78,7 @@ describe('countersign serve as a real process', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     const events = server.events();
     expect(events.filter((e) => e.event === 'executed').map((e) => e.callId)).toEqual(['small', 'big']);
-    expect(events.at(-1)).toEqual({ event: 'stopped' });
+    expect(events.at(-1)).toMatchObject({ event: 'stopped' });
 
     // SIGTERM wrote a last checkpoint: nothing but that checkpoint itself is unsigned.
     const { runCaptured } = await import('./testing/capture-io.ts');

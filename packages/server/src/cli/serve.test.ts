@@ -8,6 +8,7 @@ import { apiClient } from '../serve/testing/api-client.ts';
 import { verifyWebhookSignature } from '../webhook/signature.ts';
 import { runCaptured } from './testing/capture-io.ts';
 import { serveInProcess } from './testing/serve-in-process.ts';
+import { withCredentials } from './testing/local-credentials.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'countersign-serve-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -76,7 +77,7 @@ describe('countersign serve (in-process)', () => {
     const cwd = freshDir();
     writeFileSync(join(cwd, 'strict.yaml'), 'version: 1\nrules:\n  - id: no-transfers\n    tool: transfer\n    verdict: deny\n');
     const server = await serveInProcess(['--policy', 'strict.yaml', '--json'], { cwd });
-    const listening = JSON.parse(server.stdout().split('\n')[0]!);
+    const listening = withCredentials(JSON.parse(server.stdout().split('\n')[0]!));
     expect(listening).toMatchObject({ event: 'listening', policy: join(cwd, 'strict.yaml'), rules: ['no-transfers'] });
     const agent = apiClient(server.url, listening.agent.token);
     const proposed = await agent.post('/api/v1/proposals', {
@@ -105,7 +106,10 @@ describe('countersign serve (in-process)', () => {
     const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     const secret = 'webhook-secret-0123456789';
     const server = await serveInProcess(['--webhook-url', hook, '--json'], { cwd: freshDir(), env: { COUNTERSIGN_WEBHOOK_SECRET: secret } });
-    const listening = JSON.parse(server.stdout().split('\n')[0]!);
+    const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    // No --public-url: links use the listen address, and serve says so.
+    expect(lines[0]).toMatchObject({ level: 'warn', event: 'warning', message: expect.stringContaining('--webhook-url without --public-url') });
+    const listening = withCredentials(lines.find((line) => line.event === 'listening'));
     await apiClient(server.url, listening.agent.token).post('/api/v1/proposals', {
       runId: 'r',
       sessionId: 's',
@@ -118,6 +122,7 @@ describe('countersign serve (in-process)', () => {
     const [delivery] = received;
     const timestamp = String(delivery!.headers['countersign-timestamp']);
     expect(verifyWebhookSignature(secret, timestamp, delivery!.body, String(delivery!.headers['countersign-signature']), Date.now())).toEqual({ ok: true });
+    expect(JSON.parse(delivery!.body).request.url).toMatch(new RegExp(`^${server.url}/requests/[^/]+$`));
   });
 
   it('warns when master.key is readable by others', async () => {

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app/env.ts';
+import { currentRequestId } from './request-id.ts';
 
 /**
  * No inline script or style, nothing from other origins, never framed. The pages' scripts
@@ -28,9 +29,10 @@ const prebuilt = new WeakSet<Response>();
  * object and back, which cost more than the hot agent routes' own handlers.
  */
 export function jsonResponse(body: unknown, status = 200): Response {
+  const requestId = currentRequestId.getStore();
   const response = new Response(JSON.stringify(body), {
     status,
-    headers: { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'Cache-Control': 'no-store' },
+    headers: { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...(requestId === undefined ? {} : { 'X-Request-Id': requestId }) },
   });
   prebuilt.add(response);
   return response;
@@ -41,6 +43,11 @@ export function jsonResponse(body: unknown, status = 200): Response {
  * streams. Only the static stylesheet may be cached. A response from jsonResponse
  * that reaches here unchanged already has them.
  */
+/** Whether `response` came from jsonResponse (its headers, request id included, are set). */
+export function isPrebuilt(response: Response): boolean {
+  return prebuilt.has(response);
+}
+
 export function securityHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();

@@ -3,35 +3,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type InProcessServe, serveInProcess } from '../cli/testing/serve-in-process.ts';
+import type { InProcessServe } from '../cli/testing/serve-in-process.ts';
 import { apiClient } from './testing/api-client.ts';
-import { describePg, dropSchema, randomSchema, startTcpProxy, type TcpProxy, TEST_PG_URL } from './testing/postgres.ts';
+import { describePg, type TcpProxy } from './testing/postgres.ts';
+import { type ServeBehindProxy, serveBehindProxy } from './testing/serve-behind-proxy.ts';
 
 const AGENT = `agent-${randomBytes(12).toString('hex')}`;
 const APPROVER = `approver-${randomBytes(12).toString('hex')}`;
 
 describePg('serve when PostgreSQL becomes unreachable', () => {
-  const schema = randomSchema();
   const cwd = mkdtempSync(join(tmpdir(), 'countersign-outage-'));
+  let setup: ServeBehindProxy;
   let proxy: TcpProxy;
   let server: InProcessServe;
 
   beforeAll(async () => {
-    const target = new URL(TEST_PG_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(TEST_PG_URL);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    server = await serveInProcess(['--json', '--database-url', viaProxy.href, '--pg-schema', schema], {
+    setup = await serveBehindProxy(['--json'], {
       cwd,
       env: { COUNTERSIGN_MASTER_SECRET: randomBytes(32).toString('hex'), COUNTERSIGN_AGENT_TOKEN: AGENT, COUNTERSIGN_APPROVER_TOKEN: APPROVER },
     });
+    ({ proxy, server } = setup);
   });
   afterAll(async () => {
-    await proxy?.restore().catch(() => undefined);
-    await server?.stop();
-    await proxy?.close();
-    await dropSchema(schema);
+    await setup?.close();
     rmSync(cwd, { recursive: true, force: true });
   });
 

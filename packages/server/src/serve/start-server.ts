@@ -13,6 +13,9 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from '../app/create-app.ts';
 import type { AuthConfig, McpMount, ServerTuning, WebhookOptions } from '../app/options.ts';
 import { closeServer, listen, localUrl } from './listen.ts';
+import type { Logger } from 'pino';
+import { ServerMetrics } from '../ops/metrics.ts';
+import { timedLedger } from '../ops/timed-ledger.ts';
 
 export interface StartServerOptions {
   ledger: LedgerStore;
@@ -39,7 +42,7 @@ export interface StartServerOptions {
    * passkey-signed decisions, scoped to `publicOrigin`, else to the listening address.
    */
   passkeys?: PasskeyStore | undefined;
-  webhook?: WebhookOptions | undefined;
+  webhook?: WebhookOptions | readonly WebhookOptions[] | undefined;
   tuning?: ServerTuning | undefined;
   clock?: Clock | undefined;
   /** The gate's event bus; one that reaches the other replicas when several share the store. Default: in-process. */
@@ -51,6 +54,10 @@ export interface StartServerOptions {
    * `countersign serve --mcp`. Closed with the server.
    */
   mcp?: ((gate: Gate) => Promise<McpMount & { close(): Promise<void> }>) | undefined;
+  /** Structured logs (pino); default none. */
+  logger?: Logger | undefined;
+  /** Bearer token a Prometheus scrape of /metrics must send; default: /metrics is open. `false`: no /metrics. */
+  metricsToken?: string | false | undefined;
 }
 
 export interface RunningServer {
@@ -67,8 +74,10 @@ export interface RunningServer {
  * listens. The caller owns the store: the same store may outlive several servers.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  // Store latency is measured around the ledger the gate uses, whatever the store.
+  const metrics = options.metricsToken === false ? undefined : new ServerMetrics({ processMetrics: true });
   const gate = new Gate({
-    ledger: options.ledger,
+    ledger: metrics === undefined ? options.ledger : timedLedger(options.ledger, metrics.observeStore),
     audit: options.audit,
     policy: options.policy,
     keyring: options.keyring,
@@ -80,7 +89,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     events: options.events,
   });
   const mcp = await options.mcp?.(gate);
-  let listeningOrigin: string | undefined;
+  // The listening address is known only after listen(): passkeys' RP origin and webhook
+  // links (when no public origin is set) read it when needed.
+  let listenOrigin: string | undefined;
   let created: ReturnType<typeof createApp>;
   try {
     created = createApp({
@@ -91,8 +102,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
-    // The listening address is known only after listen(): the RP origin is read when needed.
-    ...(options.passkeys === undefined ? {} : { passkeys: { store: options.passkeys, origin: () => listeningOrigin } }),
+      ...(options.passkeys === undefined ? {} : { passkeys: { store: options.passkeys, origin: () => listenOrigin } }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      linkOrigin: () => listenOrigin,
+      metrics: metrics === undefined ? false : { collector: metrics, token: options.metricsToken === false ? undefined : options.metricsToken },
     });
   } catch (error) {
     await mcp?.close();
@@ -107,7 +120,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await mcp?.close();
     throw error;
   }
-  listeningOrigin = localUrl(options.host, port);
+  listenOrigin = localUrl(options.host, port);
   let closing: Promise<void> | undefined;
   return {
     url: options.publicOrigin ?? localUrl(options.host, port),

@@ -46,6 +46,9 @@ export class WebhookSender {
     if (typeof options.secret !== 'string' || options.secret.length === 0) {
       throw new ServerConfigError('invalid_webhook', 'webhook.secret must not be empty');
     }
+    if (options.format !== undefined && options.format !== 'countersign' && options.format !== 'slack') {
+      throw new ServerConfigError('invalid_webhook', 'webhook.format must be "countersign" or "slack"');
+    }
     this.#url = url.href;
     this.#secret = options.secret;
     this.#maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5));

@@ -12,7 +12,7 @@ import type { PasskeyServices } from '../../passkey/passkey-services.ts';
 import { registerPasskey, registrationChallenge, registrationOptions } from '../../passkey/registration.ts';
 import type { RelyingParty } from '../../passkey/relying-party.ts';
 
-const ChallengeBody = z
+export const ChallengeBody = z
   .object({
     requestId: z.string().min(1).max(200),
     decision: z.enum(['approve', 'deny']),
@@ -24,8 +24,8 @@ const ChallengeBody = z
     path: ['editedArguments'],
   });
 
-const RegistrationOptionsBody = z.object({}).strict();
-const RegisterBody = z.object({ label: z.string().max(200), response: z.record(z.string(), z.unknown()) }).strict();
+export const RegistrationOptionsBody = z.object({}).strict();
+export const RegisterBody = z.object({ label: z.string().max(200), response: z.record(z.string(), z.unknown()) }).strict();
 
 /** How long a browser may take to sign a decision. */
 const ASSERTION_TIMEOUT_MS = 120_000;

@@ -6,11 +6,13 @@ import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { describeVerdict } from '../describe-verdict.ts';
+import { readCatalogNames } from '../read-catalog.ts';
 
 interface CheckFlags {
   tool?: string;
   args: string;
   principal: string;
+  catalog?: string;
   json?: true;
 }
 
@@ -24,8 +26,12 @@ export function registerPolicyCommands(program: Command, ctx: CommandContext): v
     .option('--tool <name>', 'also evaluate one call to this tool and print the verdict')
     .option('--args <json>', 'arguments of the call given with --tool', '{}')
     .option('--principal <id>', 'principal of the call given with --tool', 'user:example')
+    .option('--catalog <file>', 'the tools that exist (a pin file, or `tools:` as a list): also warn about patterns that match none of them')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExit status: 0 valid, 1 invalid, 2 unreadable file or bad flags.')
+    .addHelpText(
+      'after',
+      '\nEvery problem is reported at once. A valid policy may still get warnings: rules that can never match\n(shadowed by an earlier rule without `when`), and with --catalog patterns that match no tool.\nExit status: 0 valid (with or without warnings), 1 invalid, 2 unreadable file or bad flags.',
+    )
     .action(async (file: string, flags: CheckFlags) => {
       ctx.setExitCode(await checkPolicy(ctx, file, flags));
     });
@@ -59,12 +65,14 @@ async function checkPolicy(ctx: CommandContext, file: string, flags: CheckFlags)
   }
 
   const verdict = flags.tool === undefined ? undefined : await evaluate(loaded, flags.tool, flags);
+  const warnings = loaded.warnings(flags.catalog === undefined ? undefined : await readCatalogNames(ctx.resolvePath(flags.catalog)));
   if (flags.json) {
     writeJson(out, {
       ok: true,
       file,
       format: extname(file).toLowerCase() === '.json' ? 'json' : 'yaml',
       rules: loaded.ruleIds,
+      warnings,
       ...(verdict === undefined ? {} : { evaluated: { tool: flags.tool, verdict } }),
     });
     return EXIT_OK;
@@ -74,6 +82,7 @@ async function checkPolicy(ctx: CommandContext, file: string, flags: CheckFlags)
   ids.forEach((id, i) => {
     writeLine(out, `  ${i + 1}. ${id}`);
   });
+  for (const warning of warnings) writeLine(out, `  warning: ${warning}`);
   if (verdict !== undefined) writeLine(out, `${flags.tool} ${flags.args} → ${describeVerdict(verdict)}`);
   return EXIT_OK;
 }

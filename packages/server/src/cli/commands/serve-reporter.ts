@@ -3,12 +3,14 @@ import type { DemoExecution } from '../../serve/demo-tools.ts';
 import type { LocalCredential, LocalCredentials } from '../../serve/local-credentials.ts';
 import type { MasterKeySource } from '../../serve/master-key.ts';
 import { displayText } from '@countersign/core/display';
-import { type CliIo, writeJson, writeLine } from '../cli-io.ts';
+import type { Logger } from 'pino';
+import { type CliIo, writeLine } from '../cli-io.ts';
 import { countAuthSummary, describeAuthSummary } from '../describe-auth.ts';
 
 /** Who may call: the generated local agent and approver, or the identities of an --auth file. */
 export type StartupIdentities =
-  | { kind: 'local'; credentials: LocalCredentials; approver: { id: string; roles: string[] } }
+  /** `file`: where the derived credentials were written (mode 0600); undefined when all came from the environment. */
+  | { kind: 'local'; credentials: LocalCredentials; approver: { id: string; roles: string[] }; file: string | undefined }
   | { kind: 'file'; file: string; summary: AuthSummary };
 
 export interface StartupReport {
@@ -38,11 +40,14 @@ export interface ServeReporter {
 /**
  * What `serve` prints. The line with the URL comes last, once the port is open:
  * scripts and tests wait for it. Credentials taken from the environment are not
- * echoed; derived ones are, since the operator has no other way to learn them.
+ * echoed. Derived ones are written to a 0600 file; the text output (a terminal) also
+ * shows them, the JSON log (which ends up in log stores) only names the file.
  * Secrets of an --auth file are never printed: the operator wrote them.
+ * With `logger` the output is that JSON log (`--json`), else text.
  */
-export function serveReporter(io: CliIo, json: boolean): ServeReporter {
-  return json ? jsonReporter(io) : textReporter(io);
+export function serveReporter(io: CliIo, logger: Logger | undefined): ServeReporter {
+  // The startup report is what scripts wait for: printed whatever --log-level says.
+  return logger === undefined ? textReporter(io) : jsonReporter(logger.child({}, { level: 'info' }));
 }
 
 function textReporter(io: CliIo): ServeReporter {
@@ -63,6 +68,7 @@ function textReporter(io: CliIo): ServeReporter {
         out(`agent     bearer token ${shown(ids.credentials.agentToken, 'COUNTERSIGN_AGENT_TOKEN')}`);
         out(`approver  login "${ids.approver.id}" (roles ${ids.approver.roles.join(', ')}), password ${shown(ids.credentials.approverPassword, 'COUNTERSIGN_APPROVER_PASSWORD')}`);
         out(`          API bearer token ${shown(ids.credentials.approverToken, 'COUNTERSIGN_APPROVER_TOKEN')}`);
+        if (ids.file !== undefined) out(`          (also in ${ids.file}, mode 0600)`);
       } else {
         out(`auth      ${ids.file} (${countAuthSummary(ids.summary)}; COUNTERSIGN_AGENT_TOKEN and COUNTERSIGN_APPROVER_* are ignored)`);
         for (const [label, text] of describeAuthSummary(ids.summary)) out(`${label.padEnd(9)} ${text}`);
@@ -86,11 +92,12 @@ function textReporter(io: CliIo): ServeReporter {
   };
 }
 
-function jsonReporter(io: CliIo): ServeReporter {
-  const emit = (value: Record<string, unknown>) => writeJson(io.stdout, value);
+function jsonReporter(logger: Logger): ServeReporter {
+  const emit = (value: Record<string, unknown>) => logger.info(value);
+  const warn = (message: string) => logger.warn({ event: 'warning', message });
   return {
     started(r) {
-      for (const warning of r.warnings) emit({ event: 'warning', message: warning });
+      for (const warning of r.warnings) warn(warning);
       emit({
         event: 'listening',
         url: r.url,
@@ -109,7 +116,7 @@ function jsonReporter(io: CliIo): ServeReporter {
       emit({ event: 'executed', ...e });
     },
     warning(message) {
-      emit({ event: 'warning', message });
+      warn(message);
     },
     stopping() {
       emit({ event: 'stopping' });
@@ -120,17 +127,17 @@ function jsonReporter(io: CliIo): ServeReporter {
   };
 }
 
-/** Local mode keeps its `agent` / `approver` fields; an --auth file gives `auth` with names and roles only. */
+/**
+ * Local mode: the agent's name, the approver's id and roles, and `credentials`, the
+ * file holding the derived secrets (null when all came from the environment); never a
+ * secret itself. An --auth file gives `auth` with names and roles only.
+ */
 function identitiesJson(ids: StartupIdentities): Record<string, unknown> {
   if (ids.kind === 'file') return { auth: { file: ids.file, ...ids.summary } };
   return {
-    agent: { name: 'agent', token: visible(ids.credentials.agentToken) },
-    approver: {
-      id: ids.approver.id,
-      roles: ids.approver.roles,
-      password: visible(ids.credentials.approverPassword),
-      token: visible(ids.credentials.approverToken),
-    },
+    agent: { name: 'agent' },
+    approver: { id: ids.approver.id, roles: ids.approver.roles },
+    credentials: ids.file ?? null,
   };
 }
 
@@ -150,8 +157,4 @@ function describeMaster(source: MasterKeySource): string {
 
 function shown(credential: LocalCredential, envName: string): string {
   return credential.from === 'env' ? `from ${envName}` : credential.value;
-}
-
-function visible(credential: LocalCredential): string | null {
-  return credential.from === 'env' ? null : credential.value;
 }

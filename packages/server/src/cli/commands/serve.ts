@@ -20,6 +20,10 @@ import { openStoreForCli } from '../open-store-for-cli.ts';
 import { parseIntegerFlag } from '../parse-number.ts';
 import { addStoreOptions, type StoreFlags, storeTargetFrom } from '../store-flags.ts';
 import { waitForAbort } from '../wait-for-abort.ts';
+import type { Level, Logger } from 'pino';
+import { createLogger, LOG_LEVELS } from '../../ops/logger.ts';
+import { credentialsPathFor, writeCredentialsFile } from '../../serve/credentials-file.ts';
+import { secretProblem } from '../../serve/secret-rule.ts';
 import { serveReporter, type StartupIdentities } from './serve-reporter.ts';
 
 interface ServeFlags extends StoreFlags {
@@ -29,9 +33,14 @@ interface ServeFlags extends StoreFlags {
   host: string;
   publicUrl?: string;
   webhookUrl?: string;
+  webhookFormat: string;
+  slackWebhookUrl?: string;
+  webhookArgumentSummary?: true;
   pollIntervalMs?: string;
   trustOnFirstUse?: true;
   json?: true;
+  logLevel?: string;
+  metrics: boolean;
   mcp?: string;
   mcpPath: string;
 }
@@ -50,13 +59,18 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option('--host <address>', 'address to bind', DEFAULT_HOST)
     .option('--public-url <url>', 'origin browsers use to reach the service, when behind a proxy')
-    .option('--webhook-url <url>', 'POST signed events (request created/decided) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
+    .option('--webhook-url <url>', 'POST signed events (request created, decided, executed, completed, expired) here; secret from COUNTERSIGN_WEBHOOK_SECRET')
+    .option('--webhook-format <format>', 'countersign (JSON, signed) or slack (a Slack incoming-webhook message with a link button)', 'countersign')
+    .option('--slack-webhook-url <url>', 'also post the same events to this Slack incoming webhook (a message with a button to the request page); needs no secret')
+    .option('--webhook-argument-summary', "include a display-safe summary of the call's top-level arguments in webhooks (default: their digest only)")
     .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option(
       '--trust-on-first-use',
       "trust the first definition an agent registers for a tool nobody pinned yet, without review. Off by default: it weakens invariant 9 (a tool runs only under a definition a person approved); later changes are still reviewed",
     )
-    .option('--json', 'print startup details and events as JSON lines')
+    .option('--json', 'print startup details, requests and events as JSON log lines (time, level, event, ids, reason codes)')
+    .option('--log-level <level>', `JSON log level: ${LOG_LEVELS.join(', ')} (default info with --json; without --json, setting it writes the JSON log to stderr)`)
+    .option('--no-metrics', 'serve no /metrics endpoint')
     .option('--mcp <file>', "mount the MCP gateway of FILE (upstreams, principal, agent...; the gateway config without policy, store or http) on this port, sharing this service's gate")
     .option('--mcp-path <path>', 'URL path of the mounted MCP endpoint', '/mcp')
     .addHelpText(
@@ -73,6 +87,7 @@ Environment:
   COUNTERSIGN_APPROVER_PASSWORD  login password of approver "${LOCAL_APPROVER_ID}" (default: derived)
   COUNTERSIGN_APPROVER_TOKEN     API bearer token of approver "${LOCAL_APPROVER_ID}" (default: derived)
   COUNTERSIGN_WEBHOOK_SECRET     signing secret for --webhook-url
+  COUNTERSIGN_METRICS_TOKEN      bearer token a Prometheus scrape of /metrics must send (default: /metrics is open)
 
 With --auth FILE the agents and approvers come from FILE only: no local credentials are generated and
 COUNTERSIGN_AGENT_TOKEN / COUNTERSIGN_APPROVER_* are ignored. Secrets in FILE may be "env:NAME".
@@ -97,16 +112,28 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
   const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
-  const webhook = webhookFrom(flags.webhookUrl, env.COUNTERSIGN_WEBHOOK_SECRET);
+  const webhook = webhookFrom(flags, env.COUNTERSIGN_WEBHOOK_SECRET);
+  const slackUrl = flags.slackWebhookUrl === undefined ? undefined : checkedUrl('--slack-webhook-url', flags.slackWebhookUrl);
   const target = storeTargetFrom(ctx, flags, { mustExist: false });
-  const report = serveReporter(ctx.io, flags.json === true);
+  const logger = serveLogger(ctx, flags);
+  const report = serveReporter(ctx.io, flags.json === true ? logger : undefined);
+  const metricsToken = flags.metrics === false ? false : metricsTokenFrom(env.COUNTERSIGN_METRICS_TOKEN);
 
   // Everything that can be wrong with the configuration fails before the store is touched.
   const policy = await loadServePolicy(flags.policy === undefined ? undefined : ctx.resolvePath(flags.policy)).catch(policyFailure);
   const auth = flags.auth === undefined ? undefined : await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => authFailure(error, flags.auth));
   const master = await resolveMasterKey(env, target).catch(serveFailure);
   const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
-  const { identities, authConfig } = whoMayCall(auth, sessionSecret, () => withServeErrors(() => localCredentials(env, master.secret)));
+  // Slack does not check signatures; the sender signs every delivery anyway, with a derived key.
+  const webhooks = [
+    ...(webhook === undefined ? [] : [webhook]),
+    ...(slackUrl === undefined
+      ? []
+      : [{ url: slackUrl, secret: deriveSecret(master.secret, 'slack-webhook').toString('hex'), format: 'slack' as const, argumentSummary: flags.webhookArgumentSummary === true }]),
+  ];
+  const local = auth === undefined ? withServeErrors(() => localCredentials(env, master.secret)) : undefined;
+  const credentialsFile = local === undefined ? undefined : await writeLocalCredentials(credentialsPathFor(target, ctx.resolvePath), local);
+  const { identities, authConfig } = whoMayCall(auth, sessionSecret, local, credentialsFile);
   const review = definitionReviewOf(policy.policy);
   const trustOnFirstUse = flags.trustOnFirstUse === true;
   // The 2026-07-28 front's request-state key: derived, so every replica verifies what another minted.
@@ -149,8 +176,10 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       host: flags.host,
       port,
       publicOrigin,
-      webhook,
+      webhook: webhooks,
       events,
+      logger,
+      metricsToken,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
       mcp: mcp?.mount,
     }).catch(serveFailure);
@@ -168,6 +197,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
           ? []
           : [`nobody can review tool definitions (${describeReviewers(review)}, ${review.requiredApprovals} needed): tools agents register will wait for review until they expire`]),
         ...(mcp?.warnings ?? []),
+        ...(webhooks.length > 0 && publicOrigin === undefined
+          ? [`${webhook === undefined ? '--slack-webhook-url' : '--webhook-url'} without --public-url: links in webhooks use the listen address ${running.url}; set --public-url if approvers reach the service at another address`]
+          : []),
         ...(isLoopback(flags.host) ? [] : [`listening on ${flags.host}: reachable from other machines; ${auth === undefined ? 'use your own credentials (--auth) and' : 'put'} TLS in front`]),
       ],
       tools: [...DEMO_TOOL_NAMES],
@@ -191,16 +223,42 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
 function whoMayCall(
   auth: LoadedAuth | undefined,
   sessionSecret: string,
-  local: () => LocalCredentials,
+  credentials: LocalCredentials | undefined,
+  credentialsFile: string | undefined,
 ): { identities: StartupIdentities; authConfig: AuthConfig } {
-  if (auth !== undefined) {
+  if (auth !== undefined || credentials === undefined) {
+    if (auth === undefined) throw new Error('no identities: neither an --auth file nor local credentials');
     return { identities: { kind: 'file', file: auth.file, summary: auth.summary }, authConfig: { ...auth.config, sessionSecret } };
   }
-  const credentials = local();
   return {
-    identities: { kind: 'local', credentials, approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] } },
+    identities: { kind: 'local', credentials, approver: { id: LOCAL_APPROVER_ID, roles: [...LOCAL_APPROVER_ROLES] }, file: credentialsFile },
     authConfig: authConfigFor(credentials, sessionSecret),
   };
+}
+
+/** Writes the derived credentials (0600) and returns the path, or undefined when none was derived. */
+async function writeLocalCredentials(path: string, credentials: LocalCredentials): Promise<string | undefined> {
+  const written = await writeCredentialsFile(path, credentials).catch(serveFailure);
+  return written ? path : undefined;
+}
+
+/**
+ * The JSON log: on stdout with --json (level info unless --log-level), on stderr when
+ * only --log-level is given (the text output stays readable on stdout), else none.
+ */
+function serveLogger(ctx: CommandContext, flags: ServeFlags): Logger | undefined {
+  const level = flags.logLevel;
+  if (level !== undefined && !LOG_LEVELS.includes(level)) throw new CliError('usage', `--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (flags.json === true) return createLogger(ctx.io.stdout, (level ?? 'info') as Level);
+  if (level !== undefined) return createLogger(ctx.io.stderr, level as Level);
+  return undefined;
+}
+
+function metricsTokenFrom(token: string | undefined): string | undefined {
+  if (token === undefined || token === '') return undefined;
+  const problem = secretProblem(token);
+  if (problem !== undefined) throw new CliError('config', `COUNTERSIGN_METRICS_TOKEN ${problem}`);
+  return token;
 }
 
 function parseOrigin(flag: string, text: string): string {
@@ -214,13 +272,22 @@ function parseOrigin(flag: string, text: string): string {
   return url.origin;
 }
 
-function webhookFrom(url: string | undefined, secret: string | undefined): WebhookOptions | undefined {
+/** `url` itself, once it is an absolute http(s) URL. */
+function checkedUrl(flag: string, url: string): string {
+  parseOrigin(flag, url);
+  return url;
+}
+
+function webhookFrom(flags: ServeFlags, secret: string | undefined): WebhookOptions | undefined {
+  const url = flags.webhookUrl;
   if (url === undefined) return undefined;
   parseOrigin('--webhook-url', url);
+  const format = flags.webhookFormat;
+  if (format !== 'countersign' && format !== 'slack') throw new CliError('usage', '--webhook-format must be countersign or slack');
   if (secret === undefined || secret.length < 16) {
     throw new CliError('config', '--webhook-url needs COUNTERSIGN_WEBHOOK_SECRET (at least 16 characters) to sign the events');
   }
-  return { url, secret };
+  return { url, secret, format, argumentSummary: flags.webhookArgumentSummary === true };
 }
 
 function policyFailure(error: unknown): never {

@@ -1,0 +1,68 @@
+import {
+  AuthorizeBody,
+  AuthorizeOutcomeSchema,
+  CallStatusSchema,
+  CompleteBody,
+  CompleteOutcomeSchema,
+  DispatchBody,
+  ProposalsBody,
+  ProposalsResponse,
+  RecordedCallBody,
+  RegisterToolsResponse,
+  RelayCheckOutcomeSchema,
+  RelayedBody,
+  RequestStatusResponse,
+  TokenResponse,
+  ToolAdmissionBody,
+  ToolAdmissionSchema,
+  ToolsBody,
+} from '@countersign/core/wire';
+import { z } from 'zod';
+import { ChallengeBody, RegisterBody, RegistrationOptionsBody } from '../api/approver/passkeys.ts';
+import { DecisionBody, RequestStatusFilter } from '../api/schemas.ts';
+import { ApprovalListResponse, ApprovalViewSchema, AuditPageResponse, DecisionResponse, DispatchOutcomeSchema } from './response-schemas.ts';
+
+export type Auth = 'agent' | 'approver' | 'none';
+
+/** One documented route: the zod schemas are the very ones its handler validates with or answers with. */
+export interface ApiRoute {
+  method: 'get' | 'post' | 'put';
+  /** OpenAPI form: `{id}`, not `:id`. */
+  path: string;
+  summary: string;
+  auth: Auth;
+  body?: z.ZodType | undefined;
+  query?: Record<string, { schema: z.ZodType; description: string }> | undefined;
+  /** Absent: a body that is not JSON (the event stream). */
+  response?: z.ZodType | undefined;
+  /** `text/event-stream` instead of JSON. */
+  eventStream?: boolean | undefined;
+}
+
+const Limit = z.string().regex(/^\d{1,4}$/);
+
+const PasskeyChallengeResponse = z.object({ claims: z.record(z.string(), z.unknown()), challenge: z.string(), publicKey: z.record(z.string(), z.unknown()) });
+const PasskeyRegisteredResponse = z.object({ credentialId: z.string(), label: z.string(), createdAt: z.number() });
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  { method: 'post', path: '/api/v1/proposals', summary: "Record every tool call of one model response; one outcome per call (policy's verdict)", auth: 'agent', body: ProposalsBody, response: ProposalsResponse },
+  { method: 'get', path: '/api/v1/requests/{id}', summary: "An approval request's status (`?wait=` long-polls up to the server's limit)", auth: 'agent', query: { wait: { schema: z.string().regex(/^\d{1,3}$/), description: 'seconds to wait for a change' } }, response: RequestStatusResponse.and(ApprovalViewSchema) },
+  { method: 'get', path: '/api/v1/requests/{id}/token', summary: 'The approval token of an approved request', auth: 'agent', response: TokenResponse },
+  { method: 'get', path: '/api/v1/requests/{id}/events', summary: "Server-sent events on a request's status until it is decided", auth: 'agent', eventStream: true },
+  { method: 'post', path: '/api/v1/dispatch', summary: 'Verify and consume the approval, then run a tool the service hosts', auth: 'agent', body: DispatchBody, response: DispatchOutcomeSchema },
+  { method: 'post', path: '/api/v1/authorize', summary: 'Verify and consume the approval; returns a grant to run the ledger\'s call yourself', auth: 'agent', body: AuthorizeBody, response: AuthorizeOutcomeSchema },
+  { method: 'post', path: '/api/v1/authorize/recorded', summary: 'Authorize a recorded call found by tool and arguments (a runtime that knows no call id)', auth: 'agent', body: RecordedCallBody, response: AuthorizeOutcomeSchema },
+  { method: 'post', path: '/api/v1/complete', summary: 'Record the result digest of a call run under a grant', auth: 'agent', body: CompleteBody, response: CompleteOutcomeSchema },
+  { method: 'get', path: '/api/v1/calls/{proposalId}', summary: "A recorded call's state", auth: 'agent', response: CallStatusSchema },
+  { method: 'post', path: '/api/v1/runs/{runId}/relayed', summary: 'Check that tool results relayed to the model are the recorded ones (CASA check 5)', auth: 'agent', body: RelayedBody, response: RelayCheckOutcomeSchema },
+  { method: 'put', path: '/api/v1/tools', summary: 'Register the definitions of tools the agent runs itself', auth: 'agent', body: ToolsBody, response: RegisterToolsResponse },
+  { method: 'post', path: '/api/v1/tools/admission', summary: "Whether a tool's current definition is trusted", auth: 'agent', body: ToolAdmissionBody, response: ToolAdmissionSchema },
+  { method: 'get', path: '/api/v1/approvals', summary: 'Requests this approver may decide, newest first', auth: 'approver', query: { status: { schema: RequestStatusFilter, description: 'default pending' }, limit: { schema: Limit, description: '1-1000, default 100' } }, response: ApprovalListResponse },
+  { method: 'get', path: '/api/v1/approvals/{id}', summary: 'One request as the approver sees it: the exact call, its definition and digests', auth: 'approver', response: ApprovalViewSchema },
+  { method: 'post', path: '/api/v1/decisions', summary: 'Approve, deny (with a reason), approve with edited arguments, or revoke', auth: 'approver', body: DecisionBody, response: DecisionResponse },
+  { method: 'post', path: '/api/v1/passkey-challenge', summary: "What the approver's passkey must sign for one decision: the claims rebuilt from the ledger and their SHA-256 challenge", auth: 'approver', body: ChallengeBody, response: PasskeyChallengeResponse },
+  { method: 'post', path: '/api/v1/passkeys/registration-options', summary: 'WebAuthn registration options for a new passkey of this approver', auth: 'approver', body: RegistrationOptionsBody, response: z.record(z.string(), z.unknown()) },
+  { method: 'post', path: '/api/v1/passkeys', summary: "Register a passkey from the browser's registration response", auth: 'approver', body: RegisterBody, response: PasskeyRegisteredResponse },
+  { method: 'get', path: '/api/v1/audit', summary: 'A page of the hash-chained audit log', auth: 'approver', query: { afterSeq: { schema: z.string().regex(/^\d+$/), description: 'records after this sequence number' }, limit: { schema: Limit, description: 'records per page' } }, response: AuditPageResponse },
+  { method: 'get', path: '/api/v1/openapi.json', summary: 'This document', auth: 'none' },
+];

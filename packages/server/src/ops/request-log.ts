@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { AppEnv } from '../app/env.ts';
+import { currentRequestId } from '../http/request-id.ts';
+import { isPrebuilt } from '../http/security-headers.ts';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// What a caller may choose as its request id: short and inert in any log viewer.
+const ACCEPTED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's `x-request-id` when it is a plain short
+ * token, else a new UUID), echoes it in the response and logs one `request` line when
+ * the response is ready. What is logged is chosen, never dumped: method, route path,
+ * status, duration. No query string, no headers, no body, so neither a bearer token nor
+ * a tool argument can reach the log.
+ */
+export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const presented = c.req.header(REQUEST_ID_HEADER);
+    const requestId = presented !== undefined && ACCEPTED_ID.test(presented) ? presented : randomUUID();
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await currentRequestId.run(requestId, next);
+    // jsonResponse set it already (see currentRequestId); rewriting its headers would cost more than the route.
+    if (!isPrebuilt(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    const status = c.res.status;
+    const line = {
+      event: 'request',
+      // reqId: requestId is the approval request's id in every other log line.
+      reqId: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(c.get('errorCode') === undefined ? {} : { reason: c.get('errorCode') }),
+    };
+    if (status >= 500) logger.error(line);
+    else if (status >= 400) logger.warn(line);
+    else logger.info(line);
+  };
+}
