@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = join(import.meta.dirname, '..', '..');
 /** What the example and the server import, in dependency order. */
-const PACKAGES = ['core', 'store-sqlite', 'store-postgres', 'client', 'mcp', 'proxy', 'server'];
+const PACKAGES = ['core', 'semantic', 'store-sqlite', 'store-postgres', 'client', 'mcp', 'proxy', 'server'];
 const OLD_NODE = '/usr/bin/node';
 
 /** Node >= 22.18 from PATH (what a user runs), else this process's Node. */
