@@ -13,6 +13,11 @@ export interface ScanReport {
   malformed: boolean;
   /** A `-0` literal was seen; the parsed value must be normalized to `0`. */
   negativeZero: boolean;
+  /**
+   * Some object key is written with an escape. `JSON.parse` can then return a wrong
+   * key name (see `buildJsonValue`), so the value must not be built by it.
+   */
+  escapedKey: boolean;
 }
 
 interface Frame {
@@ -41,6 +46,7 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
   const textWellFormed = text.isWellFormed();
   let problem: CanonicalizationError | undefined;
   let negativeZero = false;
+  let escapedKey = false;
   let nextBackslash = text.indexOf('\\');
   const length = text.length;
   let i = 0;
@@ -90,12 +96,12 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
       }
       case 0x7d /* } */:
       case 0x5d /* ] */:
-        if (stack.pop() === undefined) return { problem, malformed: true, negativeZero };
+        if (stack.pop() === undefined) return { problem, malformed: true, negativeZero, escapedKey };
         i++;
         continue;
       case 0x2c /* , */: {
         const frame = stack.at(-1);
-        if (frame === undefined) return { problem, malformed: true, negativeZero };
+        if (frame === undefined) return { problem, malformed: true, negativeZero, escapedKey };
         if (frame.keys === undefined) frame.at = (frame.at as number) + 1;
         else frame.expectKey = true;
         i++;
@@ -103,7 +109,7 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
       }
       case 0x3a /* : */: {
         const frame = stack.at(-1);
-        if (frame === undefined) return { problem, malformed: true, negativeZero };
+        if (frame === undefined) return { problem, malformed: true, negativeZero, escapedKey };
         frame.expectKey = false;
         i++;
         continue;
@@ -116,7 +122,7 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
         let from = i + 1;
         for (;;) {
           const quote = text.indexOf('"', from);
-          if (quote === -1) return { problem, malformed: true, negativeZero };
+          if (quote === -1) return { problem, malformed: true, negativeZero, escapedKey };
           if (nextBackslash !== -1 && nextBackslash < from) nextBackslash = text.indexOf('\\', from);
           if (nextBackslash === -1 || nextBackslash > quote) {
             end = quote;
@@ -130,13 +136,14 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
         }
         const frame = stack.at(-1);
         const keys = frame?.expectKey === true ? frame.keys : undefined;
+        if (escaped && keys !== undefined) escapedKey = true;
         if (keys !== undefined || (problem === undefined && (surrogateEscape || !textWellFormed))) {
           let decoded: string;
           if (escaped) {
             try {
               decoded = JSON.parse(text.slice(i, end + 1)) as string;
             } catch {
-              return { problem, malformed: true, negativeZero };
+              return { problem, malformed: true, negativeZero, escapedKey };
             }
           } else {
             decoded = text.slice(i + 1, end);
@@ -191,10 +198,10 @@ export function scanJsonText(text: string, limits: CanonicalLimits): ScanReport 
           while (i < length && text.charCodeAt(i) >= 0x61 && text.charCodeAt(i) <= 0x7a) i++;
           continue;
         }
-        return { problem, malformed: true, negativeZero };
+        return { problem, malformed: true, negativeZero, escapedKey };
     }
   }
-  return { problem, malformed: stack.length !== 0, negativeZero };
+  return { problem, malformed: stack.length !== 0, negativeZero, escapedKey };
 }
 
 function isNumberChar(c: number): boolean {
