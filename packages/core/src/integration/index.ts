@@ -19,3 +19,4 @@ export {
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';
+export { type ConversationMessage, type IntentOption, intentTask, type TaskExtractor, type TaskSource, textOfContent, textOfToolOutput } from './intent.ts';

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { IntentConfig } from '@countersign/core/gate';
+import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
 import { generateText, jsonSchema, type ModelMessage, streamText, tool } from 'ai';
@@ -54,7 +56,7 @@ export interface Wiring {
   close(): Promise<void>;
 }
 
-function makeGate() {
+function makeGate(options: { intent?: IntentConfig } = {}) {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
   const audit = new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
@@ -69,13 +71,16 @@ function makeGate() {
     tools,
     clock,
     newId: () => `cs-${randomUUID()}`,
+    ...(options.intent === undefined ? {} : { intent: options.intent }),
   });
-  return { gate, clock };
+  return { gate, clock, audit };
 }
 
-export function inProcessWiring(): Wiring {
-  const { gate, clock } = makeGate();
+/** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+  const { gate, clock, audit } = makeGate(options);
   return {
+    audit,
     name: 'in-process gate (gate.port)',
     port: gate.port({ id: 'chat-app' }),
     asUser: gateDecisions(gate.approvals, { id: USER }),
@@ -198,7 +203,7 @@ export interface ChatApp {
   index: CallIndex;
   executions: Executions;
   runId: string;
-  request(messages: ModelMessage[], calls: ScriptedCall[], options?: { stream?: boolean }): Promise<ChatTurn>;
+  request(messages: ModelMessage[], calls: ScriptedCall[], options?: { stream?: boolean; instructions?: string }): Promise<ChatTurn>;
 }
 
 export interface ChatTurn {
@@ -207,7 +212,7 @@ export interface ChatTurn {
   content: Array<{ type: string; [key: string]: unknown }>;
 }
 
-export function chatApp(wiring: Wiring): ChatApp {
+export function chatApp(wiring: Wiring, appOptions: { intent?: IntentOption } = {}): ChatApp {
   const index = memoryCallIndex();
   const executions: Executions = [];
   const runId = `chat-run-${randomUUID()}`;
@@ -217,8 +222,14 @@ export function chatApp(wiring: Wiring): ChatApp {
     executions,
     runId,
     async request(messages, calls, options = {}) {
-      const cs = countersign({ port: wiring.port, context: { runId, sessionId: 'chat-session-1', principal: USER }, index });
-      const settings = { model: cs.model(scriptedModel(calls)), tools: cs.tools(appTools(executions)), toolApproval: cs.toolApproval, messages };
+      const cs = countersign({ port: wiring.port, context: { runId, sessionId: 'chat-session-1', principal: USER }, index, intent: appOptions.intent });
+      const settings = {
+        model: cs.model(scriptedModel(calls)),
+        tools: cs.tools(appTools(executions)),
+        toolApproval: cs.toolApproval,
+        messages,
+        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      };
       if (options.stream === true) {
         const result = streamText(settings);
         await result.consumeStream();

@@ -3,8 +3,13 @@ import { checkRelayedPrompt } from './relay-check.ts';
 
 /** The part of a language model (spec v3 for `ai` 6, v4 for `ai` 7) the guard wraps. */
 interface WrappableModel {
-  doGenerate(options: { prompt: unknown }): PromiseLike<{ content: readonly unknown[]; response?: { id?: string | undefined } | undefined }>;
-  doStream(options: { prompt: unknown }): PromiseLike<{ stream: ReadableStream<unknown> }>;
+  doGenerate(options: CallOptions): PromiseLike<{ content: readonly unknown[]; response?: { id?: string | undefined } | undefined }>;
+  doStream(options: CallOptions): PromiseLike<{ stream: ReadableStream<unknown> }>;
+}
+
+interface CallOptions {
+  prompt: unknown;
+  abortSignal?: AbortSignal | undefined;
 }
 
 /**
@@ -21,6 +26,9 @@ interface WrappableModel {
  * Streams hold the response's tool-call parts until the model finished its response,
  * propose them together, then pass them on (the SDK only acts on a tool call once it
  * has seen it). Everything else streams through untouched.
+ *
+ * With the guard's `intent` option, the task proposed with a response's calls is derived
+ * from the prompt of the model call that produced it (only when it has tool calls).
  */
 export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: CountersignGuard): MODEL {
   // Inherit everything (provider, modelId, supportedUrls getters) and replace the two calls.
@@ -29,19 +37,19 @@ export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: Co
   // and a Proxy must return a non-configurable, read-only property's own value.
   Object.defineProperty(wrapped, 'doGenerate', {
     ...ORDINARY,
-    value: async (options: { prompt: unknown }) => {
+    value: async (options: CallOptions) => {
       await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doGenerate(options);
-      await guard.proposeResponse(result.content.filter(isToolCall), result.response?.id);
+      await guard.proposeResponse(result.content.filter(isToolCall), result.response?.id, requestOf(options));
       return result;
     },
   });
   Object.defineProperty(wrapped, 'doStream', {
     ...ORDINARY,
-    value: async (options: { prompt: unknown }) => {
+    value: async (options: CallOptions) => {
       await checkRelayedPrompt(guard, options.prompt);
       const result = await model.doStream(options);
-      return { ...result, stream: result.stream.pipeThrough(holdToolCalls(guard)) };
+      return { ...result, stream: result.stream.pipeThrough(holdToolCalls(guard, requestOf(options))) };
     },
   });
   return wrapped;
@@ -49,14 +57,18 @@ export function guardModel<MODEL extends WrappableModel>(model: MODEL, guard: Co
 
 const ORDINARY = { writable: true, configurable: true, enumerable: true } as const;
 
-function holdToolCalls(guard: CountersignGuard): TransformStream<unknown, unknown> {
+type ModelRequest = NonNullable<Parameters<CountersignGuard['proposeResponse']>[2]>;
+
+const requestOf = (options: CallOptions): ModelRequest => ({ prompt: options.prompt, signal: options.abortSignal });
+
+function holdToolCalls(guard: CountersignGuard, request: ModelRequest): TransformStream<unknown, unknown> {
   let held: ModelToolCall[] = [];
   let responseId: string | undefined;
   const release = async (controller: TransformStreamDefaultController<unknown>) => {
     if (held.length === 0) return;
     const calls = held;
     held = [];
-    await guard.proposeResponse(calls, responseId);
+    await guard.proposeResponse(calls, responseId, request);
     for (const call of calls) controller.enqueue(call);
   };
   return new TransformStream({

@@ -1,7 +1,8 @@
 import type { GatePort, ProposeOutcome } from '@countersign/core';
-import { proposeOrReject } from '@countersign/core/integration';
+import { type IntentOption, intentTask, proposeOrReject } from '@countersign/core/integration';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
+import { conversationOfPrompt } from './conversation.ts';
 import type { CountersignDenial } from './refusal.ts';
 
 /** A tool call as the model produced it (the provider's JSON text for the input). */
@@ -28,6 +29,14 @@ export interface CountersignGuardOptions {
   index?: CallIndex | undefined;
   /** Default `'ask'`. */
   approval?: ApprovalMode | undefined;
+  /**
+   * For a gate with an intent stage: where the user's current task comes from. The
+   * wrapped model derives it from the prompt of the model call whose response has tool
+   * calls (`{ extractor }`, e.g. `createLocalExtractor()` from `@countersign/semantic`),
+   * or the app names it (`{ task: (source) => ... }`). Only the task sentence is
+   * proposed, never the prompt; no task (a failed extraction) fails closed at the gate.
+   */
+  intent?: IntentOption | undefined;
 }
 
 /**
@@ -42,6 +51,7 @@ export class CountersignGuard {
   readonly context: CountersignContext;
   readonly index: CallIndex;
   readonly approval: ApprovalMode;
+  readonly intent: IntentOption | undefined;
   /** Every refusal this guard gave, in order: what the app can log or render. */
   readonly refusals: CountersignDenial[] = [];
   /** Calls that ran but whose result `complete` could not record (they read `dispatched`). */
@@ -56,20 +66,25 @@ export class CountersignGuard {
     this.context = { runId: options.context.runId, sessionId: options.context.sessionId, principal: options.context.principal };
     this.index = options.index ?? defaultCallIndex();
     this.approval = options.approval ?? 'ask';
+    this.intent = options.intent;
   }
 
   /**
    * Records the tool calls of one model response in the ledger, together, in the
    * model's order (CASA check 2: only calls a model response contained can run).
    * Never throws: a transport failure is a `store_unavailable` rejection per call.
+   * With an `intent` option, `request` is the model call that produced the response:
+   * the task proposed with the calls is derived from its prompt.
    */
-  async proposeResponse(toolCalls: readonly ModelToolCall[], modelResponseRef?: string): Promise<void> {
+  async proposeResponse(toolCalls: readonly ModelToolCall[], modelResponseRef?: string, request?: { prompt: unknown; signal?: AbortSignal | undefined }): Promise<void> {
     // Provider-executed calls run at the provider: nothing here could hold them, so they are not recorded.
     const calls = toolCalls.filter((call) => call.providerExecuted !== true);
     if (calls.length === 0) return;
+    const task = await intentTask(this.intent, () => conversationOfPrompt(request?.prompt), this.context, request?.signal);
     const outcomes = await proposeOrReject(this.port, {
       ...this.context,
       ...(modelResponseRef === undefined ? {} : { modelResponseRef }),
+      ...task,
       toolCalls: calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
     });
     for (const [i, call] of calls.entries()) {

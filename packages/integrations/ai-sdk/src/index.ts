@@ -1,5 +1,6 @@
 export { type CallIndex, defaultCallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
 export type { CountersignContext } from './context.ts';
+export { type ConversationMessage, conversationOfPrompt, type IntentOption, type TaskExtractor, type TaskSource } from './conversation.ts';
 export { countersign } from './countersign.ts';
 export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelToolCall } from './guard.ts';
 export { guardModel } from './guard-model.ts';

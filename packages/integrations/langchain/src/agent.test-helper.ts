@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { IntentConfig } from '@countersign/core/gate';
+import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
@@ -59,9 +61,9 @@ export interface Wiring {
   close(): Promise<void>;
 }
 
-function makeGate() {
+function makeGate(options: { intent?: IntentConfig; audit?: MemoryAuditLog } = {}) {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const audit = new MemoryAuditLog();
+  const audit = options.audit ?? new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
   const tools = Object.fromEntries(Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]));
   const gate = new Gate({
@@ -72,12 +74,15 @@ function makeGate() {
     tools,
     clock,
     newId: () => `cs-${randomUUID()}`,
+    ...(options.intent === undefined ? {} : { intent: options.intent }),
   });
   return gate;
 }
 
-export function inProcessWiring(): Wiring {
-  const gate = makeGate();
+/** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+  const audit = new MemoryAuditLog();
+  const gate = makeGate({ ...options, audit });
   const decider =
     (approver: { id: string; roles?: string[] }): Decide =>
     async (requestId, decision, editedArguments) => {
@@ -85,6 +90,7 @@ export function inProcessWiring(): Wiring {
       return decided.ok ? { ok: true } : { ok: false, reason: decided.reason };
     };
   return {
+    audit,
     name: 'in-process gate (gate.port)',
     port: gate.port({ id: 'lc-app' }),
     asUser: decider({ id: USER }),
@@ -171,7 +177,11 @@ export function scriptedModel(calls: ScriptedCall[]) {
 export const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
 
 /** The agent with the Countersign middleware, on a thread of its own. */
-export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { checkpointer?: BaseCheckpointSaver; threadId?: string; waitMs?: number; version?: 'v1' | 'v2' } = {}) {
+export function guardedAgent(
+  wiring: Wiring,
+  calls: ScriptedCall[],
+  options: { checkpointer?: BaseCheckpointSaver; threadId?: string; waitMs?: number; version?: 'v1' | 'v2'; intent?: IntentOption; systemPrompt?: string } = {},
+) {
   const executions: Executions = [];
   const refusals: CountersignDenial[] = [];
   const threadId = options.threadId ?? `thread-${randomUUID()}`;
@@ -187,8 +197,10 @@ export function guardedAgent(wiring: Wiring, calls: ScriptedCall[], options: { c
         context: (runtime) => ({ runId: `lc-run-${runtime.configurable?.thread_id}`, sessionId: 'lc-session-1', principal: USER }),
         onRefusal: (denial) => refusals.push(denial),
         waitMs: options.waitMs,
+        intent: options.intent,
       }),
     ],
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     checkpointer: options.checkpointer ?? new MemorySaver(),
     ...(options.version === undefined ? {} : { version: options.version }),
   });

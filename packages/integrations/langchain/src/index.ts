@@ -1,5 +1,6 @@
 export { type CountersignApprovalInterrupt, countersignInterrupts } from './approval-interrupt.ts';
 export type { ContextSource, CountersignContext, RuntimeView } from './context.ts';
+export { type ConversationMessage, conversationOfRequest, type IntentOption, type TaskExtractor, type TaskSource } from './conversation.ts';
 export { type CountersignMiddlewareOptions, countersignMiddleware } from './middleware.ts';
 export {
   type CountersignDenial,

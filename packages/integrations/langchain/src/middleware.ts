@@ -1,7 +1,9 @@
 import type { GatePort } from '@countersign/core';
+import { type IntentOption, intentTask } from '@countersign/core/integration';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { type ContextSource, resolveContext, type RuntimeView } from './context.ts';
+import { conversationOfRequest } from './conversation.ts';
 import { guardToolCall } from './guard-call.ts';
 import { ModelResponses } from './record-calls.ts';
 import type { CountersignDenial } from './refusal.ts';
@@ -24,6 +26,14 @@ export interface CountersignMiddlewareOptions {
   onRefusal?: ((denial: CountersignDenial) => void) | undefined;
   /** Called when a call ran but `complete` could not record its result. */
   onCompletionFailure?: ((failure: { proposalId: string; reason: string; message: string }) => void) | undefined;
+  /**
+   * For a gate with an intent stage: where the user's current task comes from.
+   * `wrapModelCall` derives it from the request's system message and messages when the
+   * response has tool calls (`{ extractor }`, e.g. `createLocalExtractor()` from
+   * `@countersign/semantic`), or the app names it (`{ task: (source) => ... }`). Only
+   * the task sentence is proposed, never the messages; no task fails closed at the gate.
+   */
+  intent?: IntentOption | undefined;
 }
 
 interface CountersignStateView {
@@ -40,7 +50,9 @@ interface CountersignStateView {
  *   that needs approval interrupts with its Countersign request id and, on resume,
  *   runs only if Countersign says it was approved (an edit made there runs the edited
  *   call); refusals are error `ToolMessage`s with a typed reason;
- * - `beforeModel` checks relayed tool results (`checkRelayed`).
+ * - `beforeModel` checks relayed tool results (`checkRelayed`);
+ * - with `intent`, the task proposed with a response's calls is derived from the model
+ *   call's request in `wrapModelCall`.
  * Needs a checkpointer for interrupts (as every LangGraph interrupt does). Meant for
  * createAgent's default tool dispatch (`version: 'v2'`, one task per call): with `'v1'`
  * every call of a message runs in one task, which LangGraph re-runs after an interrupt,
@@ -69,7 +81,11 @@ export function countersignMiddleware(options: CountersignMiddlewareOptions) {
     },
     wrapModelCall: async (request, handler) => {
       const message = await handler(request);
-      if (AIMessage.isInstance(message)) await responses.record(options.port, resolveContext(options.context, request.runtime as RuntimeView), message);
+      if (AIMessage.isInstance(message)) {
+        const context = resolveContext(options.context, request.runtime as RuntimeView);
+        const task = () => intentTask(options.intent, () => conversationOfRequest(request), context, signalOf(request.runtime));
+        await responses.record(options.port, context, message, task);
+      }
       return message;
     },
     afterModel: (state, runtime) => {
@@ -85,4 +101,9 @@ export function countersignMiddleware(options: CountersignMiddlewareOptions) {
       return guardToolCall(settings, context, recorded, request, handler);
     },
   });
+}
+
+function signalOf(runtime: unknown): AbortSignal | undefined {
+  const signal = (runtime as { signal?: unknown } | undefined)?.signal;
+  return signal instanceof AbortSignal ? signal : undefined;
 }

@@ -12,13 +12,20 @@ type RecordedCalls = Record<string, RecordedCall>;
  * calls a model response contained can run). Called at `wrapModelCall`, on the model's
  * own output, before any `afterModel` hook or checkpoint could change it.
  * Never throws: an unreachable gate is a `store_unavailable` refusal per call.
+ * `task` gives the task to propose with the calls (asked only when there are calls).
  */
-export async function proposeModelCalls(port: GatePort, context: CountersignContext, message: AIMessage): Promise<RecordedCalls> {
+export async function proposeModelCalls(
+  port: GatePort,
+  context: CountersignContext,
+  message: AIMessage,
+  task: () => Promise<{ task?: string }> = async () => ({}),
+): Promise<RecordedCalls> {
   const calls = (message.tool_calls ?? []).filter((call) => typeof call.id === 'string' && call.id !== '');
   if (calls.length === 0) return {};
   const outcomes = await proposeOrReject(port, {
     ...context,
     ...(typeof message.id === 'string' ? { responseRef: message.id } : {}),
+    ...(await task()),
     toolCalls: calls.map((call) => ({ id: call.id as string, name: call.name, arguments: call.args })),
   });
   const recorded: RecordedCalls = {};
@@ -41,11 +48,11 @@ export class ModelResponses {
     this.#maxEntries = maxEntries;
   }
 
-  /** Proposes the message's calls and keeps the outcomes for `afterModel`. Gives the message an id when the model gave none. */
-  async record(port: GatePort, context: CountersignContext, message: AIMessage): Promise<void> {
+  /** Proposes the message's calls (with `task`'s task) and keeps the outcomes for `afterModel`. Gives the message an id when the model gave none. */
+  async record(port: GatePort, context: CountersignContext, message: AIMessage, task?: () => Promise<{ task?: string }>): Promise<void> {
     if ((message.tool_calls ?? []).length === 0) return;
     message.id ??= `countersign-${globalThis.crypto.randomUUID()}`;
-    const recorded = await proposeModelCalls(port, context, message);
+    const recorded = await proposeModelCalls(port, context, message, task);
     this.#pending.set(key(context.runId, message.id), recorded);
     if (this.#pending.size > this.#maxEntries) {
       const oldest = this.#pending.keys().next();

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { IntentConfig } from '@countersign/core/gate';
+import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
 import { Agent, type AgentInputItem, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
@@ -71,7 +73,7 @@ export interface Wiring {
   close(): Promise<void>;
 }
 
-function makeGate() {
+function makeGate(options: { intent?: IntentConfig } = {}) {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
   const audit = new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
@@ -83,13 +85,16 @@ function makeGate() {
     tools: sdkToolRegistry(toolDefinitions(fileTools([]))),
     clock,
     newId: () => `cs-${randomUUID()}`,
+    ...(options.intent === undefined ? {} : { intent: options.intent }),
   });
-  return { gate, clock };
+  return { gate, clock, audit };
 }
 
-export function inProcessWiring(): Wiring {
-  const { gate, clock } = makeGate();
+/** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+  const { gate, clock, audit } = makeGate(options);
   return {
+    audit,
     name: 'in-process gate (gate.port)',
     port: gate.port({ id: 'file-agent' }),
     asOps: async (requestId, decision) => {
@@ -185,13 +190,18 @@ export interface Turn {
   requests: Record<string, string | undefined>;
 }
 
-export function agentApp(wiring: Wiring): AgentApp {
+export function agentApp(wiring: Wiring, appOptions: { intent?: IntentOption; instructions?: string } = {}): AgentApp {
   const index = memoryCallIndex();
   const executions: Executions = [];
   const runId = `agents-run-${randomUUID()}`;
   const build = (calls: readonly ScriptedCall[], approval?: ApprovalMode, callIndex: CallIndex = index, run = runId) => {
-    const cs = countersign({ port: wiring.port, context: { runId: run, sessionId: 'agents-session-1', principal: USER }, index: callIndex, approval });
-    const agent = new Agent({ name: 'file-agent', model: cs.model(scriptedModel(calls)), tools: cs.tools(fileTools(executions)) });
+    const cs = countersign({ port: wiring.port, context: { runId: run, sessionId: 'agents-session-1', principal: USER }, index: callIndex, approval, intent: appOptions.intent });
+    const agent = new Agent({
+      name: 'file-agent',
+      model: cs.model(scriptedModel(calls)),
+      tools: cs.tools(fileTools(executions)),
+      ...(appOptions.instructions === undefined ? {} : { instructions: appOptions.instructions }),
+    });
     return { cs, agent };
   };
   const turn = async (cs: Turn['cs'], agent: AnyAgent, result: Turn['result']): Promise<Turn> => {

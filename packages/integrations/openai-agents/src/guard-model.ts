@@ -12,20 +12,21 @@ import { checkRelayedInput } from './relay-check.ts';
  * against the results recorded at `complete` (CASA check 5, `checkRelayed`): an edited
  * or made-up result rejects the run (`CountersignRelayRefusal`) and the model never
  * sees it. Streamed responses are proposed at `response_done` (the event the runner
- * takes the function calls from), before it is passed on.
+ * takes the function calls from), before it is passed on. With the guard's `intent`
+ * option, the task proposed with a response's calls is derived from its request.
  */
 export function guardModel(model: Model, guard: CountersignGuard): Model {
   const guarded: Model = {
     async getResponse(request: ModelRequest): Promise<ModelResponse> {
       await checkRelayedInput(guard, request.input);
       const response = await model.getResponse(request);
-      await guard.proposeResponse(functionCallsOf(response.output), response.responseId);
+      await guard.proposeResponse(functionCallsOf(response.output), response.responseId, request);
       return response;
     },
     async *getStreamedResponse(request: ModelRequest) {
       await checkRelayedInput(guard, request.input);
       for await (const event of model.getStreamedResponse(request)) {
-        if (event.type === 'response_done') await guard.proposeResponse(functionCallsOf(event.response.output), event.response.id);
+        if (event.type === 'response_done') await guard.proposeResponse(functionCallsOf(event.response.output), event.response.id, request);
         yield event;
       }
     },

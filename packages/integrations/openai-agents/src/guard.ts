@@ -1,7 +1,8 @@
-import { proposeOrReject } from '@countersign/core/integration';
+import { type IntentOption, intentTask, proposeOrReject } from '@countersign/core/integration';
 import type { GatePort, ProposeOutcome } from '@countersign/core';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
+import { conversationOfRequest } from './conversation.ts';
 import type { CountersignDenial } from './refusal.ts';
 
 /** A function call as the model produced it (the Responses `function_call` item: JSON text arguments). */
@@ -27,6 +28,14 @@ export interface CountersignGuardOptions {
   index?: CallIndex | undefined;
   /** Default `'interrupt'`. */
   approval?: ApprovalMode | undefined;
+  /**
+   * For a gate with an intent stage: where the user's current task comes from. The
+   * wrapped model derives it from the model request (`systemInstructions`, `input`)
+   * whose response has function calls (`{ extractor }`, e.g. `createLocalExtractor()`
+   * from `@countersign/semantic`), or the app names it (`{ task: (source) => ... }`).
+   * Only the task sentence is proposed, never the input; no task fails closed at the gate.
+   */
+  intent?: IntentOption | undefined;
 }
 
 /**
@@ -41,6 +50,7 @@ export class CountersignGuard {
   readonly context: CountersignContext;
   readonly index: CallIndex;
   readonly approval: ApprovalMode;
+  readonly intent: IntentOption | undefined;
   /** Every refusal this guard gave, in order: what the app can log or render. */
   readonly refusals: CountersignDenial[] = [];
   /** Calls that ran but whose result `complete` could not record (they read `dispatched`). */
@@ -53,19 +63,27 @@ export class CountersignGuard {
     this.context = { runId: options.context.runId, sessionId: options.context.sessionId, principal: options.context.principal };
     this.index = options.index ?? defaultCallIndex();
     this.approval = options.approval ?? 'interrupt';
+    this.intent = options.intent;
   }
 
   /**
    * Records the function calls of one model response in the ledger, together, in the
    * model's order, with the response id (CASA check 2: only calls a model response
    * contained can run). Never throws: a transport failure is a `store_unavailable`
-   * rejection per call.
+   * rejection per call. With an `intent` option, `request` is the model request that
+   * produced the response: the task proposed with the calls is derived from it.
    */
-  async proposeResponse(calls: readonly ModelFunctionCall[], responseRef?: string): Promise<void> {
+  async proposeResponse(
+    calls: readonly ModelFunctionCall[],
+    responseRef?: string,
+    request?: { systemInstructions?: string | undefined; input: unknown; signal?: AbortSignal | undefined },
+  ): Promise<void> {
     if (calls.length === 0) return;
+    const task = await intentTask(this.intent, () => (request === undefined ? [] : conversationOfRequest(request)), this.context, request?.signal);
     const outcomes = await proposeOrReject(this.port, {
       ...this.context,
       ...(responseRef === undefined ? {} : { responseRef }),
+      ...task,
       toolCalls: calls.map((call) => ({ id: call.callId, name: call.name, arguments: call.arguments })),
     });
     for (const [i, call] of calls.entries()) {

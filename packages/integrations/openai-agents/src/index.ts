@@ -1,5 +1,6 @@
 export { type CallIndex, defaultCallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
 export type { CountersignContext } from './context.ts';
+export { type ConversationMessage, conversationOfRequest, type IntentOption, type TaskExtractor, type TaskSource } from './conversation.ts';
 export { countersign } from './countersign.ts';
 export { type AppliedDecisions, applyCountersignDecisions, type CountersignApproval, countersignApprovals } from './decisions.ts';
 export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelFunctionCall } from './guard.ts';
