@@ -19,6 +19,11 @@ const OPEN_REDIRECTS = [
   `/${'a'.repeat(600)}`,
   '/login',
   '/logout?x=1',
+  // Dot segments collapse when parsed: each of these parses to the path //evil.example.
+  '/.//evil.example',
+  '/a/..//evil.example',
+  '/%2e//evil.example',
+  '/./%2e/..//evil.example/login',
 ];
 
 describe('safeNext', () => {

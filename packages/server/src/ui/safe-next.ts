@@ -19,6 +19,9 @@ export function safeNext(next: string | undefined): string {
     return '/';
   }
   if (url.origin !== PLACEHOLDER_ORIGIN) return '/';
+  // Checked again after parsing: dot segments collapse, so `/.//host` or `/%2e//host` parse
+  // to the path `//host`, which a browser reads as another origin.
+  if (url.pathname.startsWith('//') || url.pathname.includes('\\')) return '/';
   if (url.pathname === '/login' || url.pathname === '/logout') return '/';
   return `${url.pathname}${url.search}`;
 }

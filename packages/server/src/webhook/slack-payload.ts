@@ -40,5 +40,5 @@ export function slackMessage(payload: WebhookPayload): Record<string, unknown> {
       ],
     });
   }
-  return { text: `${title}: ${payload.summary.text}`, blocks };
+  return { text: `${title}: ${mrkdwn(payload.summary.text)}`, blocks };
 }
