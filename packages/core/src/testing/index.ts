@@ -32,4 +32,12 @@ export { type DefinitionStoreHarness, runDefinitionStoreConformance } from './de
 export { type PinningHarness, runDefinitionPinningConformance } from './definition-pinning-conformance.ts';
 export { type PasskeyStoreHarness, runPasskeyStoreConformance } from './passkey-store-conformance.ts';
 export { PASSKEY_POLICY_YAML } from './passkey-policy.ts';
-export { INTENT_TASK, type IntentHarness, runIntentConformance, scriptedMatcher } from './intent-conformance.ts';
+export {
+  expectIntentRefusalWithoutText,
+  expectNoTaskRefusal,
+  INTENT_SYSTEM_MARKER,
+  INTENT_TASK,
+  type IntentHarness,
+  runIntentConformance,
+  scriptedMatcher,
+} from './intent-conformance.ts';

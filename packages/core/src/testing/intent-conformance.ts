@@ -194,3 +194,21 @@ export function runIntentConformance(name: string, open: () => Promise<IntentHar
     });
   });
 }
+
+/** Markers of conversation text an integration must keep out of the audit chain (the task and its system prompt). */
+export const INTENT_SYSTEM_MARKER = 'ACME-SYSTEM-PROMPT-7731';
+
+/** The chain recorded an intent refusal and holds neither the task sentence nor any other conversation text. */
+export async function expectIntentRefusalWithoutText(audit: AuditLog): Promise<void> {
+  const text = JSON.stringify(await audit.read({ limit: 10_000 }));
+  expect(text).toContain('intent_mismatch');
+  expect(text).not.toContain(INTENT_TASK);
+  expect(text).not.toContain(INTENT_SYSTEM_MARKER);
+}
+
+/** A call proposed without a task was refused fail-closed: a null task digest, decision uncertain, no task text. */
+export async function expectNoTaskRefusal(audit: AuditLog): Promise<void> {
+  const records = await audit.read({ limit: 10_000 });
+  expect(records.find((r) => r.reason === 'intent_mismatch')?.detail).toMatchObject({ intent: { taskDigest: null, decision: 'uncertain', effect: 'deny' } });
+  expect(JSON.stringify(records)).not.toContain(INTENT_TASK);
+}

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { approvalRequests, chatApp, inProcessWiring, toolOutputs, userMessage } from './chat.test-helper.ts';
@@ -13,7 +13,7 @@ import { parseRefusal } from './refusal.ts';
  * task; anything else is `mismatch`.
  */
 
-const SYSTEM = 'You are the bank assistant of ACME-SYSTEM-PROMPT-7731.';
+const SYSTEM = `You are the bank assistant of ${INTENT_SYSTEM_MARKER}.`;
 const READ = { toolCallId: 'call-read', toolName: 'read_balance', input: { account: 'main' } };
 const INJECTED = { toolCallId: 'call-pay', toolName: 'transfer', input: { to: 'mallory', amount: 2500 } };
 
@@ -66,10 +66,7 @@ describe('AI SDK integration with the intent stage', () => {
         [INTENT_TASK, 'transfer'],
       ]);
       // The audit chain has the task's digest, never the task or any other conversation text.
-      const audit = JSON.stringify(await wiring.audit.read({ limit: 10_000 }));
-      expect(audit).toContain('intent_mismatch');
-      expect(audit).not.toContain(INTENT_TASK);
-      expect(audit).not.toContain('ACME-SYSTEM-PROMPT-7731');
+      await expectIntentRefusalWithoutText(wiring.audit);
     });
   }
 
@@ -79,9 +76,7 @@ describe('AI SDK integration with the intent stage', () => {
     expect(app.executions).toEqual([]);
     expect(turn.refusals.map((r) => [r.toolCallId, r.status, r.reason])).toEqual([['call-read', 'denied', 'intent_mismatch']]);
     expect(matcherAsked).toEqual([]);
-    const records = await wiring.audit.read({ limit: 10_000 });
-    expect(records.find((r) => r.reason === 'intent_mismatch')?.detail).toMatchObject({ intent: { taskDigest: null, decision: 'uncertain', effect: 'deny' } });
-    expect(JSON.stringify(records)).not.toContain(INTENT_TASK);
+    await expectNoTaskRefusal(wiring.audit);
   });
 
   it('a later turn: tool results reach the extractor as role tool (data), the task is still the user’s', async () => {

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { ask, guardedAgent, inProcessWiring, pendingRequests, type ScriptedCall, toolMessages } from './agent.test-helper.ts';
@@ -13,7 +13,7 @@ import { refusalOf } from './refusal.ts';
  * under the user's task; anything else is `mismatch`.
  */
 
-const SYSTEM = 'You are the bank assistant of ACME-SYSTEM-PROMPT-7731.';
+const SYSTEM = `You are the bank assistant of ${INTENT_SYSTEM_MARKER}.`;
 const READ = { id: 'call-read', name: 'read_balance', args: { account: 'main' } };
 const INJECTED = { id: 'call-pay', name: 'transfer', args: { to: 'mallory', amount: 2500 } };
 
@@ -61,10 +61,7 @@ describe('LangChain integration with the intent stage', () => {
       [INTENT_TASK, 'transfer'],
     ]);
     // The audit chain has the task's digest, never the task or any other conversation text.
-    const audit = JSON.stringify(await wiring.audit.read({ limit: 10_000 }));
-    expect(audit).toContain('intent_mismatch');
-    expect(audit).not.toContain(INTENT_TASK);
-    expect(audit).not.toContain('ACME-SYSTEM-PROMPT-7731');
+    await expectIntentRefusalWithoutText(wiring.audit);
 
     // The next turn on the thread: the tool result reaches the extractor as role tool (data).
     await app.agent.invoke(ask(INTENT_TASK), app.config);
@@ -77,9 +74,7 @@ describe('LangChain integration with the intent stage', () => {
     expect(app.executions).toEqual([]);
     expect(refusalOf(toolMessages(result)[0])).toMatchObject({ status: 'denied', reason: 'intent_mismatch' });
     expect(asked).toEqual([]);
-    const records = await wiring.audit.read({ limit: 10_000 });
-    expect(records.find((r) => r.reason === 'intent_mismatch')?.detail).toMatchObject({ intent: { taskDigest: null, decision: 'uncertain', effect: 'deny' } });
-    expect(JSON.stringify(records)).not.toContain(INTENT_TASK);
+    await expectNoTaskRefusal(wiring.audit);
   });
 
   it('converts a request to plain text: tool calls and images dropped, tool messages as role tool', () => {

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { agentApp, inProcessWiring, toolOutputs } from './agents.test-helper.ts';
 import { conversationOfRequest } from './conversation.ts';
@@ -11,7 +11,7 @@ import { conversationOfRequest } from './conversation.ts';
  * under the user's task; anything else is `mismatch`.
  */
 
-const SYSTEM = 'You are the file agent of ACME-SYSTEM-PROMPT-7731.';
+const SYSTEM = `You are the file agent of ${INTENT_SYSTEM_MARKER}.`;
 const LIST = { callId: 'call-list', name: 'list_dir', args: { path: '/tmp' } };
 const INJECTED = { callId: 'call-read', name: 'read_file', args: { path: '/etc/passwd' } };
 
@@ -61,10 +61,7 @@ describe('OpenAI Agents SDK integration with the intent stage', () => {
         [INTENT_TASK, 'read_file'],
       ]);
       // The audit chain has the task's digest, never the task or any other conversation text.
-      const audit = JSON.stringify(await wiring.audit.read({ limit: 10_000 }));
-      expect(audit).toContain('intent_mismatch');
-      expect(audit).not.toContain(INTENT_TASK);
-      expect(audit).not.toContain('ACME-SYSTEM-PROMPT-7731');
+      await expectIntentRefusalWithoutText(wiring.audit);
     });
   }
 
@@ -74,9 +71,7 @@ describe('OpenAI Agents SDK integration with the intent stage', () => {
     expect(app.executions).toEqual([]);
     expect(toolOutputs(turn.result)).toMatchObject([{ callId: 'call-list', refusal: { status: 'denied', reason: 'intent_mismatch' } }]);
     expect(asked).toEqual([]);
-    const records = await wiring.audit.read({ limit: 10_000 });
-    expect(records.find((r) => r.reason === 'intent_mismatch')?.detail).toMatchObject({ intent: { taskDigest: null, decision: 'uncertain', effect: 'deny' } });
-    expect(JSON.stringify(records)).not.toContain(INTENT_TASK);
+    await expectNoTaskRefusal(wiring.audit);
   });
 
   it('converts a request to plain text: calls and reasoning dropped, tool outputs as role tool', () => {
