@@ -1,4 +1,5 @@
-import type { PasskeyStore, PasskeyVerifier } from '@countersign/core/passkey';
+import type { AuditLog } from '@countersign/core/audit';
+import type { PasskeyChangeDeps, PasskeyStore, PasskeyVerifier } from '@countersign/core/passkey';
 import { type RelyingParty, relyingPartyFor } from './relying-party.ts';
 import { registrationKey } from './registration.ts';
 import { webauthnVerifier } from './webauthn-verifier.ts';
@@ -10,6 +11,9 @@ export interface PasskeyServices {
   relyingParty(requestUrl: string): ReturnType<typeof relyingPartyFor>;
   /** core's verifier, for a decision arriving on `requestUrl`. */
   verifier(requestUrl: string): PasskeyVerifier;
+  /** What core's passkey changes (register, remove) need, for a request to `requestUrl`: the store, the gate's audit chain, the verifier. */
+  changes(requestUrl: string): PasskeyChangeDeps;
+  /** Key of the stateless registration challenges and removal nonces. */
   registrationKey: Buffer;
 }
 
@@ -23,17 +27,24 @@ export interface PasskeyOptions {
   origin?: string | (() => string | undefined) | undefined;
 }
 
-export function passkeyServices(options: PasskeyOptions, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
+/**
+ * `audit` is the gate's chain: registrations and removals are recorded there, in the same
+ * transaction as the store change when the store appends to that chain (the SQL stores;
+ * a MemoryPasskeyStore given the gate's MemoryAuditLog).
+ */
+export function passkeyServices(options: PasskeyOptions, audit: AuditLog, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
   const configured = () => (typeof options.origin === 'function' ? options.origin() : options.origin);
   const relyingParty = (requestUrl: string) => relyingPartyFor(publicOrigin ?? configured() ?? new URL(requestUrl).origin);
+  const verifier = (requestUrl: string) => {
+    const found = relyingParty(requestUrl);
+    const rp: RelyingParty | undefined = found.ok ? found.rp : undefined;
+    return webauthnVerifier(options.store, () => rp);
+  };
   return {
     store: options.store,
     relyingParty,
-    verifier: (requestUrl) => {
-      const found = relyingParty(requestUrl);
-      const rp: RelyingParty | undefined = found.ok ? found.rp : undefined;
-      return webauthnVerifier(options.store, () => rp);
-    },
+    verifier,
+    changes: (requestUrl) => ({ store: options.store, audit, verifier: verifier(requestUrl) }),
     registrationKey: registrationKey(sessionSecret),
   };
 }
