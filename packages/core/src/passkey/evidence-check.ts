@@ -30,6 +30,12 @@ export interface PasskeyEvidenceReport {
   /** `passkey_removed` records, and how many an operator made (lost-device recovery). */
   removed: number;
   operatorRemovals: number;
+  /**
+   * "First" registrations of approvers who had passkeys before (all removed since, e.g. by an
+   * operator): legitimate after a lost device, but also what someone able to append to the
+   * chain would write. Not failures; `audit verify` lists them for a person to confirm.
+   */
+  reRegistrations: { seq: number; approver: string; credentialId: string }[];
   problems: PasskeyEvidenceProblem[];
 }
 
@@ -68,7 +74,7 @@ export async function checkPasskeyEvidence(
 ): Promise<PasskeyEvidenceReport> {
   const requests = new Map<string, { expiresAt: number; passkey: boolean }>();
   const keys = new Map<string, ChainKey>();
-  const report: PasskeyEvidenceReport = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, problems: [] };
+  const report: PasskeyEvidenceReport = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], problems: [] };
   const problem = (seq: number, reason: string) => report.problems.push({ seq, reason });
   for await (const record of records) {
     switch (record.type) {
@@ -83,8 +89,12 @@ export async function checkPasskeyEvidence(
         const found = await checkRegistration(record, keys, verify);
         if (typeof found === 'string') problem(record.seq, found);
         else {
+          if (found.authorizedBy === 'first') {
+            report.firstRegistrations += 1;
+            const hadKeys = [...keys.values()].some((k) => k.registration.approver === found.approver);
+            if (hadKeys) report.reRegistrations.push({ seq: record.seq, approver: found.approver, credentialId: found.credentialId });
+          }
           keys.set(found.credentialId, { registration: found, seq: record.seq });
-          if (found.authorizedBy === 'first') report.firstRegistrations += 1;
         }
         break;
       }

@@ -108,7 +108,12 @@ describe('passkey changes: the first on sign-in, every later change only with a 
       firstRegistrations: 1,
       removed: 2,
       operatorRemovals: 1,
+      reRegistrations: [],
       problems: [],
     });
+    // Her next passkey is a first one again (the bootstrap limit): accepted, and listed for a person to confirm.
+    expect(await enrolPasskey(deps, { credential: credentialOf(malloryKey, 6), registrationChallenge: 'reg-3', now: 6 })).toEqual({ ok: true });
+    const again = await checkPasskeyEvidence(await audit.read(), testOfflineCheck, { table: await store.list() });
+    expect(again).toMatchObject({ firstRegistrations: 2, reRegistrations: [{ approver: 'fiona', credentialId: 'mallory-key' }], problems: [] });
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enrolPasskey, passkeyChallenge, passkeyDecisionClaims, registrationEvent, removalEvent } from '@countersign/core/passkey';
+import { enrolPasskey, passkeyChallenge, removePasskeyAsOperator, passkeyDecisionClaims, registrationEvent, removalEvent } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { CheckpointingAuditLog } from '@countersign/core/audit';
 import { FIXTURE_SECRET, makeGateFixture, requestView, PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
@@ -147,11 +147,22 @@ describe('countersign audit verify: passkey assertions', () => {
     expect((await runCaptured(['auth', 'passkeys', '--db', path, '--remove', fiona.credentialId], { cwd })).code).toBe(1);
     const { code, report } = await verifyJson(path);
     expect(code).toBe(0);
-    expect(report.passkeys).toMatchObject({ verified: 1, registered: 1, removed: 1, operatorRemovals: 1 });
+    expect(report.passkeys).toMatchObject({ verified: 1, registered: 1, removed: 1, operatorRemovals: 1, reRegistrations: [] });
     const reopened = openSqliteStore({ path });
     const last = (await reopened.audit.read()).at(-1);
     await reopened.close();
     expect(last).toMatchObject({ type: 'passkey_removed', actor: 'operator', detail: { credentialId: fiona.credentialId, approver: 'fiona', removedBy: 'operator' } });
+  });
+
+  it('an operator removal then a "first" registration (recovery, or what a chain writer would append) passes but is listed', async () => {
+    const { path, store, audit, fx, fiona, enrol, close } = await storeWithSignedApproval('re-registered');
+    const replacement = softAuthenticator('fiona');
+    expect(await removePasskeyAsOperator({ store: store.passkeys, audit }, { credentialId: fiona.credentialId, now: fx.clock() })).toMatchObject({ ok: true });
+    await enrol(replacement);
+    await close();
+    const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`NOTE: seq \\d+: fiona registered ${replacement.credentialId} on sign-in alone after losing all earlier passkeys`));
   });
 
   it('catches a decision inserted into the store with a server-signed record but no assertion (exit 1)', async () => {

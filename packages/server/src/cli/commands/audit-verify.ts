@@ -31,7 +31,16 @@ type DecisionsChecked = { checked: number; keys: string } | { checked: null; why
  * the chain's passkey_registered records; registrations and removals; and, for a store,
  * how many passkey table rows were found to match the chain (null for an export).
  */
-type PasskeysChecked = { verified: number; registered: number; firstRegistrations: number; removed: number; operatorRemovals: number; tableRows: number | null };
+type PasskeysChecked = {
+  verified: number;
+  registered: number;
+  firstRegistrations: number;
+  removed: number;
+  operatorRemovals: number;
+  /** Approvers who registered a "first" passkey again after losing all theirs: confirm each with the approver. */
+  reRegistrations: { seq: number; approver: string; credentialId: string }[];
+  tableRows: number | null;
+};
 /** What the signed checkpoints cover, with which keys; or why they were not checked. */
 type CheckpointsChecked = (CheckpointSummary & { checked: number; keys: string }) | { checked: null; why: string };
 
@@ -58,7 +67,7 @@ type VerifyReport =
     };
 
 /** Filled in by withPasskeys. */
-const NOT_YET: PasskeysChecked = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, tableRows: null };
+const NOT_YET: PasskeysChecked = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
 const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
@@ -194,8 +203,8 @@ async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[
   if (problem !== undefined) {
     return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems: checked.problems };
   }
-  const { verified, registered, firstRegistrations, removed, operatorRemovals } = checked;
-  return { ...report, passkeys: { verified, registered, firstRegistrations, removed, operatorRemovals, tableRows: table === undefined ? null : table.length } };
+  const { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
+  return { ...report, passkeys: { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
 }
 
 function keyId(ctx: CommandContext, flags: VerifyFlags): string {
@@ -293,6 +302,9 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
       `passkey registrations: ${pk.registered} (${pk.firstRegistrations} an approver's first, on sign-in alone), removals: ${pk.removed} (${pk.operatorRemovals} by an operator); ` +
         (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, all registered in the chain`),
     );
+    for (const again of pk.reRegistrations) {
+      writeLine(out, `NOTE: seq ${again.seq}: ${again.approver} registered ${again.credentialId} on sign-in alone after losing all earlier passkeys: confirm it with them`);
+    }
     if (pk.registered > 0) writeLine(out, '(the keys come from the chain: --anchor and signed checkpoints are what show it was not rewritten)');
     writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
     return;
