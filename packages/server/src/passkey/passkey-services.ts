@@ -1,5 +1,5 @@
-import type { AuditLog } from '@countersign/core/audit';
-import type { PasskeyChangeDeps, PasskeyStore, PasskeyVerifier } from '@countersign/core/passkey';
+import type { Gate } from '@countersign/core/gate';
+import type { EnrolInput, PasskeyChangeResult, PasskeyStore, PasskeyVerifier, RemoveInput } from '@countersign/core/passkey';
 import { type RelyingParty, relyingPartyFor } from './relying-party.ts';
 import { registrationKey } from './registration.ts';
 import { webauthnVerifier } from './webauthn-verifier.ts';
@@ -11,8 +11,10 @@ export interface PasskeyServices {
   relyingParty(requestUrl: string): ReturnType<typeof relyingPartyFor>;
   /** core's verifier, for a decision arriving on `requestUrl`. */
   verifier(requestUrl: string): PasskeyVerifier;
-  /** What core's passkey changes (register, remove) need, for a request to `requestUrl`: the store, the gate's audit chain, the verifier. */
-  changes(requestUrl: string): PasskeyChangeDeps;
+  /** Registers a verified credential under core's step-up rule (the gate records it in its chain), for a request to `requestUrl`. */
+  enrol(requestUrl: string, input: EnrolInput): Promise<PasskeyChangeResult>;
+  /** Removes one of the approver's passkeys under core's step-up rule. */
+  remove(requestUrl: string, input: RemoveInput): Promise<PasskeyChangeResult>;
   /** Key of the stateless registration challenges and removal nonces. */
   registrationKey: Buffer;
 }
@@ -28,11 +30,11 @@ export interface PasskeyOptions {
 }
 
 /**
- * `audit` is the gate's chain: registrations and removals are recorded there, in the same
- * transaction as the store change when the store appends to that chain (the SQL stores;
- * a MemoryPasskeyStore given the gate's MemoryAuditLog).
+ * Registrations and removals go through the gate, which records them in its audit chain,
+ * in the same transaction as the store change when the store appends to that chain (the
+ * SQL stores; a MemoryPasskeyStore given the gate's MemoryAuditLog).
  */
-export function passkeyServices(options: PasskeyOptions, audit: AuditLog, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
+export function passkeyServices(options: PasskeyOptions, gate: Pick<Gate, 'enrolPasskey' | 'removePasskey'>, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
   const configured = () => (typeof options.origin === 'function' ? options.origin() : options.origin);
   const relyingParty = (requestUrl: string) => relyingPartyFor(publicOrigin ?? configured() ?? new URL(requestUrl).origin);
   const verifier = (requestUrl: string) => {
@@ -44,7 +46,8 @@ export function passkeyServices(options: PasskeyOptions, audit: AuditLog, public
     store: options.store,
     relyingParty,
     verifier,
-    changes: (requestUrl) => ({ store: options.store, audit, verifier: verifier(requestUrl) }),
+    enrol: (requestUrl, input) => gate.enrolPasskey(options.store, verifier(requestUrl), input),
+    remove: (requestUrl, input) => gate.removePasskey(options.store, verifier(requestUrl), input),
     registrationKey: registrationKey(sessionSecret),
   };
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { enrolPasskey, type PasskeyAssertion, type PasskeyChangeDeps, type PasskeyChangeFailure, type PasskeyCredential } from '@countersign/core/passkey';
+import type { EnrolInput, PasskeyAssertion, PasskeyChangeFailure, PasskeyChangeResult, PasskeyCredential } from '@countersign/core/passkey';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
 import type { RelyingParty } from './relying-party.ts';
@@ -97,7 +97,8 @@ export type RegisterResult =
  * `passkey_registered` record (public key included) commit together.
  */
 export async function registerPasskey(input: {
-  deps: PasskeyChangeDeps;
+  /** Core's rule, recorded in the gate's chain (`PasskeyServices.enrol`). */
+  enrol: (input: EnrolInput) => Promise<PasskeyChangeResult>;
   rp: RelyingParty;
   key: Buffer;
   approver: string;
@@ -136,7 +137,7 @@ export async function registerPasskey(input: {
     createdAt: input.now,
     ...(credential.transports === undefined ? {} : { transports: [...credential.transports] }),
   };
-  const enrolled = await enrolPasskey(input.deps, {
+  const enrolled = await input.enrol({
     credential: stored,
     registrationChallenge: challenge,
     algorithm: algorithmOf(credential.publicKey),

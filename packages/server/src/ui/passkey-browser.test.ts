@@ -192,7 +192,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     // No resident keys: a second credential for the same user must not replace the first in the authenticator.
     const { page, cdp } = await signedInWithAuthenticator(false);
     await registerPasskey(page, 'laptop');
-    const [first] = await f.gate.deps.audit.read().then((records) => records.filter((r) => r.type === 'passkey_registered'));
+    const [first] = await f.audit.read().then((records) => records.filter((r) => r.type === 'passkey_registered'));
     expect(first).toMatchObject({ actor: 'fiona', detail: { authorizedBy: 'first' } });
     const laptopId = String(first?.detail?.credentialId);
 
@@ -214,7 +214,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     });
     expect(refused).toMatchObject({ status: 403, body: { error: { code: 'step_up_required' } }, hadStepUp: true });
     expect(await f.passkeyStore.get(refused.id)).toBeUndefined();
-    expect((await f.gate.deps.audit.read()).filter((r) => r.type === 'passkey_registered')).toHaveLength(1);
+    expect((await f.audit.read()).filter((r) => r.type === 'passkey_registered')).toHaveLength(1);
 
     // The page: the first passkey confirms (get), then a second authenticator creates the new one.
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -222,7 +222,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     });
     await registerPasskey(page, 'security key');
     expect(await page.locator('ul.passkeys li').count()).toBe(2);
-    const registered = (await f.gate.deps.audit.read()).filter((r) => r.type === 'passkey_registered');
+    const registered = (await f.audit.read()).filter((r) => r.type === 'passkey_registered');
     expect(registered).toHaveLength(2);
     expect(registered[1]).toMatchObject({ actor: 'fiona', detail: { authorizedBy: 'passkey', stepUp: { credentialId: laptopId } } });
 
@@ -231,7 +231,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     await page.goto(`${base}/requests/${requestId}`);
     await page.getByRole('button', { name: 'Approve this call' }).click();
     await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
-    const report = await checkPasskeyEvidence(await f.gate.deps.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
+    const report = await checkPasskeyEvidence(await f.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
     expect(report).toMatchObject({ verified: 1, registered: 2, firstRegistrations: 1, problems: [] });
 
     // Removing one from the page: passkey.js has one of her passkeys sign the removal first.
@@ -239,8 +239,8 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     await page.locator('ul.passkeys li', { hasText: 'security key' }).getByRole('button', { name: 'Remove' }).click();
     await page.waitForURL(`${base}/passkeys?done=removed`);
     expect(await page.locator('ul.passkeys li').count()).toBe(1);
-    expect((await f.gate.deps.audit.read()).at(-1)).toMatchObject({ type: 'passkey_removed', actor: 'fiona', detail: { removedBy: 'approver', stepUp: { rpId: 'localhost' } } });
-    const after = await checkPasskeyEvidence(await f.gate.deps.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
+    expect((await f.audit.read()).at(-1)).toMatchObject({ type: 'passkey_removed', actor: 'fiona', detail: { removedBy: 'approver', stepUp: { rpId: 'localhost' } } });
+    const after = await checkPasskeyEvidence(await f.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
     expect(after).toMatchObject({ verified: 1, registered: 2, removed: 1, problems: [] });
   });
 

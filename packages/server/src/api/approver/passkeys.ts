@@ -7,7 +7,7 @@ import { requireApprover } from '../../auth/require-identity.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { readJsonBody } from '../../http/read-json.ts';
 import { validate } from '../../http/validate.ts';
-import { passkeyChangeChallengeText, passkeyEnrolClaims, passkeyRemoveClaims, readPasskeyAssertion, removePasskey, type PasskeyAssertion } from '@countersign/core/passkey';
+import { passkeyChangeChallengeText, passkeyEnrolClaims, passkeyRemoveClaims, readPasskeyAssertion, type PasskeyAssertion } from '@countersign/core/passkey';
 import { assertionOptions } from '../../passkey/assertion-options.ts';
 import { decisionChallenge } from '../../passkey/decision-challenge.ts';
 import { passkeyChangeError } from '../../passkey/passkey-change-errors.ts';
@@ -90,7 +90,7 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
     const body = validate(RegisterBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
     const registered = await registerPasskey({
-      deps: passkeys.changes(c.req.url),
+      enrol: (input) => passkeys.enrol(c.req.url, input),
       rp: relyingParty(passkeys, c.req.url),
       key: passkeys.registrationKey,
       approver: approverOf(c).id,
@@ -145,7 +145,7 @@ export async function removeWithStepUp(
   if (stepUp !== undefined && !isRemovalNonce(passkeys.registrationKey, approver, credentialId, nonce, now)) {
     throw new ApiError('step_up_invalid', 'the removal challenge is not ours, is for another passkey, or has expired: ask for a new one');
   }
-  const removed = await removePasskey(passkeys.changes(requestUrl), { approver, credentialId, nonce, stepUp, now });
+  const removed = await passkeys.remove(requestUrl, { approver, credentialId, nonce, stepUp, now });
   if (!removed.ok) throw passkeyChangeError(removed.reason, removed.message);
   return now;
 }
