@@ -96,6 +96,15 @@ describe('countersign audit verify: passkey assertions', () => {
     expect(text.stdout).toContain(`passkey_planted: ${planted.credentialId}`);
   });
 
+  it('a registration and its chain record are one commit in the SQLite store behind serve’s checkpointing log', async () => {
+    const { store, enrol, close } = await storeWithSignedApproval('one-commit', { register: false });
+    const before = store.durableCommits();
+    await enrol(softAuthenticator('fiona'));
+    expect(store.durableCommits() - before).toBe(1);
+    expect((await store.audit.read()).at(-1)).toMatchObject({ type: 'passkey_registered' });
+    await close();
+  });
+
   it('a planted key that has signed nothing yet is still reported', async () => {
     const { path, store, close } = await storeWithSignedApproval('planted-idle');
     const planted = softAuthenticator('fiona');
