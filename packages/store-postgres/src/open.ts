@@ -121,7 +121,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit,
     sessions: new PostgresSessionRevocations(db, quoted),
     definitions: new PostgresDefinitionStore(db, quoted),
-    passkeys: new PostgresPasskeyStore(db, quoted),
+    passkeys: new PostgresPasskeyStore(db, quoted, audit),
     schema,
     durableCommits: () => db.commits,
     migrate: () => migrate(db, schema),

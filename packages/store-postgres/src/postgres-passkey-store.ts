@@ -1,29 +1,73 @@
-import type { AddCredentialResult, PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
+import type { AuditFor } from '@countersign/core/ledger';
+import type { AddCredentialOptions, AddCredentialResult, EnrolAuthority, PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
 import { passkeyFromRow } from '@countersign/core/store-kit';
-import type { PgDatabase } from './database.ts';
+import { AuditedBatch } from './audited-batch.ts';
+import type { PgDatabase, Query } from './database.ts';
+import { advisoryLockKey } from './lock-keys.ts';
+import type { PostgresAuditLog } from './postgres-audit-log.ts';
 
-/** Registered passkeys in the store's schema: every replica, and `audit verify`, sees the same keys. */
+/**
+ * Registered passkeys in the store's schema: every replica, and `audit verify`, sees the
+ * same keys. Given `auditLog`, an add or remove passed audit events runs in one
+ * transaction with them (AuditedBatch): the chain's advisory lock first, so such writes
+ * run one at a time across replicas and the authority read before the insert cannot be
+ * raced by another audited registration; both land or neither does.
+ */
 export class PostgresPasskeyStore implements PasskeyStore {
   readonly #db: PgDatabase;
   readonly #sql: ReturnType<typeof passkeySql>;
+  readonly auditLog: PostgresAuditLog | undefined;
+  readonly #batch: AuditedBatch;
+  readonly #schema: string;
 
   /** `schema` is already quoted. */
-  constructor(db: PgDatabase, schema: string) {
+  constructor(db: PgDatabase, schema: string, auditLog?: PostgresAuditLog) {
     this.#db = db;
+    this.#schema = schema;
     this.#sql = passkeySql(schema);
+    this.auditLog = auditLog;
+    this.#batch = new AuditedBatch(db, auditLog);
   }
 
-  async add(c: PasskeyCredential): Promise<AddCredentialResult> {
-    const { rowCount } = await this.#db.write(this.#sql.insert, [
-      c.credentialId,
-      c.approver,
-      c.publicKey,
-      c.counter,
-      c.label,
-      c.transports === undefined ? null : JSON.stringify(c.transports),
-      c.createdAt,
-    ]);
-    return rowCount === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
+  /** `run` in one transaction; with `audit`, under the chain's lock with the records it builds. */
+  async #inTransaction<R>(run: (query: Query) => Promise<R>, audit: AuditFor<R> | undefined): Promise<R> {
+    if (audit === undefined) return this.#db.transaction(run);
+    // `alone`: it reads (authority), then writes on what it read.
+    return this.#batch.submit<R>(async (query) => {
+      const outcome = await run(query);
+      return { outcome, events: audit(outcome) };
+    }, 'alone');
+  }
+
+  async add(c: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
+    const insert = (query: Query) =>
+      query(this.#sql.insert, [c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt]);
+    if (options.authority === undefined && options.audit === undefined) {
+      const { rowCount } = await insert(this.#db.write);
+      return rowCount === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
+    }
+    return this.#inTransaction(async (query): Promise<AddCredentialResult> => {
+      if ((await query(this.#sql.byId, [c.credentialId])).rows.length > 0) return { ok: false, reason: 'credential_exists' };
+      const refused = await this.#authorityProblem(query, c.approver, options.authority);
+      if (refused !== undefined) return { ok: false, reason: refused };
+      const { rowCount } = await insert(query);
+      return rowCount === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
+    }, options.audit);
+  }
+
+  /**
+   * Whether `authority` holds for `approver`. A transaction lock on the approver's passkeys
+   * first (a read of no rows locks nothing), so of concurrent "first" registrations one
+   * inserts and the others then see its row; the rows are locked too, so a removal of the
+   * stepping-up passkey cannot commit between this read and the insert.
+   */
+  async #authorityProblem(query: Query, approver: string, authority: EnrolAuthority | undefined): Promise<'not_first' | 'authority_gone' | undefined> {
+    if (authority === undefined) return undefined;
+    await query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(this.#schema, `passkeys-of:${approver}`)]);
+    const { rows } = await query(this.#sql.activeOf, [approver]);
+    const active = rows.map((row) => String(row.credential_id));
+    if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
+    return active.includes(authority.credentialId) ? undefined : 'authority_gone';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
@@ -36,9 +80,9 @@ export class PostgresPasskeyStore implements PasskeyStore {
     return rows.map(passkeyFromRow);
   }
 
-  async remove(approver: string, credentialId: string, now: number): Promise<boolean> {
-    const { rowCount } = await this.#db.write(this.#sql.remove, [now, credentialId, approver]);
-    return rowCount === 1;
+  async remove(approver: string, credentialId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
+    const remove = async (query: Query) => (await query(this.#sql.remove, [now, credentialId, approver])).rowCount === 1;
+    return audit === undefined ? remove(this.#db.write) : this.#inTransaction(remove, audit);
   }
 
   async recordUse(credentialId: string, counter: number, at: number): Promise<boolean> {
@@ -54,6 +98,7 @@ function passkeySql(s: string) {
       INSERT INTO ${s}.passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at)
       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT (credential_id) DO NOTHING`,
     byId: `SELECT * FROM ${s}.passkey_credentials WHERE credential_id = $1`,
+    activeOf: `SELECT credential_id FROM ${s}.passkey_credentials WHERE approver = $1 AND removed_at IS NULL FOR UPDATE`,
     list: `SELECT * FROM ${s}.passkey_credentials WHERE $1::text IS NULL OR approver = $1 ORDER BY created_at, credential_id COLLATE "C"`,
     remove: `UPDATE ${s}.passkey_credentials SET removed_at = $1 WHERE credential_id = $2 AND approver = $3 AND removed_at IS NULL`,
     // The counter rule of counterAdvances (core).

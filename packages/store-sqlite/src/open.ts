@@ -68,7 +68,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
     audit,
     sessions: new SqliteSessionRevocations(conn),
     definitions: new SqliteDefinitionStore(conn),
-    passkeys: new SqlitePasskeyStore(conn),
+    passkeys: new SqlitePasskeyStore(conn, audit),
     path,
     durableCommits: () => conn.commits,
     close: async () => conn.close(),

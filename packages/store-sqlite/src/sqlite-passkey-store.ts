@@ -1,33 +1,66 @@
-import type { AddCredentialResult, PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
+import type { AuditFor } from '@countersign/core/ledger';
+import type { AddCredentialOptions, AddCredentialResult, EnrolAuthority, PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
 import { passkeyFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
+import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 
 const INSERT = `
   INSERT INTO passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (credential_id) DO NOTHING`;
 const ORDER = 'ORDER BY created_at, credential_id';
+const EXISTS = 'SELECT 1 FROM passkey_credentials WHERE credential_id = ?';
+const ACTIVE_OF = 'SELECT credential_id FROM passkey_credentials WHERE approver = ? AND removed_at IS NULL';
 // The counter rule of counterAdvances (core), as one compare-and-set.
 const RECORD_USE = `
   UPDATE passkey_credentials SET counter = ?, last_used_at = ?
   WHERE credential_id = ? AND removed_at IS NULL AND (? > counter OR (? = 0 AND counter = 0))`;
 
-/** Registered passkeys in the store's SQLite file (shared with the ledger's connection). */
+/**
+ * Registered passkeys in the store's SQLite file (shared with the ledger's connection).
+ * Given `auditLog` (the store's log on the same connection), an add or remove passed
+ * audit events appends them in its own write transaction (BEGIN IMMEDIATE, so the
+ * authority read and the insert see no other writer in between): both land or neither.
+ */
 export class SqlitePasskeyStore implements PasskeyStore {
   readonly #conn: SqliteConnection;
+  readonly auditLog: SqliteAuditLog | undefined;
 
-  constructor(conn: SqliteConnection) {
+  constructor(conn: SqliteConnection, auditLog?: SqliteAuditLog) {
     this.#conn = conn;
+    this.auditLog = auditLog;
   }
 
-  async add(c: PasskeyCredential): Promise<AddCredentialResult> {
-    const changes = await this.#conn.write(
-      () =>
-        this.#conn
-          .statement(INSERT)
-          .run(c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt)
-          .changes,
-    );
-    return Number(changes) === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
+  /** `run` as one write, with the records `audit` builds from its outcome appended in the same transaction. */
+  async #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
+    if (audit === undefined) return this.#conn.write(run);
+    const log = this.auditLog;
+    if (log === undefined) throw new TypeError('this SqlitePasskeyStore has no audit log to append to');
+    const { outcome, records } = await this.#conn.write(() => {
+      const outcome = run();
+      return { outcome, records: log.appendInTransaction(audit(outcome)) };
+    });
+    log.notifyLedgerAppend(records);
+    return outcome;
+  }
+
+  async add(c: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
+    return this.#write((): AddCredentialResult => {
+      if (this.#conn.statement(EXISTS).get(c.credentialId) !== undefined) return { ok: false, reason: 'credential_exists' };
+      const refused = this.#authorityProblem(c.approver, options.authority);
+      if (refused !== undefined) return { ok: false, reason: refused };
+      const changes = this.#conn
+        .statement(INSERT)
+        .run(c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt).changes;
+      return Number(changes) === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
+    }, options.audit);
+  }
+
+  /** Inside the write transaction: whether `authority` still holds for `approver`. */
+  #authorityProblem(approver: string, authority: EnrolAuthority | undefined): 'not_first' | 'authority_gone' | undefined {
+    if (authority === undefined) return undefined;
+    const active = this.#conn.statement(ACTIVE_OF).all(approver).map((row) => String(row.credential_id));
+    if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
+    return active.includes(authority.credentialId) ? undefined : 'authority_gone';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
@@ -47,14 +80,16 @@ export class SqlitePasskeyStore implements PasskeyStore {
     });
   }
 
-  async remove(approver: string, credentialId: string, now: number): Promise<boolean> {
-    const changes = await this.#conn.write(
+  async remove(approver: string, credentialId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
+    return this.#write(
       () =>
-        this.#conn
-          .statement('UPDATE passkey_credentials SET removed_at = ? WHERE credential_id = ? AND approver = ? AND removed_at IS NULL')
-          .run(now, credentialId, approver).changes,
+        Number(
+          this.#conn
+            .statement('UPDATE passkey_credentials SET removed_at = ? WHERE credential_id = ? AND approver = ? AND removed_at IS NULL')
+            .run(now, credentialId, approver).changes,
+        ) === 1,
+      audit,
     );
-    return Number(changes) === 1;
   }
 
   async recordUse(credentialId: string, counter: number, at: number): Promise<boolean> {

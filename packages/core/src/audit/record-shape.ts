@@ -14,6 +14,8 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'definition_changed',
   'definition_pinned',
   'checkpoint',
+  'passkey_registered',
+  'passkey_removed',
 ];
 
 /**

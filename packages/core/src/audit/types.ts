@@ -19,7 +19,15 @@ export type AuditEventType =
   /** A tool's pin was set: trusted (review, trust on first use, pin file) or disabled (review denied). */
   | 'definition_pinned'
   /** A signed checkpoint of the chain head (`detail.checkpoint`), see audit-checkpoint.ts. */
-  | 'checkpoint';
+  | 'checkpoint'
+  /**
+   * An approver's passkey was registered: its public key and how the registration was
+   * authorized (`detail`, see passkey/change-events.ts). `audit verify` takes public keys
+   * from these records, never from the passkey table.
+   */
+  | 'passkey_registered'
+  /** A passkey was removed, by its approver (with a step-up assertion) or by an operator. */
+  | 'passkey_removed';
 
 /** JSON values that may appear in `detail`: digests and ids, never raw arguments or secrets. */
 export type AuditValue = string | number | boolean | null | AuditValue[] | { [key: string]: AuditValue };

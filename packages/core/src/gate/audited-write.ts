@@ -1,4 +1,4 @@
-import type { AuditLog } from '../audit/types.ts';
+import { appendsToSameChain } from '../audit/same-chain.ts';
 import type { AuditFor } from '../ledger/types.ts';
 import type { GateDeps } from './config.ts';
 
@@ -8,12 +8,7 @@ import type { GateDeps } from './config.ts';
  * wrapper around the store's log).
  */
 export function auditsAtomically(deps: Pick<GateDeps, 'ledger' | 'audit'>): boolean {
-  const target = deps.ledger.auditLog;
-  if (target === undefined) return false;
-  for (let log: AuditLog | undefined = deps.audit; log !== undefined; log = log.wrapped) {
-    if (log === target) return true;
-  }
-  return false;
+  return appendsToSameChain(deps.audit, deps.ledger.auditLog);
 }
 
 /**

@@ -8,6 +8,8 @@ import { complete } from './complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
 import { type DispatchRequest, dispatch } from './dispatch.ts';
 import type { AuditReader } from '../audit/types.ts';
+import { type EnrolInput, enrolPasskey, type PasskeyChangeResult, type RemoveInput, removePasskey } from '../passkey/passkey-changes.ts';
+import type { PasskeyStore, PasskeyVerifier } from '../passkey/types.ts';
 import type { CanonicalLimits } from '../canonical/limits.ts';
 import type { GateEvents } from '../events/types.ts';
 import type { CompleteOutcome, Completion, Grant } from './grant.ts';
@@ -112,6 +114,20 @@ export class Gate {
    */
   toolVisibility(toolName: string, principal: string): Promise<ToolVisibility> {
     return toolVisibilitySafely(this.deps.policy, toolName, principal);
+  }
+
+  /**
+   * Registers an approver's passkey under the step-up rule (passkey/passkey-changes.ts):
+   * the first on sign-in alone, any later one only with an assertion of an active one;
+   * recorded as `passkey_registered` in this gate's chain, with the store change.
+   */
+  enrolPasskey(store: PasskeyStore, verifier: PasskeyVerifier, input: EnrolInput): Promise<PasskeyChangeResult> {
+    return enrolPasskey({ store, audit: this.deps.audit, verifier }, input);
+  }
+
+  /** The approver removes one of their passkeys, with a step-up; recorded as `passkey_removed` in this gate's chain. */
+  removePasskey(store: PasskeyStore, verifier: PasskeyVerifier, input: RemoveInput): Promise<PasskeyChangeResult> {
+    return removePasskey({ store, audit: this.deps.audit, verifier }, input);
   }
 
   /** An operator pins tools (from a file): each becomes trusted under the given digest. */

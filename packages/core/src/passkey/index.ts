@@ -1,5 +1,17 @@
 export { evidenceJson, readPasskeyAssertion, readPasskeyEvidence, type AssertionRead } from './assertion-shape.ts';
 export {
+  PASSKEY_CHANGE_VERSION,
+  PASSKEY_ENROL_TYPE,
+  PASSKEY_REMOVE_TYPE,
+  type PasskeyEnrolClaims,
+  type PasskeyRemoveClaims,
+  passkeyChangeChallenge,
+  passkeyChangeChallengeText,
+  passkeyEnrolClaims,
+  passkeyRemoveClaims,
+} from './change-claims.ts';
+export { type ChainedRegistration, type ChainedRemoval, OPERATOR_ACTOR, readRegistration, readRemoval, registrationEvent, removalEvent } from './change-events.ts';
+export {
   type DecisionToSign,
   PASSKEY_CLAIMS_TYPE,
   PASSKEY_CLAIMS_VERSION,
@@ -10,8 +22,21 @@ export {
 } from './decision-claims.ts';
 export { checkPasskeyEvidence, type OfflineAssertionCheck, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from './evidence-check.ts';
 export { counterAdvances, MemoryPasskeyStore } from './memory-passkey-store.ts';
+export {
+  auditedPasskeyWrite,
+  type EnrolInput,
+  enrolPasskey,
+  type PasskeyChangeDeps,
+  type PasskeyChangeFailure,
+  type PasskeyChangeResult,
+  type RemoveInput,
+  removePasskey,
+  removePasskeyAsOperator,
+} from './passkey-changes.ts';
 export type {
+  AddCredentialOptions,
   AddCredentialResult,
+  EnrolAuthority,
   PasskeyAssertion,
   PasskeyCheck,
   PasskeyCredential,

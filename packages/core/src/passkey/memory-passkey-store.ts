@@ -1,13 +1,34 @@
-import type { AddCredentialResult, PasskeyCredential, PasskeyStore } from './types.ts';
+import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
+import type { AuditFor } from '../ledger/types.ts';
+import type { AddCredentialOptions, AddCredentialResult, EnrolAuthority, PasskeyCredential, PasskeyStore } from './types.ts';
 
-/** Passkeys in memory: for tests and for a server whose ledger is in memory too. */
+/**
+ * Passkeys in memory: for tests and for a server whose ledger is in memory too. Every
+ * method body runs without awaiting, so each is atomic on the event loop. Given `audit`
+ * (the memory chain the gate writes), a change passed audit events appends them in the
+ * same synchronous step, records built (and validated) before anything changes.
+ */
 export class MemoryPasskeyStore implements PasskeyStore {
+  readonly auditLog: MemoryAuditLog | undefined;
   readonly #byId = new Map<string, PasskeyCredential>();
 
-  async add(credential: PasskeyCredential): Promise<AddCredentialResult> {
+  constructor(options: { audit?: MemoryAuditLog | undefined } = {}) {
+    this.auditLog = options.audit;
+  }
+
+  async add(credential: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
+    const outcome = this.#addOutcome(credential, options.authority);
+    return this.#commit(outcome, options.audit, () => {
+      if (outcome.ok) this.#byId.set(credential.credentialId, copy(credential));
+    });
+  }
+
+  #addOutcome(credential: PasskeyCredential, authority: EnrolAuthority | undefined): AddCredentialResult {
     if (this.#byId.has(credential.credentialId)) return { ok: false, reason: 'credential_exists' };
-    this.#byId.set(credential.credentialId, copy(credential));
-    return { ok: true };
+    if (authority === undefined) return { ok: true };
+    const active = [...this.#byId.values()].filter((c) => c.approver === credential.approver && c.removedAt === undefined);
+    if (authority.by === 'first') return active.length === 0 ? { ok: true } : { ok: false, reason: 'not_first' };
+    return active.some((c) => c.credentialId === authority.credentialId) ? { ok: true } : { ok: false, reason: 'authority_gone' };
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
@@ -22,11 +43,12 @@ export class MemoryPasskeyStore implements PasskeyStore {
       .map(copy);
   }
 
-  async remove(approver: string, credentialId: string, now: number): Promise<boolean> {
+  async remove(approver: string, credentialId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {
     const found = this.#byId.get(credentialId);
-    if (found === undefined || found.approver !== approver || found.removedAt !== undefined) return false;
-    found.removedAt = now;
-    return true;
+    const removable = found !== undefined && found.approver === approver && found.removedAt === undefined;
+    return this.#commit(removable, audit, () => {
+      if (removable) found.removedAt = now;
+    });
   }
 
   async recordUse(credentialId: string, counter: number, at: number): Promise<boolean> {
@@ -35,6 +57,16 @@ export class MemoryPasskeyStore implements PasskeyStore {
     found.counter = counter;
     found.lastUsedAt = at;
     return true;
+  }
+
+  /** Builds the audit records first (they may be invalid), then applies the change and appends them. */
+  #commit<R>(outcome: R, audit: AuditFor<R> | undefined, apply: () => void): R {
+    if (audit !== undefined && this.auditLog === undefined) throw new TypeError('this MemoryPasskeyStore has no audit log to append to');
+    const prepared = audit === undefined ? undefined : this.auditLog?.prepare(audit(outcome));
+    apply();
+    const records = prepared?.commit();
+    if (records !== undefined && records.length > 0) this.auditLog?.notifyLedgerAppend(records);
+    return outcome;
   }
 }
 

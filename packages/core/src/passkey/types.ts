@@ -1,3 +1,6 @@
+import type { AuditLog } from '../audit/types.ts';
+import type { AuditFor } from '../ledger/types.ts';
+
 /**
  * Passkey-signed approvals: under a rule with `approval: { passkey: required }` a
  * decision counts only with a WebAuthn assertion from the approver's own registered
@@ -47,20 +50,58 @@ export interface PasskeyCredential {
   removedAt?: number | undefined;
 }
 
-export type AddCredentialResult = { ok: true } | { ok: false; reason: 'credential_exists' };
+/**
+ * What authorized a registration, checked by the store inside the write that adds the
+ * credential (so of two concurrent "first" registrations only one wins):
+ * - `first`: the approver has no active passkey (the bootstrap: sign-in alone);
+ * - `passkey`: `credentialId` is an active passkey of the same approver, which signed a
+ *   step-up assertion for exactly this registration (checked before the write).
+ */
+export type EnrolAuthority = { by: 'first' } | { by: 'passkey'; credentialId: string };
+
+export type AddCredentialResult =
+  | { ok: true }
+  | {
+      ok: false;
+      /**
+       * `credential_exists`: the id is registered already (to anyone); `not_first`: the
+       * authority was `first` but the approver has an active passkey now; `authority_gone`:
+       * the stepping-up passkey is not an active passkey of this approver (any more).
+       */
+      reason: 'credential_exists' | 'not_first' | 'authority_gone';
+    };
+
+export interface AddCredentialOptions {
+  /** Checked in the same write; without it nothing is checked but the id's uniqueness (tests, imports). */
+  authority?: EnrolAuthority | undefined;
+  /** Records appended in the same transaction (needs `auditLog`); see LedgerStore.auditLog. */
+  audit?: AuditFor<AddCredentialResult> | undefined;
+}
 
 /**
  * Registered passkeys, kept in the store the ledger lives in (so every replica and
  * `audit verify` see the same keys). Backends pass `runPasskeyStoreConformance`.
  */
 export interface PasskeyStore {
-  /** Adds a credential; a credential id already registered (to anyone) is refused and nothing changes. */
-  add(credential: PasskeyCredential): Promise<AddCredentialResult>;
+  /**
+   * Present when this store's writes can append audit events to `auditLog`'s chain in the
+   * same transaction: `add`/`remove` given `audit` then commit the change and its records
+   * together or not at all (a failing append leaves no registered key).
+   */
+  readonly auditLog?: AuditLog | undefined;
+  /**
+   * Adds a credential; a credential id already registered (to anyone) is refused and
+   * nothing changes; so is one whose `authority` does not hold inside the write.
+   */
+  add(credential: PasskeyCredential, options?: AddCredentialOptions): Promise<AddCredentialResult>;
   get(credentialId: string): Promise<PasskeyCredential | undefined>;
   /** One approver's credentials (removed ones included), oldest first; every approver's when `approver` is undefined. */
   list(approver?: string | undefined): Promise<PasskeyCredential[]>;
-  /** Marks `credentialId` removed at `now`, only if it belongs to `approver` and is not removed yet. True when it was. */
-  remove(approver: string, credentialId: string, now: number): Promise<boolean>;
+  /**
+   * Marks `credentialId` removed at `now`, only if it belongs to `approver` and is not
+   * removed yet. True when it was. `audit`: records appended in the same transaction.
+   */
+  remove(approver: string, credentialId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean>;
   /**
    * Records a verified use of a credential that is not removed: the counter moves to `counter` only if that is greater than
    * the stored one (or both are 0, for authenticators that do not count). One atomic

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registrationEvent, removalEvent } from '../passkey/change-events.ts';
 import type { PasskeyCredential, PasskeyStore } from '../passkey/types.ts';
 
 export interface PasskeyStoreHarness {
@@ -80,6 +81,72 @@ export function runPasskeyStoreConformance(name: string, open: () => Promise<Pas
       await harness.store.add(c);
       const results = await Promise.all(Array.from({ length: 20 }, () => harness.store.recordUse(c.credentialId, 7, T0 + 1)));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('authority "first" holds only while the approver has no active passkey, checked in the write', async () => {
+      const approver = `approver-${rid()}`;
+      const first = credential({ approver });
+      expect(await harness.store.add(first, { authority: { by: 'first' } })).toEqual({ ok: true });
+      const second = credential({ approver });
+      expect(await harness.store.add(second, { authority: { by: 'first' } })).toEqual({ ok: false, reason: 'not_first' });
+      expect(await harness.store.get(second.credentialId)).toBeUndefined();
+      // Another approver's passkeys do not count; a removed one does not either.
+      expect(await harness.store.add(credential(), { authority: { by: 'first' } })).toEqual({ ok: true });
+      await harness.store.remove(approver, first.credentialId, T0 + 1);
+      expect(await harness.store.add(second, { authority: { by: 'first' } })).toEqual({ ok: true });
+    });
+
+    it('of concurrent "first" registrations of one approver exactly one is stored', async () => {
+      const approver = `approver-${rid()}`;
+      const results = await Promise.all(Array.from({ length: 8 }, () => harness.store.add(credential({ approver }), { authority: { by: 'first' } })));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 7 }, () => ({ ok: false, reason: 'not_first' })));
+      expect(await harness.store.list(approver)).toHaveLength(1);
+    });
+
+    it('authority "passkey" holds only for an active passkey of the same approver', async () => {
+      const approver = `approver-${rid()}`;
+      const own = credential({ approver });
+      const other = credential();
+      await harness.store.add(own);
+      await harness.store.add(other);
+      const next = credential({ approver });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: other.credentialId } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: rid() } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.get(next.credentialId)).toBeUndefined();
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: own.credentialId } })).toEqual({ ok: true });
+      await harness.store.remove(approver, own.credentialId, T0 + 1);
+      expect(await harness.store.add(credential({ approver }), { authority: { by: 'passkey', credentialId: own.credentialId } })).toEqual({ ok: false, reason: 'authority_gone' });
+    });
+
+    it('an audited add or remove commits its records with the change, and a failing record leaves no change', async (context) => {
+      const log = harness.store.auditLog;
+      if (log === undefined) return context.skip();
+      const c = credential();
+      const event = registrationEvent(c, { challenge: 'AAAA', authorizedBy: 'first' });
+      expect(await harness.store.add(c, { authority: { by: 'first' }, audit: (r) => (r.ok ? [event] : []) })).toEqual({ ok: true });
+      const head = await log.head();
+      const [registered] = await log.read({ afterSeq: (head?.seq ?? 1) - 1 });
+      expect(registered).toMatchObject({ type: 'passkey_registered', actor: c.approver, detail: { credentialId: c.credentialId, publicKey: c.publicKey } });
+      // An audit step that throws (or builds an invalid event) rolls the whole write back.
+      const failing = credential();
+      await expect(
+        harness.store.add(failing, {
+          audit: () => {
+            throw new Error('audit append failed');
+          },
+        }),
+      ).rejects.toThrow();
+      await expect(harness.store.add(failing, { audit: () => [{ ...event, type: 'not-an-event' as never }] })).rejects.toThrow();
+      expect(await harness.store.get(failing.credentialId)).toBeUndefined();
+      await expect(harness.store.remove(c.approver, c.credentialId, T0 + 1, () => [{ ...event, at: Number.NaN }])).rejects.toThrow();
+      expect((await harness.store.get(c.credentialId))?.removedAt).toBeUndefined();
+      expect((await log.head())?.seq).toBe(head?.seq);
+      const removed = removalEvent({ credentialId: c.credentialId, approver: c.approver, removedBy: 'operator' }, T0 + 2);
+      expect(await harness.store.remove(c.approver, c.credentialId, T0 + 2, (ok) => (ok ? [removed] : []))).toBe(true);
+      expect((await log.read({ afterSeq: head?.seq ?? 0 })).map((r) => r.type)).toEqual(['passkey_removed']);
+      expect(await harness.store.remove(c.approver, c.credentialId, T0 + 3, (ok) => (ok ? [removed] : []))).toBe(false);
+      expect((await log.head())?.seq).toBe((head?.seq ?? 0) + 1);
     });
 
     it('a credential is seen through another handle on the same store (restart, replica)', async (context) => {

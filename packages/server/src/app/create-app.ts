@@ -80,7 +80,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     },
     chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
-    passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, publicOrigin, options.auth.sessionSecret),
+    passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, options.gate, publicOrigin, options.auth.sessionSecret),
   };
 
   const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { passkeyChallenge, passkeyDecisionClaims } from '@countersign/core/passkey';
+import { enrolPasskey, passkeyChallenge, removePasskeyAsOperator, passkeyDecisionClaims, registrationEvent, removalEvent } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { CheckpointingAuditLog } from '@countersign/core/audit';
 import { FIXTURE_SECRET, makeGateFixture, requestView, PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
@@ -16,17 +16,27 @@ import { runCaptured } from './testing/capture-io.ts';
 const cwd = mkdtempSync(join(tmpdir(), 'countersign-cli-passkeys-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-/** A SQLite store with fiona's passkey and one transfer she approved with it. */
-async function storeWithSignedApproval(name: string) {
+type Device = ReturnType<typeof softAuthenticator>;
+
+/**
+ * A SQLite store with fiona's passkey registered as the server registers it (table row
+ * and passkey_registered record in one transaction) and one transfer she approved with
+ * it. `register: false` leaves the registration to the test.
+ */
+async function storeWithSignedApproval(name: string, options: { register?: boolean } = {}) {
   const path = join(cwd, `${name}.sqlite`);
   const store = openSqliteStore({ path });
   const fiona = softAuthenticator('fiona');
-  await store.passkeys.add(fiona.credential());
   const keyring = new Keyring([hmacKey('k1', FIXTURE_SECRET)]);
   // Checkpointed as `serve` does, so a keyed verify checks everything the server signs.
   const audit = new CheckpointingAuditLog(store.audit, { keyring, everyRecords: 1000, everyMs: 0 });
   const fx = makeGateFixture({ ledger: store.ledger, audit, keyring, policy: loadPolicy(POLICY, 'yaml') });
   const passkeys = webauthnVerifier(store.passkeys, () => ({ rpId: fiona.rpId, origin: fiona.origin }));
+  const enrol = async (device: Device) => {
+    const enrolled = await enrolPasskey({ store: store.passkeys, audit, verifier: passkeys }, { credential: device.credential(fx.clock()), registrationChallenge: 'ceremony', algorithm: -7, now: fx.clock() });
+    if (!enrolled.ok) throw new Error(enrolled.message);
+  };
+  if (options.register !== false) await enrol(fiona);
   const pending = async () => {
     const proposed = await fx.gate.propose(fx.call());
     if (proposed.status !== 'approval_required') throw new Error(proposed.status);
@@ -34,26 +44,134 @@ async function storeWithSignedApproval(name: string) {
     if (view === undefined) throw new Error('no request');
     return view;
   };
-  const view = await pending();
-  const assertion = fiona.assertion(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { decision: 'approve' })));
-  const decided = await fx.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: view.request.requestId, decision: 'approve', passkeyAssertion: assertion }, { passkeys });
-  if (!decided.ok) throw new Error(decided.message);
+  /** A new transfer approved with `device`'s assertion, as the server takes it (it checks the table). */
+  const approveWith = async (device: Device) => {
+    const view = await pending();
+    const assertion = device.assertion(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { decision: 'approve' })));
+    const decided = await fx.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: view.request.requestId, decision: 'approve', passkeyAssertion: assertion }, { passkeys });
+    if (!decided.ok) throw new Error(decided.message);
+  };
+  if (options.register !== false) await approveWith(fiona);
   const close = async () => {
     await audit.close();
     await store.close();
   };
-  return { path, store, fx, pending, close };
+  return { path, store, audit, fx, fiona, enrol, pending, approveWith, close };
+}
+
+async function verifyJson(path: string) {
+  const run = await runCaptured(['audit', 'verify', '--db', path, '--json'], { cwd });
+  return { code: run.code, report: JSON.parse(run.stdout) };
 }
 
 describe('countersign audit verify: passkey assertions', () => {
-  it('re-verifies each assertion against the registered public key (no server key needed)', async () => {
+  it('re-verifies each assertion against the public key registered in the chain (no server key needed)', async () => {
     const { path, close } = await storeWithSignedApproval('honest');
     await close();
     const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
-    expect(run.stdout).toContain('passkey assertions: 1 verified against registered public keys');
+    expect(run.stdout).toContain('passkey assertions: 1 verified against public keys registered in the chain');
+    expect(run.stdout).toContain("passkey registrations: 1 (1 an approver's first, on sign-in alone), removals: 0 (0 by an operator); passkey table: 1 row, all registered in the chain");
+    expect(run.stdout).toContain('--anchor');
     expect(run.code).toBe(0);
-    const json = await runCaptured(['audit', 'verify', '--db', path, '--json'], { cwd });
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, passkeys: { verified: 1, unchecked: 0 } });
+    expect(await verifyJson(path)).toMatchObject({ code: 0, report: { ok: true, passkeys: { verified: 1, registered: 1, tableRows: 1 } } });
+    // An export carries the registrations, so it is checked in full too.
+    expect((await runCaptured(['audit', 'export', '--db', path, '--out', 'honest.jsonl'], { cwd })).code).toBe(0);
+    const fromFile = await runCaptured(['audit', 'verify', '--file', 'honest.jsonl', '--json'], { cwd });
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ ok: true, passkeys: { verified: 1, registered: 1, tableRows: null } });
+  });
+
+  it('a key planted in the passkey table (no chain record) and a decision signed with it: verify fails and names the key', async () => {
+    const { path, store, approveWith, close } = await storeWithSignedApproval('planted');
+    // Someone who can write the passkey table adds their own key in fiona's name; the server takes it...
+    const planted = softAuthenticator('fiona');
+    await store.passkeys.add(planted.credential(1));
+    await approveWith(planted);
+    await close();
+    // ...but the chain never registered it.
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(1);
+    expect(report).toMatchObject({ ok: false, reason: 'passkey_evidence', message: expect.stringMatching(new RegExp(`^passkey_unregistered: ${planted.credentialId}`)) });
+    expect(report.problems).toContainEqual({ credentialId: planted.credentialId, reason: expect.stringMatching(new RegExp(`^passkey_planted: ${planted.credentialId} \\(fiona\\)`)) });
+    const text = await runCaptured(['audit', 'verify', '--db', path], { cwd });
+    expect(text.stdout).toContain(`passkey_planted: ${planted.credentialId}`);
+  });
+
+  it('a registration and its chain record are one commit in the SQLite store behind serve’s checkpointing log', async () => {
+    const { store, enrol, close } = await storeWithSignedApproval('one-commit', { register: false });
+    const before = store.durableCommits();
+    await enrol(softAuthenticator('fiona'));
+    expect(store.durableCommits() - before).toBe(1);
+    expect((await store.audit.read()).at(-1)).toMatchObject({ type: 'passkey_registered' });
+    await close();
+  });
+
+  it('a planted key that has signed nothing yet is still reported', async () => {
+    const { path, store, close } = await storeWithSignedApproval('planted-idle');
+    const planted = softAuthenticator('fiona');
+    await store.passkeys.add(planted.credential(1));
+    await close();
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(1);
+    expect(report.problems).toEqual([{ credentialId: planted.credentialId, reason: expect.stringMatching(/^passkey_planted/) }]);
+  });
+
+  it('a key registered in the chain only AFTER the decision it signed does not count', async () => {
+    const { path, store, audit, fx, fiona, approveWith, close } = await storeWithSignedApproval('late', { register: false });
+    await store.passkeys.add(fiona.credential(1));
+    await approveWith(fiona);
+    await audit.append(registrationEvent(fiona.credential(fx.clock()), { challenge: 'ceremony', authorizedBy: 'first' }));
+    await close();
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(1);
+    expect(report.message).toMatch(/^passkey_unregistered: .* before this decision/);
+  });
+
+  it('a key removed in the chain before the decision does not count', async () => {
+    const { path, audit, fx, fiona, approveWith, close } = await storeWithSignedApproval('removed-before');
+    await audit.append(removalEvent({ credentialId: fiona.credentialId, approver: 'fiona', removedBy: 'operator' }, fx.clock()));
+    await approveWith(fiona); // the table still has it active: the server took the assertion
+    await close();
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(1);
+    expect(report.message).toMatch(/^passkey_removed: .* before this decision/);
+    expect(report.problems).toContainEqual({ credentialId: fiona.credentialId, reason: expect.stringMatching(/^passkey_table_mismatch: .* removed in the chain/) });
+  });
+
+  it('a registration appended to the chain without a step-up while the approver had a key is refused', async () => {
+    const { path, audit, fx, close } = await storeWithSignedApproval('chain-forged');
+    const intruder = softAuthenticator('fiona');
+    await audit.append(registrationEvent(intruder.credential(fx.clock()), { challenge: 'ceremony', authorizedBy: 'first' }));
+    await close();
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(1);
+    expect(report.message).toMatch(/^passkey_registration_unauthorized: registered as fiona's first passkey while they had an active one/);
+  });
+
+  it('an operator removal (lost device) is audited as such and verifies; the removed key signs nothing new', async () => {
+    const { path, fiona, close } = await storeWithSignedApproval('operator');
+    await close();
+    const removed = await runCaptured(['auth', 'passkeys', '--db', path, '--remove', fiona.credentialId], { cwd });
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`removed passkey ${fiona.credentialId} of fiona`);
+    expect((await runCaptured(['auth', 'passkeys', '--db', path, '--remove', fiona.credentialId], { cwd })).code).toBe(1);
+    const { code, report } = await verifyJson(path);
+    expect(code).toBe(0);
+    expect(report.passkeys).toMatchObject({ verified: 1, registered: 1, removed: 1, operatorRemovals: 1, reRegistrations: [] });
+    const reopened = openSqliteStore({ path });
+    const last = (await reopened.audit.read()).at(-1);
+    await reopened.close();
+    expect(last).toMatchObject({ type: 'passkey_removed', actor: 'operator', detail: { credentialId: fiona.credentialId, approver: 'fiona', removedBy: 'operator' } });
+  });
+
+  it('an operator removal then a "first" registration (recovery, or what a chain writer would append) passes but is listed', async () => {
+    const { path, store, audit, fx, fiona, enrol, close } = await storeWithSignedApproval('re-registered');
+    const replacement = softAuthenticator('fiona');
+    expect(await removePasskeyAsOperator({ store: store.passkeys, audit }, { credentialId: fiona.credentialId, now: fx.clock() })).toMatchObject({ ok: true });
+    await enrol(replacement);
+    await close();
+    const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`NOTE: seq \\d+: fiona registered ${replacement.credentialId} on sign-in alone after losing all earlier passkeys`));
   });
 
   it('catches a decision inserted into the store with a server-signed record but no assertion (exit 1)', async () => {
@@ -113,7 +231,7 @@ describe('countersign audit verify: passkey assertions', () => {
     expect(run.stdout).toContain('passkey_missing');
   });
 
-  it('catches an assertion whose public key is not the one registered (the key row swapped)', async () => {
+  it('catches a key row swapped in the table: its public key is not the one the chain registered', async () => {
     const { path, close } = await storeWithSignedApproval('swapped');
     await close();
     const { DatabaseSync } = await import('node:sqlite');
@@ -122,7 +240,7 @@ describe('countersign audit verify: passkey assertions', () => {
     db.close();
     const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('passkey_invalid');
+    expect(run.stdout).toContain('passkey_table_mismatch: the public key of');
   });
 });
 

@@ -33,6 +33,10 @@ export type ApiErrorCode =
   | 'passkey_required'
   /** A passkey assertion that does not verify for this call, decision and approver. */
   | 'passkey_invalid'
+  /** Adding a second (or later) passkey, or removing one, without an assertion of one of the approver's own passkeys over that change. */
+  | 'step_up_required'
+  /** A step-up assertion that does not verify for this change and approver (another approver's passkey, another operation's challenge, no UV). */
+  | 'step_up_invalid'
   | 'too_many_attempts'
   | 'store_unavailable'
   | 'internal_error';
@@ -61,6 +65,8 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   tool_defined_in_process: 409,
   passkey_required: 403,
   passkey_invalid: 403,
+  step_up_required: 403,
+  step_up_invalid: 403,
   too_many_attempts: 429,
   store_unavailable: 503,
   internal_error: 500,

@@ -18,7 +18,7 @@ import {
   ToolsBody,
 } from '@countersign/core/wire';
 import { z } from 'zod';
-import { ChallengeBody, RegisterBody, RegistrationOptionsBody } from '../api/approver/passkeys.ts';
+import { ChallengeBody, RegisterBody, RegistrationOptionsBody, RemovalChallengeBody, RemoveBody } from '../api/approver/passkeys.ts';
 import { DecisionBody, RequestStatusFilter } from '../api/schemas.ts';
 import { ApprovalListResponse, ApprovalViewSchema, AuditPageResponse, DecisionResponse, DispatchOutcomeSchema } from './response-schemas.ts';
 
@@ -43,6 +43,8 @@ const Limit = z.string().regex(/^\d{1,4}$/);
 
 const PasskeyChallengeResponse = z.object({ claims: z.record(z.string(), z.unknown()), challenge: z.string(), publicKey: z.record(z.string(), z.unknown()) });
 const PasskeyRegisteredResponse = z.object({ credentialId: z.string(), label: z.string(), createdAt: z.number() });
+const PasskeyRemovalChallengeResponse = PasskeyChallengeResponse.extend({ nonce: z.string() });
+const PasskeyRemovedResponse = z.object({ credentialId: z.string(), removedAt: z.number() });
 
 export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'post', path: '/api/v1/proposals', summary: "Record every tool call of one model response; one outcome per call (policy's verdict)", auth: 'agent', body: ProposalsBody, response: ProposalsResponse },
@@ -61,8 +63,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/api/v1/approvals/{id}', summary: 'One request as the approver sees it: the exact call, its definition and digests', auth: 'approver', response: ApprovalViewSchema },
   { method: 'post', path: '/api/v1/decisions', summary: 'Approve, deny (with a reason), approve with edited arguments, or revoke', auth: 'approver', body: DecisionBody, response: DecisionResponse },
   { method: 'post', path: '/api/v1/passkey-challenge', summary: "What the approver's passkey must sign for one decision: the claims rebuilt from the ledger and their SHA-256 challenge", auth: 'approver', body: ChallengeBody, response: PasskeyChallengeResponse },
-  { method: 'post', path: '/api/v1/passkeys/registration-options', summary: 'WebAuthn registration options for a new passkey of this approver', auth: 'approver', body: RegistrationOptionsBody, response: z.record(z.string(), z.unknown()) },
-  { method: 'post', path: '/api/v1/passkeys', summary: "Register a passkey from the browser's registration response", auth: 'approver', body: RegisterBody, response: PasskeyRegisteredResponse },
+  { method: 'post', path: '/api/v1/passkeys/registration-options', summary: 'WebAuthn registration options for a new passkey of this approver; with `stepUp` (what an existing passkey must sign) when they have one', auth: 'approver', body: RegistrationOptionsBody, response: z.record(z.string(), z.unknown()) },
+  { method: 'post', path: '/api/v1/passkeys', summary: "Register a passkey from the browser's registration response; a second or later one needs `stepUp`, an existing passkey's assertion (403 step_up_required / step_up_invalid)", auth: 'approver', body: RegisterBody, response: PasskeyRegisteredResponse },
+  { method: 'post', path: '/api/v1/passkeys/removal-challenge', summary: "What one of the approver's passkeys must sign to remove one: a nonce bound to the credential, the claims and their SHA-256 challenge", auth: 'approver', body: RemovalChallengeBody, response: PasskeyRemovalChallengeResponse },
+  { method: 'post', path: '/api/v1/passkeys/remove', summary: "Remove one of the approver's passkeys, with a step-up assertion over the removal claims (403 step_up_required / step_up_invalid)", auth: 'approver', body: RemoveBody, response: PasskeyRemovedResponse },
   { method: 'get', path: '/api/v1/audit', summary: 'A page of the hash-chained audit log', auth: 'approver', query: { afterSeq: { schema: z.string().regex(/^\d+$/), description: 'records after this sequence number' }, limit: { schema: Limit, description: 'records per page' } }, response: AuditPageResponse },
   { method: 'get', path: '/api/v1/openapi.json', summary: 'This document', auth: 'none' },
 ];

@@ -1,4 +1,5 @@
-import type { PasskeyStore, PasskeyVerifier } from '@countersign/core/passkey';
+import type { Gate } from '@countersign/core/gate';
+import type { EnrolInput, PasskeyChangeResult, PasskeyStore, PasskeyVerifier, RemoveInput } from '@countersign/core/passkey';
 import { type RelyingParty, relyingPartyFor } from './relying-party.ts';
 import { registrationKey } from './registration.ts';
 import { webauthnVerifier } from './webauthn-verifier.ts';
@@ -10,6 +11,11 @@ export interface PasskeyServices {
   relyingParty(requestUrl: string): ReturnType<typeof relyingPartyFor>;
   /** core's verifier, for a decision arriving on `requestUrl`. */
   verifier(requestUrl: string): PasskeyVerifier;
+  /** Registers a verified credential under core's step-up rule (the gate records it in its chain), for a request to `requestUrl`. */
+  enrol(requestUrl: string, input: EnrolInput): Promise<PasskeyChangeResult>;
+  /** Removes one of the approver's passkeys under core's step-up rule. */
+  remove(requestUrl: string, input: RemoveInput): Promise<PasskeyChangeResult>;
+  /** Key of the stateless registration challenges and removal nonces. */
   registrationKey: Buffer;
 }
 
@@ -23,17 +29,25 @@ export interface PasskeyOptions {
   origin?: string | (() => string | undefined) | undefined;
 }
 
-export function passkeyServices(options: PasskeyOptions, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
+/**
+ * Registrations and removals go through the gate, which records them in its audit chain,
+ * in the same transaction as the store change when the store appends to that chain (the
+ * SQL stores; a MemoryPasskeyStore given the gate's MemoryAuditLog).
+ */
+export function passkeyServices(options: PasskeyOptions, gate: Pick<Gate, 'enrolPasskey' | 'removePasskey'>, publicOrigin: string | undefined, sessionSecret: string | undefined): PasskeyServices {
   const configured = () => (typeof options.origin === 'function' ? options.origin() : options.origin);
   const relyingParty = (requestUrl: string) => relyingPartyFor(publicOrigin ?? configured() ?? new URL(requestUrl).origin);
+  const verifier = (requestUrl: string) => {
+    const found = relyingParty(requestUrl);
+    const rp: RelyingParty | undefined = found.ok ? found.rp : undefined;
+    return webauthnVerifier(options.store, () => rp);
+  };
   return {
     store: options.store,
     relyingParty,
-    verifier: (requestUrl) => {
-      const found = relyingParty(requestUrl);
-      const rp: RelyingParty | undefined = found.ok ? found.rp : undefined;
-      return webauthnVerifier(options.store, () => rp);
-    },
+    verifier,
+    enrol: (requestUrl, input) => gate.enrolPasskey(options.store, verifier(requestUrl), input),
+    remove: (requestUrl, input) => gate.removePasskey(options.store, verifier(requestUrl), input),
     registrationKey: registrationKey(sessionSecret),
   };
 }

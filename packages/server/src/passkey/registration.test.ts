@@ -1,5 +1,7 @@
-import { MemoryPasskeyStore } from '@countersign/core/passkey';
+import { MemoryAuditLog } from '@countersign/core/audit';
+import { type EnrolInput, enrolPasskey, MemoryPasskeyStore } from '@countersign/core/passkey';
 import { describe, expect, it } from 'vitest';
+import { webauthnVerifier } from './webauthn-verifier.ts';
 import { isRegistrationChallenge, REGISTRATION_TTL_MS, registerPasskey, registrationChallenge, registrationKey } from './registration.ts';
 
 const key = registrationKey('a session secret of at least thirty-two bytes');
@@ -24,11 +26,15 @@ describe('registration challenges: stateless, bound to one approver, short-lived
   });
 
   it('a junk registration response is a typed refusal and stores nothing', async () => {
-    const store = new MemoryPasskeyStore();
+    const audit = new MemoryAuditLog();
+    const store = new MemoryPasskeyStore({ audit });
+    const deps = { store, audit, verifier: webauthnVerifier(store, () => undefined) };
+    const enrol = (input: EnrolInput) => enrolPasskey(deps, input);
     for (const response of [{}, { id: 'x', rawId: 'x', type: 'public-key', response: {} }, { id: 'x', response: { clientDataJSON: 'e30', attestationObject: 'oA' } }]) {
-      const result = await registerPasskey({ store, rp: { rpId: 'localhost', origin: 'http://localhost' }, key, approver: 'fiona', label: 'x', response, now: 1 });
+      const result = await registerPasskey({ enrol, rp: { rpId: 'localhost', origin: 'http://localhost' }, key, approver: 'fiona', label: 'x', response, now: 1 });
       expect(result).toMatchObject({ ok: false, reason: 'invalid_registration' });
     }
     expect(await store.list()).toEqual([]);
+    expect(await audit.read()).toEqual([]);
   });
 });

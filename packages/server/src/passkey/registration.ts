@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
+import type { EnrolInput, PasskeyAssertion, PasskeyChangeFailure, PasskeyChangeResult, PasskeyCredential } from '@countersign/core/passkey';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
 import type { RelyingParty } from './relying-party.ts';
 
 /** How long a registration ceremony may take, start to finish. */
@@ -19,23 +20,47 @@ const SUPPORTED_ALGORITHMS = [-8, -7, -257];
  * the signed-in approver's own session can ask for one, and a credential registers once.
  */
 export function registrationChallenge(key: Buffer, approver: string, now: number): string {
-  const nonce = randomBytes(16);
-  const deadline = Buffer.alloc(8);
-  deadline.writeBigUInt64BE(BigInt(now + REGISTRATION_TTL_MS));
-  return Buffer.concat([nonce, deadline, mac(key, approver, nonce, deadline)]).toString('base64url');
+  return ceremonyToken(key, 'passkey-registration', [approver], now);
 }
 
 export function isRegistrationChallenge(key: Buffer, approver: string, challenge: string, now: number): boolean {
-  const bytes = Buffer.from(challenge, 'base64url');
-  if (bytes.length !== 56) return false;
+  return isCeremonyToken(key, 'passkey-registration', [approver], challenge, now);
+}
+
+/**
+ * The nonce a passkey removal's step-up signs (with the approver and the credential, see
+ * core's `passkeyRemoveClaims`): made the same way as a registration challenge, bound to
+ * this approver and this credential, live for REGISTRATION_TTL_MS.
+ */
+export function removalNonce(key: Buffer, approver: string, credentialId: string, now: number): string {
+  return ceremonyToken(key, 'passkey-removal', [approver, credentialId], now);
+}
+
+export function isRemovalNonce(key: Buffer, approver: string, credentialId: string, nonce: string, now: number): boolean {
+  return isCeremonyToken(key, 'passkey-removal', [approver, credentialId], nonce, now);
+}
+
+function ceremonyToken(key: Buffer, purpose: string, binding: readonly string[], now: number): string {
+  const nonce = randomBytes(16);
+  const deadline = Buffer.alloc(8);
+  deadline.writeBigUInt64BE(BigInt(now + REGISTRATION_TTL_MS));
+  return Buffer.concat([nonce, deadline, mac(key, purpose, binding, nonce, deadline)]).toString('base64url');
+}
+
+function isCeremonyToken(key: Buffer, purpose: string, binding: readonly string[], token: string, now: number): boolean {
+  const bytes = Buffer.from(token, 'base64url');
+  if (bytes.length !== 56 || bytes.toString('base64url') !== token) return false;
   const nonce = bytes.subarray(0, 16);
   const deadline = bytes.subarray(16, 24);
   if (Number(deadline.readBigUInt64BE()) <= now) return false;
-  return timingSafeEqual(bytes.subarray(24), mac(key, approver, nonce, deadline));
+  return timingSafeEqual(bytes.subarray(24), mac(key, purpose, binding, nonce, deadline));
 }
 
-function mac(key: Buffer, approver: string, nonce: Buffer, deadline: Buffer): Buffer {
-  return createHmac('sha256', key).update('passkey-registration\0').update(approver, 'utf8').update('\0').update(nonce).update(deadline).digest();
+function mac(key: Buffer, purpose: string, binding: readonly string[], nonce: Buffer, deadline: Buffer): Buffer {
+  const hmac = createHmac('sha256', key).update(`${purpose}\0`);
+  // Length-prefixed, so no two bindings run together into the same bytes.
+  for (const part of binding) hmac.update(`${Buffer.byteLength(part, 'utf8')}:`).update(part, 'utf8').update('\0');
+  return hmac.update(nonce).update(deadline).digest();
 }
 
 /** The key for registration challenges: from the configured session secret (shared by replicas), else per process. */
@@ -60,24 +85,39 @@ export async function registrationOptions(rp: RelyingParty, approver: string, ch
   });
 }
 
-export type RegisterResult = { ok: true; credential: PasskeyCredential } | { ok: false; reason: 'invalid_registration' | 'credential_exists'; message: string };
+export type RegisterResult =
+  | { ok: true; credential: PasskeyCredential }
+  | { ok: false; reason: 'invalid_registration' | PasskeyChangeFailure; message: string };
 
-/** Verifies a registration response (challenge ours and live, origin, RP id, user verification) and stores the credential. */
+/**
+ * Verifies a registration response (challenge ours and live, origin, RP id, user
+ * verification), then registers it under core's rule: the approver's first passkey on
+ * sign-in alone, any later one only with `stepUp`, an assertion of one of their active
+ * passkeys over the enrolment claims of THIS ceremony's challenge. The credential and its
+ * `passkey_registered` record (public key included) commit together.
+ */
 export async function registerPasskey(input: {
-  store: PasskeyStore;
+  /** Core's rule, recorded in the gate's chain (`PasskeyServices.enrol`). */
+  enrol: (input: EnrolInput) => Promise<PasskeyChangeResult>;
   rp: RelyingParty;
   key: Buffer;
   approver: string;
   label: string;
   response: unknown;
+  stepUp?: PasskeyAssertion | undefined;
   now: number;
 }): Promise<RegisterResult> {
   const label = input.label.trim().slice(0, MAX_LABEL) || 'passkey';
+  let challenge: string | undefined;
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({
       response: input.response as Parameters<typeof verifyRegistrationResponse>[0]['response'],
-      expectedChallenge: (challenge) => isRegistrationChallenge(input.key, input.approver, challenge, input.now),
+      expectedChallenge: (presented) => {
+        const ours = isRegistrationChallenge(input.key, input.approver, presented, input.now);
+        if (ours) challenge = presented;
+        return ours;
+      },
       expectedOrigin: input.rp.origin,
       expectedRPID: input.rp.rpId,
       requireUserVerification: true,
@@ -86,7 +126,7 @@ export async function registerPasskey(input: {
   } catch (error) {
     return { ok: false, reason: 'invalid_registration', message: error instanceof Error ? error.message : String(error) };
   }
-  if (!verified.verified) return { ok: false, reason: 'invalid_registration', message: 'the registration does not verify' };
+  if (!verified.verified || challenge === undefined) return { ok: false, reason: 'invalid_registration', message: 'the registration does not verify' };
   const { credential } = verified.registrationInfo;
   const stored: PasskeyCredential = {
     credentialId: credential.id,
@@ -97,7 +137,22 @@ export async function registerPasskey(input: {
     createdAt: input.now,
     ...(credential.transports === undefined ? {} : { transports: [...credential.transports] }),
   };
-  const added = await input.store.add(stored);
-  if (!added.ok) return { ok: false, reason: 'credential_exists', message: 'this passkey is already registered' };
-  return { ok: true, credential: stored };
+  const enrolled = await input.enrol({
+    credential: stored,
+    registrationChallenge: challenge,
+    algorithm: algorithmOf(credential.publicKey),
+    stepUp: input.stepUp,
+    now: input.now,
+  });
+  return enrolled.ok ? { ok: true, credential: stored } : enrolled;
+}
+
+/** The COSE algorithm id the key names (-7, -8, -257), for the audit record. */
+function algorithmOf(publicKey: Uint8Array): number | undefined {
+  try {
+    const alg = decodeCredentialPublicKey(publicKey as Parameters<typeof decodeCredentialPublicKey>[0]).get(cose.COSEKEYS.alg);
+    return typeof alg === 'number' && Number.isSafeInteger(alg) ? alg : undefined;
+  } catch {
+    return undefined;
+  }
 }

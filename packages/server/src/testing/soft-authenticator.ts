@@ -47,5 +47,31 @@ export function softAuthenticator(owner: string, options: { rpId?: string; origi
     };
   };
 
-  return { owner, credentialId, credential, assertion, rpId, origin };
+  /**
+   * A registration response (`none` attestation) over `challenge`, as a browser's
+   * `navigator.credentials.create` returns it, serialized the way passkey.js sends it.
+   */
+  const registration = (challenge: string, opts: { userVerified?: boolean } = {}) => {
+    const flags = 0x01 | (opts.userVerified === false ? 0 : 0x04) | 0x40; // UP, UV, attested credential data
+    const id = Buffer.from(credentialId, 'base64url');
+    const idLength = Buffer.alloc(2);
+    idLength.writeUInt16BE(id.length);
+    const authData = Buffer.concat([createHash('sha256').update(rpId).digest(), Buffer.from([flags]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, cose]);
+    // CBOR {"fmt": "none", "attStmt": {}, "authData": bytes}
+    const attestationObject = Buffer.concat([
+      Buffer.from([0xa3, 0x63, ...Buffer.from('fmt'), 0x64, ...Buffer.from('none'), 0x67, ...Buffer.from('attStmt'), 0xa0, 0x68, ...Buffer.from('authData')]),
+      authData.length < 256 ? Buffer.from([0x58, authData.length]) : Buffer.from([0x59, authData.length >> 8, authData.length & 0xff]),
+      authData,
+    ]);
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin, crossOrigin: false }));
+    return {
+      id: credentialId,
+      rawId: credentialId,
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: { clientDataJSON: clientDataJSON.toString('base64url'), attestationObject: attestationObject.toString('base64url'), transports: ['internal'] },
+    };
+  };
+
+  return { owner, credentialId, credential, assertion, registration, rpId, origin };
 }

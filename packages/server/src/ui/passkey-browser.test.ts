@@ -2,21 +2,23 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
-import { MemoryPasskeyStore } from '@countersign/core/passkey';
+import { checkPasskeyEvidence, MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { offlineAssertionCheck } from '../passkey/webauthn-verifier.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** COUNTERSIGN_CHROMIUM: another Chromium binary (e.g. one unpacked outside /usr/bin). */
+const CHROMIUM = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 const runInCi = process.env.CI !== undefined && process.env.CI !== '';
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
 
 let browser: Browser;
-let f: ServerFixture;
+let f: ServerFixture & { passkeyStore: MemoryPasskeyStore };
 let server: ServerType;
 /** WebAuthn needs a secure context: http://localhost is one (127.0.0.1 is not a valid RP id). */
 let base: string;
@@ -45,12 +47,12 @@ async function dispatch(requestId: string, callId: string): Promise<string> {
 }
 
 /** A signed-in page with a virtual platform authenticator (CTAP2, internal, user verification on). */
-async function signedInWithAuthenticator(): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
+async function signedInWithAuthenticator(hasResidentKey = true): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
   const page = await context.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
   await page.goto(`${base}/login`);
   await page.getByLabel('Approver id').fill('fiona');
@@ -64,7 +66,15 @@ async function registerPasskey(page: Page, label = 'laptop'): Promise<void> {
   await page.goto(`${base}/passkeys`);
   await page.getByLabel('Name (to tell your passkeys apart)').fill(label);
   await page.getByRole('button', { name: 'Add a passkey' }).click();
-  await page.waitForURL(`${base}/passkeys?done=registered`);
+  // Either the page moves on, or the script says why not (named in the failure).
+  const failed = page
+    .locator('#passkey-status', { hasText: /^Not registered/ })
+    .waitFor()
+    .then(async () => {
+      throw new Error(String(await page.locator('#passkey-status').textContent()));
+    });
+  failed.catch(() => {});
+  await Promise.race([page.waitForURL(`${base}/passkeys?done=registered`), failed]);
 }
 
 type Decision = { requestId: string; decision: 'approve' | 'deny'; editedArguments?: unknown };
@@ -127,7 +137,8 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     await browser?.close();
   });
   beforeEach(async () => {
-    f = makeServerFixture({ publicOrigin: undefined, passkeys: { store: new MemoryPasskeyStore() } }, { policy: loadPolicy(POLICY, 'yaml') });
+    const passkeyStore = new MemoryPasskeyStore();
+    f = { ...makeServerFixture({ publicOrigin: undefined, passkeys: { store: passkeyStore } }, { policy: loadPolicy(POLICY, 'yaml') }), passkeyStore };
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });
@@ -175,6 +186,62 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
       await page.goto(`${base}/passkeys`);
       await page.screenshot({ path: join(SCREENSHOTS, `passkeys-page-${width}.png`), fullPage: true });
     }
+  });
+
+  it('a second passkey is added only with a step-up from the first; without it nothing is stored or audited', { timeout: 90_000 }, async () => {
+    // No resident keys: a second credential for the same user must not replace the first in the authenticator.
+    const { page, cdp } = await signedInWithAuthenticator(false);
+    await registerPasskey(page, 'laptop');
+    const [first] = await f.audit.read().then((records) => records.filter((r) => r.type === 'passkey_registered'));
+    expect(first).toMatchObject({ actor: 'fiona', detail: { authorizedBy: 'first' } });
+    const laptopId = String(first?.detail?.credentialId);
+
+    // A page script holding only the session (a stolen password): create a key and register it without a step-up.
+    const refused = await page.evaluate(async () => {
+      const toBytes = (text: string) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+      const toText = (buffer: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      type Created = { id: string; rawId: ArrayBuffer; type: string; response: { clientDataJSON: ArrayBuffer; attestationObject: ArrayBuffer } };
+      const { navigator } = globalThis as unknown as { navigator: { credentials: { create(options: unknown): Promise<Created> } } };
+      const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const options = (await (await post('/api/v1/passkeys/registration-options', {})).json()) as { challenge: string; user: { id: string }; stepUp?: unknown };
+      const { stepUp: _ignored, ...creation } = options;
+      const credential = await navigator.credentials.create({
+        publicKey: { ...creation, challenge: toBytes(options.challenge), user: { ...options.user, id: toBytes(options.user.id) }, excludeCredentials: [] },
+      });
+      const response = { id: credential.id, rawId: toText(credential.rawId), type: credential.type, clientExtensionResults: {}, response: { clientDataJSON: toText(credential.response.clientDataJSON), attestationObject: toText(credential.response.attestationObject) } };
+      const res = await post('/api/v1/passkeys', { label: 'intruder', response });
+      return { status: res.status, body: (await res.json()) as { error?: { code?: string } }, hadStepUp: options.stepUp !== undefined, id: credential.id };
+    });
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: 'step_up_required' } }, hadStepUp: true });
+    expect(await f.passkeyStore.get(refused.id)).toBeUndefined();
+    expect((await f.audit.read()).filter((r) => r.type === 'passkey_registered')).toHaveLength(1);
+
+    // The page: the first passkey confirms (get), then a second authenticator creates the new one.
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await registerPasskey(page, 'security key');
+    expect(await page.locator('ul.passkeys li').count()).toBe(2);
+    const registered = (await f.audit.read()).filter((r) => r.type === 'passkey_registered');
+    expect(registered).toHaveLength(2);
+    expect(registered[1]).toMatchObject({ actor: 'fiona', detail: { authorizedBy: 'passkey', stepUp: { credentialId: laptopId } } });
+
+    // Both keys are in the chain: a decision signed with either verifies offline from the chain alone.
+    const requestId = await proposeTransfer('call-two-keys');
+    await page.goto(`${base}/requests/${requestId}`);
+    await page.getByRole('button', { name: 'Approve this call' }).click();
+    await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
+    const report = await checkPasskeyEvidence(await f.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
+    expect(report).toMatchObject({ verified: 1, registered: 2, firstRegistrations: 1, problems: [] });
+
+    // Removing one from the page: passkey.js has one of her passkeys sign the removal first.
+    await page.goto(`${base}/passkeys`);
+    await page.locator('ul.passkeys li', { hasText: 'security key' }).getByRole('button', { name: 'Remove' }).click();
+    await page.waitForURL(`${base}/passkeys?done=removed`);
+    expect(await page.locator('ul.passkeys li').count()).toBe(1);
+    expect((await f.audit.read()).at(-1)).toMatchObject({ type: 'passkey_removed', actor: 'fiona', detail: { removedBy: 'approver', stepUp: { rpId: 'localhost' } } });
+    const after = await checkPasskeyEvidence(await f.audit.read(), offlineAssertionCheck, { table: await f.passkeyStore.list() });
+    expect(after).toMatchObject({ verified: 1, registered: 2, removed: 1, problems: [] });
   });
 
   it('refuses an assertion for call A presented for call B, for edited arguments, after expiry, or without user verification', { timeout: 120_000 }, async () => {

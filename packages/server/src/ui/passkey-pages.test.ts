@@ -27,20 +27,30 @@ describe('passkey pages', () => {
     expect(page).toContain(fiona.credentialId);
     expect(page).not.toContain(oscar.credentialId);
     expect(page).toContain('<script src="/assets/passkey.js" defer></script>');
+    expect(page).toContain('class="passkey-remove"');
     expect(page).not.toMatch(/<script>(?!<)/);
     const script = await browser.request('GET', '/assets/passkey.js');
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(script.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 
-  it('an approver removes their own passkey (CSRF-checked), never someone else’s; a removed one takes no decision', async () => {
+  it('an approver removes their own passkey (CSRF-checked, with a step-up), never someone else’s; a removed one takes no decision', async () => {
     const { f, store, fiona, oscar, browser } = await setup();
     const csrf = browser.csrfFrom(await (await browser.request('GET', '/passkeys')).text()) ?? '';
     expect((await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: oscar.credentialId } })).status).toBe(404);
     expect((await store.get(oscar.credentialId))?.removedAt).toBeUndefined();
     expect((await browser.request('POST', '/passkeys/remove', { form: { csrf: 'forged', credentialId: fiona.credentialId } })).status).toBe(403);
-    const removed = await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: fiona.credentialId } });
+    // The form alone (a session, no passkey: what a stolen password gives) is refused.
+    const unconfirmed = await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: fiona.credentialId } });
+    expect(unconfirmed.status).toBe(403);
+    expect(await unconfirmed.text()).toContain('step_up_required');
+    expect((await store.get(fiona.credentialId))?.removedAt).toBeUndefined();
+    // What passkey.js does: the removal challenge, signed by one of her passkeys, sent with the form.
+    const challenge = (await (await f.fiona('POST', '/api/v1/passkeys/removal-challenge', { credentialId: fiona.credentialId })).json()) as { nonce: string; challenge: string };
+    const stepUp = JSON.stringify(fiona.assertion(Buffer.from(challenge.challenge, 'base64url')));
+    const removed = await browser.request('POST', '/passkeys/remove', { form: { csrf, credentialId: fiona.credentialId, nonce: challenge.nonce, stepUp } });
     expect(removed.status).toBe(303);
+    expect((await f.audit.read()).at(-1)).toMatchObject({ type: 'passkey_removed', actor: 'fiona', detail: { credentialId: fiona.credentialId, removedBy: 'approver' } });
     expect((await store.get(fiona.credentialId))?.removedAt).toBeDefined();
     // Signed with the removed passkey: refused.
     const { requestId } = await f.proposeTransfer();

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL, parseJsonl } from '@countersign/core/audit';
 import { checkDecisionEvidence } from '@countersign/core/gate';
-import { checkPasskeyEvidence, type PasskeyCredential } from '@countersign/core/passkey';
+import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem } from '@countersign/core/passkey';
 import type { Command } from 'commander';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
@@ -26,8 +26,21 @@ interface VerifyFlags extends StoreFlags {
 
 /** What was checked of the signed decision records: how many, with which keys; or why not. */
 type DecisionsChecked = { checked: number; keys: string } | { checked: null; why: string };
-/** Passkey assertions re-verified against the registered public keys (needs no server key); or why not. */
-type PasskeysChecked = { verified: number; unchecked: number; why?: string | undefined };
+/**
+ * Passkey evidence (needs no server key): assertions re-verified against public keys from
+ * the chain's passkey_registered records; registrations and removals; and, for a store,
+ * how many passkey table rows were found to match the chain (null for an export).
+ */
+type PasskeysChecked = {
+  verified: number;
+  registered: number;
+  firstRegistrations: number;
+  removed: number;
+  operatorRemovals: number;
+  /** Approvers who registered a "first" passkey again after losing all theirs: confirm each with the approver. */
+  reRegistrations: { seq: number; approver: string; credentialId: string }[];
+  tableRows: number | null;
+};
 /** What the signed checkpoints cover, with which keys; or why they were not checked. */
 type CheckpointsChecked = (CheckpointSummary & { checked: number; keys: string }) | { checked: null; why: string };
 
@@ -42,10 +55,19 @@ type VerifyReport =
       decisions: DecisionsChecked;
       passkeys: PasskeysChecked;
     }
-  | { ok: false; source: string; seq: number | undefined; line: number | undefined; reason: string; message: string };
+  | {
+      ok: false;
+      source: string;
+      seq: number | undefined;
+      line: number | undefined;
+      reason: string;
+      message: string;
+      /** For `passkey_evidence`: every problem found (planted table rows carry a credential id, no seq). */
+      problems?: PasskeyEvidenceProblem[] | undefined;
+    };
 
 /** Filled in by withPasskeys. */
-const NOT_YET: PasskeysChecked = { verified: 0, unchecked: 0 };
+const NOT_YET: PasskeysChecked = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
 const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
@@ -69,10 +91,15 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
         '--max-unsigned-tail records may follow the last one; each signed decision record must verify and name\n' +
         "exactly its audit record's call and approver. Records after the last checkpoint are protected only by\n" +
         '--anchor, kept somewhere the store\'s writers cannot reach.\n' +
-        'Always (no key needed): every passkey assertion is verified again against the approver\'s registered\n' +
-        'public key, over the challenge rebuilt from the records, and a decision on a request opened under a\n' +
-        '`passkey: required` rule without a valid assertion fails the check, signed decision record or not\n' +
-        '(an export has no public keys: there only missing assertions are found).\n' +
+        'Always (no key needed): every passkey assertion is verified again against the public key of a\n' +
+        'passkey_registered record in the chain (never the passkey table): registered by the approver who decided,\n' +
+        'before the decision, not removed before it; over the challenge rebuilt from the records. A decision on a\n' +
+        'request opened under a `passkey: required` rule without a valid assertion fails the check, signed decision\n' +
+        'record or not. Registrations and removals must carry a step-up by an earlier key of the same approver\n' +
+        "(an approver's first passkey and an operator's removal carry none; they are counted). For a store, every\n" +
+        'passkey table row must match the chain: a row the chain never registered (a planted key) or with another\n' +
+        'public key fails. The chain is trusted up to its head: --anchor and signed checkpoints are what detect a\n' +
+        'rewritten chain, with its registrations.\n' +
         'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
     )
     .action(async (flags: VerifyFlags) => {
@@ -128,53 +155,56 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   const source = describeStoreTarget(target);
   const keys = await verifyingKeys(ctx, { keyFile: flags.keyFile, kid: keyId(ctx, flags), store: target });
   const decisions: AuditRecord[] = [];
-  // What the passkey check reads: the requests' rules and the decisions.
+  // What the passkey check reads: the requests' rules, passkey registrations and removals, the decisions.
   const passkeyRecords: AuditRecord[] = [];
-  let credentials: Map<string, PasskeyCredential> | undefined;
+  let table: PasskeyCredential[] = [];
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
     async (store) => {
-      credentials = await registeredPasskeys(store.passkeys);
+      table = await passkeyTable(store.passkeys);
       const verifier = verifierFor(opts, keys);
       for await (const page of readAuditPages(store.audit)) {
         for (const record of page) {
           if (verifier.push(record) !== undefined) return verifier.finish();
           if (record.type === 'decision') decisions.push(record);
-          if (record.type === 'decision' || record.type === 'approval_requested') passkeyRecords.push(record);
+          if (PASSKEY_EVIDENCE_TYPES.has(record.type)) passkeyRecords.push(record);
         }
       }
       return verifier.finish();
     },
     { readOnly: true },
   );
-  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, credentials);
+  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table);
 }
 
-/** Every registered passkey, removed ones included; none for a store from before passkeys existed (migration 7). */
-async function registeredPasskeys(store: { list(): Promise<PasskeyCredential[]> }): Promise<Map<string, PasskeyCredential>> {
-  let listed: PasskeyCredential[];
+const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
+
+/** Every row of the passkey table, removed ones included; none for a store from before passkeys existed (migration 7). */
+async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Promise<PasskeyCredential[]> {
   try {
-    listed = await store.list();
+    return await store.list();
   } catch {
-    listed = [];
+    return [];
   }
-  return new Map(listed.map((c) => [c.credentialId, c]));
 }
 
 /**
- * Adds the passkey check to a report whose chain held: each assertion verifies under the
- * approver's registered key, and no decision under a passkey rule lacks one. A decision
- * the server's keys alone made (no approver device) fails here even when everything
- * else holds.
+ * Adds the passkey check to a report whose chain held: each assertion verifies under a
+ * key the chain registered for that approver before the decision, and no decision under a
+ * passkey rule lacks one. A decision the server's keys alone made (no approver device), or
+ * signed with a key planted in the passkey table, fails here even when everything else
+ * holds. `table` undefined: an export, which has no passkey table.
  */
-async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], credentials: ReadonlyMap<string, PasskeyCredential> | undefined): Promise<VerifyReport> {
+async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], table: readonly PasskeyCredential[] | undefined): Promise<VerifyReport> {
   if (!report.ok) return report;
-  const checked = await checkPasskeyEvidence(records, credentials, offlineAssertionCheck);
+  const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table });
   const problem = checked.problems[0];
-  if (problem !== undefined) return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason };
-  const why = credentials === undefined ? 'an export holds no registered public keys: verify the store to check signatures' : undefined;
-  return { ...report, passkeys: { verified: checked.verified, unchecked: checked.unchecked, ...(why === undefined ? {} : { why }) } };
+  if (problem !== undefined) {
+    return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems: checked.problems };
+  }
+  const { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
+  return { ...report, passkeys: { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
 }
 
 function keyId(ctx: CommandContext, flags: VerifyFlags): string {
@@ -266,10 +296,16 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
         : `signed decision records: ${report.decisions.checked} verified (keys: ${report.decisions.keys})`,
     );
     const pk = report.passkeys;
+    writeLine(out, `passkey assertions: ${pk.verified} verified against public keys registered in the chain; no decision under a passkey rule lacks one`);
     writeLine(
       out,
-      `passkey assertions: ${pk.verified} verified against registered public keys${pk.unchecked > 0 ? `, ${pk.unchecked} not checked (${pk.why ?? 'no keys'})` : ''}; no decision under a passkey rule lacks one`,
+      `passkey registrations: ${pk.registered} (${pk.firstRegistrations} an approver's first, on sign-in alone), removals: ${pk.removed} (${pk.operatorRemovals} by an operator); ` +
+        (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, all registered in the chain`),
     );
+    for (const again of pk.reRegistrations) {
+      writeLine(out, `NOTE: seq ${again.seq}: ${again.approver} registered ${again.credentialId} on sign-in alone after losing all earlier passkeys: confirm it with them`);
+    }
+    if (pk.registered > 0) writeLine(out, '(the keys come from the chain: --anchor and signed checkpoints are what show it was not rewritten)');
     writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
     return;
   }
@@ -279,4 +315,5 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
   ].filter((part) => part !== undefined);
   writeLine(out, `audit chain BROKEN in ${report.source}${where.length > 0 ? ` at ${where.join(', ')}` : ''}: ${report.reason}`);
   writeLine(out, `  ${report.message}`);
+  for (const problem of (report.problems ?? []).slice(1)) writeLine(out, `  ${problem.seq === undefined ? '' : `seq ${problem.seq}: `}${problem.reason}`);
 }

@@ -36,9 +36,10 @@ ${
     : html`<ul class="passkeys">${active.map(
         (c) => html`<li><strong>${shown(c.label)}</strong> · added ${formatTime(c.createdAt)}${c.lastUsedAt === undefined ? '' : html` · last used ${formatTime(c.lastUsedAt)}`}
 <br><span class="mono hint">${c.credentialId}</span>
-<form method="post" action="/passkeys/remove"><input type="hidden" name="csrf" value="${props.csrfToken}"><input type="hidden" name="credentialId" value="${c.credentialId}"><button class="danger" type="submit">Remove</button></form></li>`,
+<form method="post" action="/passkeys/remove" class="passkey-remove"><input type="hidden" name="csrf" value="${props.csrfToken}"><input type="hidden" name="credentialId" value="${c.credentialId}"><button class="danger" type="submit">Remove</button></form></li>`,
       )}</ul>`
 }
+${active.length === 0 ? '' : html`<p class="hint">Adding another passkey, or removing one, needs confirmation with one of these (so a stolen password alone cannot change them). Lost them all? An operator can remove a passkey with <code>countersign auth passkeys --remove</code>.</p>`}
 ${removed.length === 0 ? '' : html`<p class="hint">${removed.length} removed passkey${removed.length === 1 ? ' is' : 's are'} kept only so the audit log can still check the decisions ${removed.length === 1 ? 'it' : 'they'} signed.</p>`}
 </section>
 <section class="card" aria-labelledby="add">

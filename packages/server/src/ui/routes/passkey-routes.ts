@@ -1,10 +1,23 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
+import { removeWithStepUp, stepUpOf } from '../../api/approver/passkeys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { PASSKEY_SCRIPT } from '../assets/passkey-script.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
 import { passkeysPage } from '../pages/passkeys-page.ts';
+
+/** The removal form's field passkey.js fills with the step-up assertion (JSON text). */
+export const STEP_UP_FIELD = 'stepUp';
+
+function jsonField(text: string | undefined): unknown {
+  if (text === undefined || text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError('step_up_invalid', 'step-up assertion refused: not JSON');
+  }
+}
 
 const NOTICES: Record<string, string> = {
   registered: 'Your passkey was added.',
@@ -41,13 +54,14 @@ export function passkeyRoutes(services: Services): Hono<AppEnv> {
     );
   });
 
+  // passkey.js fills `nonce` and `stepUp` (an assertion of one of the approver's passkeys
+  // over this removal) before the form is sent; without them the removal is refused.
   routes.post('/passkeys/remove', signedIn, async (c) => {
     const identity = pageApprover(c);
-    const form = await readCheckedForm(c, services, ['credentialId']);
+    const form = await readCheckedForm(c, services, ['credentialId', 'nonce', STEP_UP_FIELD]);
     if (services.passkeys === undefined) throw new ApiError('not_found', 'passkeys are not enabled on this service');
     // Only the owner's own passkey: anyone else's id reads as not found.
-    const removed = await services.passkeys.store.remove(identity.approver.id, form.credentialId ?? '', services.gate.now());
-    if (!removed) throw new ApiError('not_found', 'no such passkey');
+    await removeWithStepUp(services, services.passkeys, c.req.url, identity.approver.id, form.credentialId ?? '', form.nonce ?? '', stepUpOf(jsonField(form[STEP_UP_FIELD])));
     return c.redirect('/passkeys?done=removed', 303);
   });
 
