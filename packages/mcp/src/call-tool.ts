@@ -110,7 +110,8 @@ async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> 
   }
   let result: CallToolResult;
   try {
-    result = await upstream.callTool(target.tool, JSON.parse(grant.canonicalArgs) as Record<string, unknown>);
+    // The ledger's canonical arguments, as text: what runs is exactly what was authorized.
+    result = await upstream.callTool(target.tool, grant.canonicalArgs);
   } catch (error) {
     await ctx.port.complete(grant, { status: 'failed', error: errorText(error) });
     return refusalResult({ reason: 'upstream_failed', message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });

@@ -46,6 +46,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
 
+  // The request target exactly as the path (what clients send): no URL parse per request; anything else is parsed.
+  const pathIsNormal = new URL(path, 'http://gateway').pathname === path;
+  const onPath = (target: string | undefined) => (pathIsNormal && target === path) || new URL(target ?? '/', 'http://gateway').pathname === path;
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
@@ -57,7 +61,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return plain(res, 403, 'host not allowed');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return plain(res, 403, 'origin not allowed');
-    if (new URL(req.url ?? '/', 'http://gateway').pathname !== path) return plain(res, 404, 'not found');
+    if (!onPath(req.url)) return plain(res, 404, 'not found');
     if (!authorized(req.headers.authorization, expected)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'a valid bearer token is required');
