@@ -145,7 +145,8 @@ export class LeanToolCaller {
     try {
       data = JSON.parse(text);
     } catch {
-      return pending.reject(new StreamableHTTPError(-1, 'the upstream answered invalid JSON'));
+      pending.reject(new StreamableHTTPError(-1, 'the upstream answered invalid JSON'));
+      return;
     }
     for (const message of Array.isArray(data) ? data : [data]) this.#deliver(id, message);
     this.#pending.get(id)?.reject(new StreamableHTTPError(-1, 'the upstream answered without a response to the call'));
@@ -155,7 +156,8 @@ export class LeanToolCaller {
   #deliver(id: string, message: unknown): void {
     if (typeof message === 'object' && message !== null && (message as { id?: unknown }).id === id && !('method' in message)) {
       const pending = this.#pending.get(id);
-      return pending === undefined ? undefined : settle(pending, message as JSONRPCMessage);
+      if (pending !== undefined) settle(pending, message as JSONRPCMessage);
+      return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(message);
     if (parsed.success) this.#transport.onmessage?.(parsed.data);
@@ -194,10 +196,9 @@ function settle(pending: Pending, message: JSONRPCMessage): void {
   const { result, error } = message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
   if (error !== undefined) {
     const code = typeof error?.code === 'number' ? error.code : ErrorCode.InternalError;
-    return pending.reject(new McpError(code, typeof error?.message === 'string' ? error.message : 'upstream error', error?.data));
-  }
-  if (result === undefined) return pending.reject(new StreamableHTTPError(-1, 'the upstream answered the call with neither a result nor an error'));
-  pending.resolve(result);
+    pending.reject(new McpError(code, typeof error?.message === 'string' ? error.message : 'upstream error', error?.data));
+  } else if (result === undefined) pending.reject(new StreamableHTTPError(-1, 'the upstream answered the call with neither a result nor an error'));
+  else pending.resolve(result);
 }
 
 function readAll(res: IncomingMessage, onText: (text: string) => void, onError: (error: Error) => void): void {
