@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -113,8 +113,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   };
 }
 
+/** One-shot `crypto.hash`: a Hash object per request cost more than the rest of the bearer check. */
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
 
 /** Constant-time: both sides are hashed to the same length first. */

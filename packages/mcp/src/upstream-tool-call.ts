@@ -125,16 +125,23 @@ export class LeanToolCaller {
     for (const pending of [...this.#pending.values()]) pending.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
   }
 
+  /** The headers of the last call, reused while the session and protocol version stay the same (node:http does not change them). */
+  #lastHeaders: { session: string | undefined; version: string | undefined; headers: Record<string, string> } | undefined;
+
   #requestHeaders(): Record<string, string> {
     const session = this.#transport.sessionId;
     const version = this.#transport.protocolVersion;
-    return {
+    const last = this.#lastHeaders;
+    if (last !== undefined && last.session === session && last.version === version) return last.headers;
+    const headers = {
       ...(session === undefined ? {} : { 'mcp-session-id': session }),
       ...(version === undefined ? {} : { 'mcp-protocol-version': version }),
       ...this.#headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
+    this.#lastHeaders = { session, version, headers };
+    return headers;
   }
 
   /** A JSON answer: this call's response (alone or in a batch); anything else in it goes to the SDK client. */
