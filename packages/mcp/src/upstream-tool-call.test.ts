@@ -18,7 +18,7 @@ const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
  * A Streamable HTTP upstream scripted per tool name, written for these tests: every way
  * the spec lets a server answer a tools/call that the lean path must handle.
  */
-function scriptedUpstream(seen: Seen[]): Server {
+function scriptedUpstream(seen: Seen[], hung: string[] = []): Server {
   const sse = (res: ServerResponse, events: string[]) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': SESSION });
     for (const event of events) res.write(`${event}\n\n`);
@@ -64,6 +64,12 @@ function scriptedUpstream(seen: Seen[]): Server {
         case 'sse-resume':
           // A priming event, then the stream closes before the answer (the spec's polling): the client resumes with GET.
           return sse(res, ['id: ev-1\ndata: ']);
+        case 'hang':
+          // Headers, then nothing: the call is still under way when the gateway closes the upstream.
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': SESSION });
+          res.write(': working\n\n');
+          req.socket.once('close', () => hung.push('closed'));
+          return;
         case 'silent':
           return sse(res, [': nothing to say']);
         case 'moved':
@@ -140,6 +146,20 @@ describe('tools/call to a Streamable HTTP upstream on the lean path (upstream-to
     await expect(upstream.callTool('down', '{}')).rejects.toThrow(/upstream down/);
     await expect(upstream.callTool('silent', '{}')).rejects.toThrow(/without answering/);
     await expect(upstream.callTool('not-a-result', '{}')).rejects.toThrow(/not a CallToolResult/);
+  });
+
+  it('closing the upstream fails a call under way (as the SDK client did) and ends its HTTP exchange', async () => {
+    const hung: string[] = [];
+    const own = scriptedUpstream([], hung);
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    const closing = await connectUpstream({ name: 'closing', url: `http://127.0.0.1:${(own.address() as AddressInfo).port}/mcp` }, () => undefined);
+    const call = closing.callTool('hang', '{}');
+    await new Promise((r) => setTimeout(r, 50));
+    await closing.close();
+    await expect(call).rejects.toThrow(/Connection closed/);
+    await expect.poll(() => hung).toEqual(['closed']);
+    own.closeAllConnections();
+    await new Promise((resolve) => own.close(resolve));
   });
 
   it('results the hand check does not take are checked by the SDK schema (and relayed as it returns them)', async () => {

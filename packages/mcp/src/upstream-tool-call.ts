@@ -18,6 +18,8 @@ export type LeanAnswer = { ok: true; result: unknown } | { ok: false; redirected
 interface Pending {
   resolve(result: unknown): void;
   reject(error: Error): void;
+  /** Ends the call's HTTP exchange (the upstream connection is closing). */
+  abort(): void;
 }
 
 /**
@@ -97,6 +99,7 @@ export class LeanToolCaller {
           resolve({ ok: true, result });
         },
         reject: fail,
+        abort: () => request.destroy(),
       });
       const send = this.#url.protocol === 'https:' ? httpsRequest : httpRequest;
       const request = send({ ...this.#options, headers: this.#requestHeaders() }, (res) => {
@@ -122,7 +125,10 @@ export class LeanToolCaller {
   /** Every call under way fails (the upstream connection is closing). */
   close(): void {
     this.#closed = true;
-    for (const pending of [...this.#pending.values()]) pending.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    for (const pending of [...this.#pending.values()]) {
+      pending.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+      pending.abort();
+    }
   }
 
   /** The headers of the last call, reused while the session and protocol version stay the same (node:http does not change them). */
