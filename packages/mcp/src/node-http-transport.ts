@@ -74,10 +74,11 @@ export class NodeStreamableHttpTransport implements Transport {
    * Request methods answered without the SDK `Server` (the gateway's `tools/call`): its
    * dispatch (an AbortController, handler lookups, zod checks of every message's kind and
    * of the request, promise layers) cost more per call than the gate. Only a POST with
-   * one request, no task augmentation; the envelope is checked as strictly as the SDK's
-   * `JSONRPCRequestSchema` (plain-shapes.ts), the handler checks its params. Cancellation and the end of
-   * the session abort the handler's signal as the SDK's would; the result or error is
-   * written as the SDK `Server` would write it.
+   * one request, no task augmentation, after the same session and protocol-version checks;
+   * the envelope is checked as strictly as the SDK's `JSONRPCRequestSchema` (plain-shapes.ts),
+   * the handler checks its params. Cancellation and the end of the session abort the
+   * handler's signal as the SDK's would; the result or error is written as the SDK
+   * `Server` would write it.
    */
   readonly directHandlers = new Map<string, DirectRequestHandler>();
 
