@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { canonicalizeArguments } from '@countersign/core/canonical';
 import type { Grant, ProposeOutcome } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -110,7 +110,8 @@ async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> 
   }
   let result: CallToolResult;
   try {
-    result = await upstream.callTool(target.tool, JSON.parse(grant.canonicalArgs) as Record<string, unknown>);
+    // The ledger's canonical arguments, as text: what runs is exactly what was authorized.
+    result = await upstream.callTool(target.tool, grant.canonicalArgs);
   } catch (error) {
     await ctx.port.complete(grant, { status: 'failed', error: errorText(error) });
     return refusalResult({ reason: 'upstream_failed', message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });
@@ -167,7 +168,7 @@ function stableCallId(ctx: CallContext, toolName: string, args: Record<string, u
   } catch {
     return `mcp-${randomUUID()}`; // propose refuses these arguments anyway, with the precise reason
   }
-  return `mcp-${createHash('sha256').update(`${ctx.sessionId}\u0000${toolName}\u0000${argsDigest}`).digest('hex').slice(0, 40)}`;
+  return `mcp-${hash('sha256', `${ctx.sessionId}\u0000${toolName}\u0000${argsDigest}`).slice(0, 40)}`;
 }
 
 function errorText(error: unknown): string {

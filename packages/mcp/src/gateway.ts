@@ -27,6 +27,8 @@ import { callTool } from './call-tool.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
+import { NodeStreamableHttpTransport } from './node-http-transport.ts';
+import { plainToolCallParams } from './plain-shapes.ts';
 import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { PromptRelay } from './prompts.ts';
@@ -156,19 +158,44 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
+  /** One tools/call from a 1.x client, whichever path brought it. */
+  const toolCall = async (request: CallToolRequest, headerRun: string | undefined, channel: ApprovalChannel) => {
+    const { name, arguments: args, _meta: meta } = request.params;
+    if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    return callTool(context, name, args ?? {}, meta, headerRun, channel);
+  };
+
   return {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
       // Protocol's registration, not Server's: Server's wraps tools/call to parse the request a
       // second time and the result once more, and every result here is already checked (the
-      // upstream's by the client's CallToolResultSchema, refusals built by the gateway).
-      Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request: CallToolRequest, extra: CallExtra) => {
-        const { name, arguments: args, _meta: meta } = request.params;
-        if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      // upstream's against CallToolResultSchema, refusals built by the gateway).
+      Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (request: CallToolRequest, extra: CallExtra) =>
         // Over HTTP, the run the agent names in its x-countersign-run header (as on the LLM proxy) counts like _meta's.
-        return callTool(context, name, args ?? {}, meta, runFromHeaders(extra.requestInfo?.headers), approvalChannel(server, extra));
-      });
+        toolCall(request, runFromHeaders(extra.requestInfo?.headers), approvalChannel(server, extra)),
+      );
+      // The gateway's own HTTP front answers tools/call without the SDK Server's dispatch (node-http-transport.ts): same handler, same checks.
+      if (transport instanceof NodeStreamableHttpTransport) {
+        transport.directHandlers.set('tools/call', (message, extra) => {
+          const params = plainToolCallParams(message.params);
+          // Any other tools/call (valid or not) goes to the SDK Server as before.
+          if (params === undefined) return undefined;
+          const channel = approvalChannel(server, {
+            signal: extra.signal,
+            ...(params._meta === undefined ? {} : { _meta: params._meta }),
+            sendNotification: async (notification) => {
+              if (!extra.signal.aborted) await server.notification(notification, { relatedRequestId: message.id });
+            },
+            sendRequest: async (request, schema, options) => {
+              if (extra.signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
+              return server.request(request, schema, { ...options, relatedRequestId: message.id });
+            },
+          });
+          return toolCall({ method: 'tools/call', params }, runFromHeaders(extra.requestInfo.headers), channel);
+        });
+      }
       if (prompts.available) {
         server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));
         server.setRequestHandler(GetPromptRequestSchema, (request) => prompts.get(request.params.name, request.params.arguments));
@@ -198,8 +225,11 @@ const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** What `approvalChannel` uses of a request's extra: the SDK Server's, or the direct path's equivalent. */
+type ChannelExtra = Pick<CallExtra, 'signal' | '_meta' | 'sendNotification' | 'sendRequest'>;
+
 /** What this client can be offered while its call waits for approval (see `ApprovalChannel`). */
-function approvalChannel(server: Server, extra: CallExtra): ApprovalChannel {
+function approvalChannel(server: Server, extra: ChannelExtra): ApprovalChannel {
   const progressToken = extra._meta?.progressToken;
   // Only a client that declared it gets a URL elicitation (2025-11-25); the SDK refuses to send one otherwise.
   const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -46,6 +46,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
 
+  // The request target exactly as the path (what clients send): no URL parse per request; anything else is parsed.
+  const pathIsNormal = new URL(path, 'http://gateway').pathname === path;
+  const onPath = (target: string | undefined) => (pathIsNormal && target === path) || new URL(target ?? '/', 'http://gateway').pathname === path;
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
@@ -57,7 +61,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return plain(res, 403, 'host not allowed');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return plain(res, 403, 'origin not allowed');
-    if (new URL(req.url ?? '/', 'http://gateway').pathname !== path) return plain(res, 404, 'not found');
+    if (!onPath(req.url)) return plain(res, 404, 'not found');
     if (!authorized(req.headers.authorization, expected)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'a valid bearer token is required');
@@ -109,8 +113,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   };
 }
 
+/** One-shot `crypto.hash`: a Hash object per request cost more than the rest of the bearer check. */
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
 
 /** Constant-time: both sides are hashed to the same length first. */

@@ -1,14 +1,17 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
   isInitializeRequest,
   type JSONRPCMessage,
   type JSONRPCRequest,
   JSONRPCMessageSchema,
   type MessageExtraInfo,
   type RequestId,
+  type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { plainJsonRpcRequest, RELATED_TASK_META } from './plain-shapes.ts';
 
 /** As the SDK's transport: a POST carries at most this many messages. */
 const MAX_BATCH = 100;
@@ -26,6 +29,20 @@ interface Exchange {
   batch: boolean;
   keepAlive?: NodeJS.Timeout | undefined;
 }
+
+/** What a direct handler gets with its request (the SDK's `RequestHandlerExtra`, the part the gateway uses). */
+export interface DirectRequestExtra {
+  /** Aborted when the client cancels the request (`notifications/cancelled`) or the session ends. */
+  signal: AbortSignal;
+  requestInfo: { headers: IncomingHttpHeaders };
+}
+
+/**
+ * Answers one request method without the SDK `Server`'s dispatch (see `directHandlers`).
+ * Returns the result, or undefined when the request is not its to take after all (it then
+ * goes to the SDK `Server` like any other; nothing may have been done with it yet).
+ */
+export type DirectRequestHandler = (request: JSONRPCRequest, extra: DirectRequestExtra) => Promise<Result> | undefined;
 
 export interface NodeHttpTransportOptions {
   sessionIdGenerator: () => string;
@@ -53,8 +70,21 @@ export class NodeStreamableHttpTransport implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
 
+  /**
+   * Request methods answered without the SDK `Server` (the gateway's `tools/call`): its
+   * dispatch (an AbortController, handler lookups, zod checks of every message's kind and
+   * of the request, promise layers) cost more per call than the gate. Only a POST with
+   * one request, no task augmentation, after the same session and protocol-version checks;
+   * the envelope is checked as strictly as the SDK's `JSONRPCRequestSchema` (plain-shapes.ts),
+   * the handler checks its params. Cancellation and the end of the session abort the
+   * handler's signal as the SDK's would; the result or error is written as the SDK
+   * `Server` would write it.
+   */
+  readonly directHandlers = new Map<string, DirectRequestHandler>();
+
   readonly #options: NodeHttpTransportOptions;
   readonly #exchanges = new Map<RequestId, Exchange>();
+  readonly #directAborts = new Map<RequestId, AbortController>();
   #standalone: ServerResponse | undefined;
   #standaloneKeepAlive: NodeJS.Timeout | undefined;
   #started = false;
@@ -91,6 +121,7 @@ export class NodeStreamableHttpTransport implements Transport {
       return jsonError(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
     if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return jsonError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!Array.isArray(body) && this.#initialized && this.#direct(req, res, body)) return;
     const raw = Array.isArray(body) ? body : [body];
     if (raw.length > MAX_BATCH) return jsonError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     const messages: JSONRPCMessage[] = [];
@@ -113,14 +144,72 @@ export class NodeStreamableHttpTransport implements Transport {
     if (requests.length === 0) {
       // Notifications and the client's answers (to an elicitation): accepted, nothing to return.
       res.writeHead(202).end();
-      for (const message of messages) this.onmessage?.(message, extra);
+      for (const message of messages) {
+        this.#cancelDirect(message);
+        this.onmessage?.(message, extra);
+      }
       return;
     }
     const exchange: Exchange = { res, mode: 'pending', ids: requests.map((r) => r.id), responses: new Map(), batch: Array.isArray(body) };
     for (const id of exchange.ids) this.#exchanges.set(id, exchange);
     // A client that goes away: its requests have nowhere to be answered (the SDK's transport drops them the same way).
     res.once('close', () => this.#finish(exchange));
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) {
+      this.#cancelDirect(message);
+      this.onmessage?.(message, extra);
+    }
+  }
+
+  /** A single request of a direct method: answered here (true), or left to the SDK path (false: nothing written). */
+  #direct(req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
+    const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
+    const handler = typeof method === 'string' ? this.directHandlers.get(method) : undefined;
+    if (handler === undefined) return false;
+    const request = plainJsonRpcRequest(body);
+    if (request === undefined) return false; // the SDK path answers it exactly as before (400 Parse error)
+    const params = request.params as { task?: unknown; _meta?: Record<string, unknown> } | undefined;
+    if (params?.task !== undefined || params?._meta?.[RELATED_TASK_META] !== undefined) return false;
+    if (this.#refused(req, res)) return true;
+    const abort = new AbortController();
+    const answer = handler(request, { signal: abort.signal, requestInfo: { headers: req.headers } });
+    if (answer === undefined) return false;
+    const exchange: Exchange = { res, mode: 'pending', ids: [request.id], responses: new Map(), batch: false };
+    this.#exchanges.set(request.id, exchange);
+    this.#directAborts.set(request.id, abort);
+    res.once('close', () => this.#finish(exchange));
+    const settle = (message: JSONRPCMessage) => {
+      if (this.#directAborts.get(request.id) === abort) this.#directAborts.delete(request.id);
+      // As the SDK's Protocol: a cancelled request is not answered.
+      if (abort.signal.aborted) return;
+      this.send(message).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    };
+    answer.then(
+      (result) => settle({ jsonrpc: '2.0', id: request.id, result }),
+      (error: unknown) => {
+        const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+        settle({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: {
+            code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError,
+            message: typeof message === 'string' ? message : 'Internal error',
+            ...(data === undefined ? {} : { data }),
+          },
+        });
+      },
+    );
+    return true;
+  }
+
+  /** `notifications/cancelled` for a request answered directly aborts it (the SDK Server does the same for its own). */
+  #cancelDirect(message: JSONRPCMessage): void {
+    if (!('method' in message) || message.method !== 'notifications/cancelled') return;
+    const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+    if (requestId === undefined) return;
+    const abort = this.#directAborts.get(requestId);
+    if (abort === undefined) return;
+    this.#directAborts.delete(requestId);
+    abort.abort((message.params as { reason?: unknown }).reason);
   }
 
   #get(req: IncomingMessage, res: ServerResponse): undefined {
@@ -209,6 +298,8 @@ export class NodeStreamableHttpTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const abort of this.#directAborts.values()) abort.abort(new Error('the session ended'));
+    this.#directAborts.clear();
     for (const exchange of new Set(this.#exchanges.values())) {
       const pending = exchange.mode === 'pending';
       this.#finish(exchange);

@@ -7,6 +7,8 @@ import {
   type CompleteRequest,
   type CompleteResult,
   CallToolResultSchema,
+  ErrorCode,
+  McpError,
   type GetPromptResult,
   type Prompt,
   PromptListChangedNotificationSchema,
@@ -18,7 +20,9 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { plainToolResult } from './plain-shapes.ts';
 import { upstreamFetch } from './upstream-fetch.ts';
+import { LeanToolCaller } from './upstream-tool-call.ts';
 
 /** An upstream MCP server: a process the gateway starts (stdio) or a Streamable HTTP endpoint. */
 export type UpstreamConfig =
@@ -34,8 +38,11 @@ export interface Upstream {
   /** What the upstream declared at initialize: the gateway relays prompts and resources only from those that have them. */
   readonly capabilities: ServerCapabilities;
   listTools(): Promise<Tool[]>;
-  /** Calls the upstream's tool with exactly `args`; the raw result, unvalidated (relayed as it came). */
-  callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /**
+   * Calls the upstream's tool with exactly the arguments `argsJson` (JSON text of an
+   * object, sent as it is); the result as it came, checked to be a `CallToolResult`.
+   */
+  callTool(tool: string, argsJson: string): Promise<CallToolResult>;
   /** Every prompt, all pages followed ([] when the upstream has no prompts). */
   listPrompts(): Promise<Prompt[]>;
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult>;
@@ -56,8 +63,14 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged?.('prompts'));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged?.('resources'));
-  await client.connect(transportOf(config));
+  const transport = transportOf(config);
+  await client.connect(transport);
   const capabilities = client.getServerCapabilities() ?? {};
+  // Streamable HTTP upstreams: tools/call goes out on the lean path (upstream-tool-call.ts), in the SDK client's session.
+  const lean = transport instanceof StreamableHTTPClientTransport && 'url' in config ? new LeanToolCaller(new URL(config.url), config.headers ?? {}, transport, client) : undefined;
+  /** The SDK client's request path: stdio upstreams, and a call the upstream redirected (the SDK follows it within the origin). */
+  const sdkCallTool = async (tool: string, argsJson: string) =>
+    client.request({ method: 'tools/call', params: { name: tool, arguments: JSON.parse(argsJson) as Record<string, unknown> } }, CallToolResultSchema) as Promise<CallToolResult>;
 
   /** Follows `nextCursor` until the listing ends, at most MAX_PAGES pages. */
   async function allPages<T>(what: string, page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
@@ -82,9 +95,17 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
         const r = await client.listTools(params(cursor));
         return { items: r.tools, nextCursor: r.nextCursor };
       }),
-    async callTool(tool, args) {
+    async callTool(tool, argsJson) {
       // A plain request, not client.callTool: the gateway relays the upstream's result as it came, it does not judge it.
-      return (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema)) as CallToolResult;
+      if (lean === undefined) return sdkCallTool(tool, argsJson);
+      const answer = await lean.call(tool, argsJson);
+      if (!answer.ok) return sdkCallTool(tool, argsJson);
+      // The same check the SDK client's request made of the result (zod's copy, with its defaults, is what is relayed).
+      const plain = plainToolResult(answer.result);
+      if (plain !== undefined) return plain;
+      const checked = CallToolResultSchema.safeParse(answer.result);
+      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `the upstream's tools/call result is not a CallToolResult: ${checked.error.message}`);
+      return checked.data as CallToolResult;
     },
     async listPrompts() {
       if (capabilities.prompts === undefined) return [];
@@ -110,7 +131,10 @@ export async function connectUpstream(config: UpstreamConfig, onToolsChanged: ()
     },
     readResource: (uri) => client.readResource({ uri }),
     complete: (params) => client.complete(params),
-    close: () => client.close(),
+    close: () => {
+      lean?.close();
+      return client.close();
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
 import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
+import { type WebSession, webPost } from './web-direct-call.ts';
 
 export interface GatewayWebHandlerOptions {
   /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
@@ -31,7 +32,7 @@ export interface GatewayWebHandler {
  * request naming an unknown or ended session is a 404 (the spec's "start a new session").
  */
 export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOptions = {}): GatewayWebHandler {
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; session?: WebSession }>();
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const maxSessions = options.maxSessions ?? 256;
   const modern = options.modern === false ? undefined : modernGatewayFront(gateway, options.modern ?? {});
@@ -41,8 +42,13 @@ export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOp
     if (origin !== null && !allowedOrigins.has(origin)) return plain(403, 'origin not allowed');
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
-      const transport = sessions.get(sessionId);
-      return transport === undefined ? plain(404, 'unknown or ended session') : transport.handleRequest(request);
+      const known = sessions.get(sessionId);
+      if (known === undefined) return plain(404, 'unknown or ended session');
+      // tools/call that can only be answered with its result: answered without the SDK transport (web-direct-call.ts).
+      if (request.method !== 'POST' || known.session === undefined) return known.transport.handleRequest(request);
+      const post = await webPost(gateway, known.session, request);
+      if (post.answered !== undefined) return post.answered;
+      return known.transport.handleRequest(post.request, post.parsedBody === undefined ? undefined : { parsedBody: post.parsedBody });
     }
     if (request.method !== 'POST') return plain(400, 'a session starts with an initialize request');
     const original = request.clone();
@@ -56,23 +62,28 @@ export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOp
     if (modern !== undefined && !(await isLegacyRequest(original.clone(), body))) return modern.fetch(original);
     if (!isInitializeRequest(body)) return plain(400, 'a session starts with an initialize request');
     if (sessions.size >= maxSessions) return plain(503, 'too many open MCP sessions');
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-    });
+    const entry: { transport: WebStandardStreamableHTTPServerTransport; session?: WebSession } = {
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, entry);
+          entry.session = { id, server, calls: new Map() };
+        },
+      }),
+    };
+    const { transport } = entry;
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      for (const call of entry.session?.calls.values() ?? []) call.abort(new Error('the session ended'));
     };
-    await gateway.connect(transport);
+    const server = await gateway.connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   }
 
   return {
     handle,
     async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
       sessions.clear();
     },
   };
