@@ -1,11 +1,15 @@
 /**
  * Profiles the in-memory dispatch alone (setup excluded):
  *   node --conditions=countersign-source bench/gate-profile.ts [200B|10KB] [ops] [out.cpuprofile]
- * Pre-approves `ops` calls (untimed), then dispatches each once and prints µs per dispatch;
- * with an output path, the last round's CPU profile (dispatch loop only) is written there.
+ * Pre-approves `ops` calls (untimed), then dispatches each once and prints µs per dispatch:
+ * wall, process CPU (what the bench's CPU clock counts, GC helper threads included), the main
+ * thread's CPU alone, and the garbage collections seen during the loop (count and pause time).
+ * With an output path, the last round's CPU profile (dispatch loop only) is written there;
+ * `node bench/profile-summary.ts out.cpuprofile` prints its self and inclusive times by function.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { approveCalls, newGate } from './gate-cases.ts';
 
@@ -15,7 +19,17 @@ const out = process.argv[4];
 const arg = ARGUMENT_CASES.find((a) => a.label.replace(/\s/g, '') === label);
 if (arg === undefined) throw new Error(`no argument case ${label}`);
 
-const ROUNDS = 4;
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+let gcCount = 0;
+let gcMs = 0;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcCount++;
+    gcMs += entry.duration;
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
+
 const session = new Session();
 session.connect();
 await session.post('Profiler.enable');
@@ -25,19 +39,31 @@ for (let round = 0; round < ROUNDS; round++) {
   const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
   const profiled = out !== undefined && round === ROUNDS - 1;
   if (profiled) await session.post('Profiler.start');
+  // Entries already queued belong to setup: let the observer take them before counting.
+  await new Promise((resolve) => setImmediate(resolve));
+  gcCount = 0;
+  gcMs = 0;
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const threadBefore = process.threadCpuUsage();
   for (const request of requests) {
     const outcome = await gate.dispatch(request);
     if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
   }
   const us = ((performance.now() - started) * 1000) / ops;
   const cpu = process.cpuUsage(cpuBefore);
+  const thread = process.threadCpuUsage(threadBefore);
   const cpuUs = (cpu.user + cpu.system) / ops;
+  const threadUs = (thread.user + thread.system) / ops;
+  await new Promise((resolve) => setImmediate(resolve));
   if (profiled) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(out, JSON.stringify(profile));
   }
-  console.log(`round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op wall, ${cpuUs.toFixed(2)} µs/op CPU${profiled ? ' (profiled)' : ''}`);
+  const gc = `${gcCount} GCs, ${((gcMs * 1000) / ops).toFixed(2)} µs/op paused`;
+  console.log(
+    `round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op wall, ${cpuUs.toFixed(2)} µs/op CPU (main thread ${threadUs.toFixed(2)}), ${gc}${profiled ? ' (profiled)' : ''}`,
+  );
 }
+gcObserver.disconnect();
 session.disconnect();

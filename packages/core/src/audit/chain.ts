@@ -1,4 +1,5 @@
 import { hash as oneShotHash } from 'node:crypto';
+import { flatCanonicalText } from '../canonical/flat-canonical.ts';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
 import { type CallFields, callFieldsOf } from './call-fields.ts';
@@ -82,31 +83,13 @@ function encodeChecked(prevHash: string, seq: number, event: AuditEvent, call?: 
 }
 
 /**
- * JCS of `detail`. The gate's own details are flat (a token id, a digest, a verdict), so
- * those are written here the way `encodeChecked` writes the top level: keys in UTF-16
- * order (the default sort), strings and keys through JSON.stringify, numbers through
- * String(); undefined members are absent, as in JCS. Anything else (nesting, a non-plain
- * object, a lone surrogate, a non-finite number) goes to `serializeCanonical`, which
- * writes it or throws as it always did. A property test pins the bytes to
- * `serializeCanonical`'s.
+ * JCS of `detail`. The gate's own details are flat (a token id, a digest, a verdict): those
+ * are written by flatCanonicalText, the way `encodeChecked` writes the top level; anything
+ * else (nesting, a non-plain object, a lone surrogate, a non-finite number) goes to
+ * `serializeCanonical`, which writes it or throws as it always did.
  */
 function encodeDetail(detail: AuditEvent['detail'] & object): string {
-  const proto: unknown = Object.getPrototypeOf(detail);
-  if ((proto !== Object.prototype && proto !== null) || Array.isArray(detail)) return serializeCanonical(detail);
-  const record = detail as { readonly [key: string]: unknown };
-  let text = '';
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
-    let encoded: string;
-    if (value === undefined) continue;
-    if (typeof value === 'string' && value.isWellFormed()) encoded = JSON.stringify(value);
-    else if (typeof value === 'number' && Number.isFinite(value)) encoded = String(value);
-    else if (typeof value === 'boolean' || value === null) encoded = String(value);
-    else return serializeCanonical(detail);
-    if (!key.isWellFormed()) return serializeCanonical(detail);
-    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${encoded}`;
-  }
-  return `{${text}}`;
+  return flatCanonicalText(detail) ?? serializeCanonical(detail);
 }
 
 // Same bytes as sha256Hex (a test pins that), but the one-shot crypto.hash is several

@@ -21,15 +21,35 @@ export function staticCatalog(tools: ToolRegistry): ToolCatalog {
       vouched: true,
     });
   }
-  return {
+  const catalog: ToolCatalog = {
     resolve: async (name) => index.get(name),
     list: async () => [...index.values()],
   };
+  IN_MEMORY.set(catalog, (name) => index.get(name));
+  return catalog;
+}
+
+/** What a catalogue answers without I/O: the entry, `undefined` for no such tool, or ASK (only `resolve` knows). */
+export const ASK = Symbol('ask the catalogue');
+type InMemoryLookup = (name: string) => CatalogEntry | undefined | typeof ASK;
+
+// Lookups of the catalogues built here, which answer from memory: the dispatch hot path
+// reads them in the same turn instead of through two async layers. Keyed by the catalogue
+// objects this module returned, so no other catalogue can claim an in-memory answer.
+const IN_MEMORY = new WeakMap<ToolCatalog, InMemoryLookup>();
+
+/**
+ * `catalog.resolve(name)`'s answer when it is known without I/O (same answer, no promise),
+ * or ASK. Not part of the public API.
+ */
+export function resolveInMemory(catalog: ToolCatalog, name: string): CatalogEntry | undefined | typeof ASK {
+  const lookup = IN_MEMORY.get(catalog);
+  return lookup === undefined ? ASK : lookup(name);
 }
 
 /** The first catalogue that knows a name answers for it; listings are merged the same way. */
 export function combineCatalogs(...catalogs: ToolCatalog[]): ToolCatalog {
-  return {
+  const combined: ToolCatalog = {
     async resolve(name) {
       for (const catalog of catalogs) {
         const entry = await catalog.resolve(name);
@@ -45,4 +65,14 @@ export function combineCatalogs(...catalogs: ToolCatalog[]): ToolCatalog {
       return [...seen.values()];
     },
   };
+  // The first catalogue that answers from memory with an entry decides, as `resolve` would;
+  // one that must be asked (or might know the name) before that leaves the answer to `resolve`.
+  IN_MEMORY.set(combined, (name) => {
+    for (const catalog of catalogs) {
+      const entry = resolveInMemory(catalog, name);
+      if (entry !== undefined) return entry;
+    }
+    return undefined;
+  });
+  return combined;
 }
