@@ -47,24 +47,22 @@ export function callFieldsOf(event: AuditEvent): CallFields {
   ) {
     return seen;
   }
+  // Straight-line (no closure: this runs on the first record of every call).
+  const runIdJson = encodeId(runId);
+  const sessionIdJson = encodeId(sessionId);
+  const callIdJson = encodeId(callId);
+  const proposalIdJson = encodeId(proposalId);
+  const toolNameJson = encodeId(toolName);
+  // Lower-case hex needs no escaping.
+  const argsDigestJson = argsDigest === undefined ? undefined : typeof argsDigest === 'string' && HEX_SHA256.test(argsDigest) ? `"${argsDigest}"` : null;
+  // The first field that is not well-formed, in field order.
   let problem: string | undefined;
-  const encode = (field: string, value: unknown): string | undefined => {
-    if (value === undefined) return undefined;
-    if (typeof value === 'string' && value.isWellFormed()) return JSON.stringify(value);
-    problem ??= `field "${field}" must be a well-formed string`;
-    return undefined;
-  };
-  const runIdJson = encode('runId', runId);
-  const sessionIdJson = encode('sessionId', sessionId);
-  const callIdJson = encode('callId', callId);
-  const proposalIdJson = encode('proposalId', proposalId);
-  const toolNameJson = encode('toolName', toolName);
-  let argsDigestJson: string | undefined;
-  if (argsDigest !== undefined) {
-    // Lower-case hex needs no escaping.
-    if (typeof argsDigest === 'string' && HEX_SHA256.test(argsDigest)) argsDigestJson = `"${argsDigest}"`;
-    else problem ??= 'field "argsDigest" must be a lower-case hex SHA-256';
-  }
+  if (runIdJson === null) problem = wellFormed('runId');
+  else if (sessionIdJson === null) problem = wellFormed('sessionId');
+  else if (callIdJson === null) problem = wellFormed('callId');
+  else if (proposalIdJson === null) problem = wellFormed('proposalId');
+  else if (toolNameJson === null) problem = wellFormed('toolName');
+  else if (argsDigestJson === null) problem = 'field "argsDigest" must be a lower-case hex SHA-256';
   const fields: CallFields = {
     runId,
     sessionId,
@@ -73,12 +71,11 @@ export function callFieldsOf(event: AuditEvent): CallFields {
     toolName,
     argsDigest,
     problem,
-    runIdJson,
-    callIdJson,
-    proposalIdJson,
-    argsDigestJson,
-    sessionAndTool:
-      (sessionIdJson === undefined ? '' : `"sessionId":${sessionIdJson},`) + (toolNameJson === undefined ? '' : `"toolName":${toolNameJson},`),
+    runIdJson: runIdJson ?? undefined,
+    callIdJson: callIdJson ?? undefined,
+    proposalIdJson: proposalIdJson ?? undefined,
+    argsDigestJson: argsDigestJson ?? undefined,
+    sessionAndTool: (sessionIdJson ? `"sessionId":${sessionIdJson},` : '') + (toolNameJson ? `"toolName":${toolNameJson},` : ''),
   };
   // Only strings (or absent fields) are remembered: another value could compare equal and differ.
   const cacheable =
@@ -90,4 +87,14 @@ export function callFieldsOf(event: AuditEvent): CallFields {
     (argsDigest === undefined || typeof argsDigest === 'string');
   if (cacheable) last = fields;
   return fields;
+}
+
+/** JSON of an optional id field: undefined when absent, null when not a well-formed string. */
+function encodeId(value: unknown): string | undefined | null {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && value.isWellFormed() ? JSON.stringify(value) : null;
+}
+
+function wellFormed(field: string): string {
+  return `field "${field}" must be a well-formed string`;
 }
