@@ -18,7 +18,8 @@ export class AppendListeners {
   }
 
   notify(records: readonly AuditRecord[]): void {
-    if (records.length === 0) return;
+    // Nobody listening (the common case, on every ledger write): not even an iterator.
+    if (records.length === 0 || this.#listeners.size === 0) return;
     for (const listener of this.#listeners) {
       try {
         listener(records);

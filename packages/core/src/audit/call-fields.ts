@@ -1,17 +1,26 @@
 import type { AuditEvent } from './types.ts';
 
-const CALL_FIELDS = ['runId', 'sessionId', 'callId', 'proposalId', 'toolName', 'argsDigest'] as const;
-type CallField = (typeof CALL_FIELDS)[number];
-
 /**
  * The fields every record about one call repeats (run, session, call, proposal, tool,
- * argument digest), checked and JSON-encoded once: `problem` is why they are not
- * well-formed (undefined if they are), `json` their JSON string fragments.
+ * argument digest), each read once, checked and JSON-encoded: `problem` is why they are
+ * not well-formed (undefined if they are), the `…Json` members their JSON string
+ * fragments (undefined for an absent field). `sessionAndTool` is the two adjacent members
+ * of the canonical text written together (`"sessionId":…,"toolName":…,`), since both are
+ * on every record about a call.
  */
 export interface CallFields {
-  readonly values: Readonly<Record<CallField, unknown>>;
+  readonly runId: unknown;
+  readonly sessionId: unknown;
+  readonly callId: unknown;
+  readonly proposalId: unknown;
+  readonly toolName: unknown;
+  readonly argsDigest: unknown;
   readonly problem: string | undefined;
-  readonly json: Readonly<Record<CallField, string | undefined>>;
+  readonly runIdJson: string | undefined;
+  readonly callIdJson: string | undefined;
+  readonly proposalIdJson: string | undefined;
+  readonly argsDigestJson: string | undefined;
+  readonly sessionAndTool: string;
 }
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
@@ -24,35 +33,68 @@ let last: CallFields | undefined;
 
 /** The call fields of `event`, checked and encoded, reused while they are the same strings. */
 export function callFieldsOf(event: AuditEvent): CallFields {
-  const seen = last?.values;
+  // Each field read once: what is checked is what is encoded (a getter cannot answer twice).
+  const { runId, sessionId, callId, proposalId, toolName, argsDigest } = event as { readonly [K in keyof AuditEvent]: unknown };
+  const seen = last;
   if (
     seen !== undefined &&
-    seen.runId === event.runId &&
-    seen.sessionId === event.sessionId &&
-    seen.callId === event.callId &&
-    seen.proposalId === event.proposalId &&
-    seen.toolName === event.toolName &&
-    seen.argsDigest === event.argsDigest
+    seen.runId === runId &&
+    seen.sessionId === sessionId &&
+    seen.callId === callId &&
+    seen.proposalId === proposalId &&
+    seen.toolName === toolName &&
+    seen.argsDigest === argsDigest
   ) {
-    return last!;
+    return seen;
   }
-  const values = {} as Record<CallField, unknown>;
-  const json = {} as Record<CallField, string | undefined>;
+  // Straight-line (no closure: this runs on the first record of every call).
+  const runIdJson = encodeId(runId);
+  const sessionIdJson = encodeId(sessionId);
+  const callIdJson = encodeId(callId);
+  const proposalIdJson = encodeId(proposalId);
+  const toolNameJson = encodeId(toolName);
+  // Lower-case hex needs no escaping.
+  const argsDigestJson = argsDigest === undefined ? undefined : typeof argsDigest === 'string' && HEX_SHA256.test(argsDigest) ? `"${argsDigest}"` : null;
+  // The first field that is not well-formed, in field order.
   let problem: string | undefined;
-  let cacheable = true;
-  for (const field of CALL_FIELDS) {
-    const value: unknown = event[field];
-    values[field] = value;
-    if (value === undefined) continue;
-    if (typeof value !== 'string') cacheable = false;
-    const ok = field === 'argsDigest' ? typeof value === 'string' && HEX_SHA256.test(value) : typeof value === 'string' && value.isWellFormed();
-    if (!ok) {
-      problem ??= field === 'argsDigest' ? 'field "argsDigest" must be a lower-case hex SHA-256' : `field "${field}" must be a well-formed string`;
-      continue;
-    }
-    json[field] = JSON.stringify(value);
-  }
-  const fields: CallFields = { values, problem, json };
+  if (runIdJson === null) problem = wellFormed('runId');
+  else if (sessionIdJson === null) problem = wellFormed('sessionId');
+  else if (callIdJson === null) problem = wellFormed('callId');
+  else if (proposalIdJson === null) problem = wellFormed('proposalId');
+  else if (toolNameJson === null) problem = wellFormed('toolName');
+  else if (argsDigestJson === null) problem = 'field "argsDigest" must be a lower-case hex SHA-256';
+  const fields: CallFields = {
+    runId,
+    sessionId,
+    callId,
+    proposalId,
+    toolName,
+    argsDigest,
+    problem,
+    runIdJson: runIdJson ?? undefined,
+    callIdJson: callIdJson ?? undefined,
+    proposalIdJson: proposalIdJson ?? undefined,
+    argsDigestJson: argsDigestJson ?? undefined,
+    sessionAndTool: (sessionIdJson ? `"sessionId":${sessionIdJson},` : '') + (toolNameJson ? `"toolName":${toolNameJson},` : ''),
+  };
+  // Only strings (or absent fields) are remembered: another value could compare equal and differ.
+  const cacheable =
+    (runId === undefined || typeof runId === 'string') &&
+    (sessionId === undefined || typeof sessionId === 'string') &&
+    (callId === undefined || typeof callId === 'string') &&
+    (proposalId === undefined || typeof proposalId === 'string') &&
+    (toolName === undefined || typeof toolName === 'string') &&
+    (argsDigest === undefined || typeof argsDigest === 'string');
   if (cacheable) last = fields;
   return fields;
+}
+
+/** JSON of an optional id field: undefined when absent, null when not a well-formed string. */
+function encodeId(value: unknown): string | undefined | null {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && value.isWellFormed() ? JSON.stringify(value) : null;
+}
+
+function wellFormed(field: string): string {
+  return `field "${field}" must be a well-formed string`;
 }

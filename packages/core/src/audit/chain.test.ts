@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { sha256Hex } from '../digest.ts';
 import { buildRecord, canonicalRecordText, GENESIS_HASH, hashRecord } from './chain.ts';
-import { AUDIT_EVENT_TYPES } from './record-shape.ts';
+import { AUDIT_EVENT_TYPES, auditEventProblem } from './record-shape.ts';
 import { sampleAuditEvent } from './test-fixtures.ts';
 import type { AuditEvent, AuditValue } from './types.ts';
 
@@ -264,5 +264,42 @@ describe('buildRecord', () => {
     const record = buildRecord(undefined, { type: 'result', at: 0, detail: { a: 1, b: undefined } as never });
     expect(record.detail).toEqual({ a: 1 });
     expect(Object.keys(record.detail ?? {})).toEqual(['a']);
+  });
+
+  // buildRecord validates, copies and encodes in one pass: it must accept exactly the events
+  // auditEventProblem accepts, and store exactly the fields it hashes.
+  it('accepts exactly the events auditEventProblem accepts, and stores what it hashed', () => {
+    const anyValue = fc.oneof(trickyString, fc.integer(), fc.double(), fc.constant(undefined), fc.constant(null), fc.boolean());
+    const loose = fc.record(
+      {
+        type: fc.oneof(fc.constantFrom(...AUDIT_EVENT_TYPES), trickyString),
+        at: fc.oneof(fc.double(), fc.string()),
+        runId: anyValue,
+        callId: anyValue,
+        requestId: anyValue,
+        argsDigest: fc.oneof(fc.constant('a'.repeat(64)), fc.constant('A'.repeat(64)), anyValue),
+        actor: anyValue,
+        reason: anyValue,
+        detail: fc.oneof(detail, fc.dictionary(trickyString, anyValue), fc.constant(null), fc.constant([])),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(loose, (value) => {
+        const problem = auditEventProblem(value);
+        let record: ReturnType<typeof buildRecord> | undefined;
+        try {
+          record = buildRecord(undefined, value as AuditEvent);
+        } catch (error) {
+          expect(error).toMatchObject({ code: 'invalid_event' });
+        }
+        expect(record === undefined, `${problem}`).toBe(problem !== undefined);
+        if (record !== undefined) {
+          expect(record.hash).toBe(hashRecord(GENESIS_HASH, 1, record));
+          expect(record.hash).toBe(hashRecord(GENESIS_HASH, 1, value as AuditEvent));
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,9 +1,12 @@
 import { hash as oneShotHash } from 'node:crypto';
+import { flatCanonicalText } from '../canonical/flat-canonical.ts';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
-import { type CallFields, callFieldsOf } from './call-fields.ts';
-import { copyAuditEvent, eventProblemBeyondCallFields, isHexSha256 } from './record-shape.ts';
-import type { AuditEvent, AuditHead, AuditRecord } from './types.ts';
+import { callFieldsOf } from './call-fields.ts';
+import { AUDIT_EVENT_TYPES, copyObject, isHexSha256, valueProblem } from './record-shape.ts';
+import type { AuditEvent, AuditEventType, AuditHead, AuditRecord, AuditValue } from './types.ts';
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
 
 /** `prevHash` of the first record (seq 1). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -61,52 +64,34 @@ function isEncodableString(value: unknown): boolean {
  *   (including -0 → "0").
  * `type` is required and sorts last, so every earlier member can end with a comma.
  */
-function encodeChecked(prevHash: string, seq: number, event: AuditEvent, call?: CallFields['json']): string {
+function encodeChecked(prevHash: string, seq: number, event: AuditEvent): string {
   const json = JSON.stringify;
   let text = '{';
   if (event.actor !== undefined) text += `"actor":${json(event.actor)},`;
-  if (event.argsDigest !== undefined) text += `"argsDigest":${call?.argsDigest ?? json(event.argsDigest)},`;
+  if (event.argsDigest !== undefined) text += `"argsDigest":${json(event.argsDigest)},`;
   text += `"at":${String(event.at)},`;
-  if (event.callId !== undefined) text += `"callId":${call?.callId ?? json(event.callId)},`;
+  if (event.callId !== undefined) text += `"callId":${json(event.callId)},`;
   if (event.detail !== undefined) text += `"detail":${encodeDetail(event.detail)},`;
   text += `"prevHash":${json(prevHash)},`;
-  if (event.proposalId !== undefined) text += `"proposalId":${call?.proposalId ?? json(event.proposalId)},`;
+  if (event.proposalId !== undefined) text += `"proposalId":${json(event.proposalId)},`;
   if (event.reason !== undefined) text += `"reason":${json(event.reason)},`;
   if (event.requestId !== undefined) text += `"requestId":${json(event.requestId)},`;
-  if (event.runId !== undefined) text += `"runId":${call?.runId ?? json(event.runId)},`;
+  if (event.runId !== undefined) text += `"runId":${json(event.runId)},`;
   text += `"seq":${String(seq)},`;
-  if (event.sessionId !== undefined) text += `"sessionId":${call?.sessionId ?? json(event.sessionId)},`;
-  if (event.toolName !== undefined) text += `"toolName":${call?.toolName ?? json(event.toolName)},`;
+  if (event.sessionId !== undefined) text += `"sessionId":${json(event.sessionId)},`;
+  if (event.toolName !== undefined) text += `"toolName":${json(event.toolName)},`;
   text += `"type":${json(event.type)}}`;
   return text;
 }
 
 /**
- * JCS of `detail`. The gate's own details are flat (a token id, a digest, a verdict), so
- * those are written here the way `encodeChecked` writes the top level: keys in UTF-16
- * order (the default sort), strings and keys through JSON.stringify, numbers through
- * String(); undefined members are absent, as in JCS. Anything else (nesting, a non-plain
- * object, a lone surrogate, a non-finite number) goes to `serializeCanonical`, which
- * writes it or throws as it always did. A property test pins the bytes to
- * `serializeCanonical`'s.
+ * JCS of `detail`. The gate's own details are flat (a token id, a digest, a verdict): those
+ * are written by flatCanonicalText, the way `encodeChecked` writes the top level; anything
+ * else (nesting, a non-plain object, a lone surrogate, a non-finite number) goes to
+ * `serializeCanonical`, which writes it or throws as it always did.
  */
 function encodeDetail(detail: AuditEvent['detail'] & object): string {
-  const proto: unknown = Object.getPrototypeOf(detail);
-  if ((proto !== Object.prototype && proto !== null) || Array.isArray(detail)) return serializeCanonical(detail);
-  const record = detail as { readonly [key: string]: unknown };
-  let text = '';
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
-    let encoded: string;
-    if (value === undefined) continue;
-    if (typeof value === 'string' && value.isWellFormed()) encoded = JSON.stringify(value);
-    else if (typeof value === 'number' && Number.isFinite(value)) encoded = String(value);
-    else if (typeof value === 'boolean' || value === null) encoded = String(value);
-    else return serializeCanonical(detail);
-    if (!key.isWellFormed()) return serializeCanonical(detail);
-    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${encoded}`;
-  }
-  return `{${text}}`;
+  return flatCanonicalText(detail) ?? serializeCanonical(detail);
 }
 
 // Same bytes as sha256Hex (a test pins that), but the one-shot crypto.hash is several
@@ -140,13 +125,12 @@ export function hashValidatedRecord(record: AuditRecord): string {
  * `invalid_event`) and copies only its known fields, deep-copying `detail`.
  */
 export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): AuditRecord {
-  const call = checkedCallFields(event);
   if (prev !== undefined) {
     if (!Number.isSafeInteger(prev.seq) || prev.seq < 1 || !Number.isSafeInteger(prev.seq + 1) || !isHexSha256(prev.hash)) {
       throw new AuditLogError('invalid_argument', 'previous head must have a positive integer seq and a hex SHA-256 hash');
     }
   }
-  return chainedRecord(prev, event, call);
+  return chainedRecord(prev, event);
 }
 
 /**
@@ -155,25 +139,105 @@ export function buildRecord(prev: AuditHead | undefined, event: AuditEvent): Aud
  * checked again. The event is validated as always. Not part of the public API.
  */
 export function buildRecordAfter(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, event: AuditEvent): AuditRecord {
-  return chainedRecord(prev, event, checkedCallFields(event));
+  return chainedRecord(prev, event);
 }
 
-/** Validates `event` (AuditLogError `invalid_event`); its call fields, checked and encoded once per call. */
-function checkedCallFields(event: AuditEvent): CallFields {
-  // The shape first: it is what refuses a non-object before any field is read.
-  const shape = eventProblemBeyondCallFields(event);
-  const call = shape === undefined ? callFieldsOf(event) : undefined;
-  const problem = shape ?? call?.problem;
-  if (problem !== undefined || call === undefined) throw new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
-  return call;
+function invalid(problem: string): AuditLogError {
+  return new AuditLogError('invalid_event', `invalid audit event: ${problem}`);
 }
 
-function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, event: AuditEvent, call: CallFields): AuditRecord {
+/** A well-formed optional string field, read once; throws `invalid_event` otherwise. */
+function optionalString(field: string, value: unknown): string | undefined {
+  if (value === undefined || (typeof value === 'string' && value.isWellFormed())) return value;
+  throw invalid(`field "${field}" must be a well-formed string`);
+}
+
+/**
+ * Validates `event` and builds its record in one pass: every field is read once, checked,
+ * copied and written into the canonical text from that one value (the same checks as
+ * auditEventProblem; a getter cannot show the check one value and the record another).
+ * The call fields are checked and encoded once per call (callFieldsOf), a flat `detail`
+ * is copied and written by flatCanonicalText, and the text is the one `encodeChecked`
+ * writes (a property test holds the hash to `hashRecord`'s).
+ */
+function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, event: AuditEvent): AuditRecord {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) throw invalid('not a JSON object');
+  const e = event as { readonly [K in keyof AuditEvent]: unknown };
+  const type = e.type;
+  const at = e.at;
+  if (!(typeof type === 'string' && EVENT_TYPES.has(type))) throw invalid('field "type" must be a known event type');
+  if (!(typeof at === 'number' && Number.isFinite(at))) throw invalid('field "at" must be a finite number');
+  const call = callFieldsOf(event);
+  if (call.problem !== undefined) throw invalid(call.problem);
+  const requestId = optionalString('requestId', e.requestId);
+  const actor = optionalString('actor', e.actor);
+  const reason = optionalString('reason', e.reason);
+  const detail = e.detail === undefined ? undefined : checkedDetail(e.detail);
+
   const seq = prev === undefined ? 1 : prev.seq + 1;
+  // prev.hash is hex (checked by buildRecord, or this process's own record), as is GENESIS_HASH.
   const prevHash = prev === undefined ? GENESIS_HASH : prev.hash;
-  // The record is the copy itself (seq, prevHash and hash first, as records read), so
-  // the event's fields are copied once; its hash is filled in from the same fields.
-  const record = copyAuditEvent(event, { seq, prevHash, hash: '' } as AuditRecord);
-  record.hash = sha256HexFast(encodeChecked(prevHash, seq, record, call.json));
+  // Fields in the order records have always read (seq, prevHash and hash first); absent ones stay absent.
+  const record = { seq, prevHash, hash: '', type: type as AuditEventType, at } as AuditRecord;
+  if (call.runId !== undefined) record.runId = call.runId as string;
+  if (call.sessionId !== undefined) record.sessionId = call.sessionId as string;
+  if (call.callId !== undefined) record.callId = call.callId as string;
+  if (call.proposalId !== undefined) record.proposalId = call.proposalId as string;
+  if (requestId !== undefined) record.requestId = requestId;
+  if (call.toolName !== undefined) record.toolName = call.toolName as string;
+  if (call.argsDigest !== undefined) record.argsDigest = call.argsDigest as string;
+  if (actor !== undefined) record.actor = actor;
+  if (reason !== undefined) record.reason = reason;
+  if (detail !== undefined) record.detail = detail.copy;
+
+  // encodeChecked's text, from the values just checked: keys in UTF-16 order, `type` last.
+  // prevHash (hex), type (a known type name) and `at`/`seq` (String() of finite numbers) need no escaping.
+  let text = '{';
+  if (actor !== undefined) text += `"actor":${JSON.stringify(actor)},`;
+  if (call.argsDigestJson !== undefined) text += `"argsDigest":${call.argsDigestJson},`;
+  text += `"at":${at},`;
+  if (call.callIdJson !== undefined) text += `"callId":${call.callIdJson},`;
+  if (detail !== undefined) text += `"detail":${detail.text},`;
+  text += `"prevHash":"${prevHash}",`;
+  if (call.proposalIdJson !== undefined) text += `"proposalId":${call.proposalIdJson},`;
+  if (reason !== undefined) text += `"reason":${JSON.stringify(reason)},`;
+  if (requestId !== undefined) text += `"requestId":${JSON.stringify(requestId)},`;
+  if (call.runIdJson !== undefined) text += `"runId":${call.runIdJson},`;
+  text += `"seq":${seq},${call.sessionAndTool}"type":"${type}"}`;
+  record.hash = sha256HexFast(text);
   return record;
+}
+
+/**
+ * `detail` validated, copied (the record never shares it with the caller) and written as
+ * JCS. A flat detail (the gate's own: a token id, a digest, a verdict) is copied first and
+ * written from the copy; anything else is validated as a whole, deep-copied and serialized.
+ */
+function checkedDetail(detail: unknown): { copy: { [key: string]: AuditValue }; text: string } {
+  if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) throw invalid('field "detail" must be a JSON object');
+  const flat = flatCopy(detail);
+  const flatText = flat === undefined ? undefined : flatCanonicalText(flat);
+  if (flat !== undefined && flatText !== undefined) return { copy: flat, text: flatText };
+  const problem = valueProblem(detail, 1);
+  if (problem !== undefined) throw invalid(`field "detail"${problem}`);
+  const copy = copyObject(detail as { readonly [key: string]: AuditValue });
+  return { copy, text: serializeCanonical(copy) };
+}
+
+/** A copy of a plain object whose own members are all scalars (undefined ones left out), else undefined. */
+function flatCopy(detail: object): { [key: string]: AuditValue } | undefined {
+  const proto: unknown = Object.getPrototypeOf(detail);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const source = detail as { readonly [key: string]: unknown };
+  const out: { [key: string]: AuditValue } = {};
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    const item = source[key];
+    if (item === undefined) continue;
+    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean' && item !== null) return undefined;
+    // Plain assignment of "__proto__" would set the prototype instead of a key.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditEventType, AuditValue } from './types.ts';
+import type { AuditEventType, AuditValue } from './types.ts';
 
 /** Every event type a record may carry; anything else is malformed. */
 export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
@@ -55,15 +55,6 @@ export function auditEventProblem(value: unknown): string | undefined {
   return shapeProblem(value, EVENT);
 }
 
-/**
- * `auditEventProblem` without the call fields (run, session, call, proposal, tool,
- * argument digest), for `buildRecord`, which checks those once per call
- * (call-fields.ts). Not part of the public API.
- */
-export function eventProblemBeyondCallFields(value: unknown): string | undefined {
-  return shapeProblem(value, EVENT, true);
-}
-
 /** Why `value` is not a well-formed `AuditRecord`, or undefined if it is. Never throws on plain data. */
 export function auditRecordProblem(value: unknown): string | undefined {
   return shapeProblem(value, RECORD);
@@ -80,7 +71,7 @@ export function chainedRecordProblem(value: unknown): string | undefined {
 // One pass over the own keys: known ones are type-checked, unknown ones make a record
 // malformed (an attacker must not be able to smuggle unhashed content into it). An own key
 // whose value is `undefined` counts as absent, exactly as the canonical form omits it.
-function shapeProblem(value: unknown, mode: ShapeMode, callFieldsChecked = false): string | undefined {
+function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return 'not a JSON object';
   }
@@ -111,7 +102,6 @@ function shapeProblem(value: unknown, mode: ShapeMode, callFieldsChecked = false
       case 'callId':
       case 'proposalId':
       case 'toolName':
-        if (callFieldsChecked) break;
         if (field !== undefined && !(typeof field === 'string' && field.isWellFormed())) {
           return `field "${key}" must be a well-formed string`;
         }
@@ -124,7 +114,6 @@ function shapeProblem(value: unknown, mode: ShapeMode, callFieldsChecked = false
         }
         break;
       case 'argsDigest':
-        if (callFieldsChecked) break;
         if (field !== undefined && !isHexSha256(field)) return 'field "argsDigest" must be a lower-case hex SHA-256';
         break;
       case 'detail':
@@ -147,7 +136,7 @@ function shapeProblem(value: unknown, mode: ShapeMode, callFieldsChecked = false
 }
 
 // Returns a problem prefixed with the JSON-pointer-like path to it, e.g. `/a/0: non-finite number`.
-function valueProblem(value: unknown, depth: number): string | undefined {
+export function valueProblem(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
       return value.isWellFormed() ? undefined : ': string has a lone surrogate';
@@ -184,37 +173,17 @@ function valueProblem(value: unknown, depth: number): string | undefined {
   }
 }
 
-/**
- * A fresh event holding only the known fields of a validated event, with `detail`
- * deep-copied, so later mutation of the caller's object cannot change a stored
- * record, and unknown properties (say, raw arguments spread in by mistake) never
- * reach the log.
- */
-export function copyAuditEvent<T extends AuditEvent = AuditEvent>(event: AuditEvent, into?: T): T {
-  // `into`: an object to copy onto (buildRecord's record, its chain fields already set).
-  const copy = (into ?? {}) as T;
-  copy.type = event.type;
-  copy.at = event.at;
-  if (event.runId !== undefined) copy.runId = event.runId;
-  if (event.sessionId !== undefined) copy.sessionId = event.sessionId;
-  if (event.callId !== undefined) copy.callId = event.callId;
-  if (event.proposalId !== undefined) copy.proposalId = event.proposalId;
-  if (event.requestId !== undefined) copy.requestId = event.requestId;
-  if (event.toolName !== undefined) copy.toolName = event.toolName;
-  if (event.argsDigest !== undefined) copy.argsDigest = event.argsDigest;
-  if (event.actor !== undefined) copy.actor = event.actor;
-  if (event.reason !== undefined) copy.reason = event.reason;
-  if (event.detail !== undefined) copy.detail = copyObject(event.detail);
-  return copy;
-}
-
 function copyValue(value: AuditValue): AuditValue {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyValue);
   return copyObject(value);
 }
 
-function copyObject(value: { readonly [key: string]: AuditValue }): { [key: string]: AuditValue } {
+/**
+ * A fresh plain object holding `value`'s own members, deep-copied (for a validated detail),
+ * so later mutation of the caller's object cannot change a stored record.
+ */
+export function copyObject(value: { readonly [key: string]: AuditValue }): { [key: string]: AuditValue } {
   const out: { [key: string]: AuditValue } = {};
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;

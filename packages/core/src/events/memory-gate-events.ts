@@ -21,8 +21,9 @@ export class MemoryGateEvents implements GateEvents {
 
   /** Delivers to this process's listeners only; replica-aware buses call it for events from elsewhere. */
   deliver(event: DeliveredEvent): void {
+    // Nobody listening (the common case on the dispatch path): no copy of the set.
+    if (this.#listeners.size === 0) return;
     const listeners = [...this.#listeners];
-    if (listeners.length === 0) return;
     queueMicrotask(() => {
       for (const listener of listeners) {
         // Unsubscribed between publish and delivery: it asked for no more events.

@@ -11,21 +11,27 @@ import { checkApproval, consumeReason } from './check-approval.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
-import { grantOf } from './grant-of.ts';
+import { grantFrom } from './grant-of.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
-import { callIds, errorMessage, eventAbout } from './propose.ts';
+import { errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
 import { routedByIntent } from './intent/intent-stage.ts';
 
-/** Authorize's outcome with the registered tool, for `dispatch` (which runs it itself). */
+/**
+ * Authorize's outcome before the grant is built: the ledger's call as the consume left it
+ * and the approval request it consumed (the grant is built from these), with the
+ * registered tool for `dispatch`, which runs it itself and needs no grant object.
+ */
 export type AuthorizedCall =
   | Exclude<AuthorizeOutcome, { status: 'authorized' }>
-  | (Extract<AuthorizeOutcome, { status: 'authorized' }> & {
-      tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> };
-      /** The ledger's call as the consume left it (the grant was built from it), for dispatch's own completion. */
+  | {
+      status: 'authorized';
       proposal: Proposal;
-    });
+      /** The request this call consumed (as read before the consume), or undefined for an allowed call. */
+      consumed: ApprovalRequest | undefined;
+      tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> };
+    };
 
 /**
  * The checkpoint (invariant 2) for a runtime that runs the tool itself: looks the call
@@ -43,7 +49,7 @@ export type AuthorizedCall =
 export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
   const outcome = await authorizeCall(deps, request, agent);
   if (outcome.status !== 'authorized') return outcome;
-  return { status: 'authorized', grant: outcome.grant };
+  return { status: 'authorized', grant: grantFrom(outcome.proposal, outcome.consumed) };
 }
 
 /**
@@ -77,7 +83,9 @@ export async function authorizeCall(
     }
 
     // The tool must exist and run under the trusted definition the call was proposed under (invariant 9).
-    const known = await checkCallDefinition(deps, proposal);
+    // Answered in this turn for code-registered tools (no promise to await on the hot path).
+    const checking = checkCallDefinition(deps, proposal);
+    const known = checking instanceof Promise ? await checking : checking;
     if (!known.ok) {
       const rejection = known.status === 'denied' ? { status: known.status, reason: known.reason } : { status: known.status, reason: known.reason };
       return await reject(deps, proposal, rejection, known.message);
@@ -115,7 +123,9 @@ export async function authorizeCall(
     // A call the intent stage routed to a person at propose time needs that approval even
     // though policy allows it: the stage's verdict is kept, never re-derived here (no model at dispatch).
     if (verdict.kind === 'approve' || routedByIntent(found.request)) {
-      const checked = await checkApproval(deps, proposal, found.request, request.token, now);
+      // A token that verifies is answered in this turn; only a refusal comes as a promise.
+      const checking = checkApproval(deps, proposal, found.request, request.token, now);
+      const checked = checking instanceof Promise ? await checking : checking;
       if (checked.status !== 'ok') return checked.outcome;
       approval = checked.approval;
       approvalRequest = checked.request;
@@ -133,19 +143,24 @@ export async function authorizeCall(
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
     // Committed: the approval (or the allowed call) is spent, whatever happens next.
-    emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, ...callIds(proposal) });
-    // The request as consume left it (its decisions cannot change once approved).
-    const used = approvalRequest === undefined ? undefined : { ...approvalRequest, status: 'consumed' as const };
+    // (The fields of callIds written out: no intermediate object on every dispatch.)
+    const { runId, proposalId, callId, toolName } = proposal;
+    emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, runId, proposalId, callId, toolName });
+    // The request's decisions cannot change once approved, so the grant reads them from the request as read.
+    const entry = known.entry;
     return {
       status: 'authorized',
-      grant: grantOf(consumed.proposal, used),
-      tool: { ...known.entry, execute: execute ?? unavailable },
       proposal: consumed.proposal,
+      consumed: approvalRequest,
+      // The catalogue's own entry when it can run the tool (no copy on the dispatch path).
+      tool: execute === undefined ? { ...entry, execute: unavailable } : (entry as AuthorizedTool),
     };
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
 }
+
+type AuthorizedTool = Extract<AuthorizedCall, { status: 'authorized' }>['tool'];
 
 /** The `dispatch` record of a consumed call (built by assignment: it is on every dispatch). */
 function dispatchEvent(proposal: Proposal, at: number, approval: { requestId: string; tokenId: string } | undefined): AuditEvent {

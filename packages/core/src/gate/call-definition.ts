@@ -1,3 +1,4 @@
+import { ASK, resolveInMemory } from '../catalog/static-catalog.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import type { Proposal } from '../ledger/types.ts';
 import { admitDefinition, admittedWithoutStore } from './admit-definition.ts';
@@ -15,7 +16,17 @@ export type CallDefinition =
  * recorded disables the call even if it was approved; a change seen here also moves
  * the pin and opens the review, as at propose.
  */
-export async function checkCallDefinition(deps: GateDeps, proposal: Proposal): Promise<CallDefinition> {
+export function checkCallDefinition(deps: GateDeps, proposal: Proposal): CallDefinition | Promise<CallDefinition> {
+  // A code-registered tool whose sealed definition this gate already recorded is answered in
+  // this turn (the commonest dispatch); anything that needs the catalogue or the store awaits.
+  const known = resolveInMemory(deps.catalog, proposal.toolName);
+  if (known !== ASK && known !== undefined && known.definitionDigest === proposal.definitionDigest && admittedWithoutStore(deps, known)) {
+    return { ok: true, entry: known };
+  }
+  return checkResolved(deps, proposal);
+}
+
+async function checkResolved(deps: GateDeps, proposal: Proposal): Promise<CallDefinition> {
   const entry = await deps.catalog.resolve(proposal.toolName);
   if (entry === undefined) return { ok: false, status: 'denied', reason: 'unknown_tool', message: `no tool named ${proposal.toolName} is registered` };
   if (entry.definitionDigest !== proposal.definitionDigest) {

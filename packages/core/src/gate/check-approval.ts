@@ -28,27 +28,18 @@ export type ApprovalCheck =
 /**
  * Verifies the token presented for a call that needs approval, against the LEDGER's
  * call (invariant 3) and the call's own approval request (`request`, read with the call
- * by getProposalWithRequest). Consuming it is the caller's next, atomic step.
+ * by getProposalWithRequest). Consuming it is the caller's next, atomic step. A token
+ * that verifies is answered in the same turn (no promise: this is on every approved
+ * dispatch); a refusal is audited first, so it comes as a promise.
  */
-export async function checkApproval(
+export function checkApproval(
   deps: GateDeps,
   proposal: Proposal,
   request: ApprovalRequest | undefined,
   token: string | undefined,
   now: number,
-): Promise<ApprovalCheck> {
-  if (token === undefined || token === '') {
-    // No evidence: say where the request stands, so a waiting agent knows whether to keep waiting.
-    const status = request === undefined ? 'none' : effectiveStatus(request, now);
-    if (status === 'pending' && request !== undefined) {
-      return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
-    }
-    const rejection: Rejection =
-      status === 'denied'
-        ? { status: 'denied', reason: 'approval_denied' }
-        : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
-    return { status: 'stop', outcome: await reject(deps, proposal, rejection, noTokenMessage(status, request)) };
-  }
+): ApprovalCheck | Promise<ApprovalCheck> {
+  if (token === undefined || token === '') return refuseWithoutToken(deps, proposal, request, now);
   // The proposal is itself the expected call (same field names), read from the ledger.
   const verified = verifyApprovalToken(token, proposal satisfies ExpectedCall, {
     keyring: deps.keyring,
@@ -58,12 +49,29 @@ export async function checkApproval(
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;
-    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, undefined, tokenId) };
+    return stop(reject(deps, proposal, { status: 'not_approved', reason: verified.reason }, verified.message, undefined, undefined, tokenId));
   }
   if (request === undefined || request.requestId !== verified.claims.req) {
-    return { status: 'stop', outcome: await reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request") };
+    return stop(reject(deps, proposal, { status: 'not_approved', reason: 'token_mismatch' }, "token does not belong to this call's approval request"));
   }
   return { status: 'ok', approval: { requestId: request.requestId, tokenId: verified.claims.jti }, request };
+}
+
+async function stop(outcome: Promise<Exclude<AuthorizeOutcome, { status: 'authorized' }>>): Promise<ApprovalCheck> {
+  return { status: 'stop', outcome: await outcome };
+}
+
+/** No evidence: say where the request stands, so a waiting agent knows whether to keep waiting. */
+async function refuseWithoutToken(deps: GateDeps, proposal: Proposal, request: ApprovalRequest | undefined, now: number): Promise<ApprovalCheck> {
+  const status = request === undefined ? 'none' : effectiveStatus(request, now);
+  if (status === 'pending' && request !== undefined) {
+    return { status: 'stop', outcome: { status: 'approval_required', proposalId: proposal.proposalId, requestId: request.requestId, expiresAt: request.expiresAt } };
+  }
+  const rejection: Rejection =
+    status === 'denied'
+      ? { status: 'denied', reason: 'approval_denied' }
+      : { status: 'not_approved', reason: NO_TOKEN_REASON[status] };
+  return { status: 'stop', outcome: await reject(deps, proposal, rejection, noTokenMessage(status, request)) };
 }
 
 function noTokenMessage(status: ApprovalStatus | 'none', request: ApprovalRequest | undefined): string {

@@ -90,10 +90,11 @@ export async function completeDispatched(deps: GateDeps, proposal: Proposal, com
       }
       return await refuse(deps, proposal, recorded.reason === 'not_found' ? 'unknown_grant' : 'not_dispatched', `result refused: ${recorded.reason}`);
     }
-    const ok = { ok: true as const, proposalId: proposal.proposalId, resultDigest: digest };
-    if (!recorded.created) return { ...ok, duplicate: true };
-    emit(deps.events, { type: 'completed', at, status: completion.status, ...callIds(proposal) });
-    return { ...ok, duplicate: false };
+    const { runId, proposalId, callId, toolName } = proposal;
+    if (!recorded.created) return { ok: true, proposalId, resultDigest: digest, duplicate: true };
+    // (The fields of callIds written out: no intermediate object on every dispatch.)
+    emit(deps.events, { type: 'completed', at, status: completion.status, runId, proposalId, callId, toolName });
+    return { ok: true, proposalId, resultDigest: digest, duplicate: false };
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
   }

@@ -3,7 +3,6 @@ import { authorizeCall } from './authorize.ts';
 import { completeDispatched, digestResult } from './complete.ts';
 import type { Proposal } from '../ledger/types.ts';
 import type { GateDeps } from './config.ts';
-import type { Grant } from './grant.ts';
 import type { DispatchOutcome } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
 import { errorMessage } from './propose.ts';
@@ -26,33 +25,37 @@ export type DispatchRequest = AuthorizeRequest;
 export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: Agent = DEFAULT_AGENT): Promise<DispatchOutcome> {
   const authorized = await authorizeCall(deps, request, agent, true);
   if (authorized.status !== 'authorized') return authorized;
-  return execute(deps, authorized.grant, authorized.proposal, authorized.tool);
+  return execute(deps, authorized.proposal, authorized.tool);
 }
 
-async function execute(deps: GateDeps, grant: Grant, proposal: Proposal, tool: Tool): Promise<DispatchOutcome> {
-  const context = {
-    runId: grant.runId,
-    sessionId: grant.sessionId,
-    principal: grant.principal,
-    callId: grant.callId,
-    proposalId: grant.proposalId,
-  };
-  const ids = { proposalId: grant.proposalId, callId: grant.callId, toolName: grant.toolName };
+/** Runs the ledger's call (`proposal`, as authorize's consume left it) and records what it returned. */
+async function execute(deps: GateDeps, proposal: Proposal, tool: Tool): Promise<DispatchOutcome> {
+  const { proposalId, callId, toolName } = proposal;
+  const context = { runId: proposal.runId, sessionId: proposal.sessionId, principal: proposal.principal, callId, proposalId };
   let result: unknown;
-  // Recording goes through completeDispatched: the gate's own grant, from this call's consume,
-  // leaves nothing for complete's runtime checks to catch. The tool has run by then, so a
-  // store failure while recording must not turn the outcome into a rejection (the caller
-  // would think nothing happened); it is reported as `resultRecorded: false` instead.
+  // Recording goes through completeDispatched: the gate's own consume, in this call, left the
+  // proposal; nothing for complete's runtime checks (read back, rebuild the grant) to catch. The
+  // tool has run by then, so a store failure while recording must not turn the outcome into a
+  // rejection (the caller would think nothing happened); it is reported as `resultRecorded: false`.
   try {
     // A fresh parse of the ledger's canonical text: the tool cannot change what was recorded.
-    result = await tool.execute(JSON.parse(grant.canonicalArgs), context);
+    const returned = tool.execute(JSON.parse(proposal.canonicalArgs), context);
+    // A synchronous tool's value is taken as it is (awaiting a non-promise would only cost a turn).
+    result = isThenable(returned) ? await returned : returned;
   } catch (error) {
     const message = errorMessage(error);
     const done = await completeDispatched(deps, proposal, { status: 'failed', error: message });
-    return { status: 'tool_failed', ...ids, error: message, ...(done.ok ? {} : { resultRecorded: false }) };
+    const failed: Extract<DispatchOutcome, { status: 'tool_failed' }> = { status: 'tool_failed', proposalId, callId, toolName, error: message };
+    if (!done.ok) failed.resultRecorded = false;
+    return failed;
   }
   const done = await completeDispatched(deps, proposal, { status: 'succeeded', result });
   // The digest just recorded, so the result is serialized once.
-  const resultDigest = done.ok ? done.resultDigest : digestResult(result);
-  return { status: 'executed', ...ids, result, resultDigest, ...(done.ok ? {} : { resultRecorded: false }) };
+  const executed: Extract<DispatchOutcome, { status: 'executed' }> = { status: 'executed', proposalId, callId, toolName, result, resultDigest: done.ok ? done.resultDigest : digestResult(result) };
+  if (!done.ok) executed.resultRecorded = false;
+  return executed;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -9,7 +9,15 @@ import type { Grant } from './grant.ts';
 export function grantOf(proposal: Proposal, request: ApprovalRequest | undefined): Grant {
   // A request counts only if this call consumed it: policy may have turned an
   // `approve` into `allow` after the request was opened, and then it was never used.
-  const used = request !== undefined && request.status === 'consumed' ? request : undefined;
+  return grantFrom(proposal, request !== undefined && request.status === 'consumed' ? request : undefined);
+}
+
+/**
+ * `grantOf` with the consumed request named by the caller: `authorize`, which has just
+ * consumed `used` in this call (read before the consume, so its status still reads
+ * `approved`; its id, token id and decisions are what the consume left).
+ */
+export function grantFrom(proposal: Proposal, used: ApprovalRequest | undefined): Grant {
   // Built by assignment (this runs on every dispatch); absent fields stay absent, not undefined.
   const grant: Grant = {
     v: 1,

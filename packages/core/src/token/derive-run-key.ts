@@ -50,24 +50,36 @@ function lengthPrefixed(text: string): Buffer {
 
 /**
  * Bounded cache of derived keys, held as KeyObjects: HMAC with a KeyObject skips the
- * key import `createHmac` otherwise repeats on every call. Oldest entries go first.
+ * key import `createHmac` otherwise repeats on every call. Kept by purpose, then key id,
+ * then run id (three lookups of strings whose hashes V8 keeps, instead of building and
+ * hashing a combined key on every verify); separate maps, so (kid "a\u0000b", run "c")
+ * and (kid "a", run "b\u0000c") can never share an entry. Each (purpose, key id) holds at
+ * most `maxEntries` runs, oldest first out; purposes are code constants and key ids come
+ * from the keyring, so the whole cache is bounded.
  */
 export class RunKeyCache {
   readonly #max: number;
-  readonly #keys = new Map<string, KeyObject>();
+  readonly #keys = new Map<string, Map<string, Map<string, KeyObject>>>();
   constructor(maxEntries = 10_000) {
     this.#max = maxEntries;
   }
 
   get(kid: string, master: Uint8Array, runId: string, purpose = APPROVAL_TOKEN_PURPOSE): KeyObject {
-    // Length-prefixed like the HKDF info, so (kid "a\u0000b", run "c") and (kid "a", run "b\u0000c")
-    // can never share a cache entry.
-    const cacheKey = `${purpose.length}:${purpose}${kid.length}:${kid}${runId}`;
-    let key = this.#keys.get(cacheKey);
+    let byKid = this.#keys.get(purpose);
+    if (byKid === undefined) {
+      byKid = new Map();
+      this.#keys.set(purpose, byKid);
+    }
+    let byRun = byKid.get(kid);
+    if (byRun === undefined) {
+      byRun = new Map();
+      byKid.set(kid, byRun);
+    }
+    let key = byRun.get(runId);
     if (key === undefined) {
       key = createSecretKey(deriveRunKey(master, runId, purpose));
-      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
-      this.#keys.set(cacheKey, key);
+      if (byRun.size >= this.#max) byRun.delete(byRun.keys().next().value!);
+      byRun.set(runId, key);
     }
     return key;
   }

@@ -1,3 +1,4 @@
+import { flatCanonicalText } from '../../canonical/flat-canonical.ts';
 import { serializeCanonical } from '../../canonical/serialize.ts';
 import { sha256Hex } from '../../digest.ts';
 
@@ -37,7 +38,8 @@ function textOfBlock(block: unknown): string | undefined {
 /** Canonical JSON digest of `value`, or undefined when it has no lossless JSON form. */
 function canonicalDigestOf(value: unknown): string | undefined {
   try {
-    return sha256Hex(serializeCanonical(value));
+    // A flat object (the commonest tool result) is written without the general serializer: same bytes.
+    return sha256Hex(flatCanonicalText(value) ?? serializeCanonical(value));
   } catch {
     return undefined;
   }
