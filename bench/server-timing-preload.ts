@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 
 const totals = { requests: 0, requestMs: 0, commits: 0, commitMs: 0, cpu: process.cpuUsage() };
 const emit = Server.prototype.emit;
-Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+Server.prototype.emit = function (this: Server, event: string | symbol, ...args: [unknown, ...unknown[]]): boolean {
   if (event === 'request') {
     const started = performance.now();
     (args[1] as NodeJS.EventEmitter).once('finish', () => {
@@ -17,7 +17,7 @@ Server.prototype.emit = function (this: Server, event: string | symbol, ...args:
       totals.requestMs += performance.now() - started;
     });
   }
-  return emit.call(this, event, ...args);
+  return Reflect.apply(emit, this, [event, ...args]) as boolean;
 } as typeof emit;
 const exec = DatabaseSync.prototype.exec;
 DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string): void {
