@@ -184,13 +184,34 @@ export function insertProposal(conn: SqliteConnection, input: ProposalInput): Pr
   return proposal;
 }
 
-export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest): void {
+/**
+ * Inserts `input` as a new pending request and returns it as a read would, built from the
+ * input rather than read back (no SELECT with its decisions subquery inside the write lock):
+ * the row holds exactly these columns, status 'pending', no decisions yet. `eligible` is
+ * parsed from the JSON text stored, so the caller gets a copy, as from a read.
+ */
+export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest): ApprovalRequest {
+  const params = requestParams(input);
   conn
     .statement(
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
          eligible, rule_id, rule_description, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
-    .run(...requestParams(input));
+    .run(...params);
+  const request: ApprovalRequest = {
+    requestId: input.requestId,
+    proposalId: input.proposalId,
+    createdAt: input.createdAt,
+    expiresAt: input.expiresAt,
+    requiredApprovals: input.requiredApprovals,
+    eligible: JSON.parse(params[5] as string) as ApprovalRequest['eligible'],
+    status: 'pending',
+    decisions: [],
+  };
+  if (input.ruleId !== undefined) request.ruleId = input.ruleId;
+  if (input.ruleDescription !== undefined) request.ruleDescription = input.ruleDescription;
+  if (input.passkey !== undefined) request.passkey = input.passkey;
+  return request;
 }
 
 /** Appends `decision` at `position` (1-based) and moves the request to `next`. */

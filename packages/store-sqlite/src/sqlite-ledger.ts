@@ -101,8 +101,7 @@ export class SqliteLedger implements LedgerStore {
     if (clash !== undefined) {
       throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
     }
-    insertRequest(this.#conn, input);
-    return this.#request(input.requestId)!;
+    return insertRequest(this.#conn, input);
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
