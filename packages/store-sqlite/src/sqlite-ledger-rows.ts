@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput } from '@countersign/core/ledger';
+import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest } from '@countersign/core/ledger';
 import { decisionParams, proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 
@@ -11,14 +11,80 @@ const INSERT_PROPOSAL = `
     canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
 
-// The decisions ride along as one JSON array, so a request is read in one statement.
-export const SELECT_REQUEST = `
-  SELECT r.*, (
+// The decisions of request `r`, as one JSON array, so a request is read in one statement.
+const DECISIONS_OF_R = `(
     SELECT json_group_array(json_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
       'at', d.at, 'editedProposalId', d.edited_proposal_id, 'passkey', json(d.passkey)) ORDER BY d.position)
     FROM decisions d WHERE d.request_id = r.request_id
-  ) AS decisions
-  FROM approval_requests r`;
+  )`;
+
+export const SELECT_REQUEST = `SELECT r.*, ${DECISIONS_OF_R} AS decisions FROM approval_requests r`;
+
+// The hot reads (a proposal, a proposal with its request) name their columns and take rows
+// as arrays (StatementSync.setReturnArrays): node:sqlite then builds no keyed object per
+// row (a fresh string per column name, on every row); the record is rebuilt below with
+// constant keys instead. Measured on a proposals row: 2.9 → 1.5 µs per read.
+const PROPOSAL_COLUMNS = [
+  'proposal_id', 'run_id', 'session_id', 'principal', 'call_id', 'tool_name', 'definition_digest', 'canonical_args', 'args_digest',
+  'model_response_ref', 'parent_proposal_id', 'created_at', 'state', 'dispatched_at', 'result_status', 'result_digest', 'result_at',
+  'agent', 'result_projections', 'context',
+] as const;
+const REQUEST_COLUMNS = [
+  'request_id', 'proposal_id', 'created_at', 'expires_at', 'required_approvals', 'eligible', 'rule_id', 'rule_description',
+  'passkey', 'status', 'token_id', 'approved_at', 'consumed_at',
+] as const;
+const SELECT_PROPOSAL = `SELECT ${PROPOSAL_COLUMNS.join(', ')} FROM proposals`;
+const SELECT_PROPOSAL_WITH_REQUEST = `
+  SELECT ${PROPOSAL_COLUMNS.map((c) => `p.${c}`).join(', ')}, ${REQUEST_COLUMNS.map((c) => `r.${c}`).join(', ')},
+    CASE WHEN r.request_id IS NULL THEN NULL ELSE ${DECISIONS_OF_R} END
+  FROM proposals p LEFT JOIN approval_requests r ON r.proposal_id = p.proposal_id
+  WHERE p.proposal_id = ?`;
+
+/** The proposal whose PROPOSAL_COLUMNS start at `at` in `v`, checked by proposalFromRow. */
+function proposalFromValues(v: readonly unknown[], at = 0): Proposal {
+  return proposalFromRow({
+    proposal_id: v[at],
+    run_id: v[at + 1],
+    session_id: v[at + 2],
+    principal: v[at + 3],
+    call_id: v[at + 4],
+    tool_name: v[at + 5],
+    definition_digest: v[at + 6],
+    canonical_args: v[at + 7],
+    args_digest: v[at + 8],
+    model_response_ref: v[at + 9],
+    parent_proposal_id: v[at + 10],
+    created_at: v[at + 11],
+    state: v[at + 12],
+    dispatched_at: v[at + 13],
+    result_status: v[at + 14],
+    result_digest: v[at + 15],
+    result_at: v[at + 16],
+    agent: v[at + 17],
+    result_projections: v[at + 18],
+    context: v[at + 19],
+  });
+}
+
+/** The request whose REQUEST_COLUMNS start at `at` in `v`, then its decisions (JSON), checked by requestFromRow. */
+function requestFromValues(v: readonly unknown[], at: number): ApprovalRequest {
+  return requestFromRow({
+    request_id: v[at],
+    proposal_id: v[at + 1],
+    created_at: v[at + 2],
+    expires_at: v[at + 3],
+    required_approvals: v[at + 4],
+    eligible: v[at + 5],
+    rule_id: v[at + 6],
+    rule_description: v[at + 7],
+    passkey: v[at + 8],
+    status: v[at + 9],
+    token_id: v[at + 10],
+    approved_at: v[at + 11],
+    consumed_at: v[at + 12],
+    decisions: v[at + 13],
+  });
+}
 
 /** WHERE clause and parameters selecting requests by their effective status at `now`. */
 export function statusFilter(status: ListRequestsFilter['status'], now: number): { sql: string; params: (string | number)[] } {
@@ -60,21 +126,29 @@ export function runOwnerRow(conn: SqliteConnection, runId: string): string | und
 }
 
 export function proposalRow(conn: SqliteConnection, proposalId: string): Proposal | undefined {
-  const row = conn.statement('SELECT * FROM proposals WHERE proposal_id = ?').get(proposalId);
-  return row === undefined ? undefined : proposalFromRow(row);
+  const values = conn.arrayStatement(`${SELECT_PROPOSAL} WHERE proposal_id = ?`).get(proposalId);
+  return values === undefined ? undefined : proposalFromValues(values);
+}
+
+/** A proposal and its approval request (if it has one) in one statement, so one read transaction. */
+export function proposalWithRequestRow(conn: SqliteConnection, proposalId: string): ProposalWithRequest | undefined {
+  const values = conn.arrayStatement(SELECT_PROPOSAL_WITH_REQUEST).get(proposalId);
+  if (values === undefined) return undefined;
+  const hasRequest = values[PROPOSAL_COLUMNS.length] !== null;
+  return { proposal: proposalFromValues(values), request: hasRequest ? requestFromValues(values, PROPOSAL_COLUMNS.length) : undefined };
 }
 
 export function proposalByCallRow(conn: SqliteConnection, runId: string, callId: string): Proposal | undefined {
-  const row = conn.statement('SELECT * FROM proposals WHERE run_id = ? AND call_id = ?').get(runId, callId);
-  return row === undefined ? undefined : proposalFromRow(row);
+  const values = conn.arrayStatement(`${SELECT_PROPOSAL} WHERE run_id = ? AND call_id = ?`).get(runId, callId);
+  return values === undefined ? undefined : proposalFromValues(values);
 }
 
 /** The run's oldest undispatched call of this tool and arguments (found through the (run_id, call_id) index's run prefix). */
 export function openCallRow(conn: SqliteConnection, runId: string, toolName: string, argsDigest: string): Proposal | undefined {
-  const row = conn
-    .statement(`SELECT * FROM proposals WHERE run_id = ? AND tool_name = ? AND args_digest = ? AND state = 'proposed' ORDER BY created_at, proposal_id LIMIT 1`)
+  const values = conn
+    .arrayStatement(`${SELECT_PROPOSAL} WHERE run_id = ? AND tool_name = ? AND args_digest = ? AND state = 'proposed' ORDER BY created_at, proposal_id LIMIT 1`)
     .get(runId, toolName, argsDigest);
-  return row === undefined ? undefined : proposalFromRow(row);
+  return values === undefined ? undefined : proposalFromValues(values);
 }
 
 export function requestRow(conn: SqliteConnection, requestId: string): ApprovalRequest | undefined {
@@ -110,13 +184,34 @@ export function insertProposal(conn: SqliteConnection, input: ProposalInput): Pr
   return proposal;
 }
 
-export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest): void {
+/**
+ * Inserts `input` as a new pending request and returns it as a read would, built from the
+ * input rather than read back (no SELECT with its decisions subquery inside the write lock):
+ * the row holds exactly these columns, status 'pending', no decisions yet. `eligible` is
+ * parsed from the JSON text stored, so the caller gets a copy, as from a read.
+ */
+export function insertRequest(conn: SqliteConnection, input: NewApprovalRequest): ApprovalRequest {
+  const params = requestParams(input);
   conn
     .statement(
       `INSERT INTO approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
          eligible, rule_id, rule_description, passkey, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     )
-    .run(...requestParams(input));
+    .run(...params);
+  const request: ApprovalRequest = {
+    requestId: input.requestId,
+    proposalId: input.proposalId,
+    createdAt: input.createdAt,
+    expiresAt: input.expiresAt,
+    requiredApprovals: input.requiredApprovals,
+    eligible: JSON.parse(params[5] as string) as ApprovalRequest['eligible'],
+    status: 'pending',
+    decisions: [],
+  };
+  if (input.ruleId !== undefined) request.ruleId = input.ruleId;
+  if (input.ruleDescription !== undefined) request.ruleDescription = input.ruleDescription;
+  if (input.passkey !== undefined) request.passkey = input.passkey;
+  return request;
 }
 
 /** Appends `decision` at `position` (1-based) and moves the request to `next`. */

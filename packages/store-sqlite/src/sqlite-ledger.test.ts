@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core/ledger';
+import type { NewApprovalRequest } from '@countersign/core/ledger';
 import { runLedgerConformance, sampleProposal } from '@countersign/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempStore } from './testing/temp-store.ts';
@@ -8,6 +9,10 @@ runLedgerConformance('sqlite', async () => {
   const { store, cleanup } = tempStore();
   return { store: store.ledger, cleanup };
 });
+
+function requestFor(proposalId: string, extra: Partial<NewApprovalRequest> = {}): NewApprovalRequest {
+  return { requestId: `req-${proposalId}`, proposalId, createdAt: 1_000, expiresAt: 61_000, requiredApprovals: 2, eligible: { roles: ['approver'] }, ...extra };
+}
 
 describe('sqlite ledger specifics', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -19,6 +24,23 @@ describe('sqlite ledger specifics', () => {
     cleanups.push(t.cleanup);
     return t;
   }
+
+  it('a request returned by createApprovalRequest or recordProposal (built, not read back) equals the stored one, and is a copy', async () => {
+    const { store } = open();
+    const first = sampleProposal();
+    await store.ledger.recordProposal(first);
+    const input = requestFor(first.proposalId, { ruleId: 'payments', passkey: 'required', ruleDescription: 'Payments need a person', eligible: { roles: ['finance'], approvers: ['bob'] } });
+    const created = await store.ledger.createApprovalRequest(input);
+    expect(created).toEqual(await store.ledger.getApprovalRequest(input.requestId));
+    (input.eligible as { roles: string[] }).roles.push('anyone');
+    expect(created.eligible).toEqual({ roles: ['finance'], approvers: ['bob'] });
+
+    const second = sampleProposal();
+    const bare = requestFor(second.proposalId);
+    const recorded = await store.ledger.recordProposal(second, { request: bare });
+    expect(recorded.ok && recorded.request).toEqual(await store.ledger.getApprovalRequest(bare.requestId));
+    expect(recorded.ok && recorded.request).not.toHaveProperty('ruleId');
+  });
 
   it('a closed store rejects every call with store_unavailable', async () => {
     const { store } = open();

@@ -4,7 +4,7 @@ import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { eligibilityFilter, insertDecision, insertProposal, insertRequest, openCallRow, proposalByCallRow, proposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { eligibilityFilter, insertDecision, insertProposal, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -75,13 +75,8 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
-    // Two statements in one synchronous read: no write can land between them.
-    return this.#conn.read(() => {
-      const proposal = this.#proposal(proposalId);
-      if (proposal === undefined) return undefined;
-      const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
-      return { proposal, request: row === undefined ? undefined : requestFromRow(row) };
-    });
+    // One statement (a LEFT JOIN): the call and its request are read in the same read transaction.
+    return this.#conn.read(() => proposalWithRequestRow(this.#conn, proposalId));
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
@@ -106,8 +101,7 @@ export class SqliteLedger implements LedgerStore {
     if (clash !== undefined) {
       throw new LedgerError('duplicate_id', `proposal ${input.proposalId} already has an approval request`);
     }
-    insertRequest(this.#conn, input);
-    return this.#request(input.requestId)!;
+    return insertRequest(this.#conn, input);
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {

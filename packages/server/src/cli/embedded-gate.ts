@@ -2,6 +2,7 @@ import { Gate, type IntentConfig } from '@countersign/core/gate';
 import { buildSemantic, type BuiltSemantic, type SemanticConfig, SemanticConfigError } from '@countersign/semantic';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
 import { definitionReviewOf } from '../serve/definition-review.ts';
+import { timeOrderedId } from '../serve/time-ordered-id.ts';
 import { type MasterKey, resolveMasterKey } from '../serve/master-key.ts';
 import type { OpenedStore } from '../serve/open-store.ts';
 import type { StoreTarget } from '../serve/store-target.ts';
@@ -46,6 +47,7 @@ export function embeddedGate(
     keyring: settings.keyring,
     events,
     intent: settings.intent,
+    newId: timeOrderedId,
   });
 }
 

@@ -16,6 +16,7 @@ import { closeServer, listen, localUrl } from './listen.ts';
 import type { Logger } from 'pino';
 import { ServerMetrics } from '../ops/metrics.ts';
 import { timedLedger } from '../ops/timed-ledger.ts';
+import { timeOrderedId } from './time-ordered-id.ts';
 
 export interface StartServerOptions {
   ledger: LedgerStore;
@@ -87,6 +88,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     definitionReview: options.definitionReview,
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
+    newId: timeOrderedId,
   });
   const mcp = await options.mcp?.(gate);
   // The listening address is known only after listen(): passkeys' RP origin and webhook
