@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { LedgerError } from '@countersign/core/ledger';
+import { coalesceWrites } from './coalesce-writes.ts';
 import { isUnavailableError, toStoreError } from './errors.ts';
 import type { PreparedStatement } from './prepared-statement.ts';
 
@@ -82,8 +83,11 @@ export class PgDatabase {
       connectionError = error;
     };
     client.on('error', onError);
-    const query: Query = (sql, params) =>
-      typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
+    const query: Query = (sql, params) => {
+      // Statements sent in the same tick leave in one socket write (one round trip, one wake-up of the server).
+      coalesceWrites(client);
+      return typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
+    };
     let releaseError: Error | undefined;
     try {
       // BEGIN is not awaited before `fn` starts: on a pipelined connection its first
