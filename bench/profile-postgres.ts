@@ -12,7 +12,6 @@ import { readFileSync } from 'node:fs';
 import { Gate, type ToolRegistry } from '@countersign/core/gate';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
-import { openPostgresStore } from '@countersign/store-postgres';
 import { Client } from 'pg';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { dropSchema } from './drop-schema.ts';
@@ -24,6 +23,8 @@ const clients = Number(clientsText);
 const n = Number(nText);
 const schema = `cs_profile_${randomBytes(6).toString('hex')}`;
 const app = `cs-profile-${process.pid}`;
+// CS_PG_OPEN: another build's open.ts, to compare two versions of the store in one session.
+const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
 const store = await openPostgresStore({ connectionString: PG_URL, schema, pool: { max: 16, application_name: app } });
 const tools: ToolRegistry = { transfer: { execute: () => ({ ok: true }), definition: { name: 'transfer', description: 'Move money', inputSchema: { type: 'object' } } } };
 const gate = new Gate({
