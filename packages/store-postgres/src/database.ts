@@ -3,6 +3,7 @@ import { LedgerError } from '@countersign/core/ledger';
 import { coalesceWrites } from './coalesce-writes.ts';
 import { isUnavailableError, toStoreError } from './errors.ts';
 import type { PreparedStatement } from './prepared-statement.ts';
+import { ReadGroups } from './read-group.ts';
 
 /** Runs one statement: plain SQL text, or a named statement prepared once per connection. */
 export type Query = <R extends QueryResultRow = QueryResultRow>(
@@ -21,8 +22,11 @@ export class PgDatabase {
   #closed = false;
   #commits = 0;
 
+  readonly #reads: ReadGroups;
+
   constructor(pool: Pool) {
     this.pool = pool;
+    this.#reads = new ReadGroups(pool);
   }
 
   /** One statement on any pooled connection; a single statement is its own transaction. */
@@ -35,6 +39,16 @@ export class PgDatabase {
     } catch (error) {
       throw toStoreError(error);
     }
+  };
+
+  /**
+   * A short read by key, grouped with the other reads of this turn of the event loop on
+   * one connection and one socket write (ReadGroups). Its own statement and snapshot, as
+   * with `query`; never for writes or long reads.
+   */
+  readonly read: Query = async (sql, params) => {
+    this.#assertOpen();
+    return this.#reads.read(sql, params) as never;
   };
 
   /**

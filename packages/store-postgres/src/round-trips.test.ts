@@ -9,6 +9,7 @@ import { PostgresAuditLog } from './postgres-audit-log.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
 import { quoteSchema } from './schema-name.ts';
 import { describePg, TEST_PG_URL } from './testing/test-database.ts';
+import { countSocketWrites } from './testing/socket-writes.ts';
 import { tempParts } from './testing/temp-parts.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -89,6 +90,26 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect(shape(completed.statements)).toEqual(['BEGIN', expect.stringMatching(/^UPDATE /), ...tail]);
     expect(completed.statements[1]).toMatch(/SET result_status/);
     expect(completed.trips).toBe(2);
+    expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
+  it('each audited step leaves in two socket writes: BEGIN with the ledger statement, then lock, insert and COMMIT', async () => {
+    const { ledger, audit } = await open();
+    const f = makeGateFixture({ ledger, audit });
+    await f.gate.propose(f.call({ arguments: '{"amount":1,"to":"bob"}' }));
+    const writes = countSocketWrites();
+    const call = f.call({ arguments: '{"amount":5,"to":"alice"}' });
+    expect((await f.gate.propose(call)).status).toBe('allowed');
+    expect(writes()).toBe(2);
+    const authorized = await f.gate.authorize(f.dispatchFor(call));
+    if (authorized.status !== 'authorized') throw new Error(`not authorized: ${authorized.status}`);
+    // The call's read, then the transaction.
+    expect(writes()).toBe(2 + 3);
+    expect((await f.gate.complete(authorized.grant, { status: 'succeeded', result: 1 })).ok).toBe(true);
+    expect(writes()).toBe(5 + 3);
+    // A lone audit append: BEGIN, lock, chaining insert and COMMIT in one write.
+    await audit.append(event('alone'));
+    expect(writes()).toBe(8 + 1);
     expect(verifyChain(await audit.read()).ok).toBe(true);
   });
 
