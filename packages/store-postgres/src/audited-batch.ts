@@ -38,9 +38,10 @@ const ATTEMPTS = 3;
  * The lock comes LAST (PostgresAuditLog.appendInTransaction) and is held for one
  * statement and the COMMIT only, never across a round trip to this process: the
  * writes' own statements take their row locks first, and the lock's holder waits for no
- * row lock, so no deadlock runs through the lock. Two batches' writes can still
- * deadlock on rows taken in opposite orders (two replicas, or a savepoint rerun);
- * Postgres aborts one, which wrote nothing, and it is retried whole.
+ * row lock, so no deadlock runs through the lock. Batches of two replicas, no longer
+ * serialized from their start, can deadlock on rows they take in opposite orders (the
+ * same calls consumed on both at once): Postgres aborts one after deadlock_timeout, it
+ * wrote nothing, and it is retried whole (chain-in-sql.test.ts provokes this).
  */
 export class AuditedBatch {
   readonly #db: PgDatabase;

@@ -167,4 +167,38 @@ describePg('the chain lock is taken last and held for the insert and COMMIT only
       await cleanup();
     }
   });
+
+  it('two replicas consuming the same calls in opposite orders: a deadlock victim is retried whole, each call runs once', async () => {
+    const { ledger, audit, schema, cleanup } = await tempParts();
+    // A short deadlock_timeout so victims are chosen quickly (the default is 1 s).
+    const replicaDb = (name: string) => createDatabase({ connectionString: TEST_PG_URL, pool: { options: '-c deadlock_timeout=50ms', application_name: name } });
+    const dbs = [replicaDb('a'), replicaDb('b')];
+    try {
+      const [a, b] = dbs.map((db) => {
+        const log = new PostgresAuditLog(db, quoteSchema(schema), schema);
+        return new PostgresLedger(db, ledgerSql(quoteSchema(schema)), log);
+      }) as [PostgresLedger, PostgresLedger];
+      for (let round = 0; round < 8; round++) {
+        const calls = [sampleProposal(), sampleProposal(), sampleProposal()];
+        for (const p of calls) await ledger.recordProposal(p);
+        const consume = (on: PostgresLedger, p: (typeof calls)[number], who: string) =>
+          on.consume({ proposalId: p.proposalId, now: T0 + round }, (c) => (c.ok ? [{ type: 'dispatch', at: T0 + round, callId: p.callId, actor: who }] : []));
+        // Each replica's batch takes the rows in the opposite order.
+        const reversed = [...calls].reverse();
+        const [onA, onB] = await Promise.all([Promise.all(calls.map((p) => consume(a, p, 'a'))), Promise.all(reversed.map((p) => consume(b, p, 'b')))]);
+        calls.forEach((p, i) => {
+          const both = [onA[i]!, onB[reversed.indexOf(p)]!];
+          expect(both.filter((o) => o.ok)).toHaveLength(1);
+          expect(both.filter((o) => !o.ok)).toEqual([{ ok: false, reason: 'already_consumed' }]);
+        });
+      }
+      const records = await audit.read();
+      expect(records.filter((r) => r.type === 'dispatch')).toHaveLength(24);
+      expect(new Set(records.map((r) => r.callId)).size).toBe(24);
+      expect(verifyChain(records)).toMatchObject({ ok: true, count: 24 });
+    } finally {
+      for (const db of dbs) await db.close();
+      await cleanup();
+    }
+  });
 });
