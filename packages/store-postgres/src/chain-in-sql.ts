@@ -1,4 +1,5 @@
-import { type AuditRecord, canonicalRecordText, GENESIS_HASH, hashRecord } from '@countersign/core/audit';
+import { hash } from 'node:crypto';
+import { type AuditRecord, canonicalRecordText, GENESIS_HASH } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
 import { auditEventJson, integer, text } from '@countersign/core/store-kit';
 import type { QueryResultRow } from 'pg';
@@ -83,12 +84,12 @@ export function chainInsertParams(records: readonly AuditRecord[], parts: readon
 
 /**
  * Fills each record's seq, prevHash and hash in from the inserted rows, checking that
- * they form a chain and that each hash is the one core computes for the record (a
- * database that encoded the text differently fails here, loudly, instead of leaving a
- * chain only the verifier would reject). `records` are mutated: they are the batch's
- * own copies.
+ * they form a chain and that each hash is SHA-256 of the record's text as core writes it
+ * (`parts`, proven to rejoin into core's text by `recordTextParts`): a database that
+ * encoded the text differently fails here, loudly, instead of leaving a chain only the
+ * verifier would reject. `records` are mutated: they are the batch's own copies.
  */
-export function fillChained(records: AuditRecord[], rows: readonly QueryResultRow[]): AuditRecord[] {
+export function fillChained(records: AuditRecord[], parts: readonly RecordTextParts[], rows: readonly QueryResultRow[]): AuditRecord[] {
   if (rows.length !== records.length) throw new LedgerError('corrupt_record', `audit insert returned ${rows.length} of ${records.length} records`);
   const sorted = rows.map((row) => ({ seq: integer(row, 'seq'), prevHash: text(row, 'prev_hash'), hash: text(row, 'hash') })).sort((a, b) => a.seq - b.seq);
   sorted.forEach((row, i) => {
@@ -96,7 +97,7 @@ export function fillChained(records: AuditRecord[], rows: readonly QueryResultRo
     const before = sorted[i - 1];
     // The first one links to the head the statement read (or is the genesis record).
     const linked = before === undefined ? row.seq > 1 || row.prevHash === GENESIS_HASH : row.seq === before.seq + 1 && row.prevHash === before.hash;
-    if (!linked || hashRecord(row.prevHash, row.seq, record) !== row.hash) {
+    if (!linked || hash('sha256', joinParts(parts[i]!, row.prevHash, row.seq), 'hex') !== row.hash) {
       throw new LedgerError('corrupt_record', `audit record ${row.seq} was chained by the database with a hash this process does not compute`);
     }
     record.seq = row.seq;

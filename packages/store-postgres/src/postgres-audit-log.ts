@@ -65,7 +65,7 @@ export class PostgresAuditLog implements AuditLog {
     const inserted = query(this.#chainInsert, chainInsertParams(records, parts));
     // If the lock fails, the insert fails behind it (aborted transaction): the lock's error is the cause.
     inserted.catch(() => {});
-    return locked.then(async () => fillChained(records, (await inserted).rows));
+    return locked.then(async () => fillChained(records, parts, (await inserted).rows));
   }
 
   onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {
