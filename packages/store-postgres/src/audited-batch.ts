@@ -4,7 +4,7 @@ import { LedgerError } from '@countersign/core/ledger';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { isUnavailableError, sqlState, toStoreError } from './errors.ts';
-import { chain, type PostgresAuditLog } from './postgres-audit-log.ts';
+import type { PostgresAuditLog } from './postgres-audit-log.ts';
 
 /** One ledger write: its statements, returning its outcome and the audit events to append with it. */
 export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: readonly AuditEvent[] }>;
@@ -21,29 +21,27 @@ export type WorkMode = 'concurrent' | 'alone';
 type Job = { work: AuditedWork; mode: WorkMode };
 
 type Done = { outcome: unknown; records: AuditRecord[] };
-type Item = { ok: true; outcome: unknown; events: readonly AuditEvent[] } | { ok: false; error: unknown };
-
-// Any valid head: events are checked inside their own savepoint, before the real chaining.
-const PROBE_HEAD = { seq: 1, hash: '0'.repeat(64) };
+/** A write's outcome and its events as validated copies (buildRecord), chained by the insert. */
+type Item = { ok: true; outcome: unknown; records: AuditRecord[] } | { ok: false; error: unknown };
 /** Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of it was written). */
 const ATTEMPTS = 3;
 
 /**
  * Group commit for ledger writes that carry audit records. Writes submitted while a
- * batch is in flight go together in the next one: one transaction takes the chain's
- * advisory lock, runs each write under its own SAVEPOINT (its error undoes only its
- * own changes, as if it ran alone) and checks its events, then chains every write's
- * records in submission order, inserts them in one statement and commits. So N
- * concurrent consumes cost one commit and one turn of the chain lock, not N: the lock
- * is held until COMMIT, and one commit per write under it would cap throughput at one
- * fsync per write.
+ * batch is in flight go together in the next one: one transaction runs each write
+ * under its own SAVEPOINT (its error undoes only its own changes, as if it ran alone)
+ * and checks its events, then takes the chain's advisory lock and appends every
+ * write's records in submission order with one statement that chains them in SQL, and
+ * commits. So N concurrent consumes cost one commit and one turn of the chain lock,
+ * not N.
  *
- * The lock comes FIRST, as in every transaction that appends: a batch holds several
- * calls' row locks at once, and two replicas' batches taking rows in opposite orders
- * while both waiting for the lock at the end would deadlock. With the lock first,
- * audited batches run one at a time across replicas (like SQLite's BEGIN IMMEDIATE),
- * and no holder of a row lock ever waits for the advisory lock. A batch Postgres still
- * aborts as a deadlock or serialization victim wrote nothing and is retried whole.
+ * The lock comes LAST (PostgresAuditLog.appendInTransaction) and is held for one
+ * statement and the COMMIT only, never across a round trip to this process: the
+ * writes' own statements take their row locks first, and the lock's holder waits for no
+ * row lock, so no deadlock runs through the lock. Batches of two replicas, no longer
+ * serialized from their start, can deadlock on rows they take in opposite orders (the
+ * same calls consumed on both at once): Postgres aborts one after deadlock_timeout, it
+ * wrote nothing, and it is retried whole (chain-in-sql.test.ts provokes this).
  */
 export class AuditedBatch {
   readonly #db: PgDatabase;
@@ -69,13 +67,20 @@ export class AuditedBatch {
     let savepoints = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        // The chain's lock is taken by the transaction's opening round trip (beginLocked).
-        const done = await this.#db.transactionWithTail((query) => this.#items(query, batch, savepoints), this.#log?.beginLocked);
-        this.#log?.committed(done.flatMap((item) => ('records' in item ? item.records : [])));
+        let appended: Promise<AuditRecord[]> | undefined;
+        const items = await this.#db.transactionWithTail(async (query) => {
+          const items = await this.#items(query, batch, savepoints);
+          const records = items.flatMap((item) => (item.ok ? item.records : []));
+          // The audit append is the tail: COMMIT goes out in the same write.
+          if (records.length > 0) appended = this.#log!.appendInTransaction(query, records);
+          return { result: items, tail: appended };
+        });
+        // Committed: every write's records now carry their seq and hashes.
+        if (appended !== undefined) await appended;
         batch.forEach((job, i) => {
-          const item = done[i]!;
-          if ('error' in item) job.reject(item.error);
-          else job.resolve(item);
+          const item = items[i]!;
+          if (item.ok) job.resolve({ outcome: item.outcome, records: item.records });
+          else job.reject(item.error);
         });
         return;
       } catch (error) {
@@ -98,39 +103,18 @@ export class AuditedBatch {
     }
   }
 
-  /**
-   * Two round trips on a pipelined connection: BEGIN + the chain lock, the head read and
-   * the writes' statements; then the audit insert with COMMIT right behind it (the tail).
-   * The head read runs after the lock is taken (one connection runs statements in the
-   * order sent), so no other append can land between it and our insert.
-   */
-  async #items(
-    query: Query,
-    batch: BatchJob<Job, Done>[],
-    savepoints: boolean,
-  ): Promise<{ result: (Done | { error: unknown })[]; tail?: Promise<unknown> | undefined }> {
-    const head = this.#log?.headLocked(query);
-    // Awaited below unless a write fails first; never left rejecting unobserved.
-    head?.catch(() => {});
-    const items: Item[] = savepoints ? [] : await this.#pipelined(query, batch);
-    for (const job of savepoints ? batch : []) {
+  /** The writes' statements: all at once (pipelined) on the first try, one by one under savepoints on a rerun. */
+  async #items(query: Query, batch: BatchJob<Job, Done>[], savepoints: boolean): Promise<Item[]> {
+    if (!savepoints) return this.#pipelined(query, batch);
+    const items: Item[] = [];
+    for (const job of batch) {
       await query('SAVEPOINT batch_item');
       const item = await this.#item(query, job.input.work).catch((error: unknown) => ({ ok: false as const, error }));
       if (!item.ok && isFatal(item.error)) throw item.error;
       await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
       items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
     }
-    const events = items.flatMap((item) => (item.ok ? item.events : []));
-    const records = this.#log === undefined || events.length === 0 ? [] : chain(await head, events);
-    const tail = records.length === 0 ? undefined : this.#log!.insertLocked(query, records);
-    let next = 0;
-    const result = items.map((item) => {
-      if (!item.ok) return { error: item.error };
-      const own = records.slice(next, next + item.events.length);
-      next += item.events.length;
-      return { outcome: item.outcome, records: own };
-    });
-    return { result, tail };
+    return items;
   }
 
   /**
@@ -171,12 +155,11 @@ export class AuditedBatch {
     return settled.map((s) => (s as PromiseFulfilledResult<Item>).value);
   }
 
-  /** Runs one write and checks its events (an invalid one fails this write only). */
+  /** Runs one write and checks its events (an invalid one fails this write only), keeping validated copies. */
   async #item(query: Query, work: AuditedWork): Promise<Item> {
     const { outcome, events } = await work(query);
     if (events.length > 0 && this.#log === undefined) throw new TypeError('this PostgresLedger has no audit log to append to');
-    for (const event of events) buildRecord(PROBE_HEAD, event);
-    return { ok: true, outcome, events };
+    return { ok: true, outcome, records: events.map((event) => buildRecord(undefined, event)) };
   }
 }
 

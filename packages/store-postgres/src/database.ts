@@ -1,7 +1,9 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { LedgerError } from '@countersign/core/ledger';
+import { coalesceWrites } from './coalesce-writes.ts';
 import { isUnavailableError, toStoreError } from './errors.ts';
 import type { PreparedStatement } from './prepared-statement.ts';
+import { ReadGroups } from './read-group.ts';
 
 /** Runs one statement: plain SQL text, or a named statement prepared once per connection. */
 export type Query = <R extends QueryResultRow = QueryResultRow>(
@@ -20,8 +22,11 @@ export class PgDatabase {
   #closed = false;
   #commits = 0;
 
+  readonly #reads: ReadGroups;
+
   constructor(pool: Pool) {
     this.pool = pool;
+    this.#reads = new ReadGroups(pool);
   }
 
   /** One statement on any pooled connection; a single statement is its own transaction. */
@@ -34,6 +39,16 @@ export class PgDatabase {
     } catch (error) {
       throw toStoreError(error);
     }
+  };
+
+  /**
+   * A short read by key, grouped with the other reads of this turn of the event loop on
+   * one connection and one socket write (ReadGroups). Its own statement and snapshot, as
+   * with `query`; never for writes or long reads.
+   */
+  readonly read: Query = async (sql, params) => {
+    this.#assertOpen();
+    return this.#reads.read(sql, params) as never;
   };
 
   /**
@@ -51,23 +66,20 @@ export class PgDatabase {
     return result;
   };
 
-  /**
-   * Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. `begin`
-   * replaces the opening BEGIN: trusted SQL of ours (never input) that starts with BEGIN
-   * and may go on with more statements in the same round trip (the audit chain's lock).
-   */
-  async transaction<T>(fn: (query: Query) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-    return this.transactionWithTail(async (query) => ({ result: await fn(query) }), begin);
+  /** Runs `fn` inside BEGIN … COMMIT on one connection; any error rolls back. */
+  async transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+    return this.transactionWithTail(async (query) => ({ result: await fn(query) }));
   }
 
   /**
-   * `transaction` whose `fn` may leave its last statement in flight (`tail`): COMMIT is
-   * sent right behind it, in the same round trip on a pipelined connection, and the
-   * transaction succeeds only if the tail succeeded AND the server answered COMMIT. A
-   * failed tail aborts the transaction on the server, so the COMMIT behind it commits
-   * nothing (PostgreSQL answers it ROLLBACK, checked below); the tail's error is thrown.
+   * `transaction` whose `fn` may leave its last statements in flight (`tail`): COMMIT is
+   * sent right behind them, in the same round trip on a pipelined connection (in the same
+   * socket write, see coalesceWrites), and the transaction succeeds only if the tail
+   * succeeded AND the server answered COMMIT. A failed tail aborts the transaction on the
+   * server, so the COMMIT behind it commits nothing (PostgreSQL answers it ROLLBACK,
+   * checked below); the tail's error is thrown.
    */
-  async transactionWithTail<T>(fn: (query: Query) => Promise<{ result: T; tail?: Promise<unknown> | undefined }>, begin = 'BEGIN'): Promise<T> {
+  async transactionWithTail<T>(fn: (query: Query) => Promise<{ result: T; tail?: Promise<unknown> | undefined }>): Promise<T> {
     this.#assertOpen();
     let client: PoolClient;
     try {
@@ -82,16 +94,18 @@ export class PgDatabase {
       connectionError = error;
     };
     client.on('error', onError);
-    const query: Query = (sql, params) =>
-      typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
+    const query: Query = (sql, params) => {
+      // Statements sent in the same tick leave in one socket write (one round trip, one wake-up of the server).
+      coalesceWrites(client);
+      return typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
+    };
     let releaseError: Error | undefined;
     try {
       // BEGIN is not awaited before `fn` starts: on a pipelined connection its first
-      // statements go out in the same round trip. They still run after BEGIN (and after
-      // the chain lock, when `begin` takes it): one connection runs statements in the
-      // order sent, and a failed `begin` aborts the transaction, so they fail too. BEGIN
-      // itself only fails with the connection, which takes every later statement with it.
-      const begun = query(begin).then(
+      // statements go out in the same round trip. They still run after BEGIN (one
+      // connection runs statements in the order sent). BEGIN itself only fails with the
+      // connection, which takes every later statement, and COMMIT, with it.
+      const begun = query('BEGIN').then(
         () => undefined,
         (error: unknown) => ({ error }),
       );
@@ -99,20 +113,20 @@ export class PgDatabase {
       try {
         out = await fn(query);
       } catch (error) {
-        // The cause is the failed BEGIN (e.g. a lock timeout) if there was one.
+        // The cause is the failed BEGIN if there was one.
         throw (await begun)?.error ?? error;
       }
+      // Sent before BEGIN's answer is awaited: a transaction whose statements are all in
+      // its tail (an audit append) is then one round trip.
+      const committing = query('COMMIT');
+      // Settled either way before we look at the others' outcomes: no stray rejection.
+      committing.catch(() => {});
       const failed = await begun;
       if (failed !== undefined) {
         out.tail?.catch(() => {});
         throw failed.error;
       }
-      const committing = query('COMMIT');
-      if (out.tail !== undefined) {
-        // Settled either way before we look at the tail's own outcome: no stray rejection.
-        committing.catch(() => {});
-        await out.tail;
-      }
+      if (out.tail !== undefined) await out.tail;
       const { command } = await committing;
       // COMMIT of a transaction an error aborted answers ROLLBACK, not an error: never report that as written.
       if (command !== 'COMMIT') throw new LedgerError('store_unavailable', `postgres transaction not committed (server answered ${command})`);

@@ -23,7 +23,7 @@ describePg('postgres audit appends, batched', () => {
   it('appends submitted together: one transaction per batch, consecutive seqs in submission order, one chain', async () => {
     const { db, audit } = await open({ maxBatch: 64 });
     await audit.append({ type: 'proposal', at: T0 });
-    const transaction = vi.spyOn(db, 'transaction');
+    const transaction = vi.spyOn(db, 'transactionWithTail');
     const events: AuditEvent[] = Array.from({ length: 300 }, (_, i) => ({ type: 'dispatch', at: T0 + i, callId: `call-${i}` }));
     events[150] = { type: 'not-a-type', at: T0 } as unknown as AuditEvent;
     const outcomes = await Promise.allSettled(events.map((e) => audit.append(e)));
@@ -78,7 +78,7 @@ describePg('postgres audit appends, batched', () => {
 
   it('an append submitted while a batch is in flight waits for the next batch, and chains after it', async () => {
     const { db, audit } = await open();
-    const transaction = vi.spyOn(db, 'transaction');
+    const transaction = vi.spyOn(db, 'transactionWithTail');
     const early = [audit.append({ type: 'dispatch', at: T0, callId: 'a' }), audit.append({ type: 'dispatch', at: T0, callId: 'b' })];
     // Let the first batch start (its transaction is now in flight), then submit more.
     await new Promise((resolve) => setImmediate(resolve));

@@ -22,12 +22,12 @@ export class PostgresDefinitionStore implements DefinitionStore {
   }
 
   async getDefinitionText(digest: string): Promise<{ text: string; firstSeenAt: number } | undefined> {
-    const row = (await this.#db.query<Row>(this.#sql.getDefinition, [digest])).rows[0];
+    const row = (await this.#db.read<Row>(this.#sql.getDefinition, [digest])).rows[0];
     return row === undefined ? undefined : { text: String(row.definition), firstSeenAt: Number(row.first_seen_at) };
   }
 
   async getPin(toolName: string): Promise<ToolPin | undefined> {
-    const row = (await this.#db.query<Row>(this.#sql.getPin, [toolName])).rows[0];
+    const row = (await this.#db.read<Row>(this.#sql.getPin, [toolName])).rows[0];
     return row === undefined ? undefined : pinFromRow(row);
   }
 
@@ -58,7 +58,7 @@ export class PostgresDefinitionStore implements DefinitionStore {
   }
 
   async getRegistration(toolName: string): Promise<ToolRegistration | undefined> {
-    const row = (await this.#db.query<Row>(this.#sql.getRegistration, [toolName])).rows[0];
+    const row = (await this.#db.read<Row>(this.#sql.getRegistration, [toolName])).rows[0];
     return row === undefined ? undefined : registrationFromRow(row);
   }
 

@@ -76,7 +76,7 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async getRunOwner(runId: string): Promise<string | undefined> {
-    const { rows } = await this.#db.query(this.#sql.runOwner, [runId]);
+    const { rows } = await this.#db.read(this.#sql.runOwner, [runId]);
     return rows[0] === undefined ? undefined : text(rows[0], 'agent');
   }
 
@@ -89,13 +89,13 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async getProposal(proposalId: string): Promise<Proposal | undefined> {
-    const { rows } = await this.#db.query(this.#sql.proposalById, [proposalId]);
+    const { rows } = await this.#db.read(this.#sql.proposalById, [proposalId]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
   }
 
   async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
     // One statement, one round trip, one snapshot: the request rides along as JSON.
-    const { rows } = await this.#db.query(this.#sql.proposalWithRequest, [proposalId]);
+    const { rows } = await this.#db.read(this.#sql.proposalWithRequest, [proposalId]);
     const row = rows[0];
     if (row === undefined) return undefined;
     const request = row.request_json;
@@ -106,12 +106,12 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
-    const { rows } = await this.#db.query(this.#sql.proposalByCall, [runId, callId]);
+    const { rows } = await this.#db.read(this.#sql.proposalByCall, [runId, callId]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
   }
 
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
-    const { rows } = await this.#db.query(this.#sql.openCall, [runId, toolName, argsDigest]);
+    const { rows } = await this.#db.read(this.#sql.openCall, [runId, toolName, argsDigest]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
   }
 
@@ -136,12 +136,12 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined> {
-    const { rows } = await this.#db.query(this.#sql.requestById, [requestId]);
+    const { rows } = await this.#db.read(this.#sql.requestById, [requestId]);
     return rows[0] === undefined ? undefined : requestFromRow(rows[0]);
   }
 
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
-    const { rows } = await this.#db.query(this.#sql.requestByProposal, [proposalId]);
+    const { rows } = await this.#db.read(this.#sql.requestByProposal, [proposalId]);
     return rows[0] === undefined ? undefined : requestFromRow(rows[0]);
   }
 

@@ -71,7 +71,7 @@ export class PostgresPasskeyStore implements PasskeyStore {
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
-    const { rows } = await this.#db.query(this.#sql.byId, [credentialId]);
+    const { rows } = await this.#db.read(this.#sql.byId, [credentialId]);
     return rows[0] === undefined ? undefined : passkeyFromRow(rows[0]);
   }
 

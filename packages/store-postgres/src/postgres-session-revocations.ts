@@ -24,7 +24,7 @@ export class PostgresSessionRevocations implements SessionRevocationStore {
   }
 
   async isRevoked(sessionId: string, now: number): Promise<boolean> {
-    const { rows } = await this.#db.query(this.#isRevoked, [sessionId, now]);
+    const { rows } = await this.#db.read(this.#isRevoked, [sessionId, now]);
     return rows.length > 0;
   }
 }

@@ -9,6 +9,7 @@ import { PostgresAuditLog } from './postgres-audit-log.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
 import { quoteSchema } from './schema-name.ts';
 import { describePg, TEST_PG_URL } from './testing/test-database.ts';
+import { countSocketWrites } from './testing/socket-writes.ts';
 import { tempParts } from './testing/temp-parts.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -33,7 +34,7 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     return { audit, ledger: new PostgresLedger(db, ledgerSql(quoteSchema(schema)), audit) };
   }
 
-  it('an allowed call: each audited step is two round trips: BEGIN+lock, head, ledger statement; then audit insert with COMMIT', async () => {
+  it('an allowed call: each audited step is two round trips: BEGIN and the ledger statement; then the chain lock, the chaining audit insert and COMMIT', async () => {
     const { ledger, audit } = await open();
     const f = makeGateFixture({ ledger, audit });
     // Warm up: the head hint is unknown until this process has appended once.
@@ -73,26 +74,42 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     const shape = (statements: string[]) => statements.map((s) => s.slice(0, 30));
     const proposed = await inTransaction(() => f.gate.propose(call));
     expect(proposed.value.status).toBe('allowed');
-    expect(shape(proposed.statements)).toEqual([
-      expect.stringMatching(/^BEGIN; SELECT pg_advisory_xact/),
-      expect.stringMatching(/^SELECT seq, hash FROM/),
-      expect.stringMatching(/^WITH claim AS/),
-      expect.stringMatching(/^INSERT INTO /),
-      'COMMIT',
-    ]);
-    expect(proposed.statements[3]).toMatch(/audit_records/);
+    // The chain's lock comes last, right before the insert that reads the head and chains
+    // in SQL, and COMMIT: it is never held across a round trip to this process.
+    const tail = [expect.stringMatching(/^SELECT pg_advisory_xact_lock/), expect.stringMatching(/^WITH RECURSIVE input AS/), 'COMMIT'];
+    expect(shape(proposed.statements)).toEqual(['BEGIN', expect.stringMatching(/^WITH claim AS/), ...tail]);
+    expect(proposed.statements[3]).toMatch(/INSERT INTO .*audit_records/);
     expect(proposed.trips).toBe(2);
     const authorized = await inTransaction(() => f.gate.authorize(f.dispatchFor(call)));
     if (authorized.value.status !== 'authorized') throw new Error(`not authorized: ${authorized.value.status}`);
-    expect(authorized.statements).toHaveLength(5);
-    expect(authorized.statements[2]).toMatch(/^WITH seen AS/);
+    expect(shape(authorized.statements)).toEqual(['BEGIN', expect.stringMatching(/^WITH seen AS/), ...tail]);
     expect(authorized.trips).toBe(2);
     const grant = authorized.value.grant;
     const completed = await inTransaction(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
     expect(completed.value.ok).toBe(true);
-    expect(completed.statements).toHaveLength(5);
-    expect(completed.statements[2]).toMatch(/^UPDATE .* SET result_status/);
+    expect(shape(completed.statements)).toEqual(['BEGIN', expect.stringMatching(/^UPDATE /), ...tail]);
+    expect(completed.statements[1]).toMatch(/SET result_status/);
     expect(completed.trips).toBe(2);
+    expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
+  it('each audited step leaves in two socket writes: BEGIN with the ledger statement, then lock, insert and COMMIT', async () => {
+    const { ledger, audit } = await open();
+    const f = makeGateFixture({ ledger, audit });
+    await f.gate.propose(f.call({ arguments: '{"amount":1,"to":"bob"}' }));
+    const writes = countSocketWrites();
+    const call = f.call({ arguments: '{"amount":5,"to":"alice"}' });
+    expect((await f.gate.propose(call)).status).toBe('allowed');
+    expect(writes()).toBe(2);
+    const authorized = await f.gate.authorize(f.dispatchFor(call));
+    if (authorized.status !== 'authorized') throw new Error(`not authorized: ${authorized.status}`);
+    // The call's read, then the transaction.
+    expect(writes()).toBe(2 + 3);
+    expect((await f.gate.complete(authorized.grant, { status: 'succeeded', result: 1 })).ok).toBe(true);
+    expect(writes()).toBe(5 + 3);
+    // A lone audit append: BEGIN, lock, chaining insert and COMMIT in one write.
+    await audit.append(event('alone'));
+    expect(writes()).toBe(8 + 1);
     expect(verifyChain(await audit.read()).ok).toBe(true);
   });
 

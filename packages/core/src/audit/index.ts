@@ -1,6 +1,6 @@
 export type * from './types.ts';
 export { AppendListeners } from './append-listeners.ts';
-export { buildRecord, GENESIS_HASH, hashRecord } from './chain.ts';
+export { buildRecord, canonicalRecordText, GENESIS_HASH, hashRecord } from './chain.ts';
 export { type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL } from './checkpoint-tracker.ts';
 export { CheckpointingAuditLog, type CheckpointingOptions } from './checkpointing-audit-log.ts';
 export { AuditLogError, type AuditLogErrorCode } from './errors.ts';

@@ -1,0 +1,108 @@
+import { hash } from 'node:crypto';
+import { type AuditRecord, canonicalRecordText, GENESIS_HASH } from '@countersign/core/audit';
+import { LedgerError } from '@countersign/core/ledger';
+import { auditEventJson, integer, text } from '@countersign/core/store-kit';
+import type { QueryResultRow } from 'pg';
+import { type PreparedStatement, preparedStatement } from './prepared-statement.ts';
+
+/**
+ * A record's canonical text (what its hash covers) with the two values that depend on
+ * the chain cut out: text = beforePrev + prevHash + beforeSeq + seq + afterSeq. The
+ * database fills them in from the head it reads under the chain's lock, so the lock
+ * is held for one statement and COMMIT, never across a round trip to this process.
+ */
+export interface RecordTextParts {
+  beforePrev: string;
+  beforeSeq: string;
+  afterSeq: string;
+}
+
+const PREV_KEY = ',"prevHash":"';
+const SEQ_KEY = ',"seq":';
+// Two probes of different lengths: the cut must reproduce the text for both.
+const PROBE = { prevHash: 'a'.repeat(64), seq: 1 };
+const CHECK = { prevHash: 'b'.repeat(64), seq: 4_503_599_627_370_497 };
+
+/**
+ * `record`'s text parts, from core's own canonical text (never a second encoder). The
+ * top-level prevHash is the last `,"prevHash":"` (only `detail`, sorted before it, can
+ * nest objects), and the `,"seq":` after it is the top-level one (only strings and a
+ * number follow, in which an unescaped `"` cannot occur). The cut is then checked
+ * against the text for other values; a record it does not reproduce throws (and so fails
+ * its write) rather than being chained on a hash the verifier would not recompute.
+ */
+export function recordTextParts(record: AuditRecord): RecordTextParts {
+  const probe = canonicalRecordText(PROBE.prevHash, PROBE.seq, record);
+  const prev = probe.lastIndexOf(`${PREV_KEY}${PROBE.prevHash}"`);
+  const seq = prev < 0 ? -1 : probe.indexOf(`${SEQ_KEY}${PROBE.seq},`, prev);
+  const parts =
+    seq < 0
+      ? undefined
+      : {
+          beforePrev: probe.slice(0, prev + PREV_KEY.length),
+          beforeSeq: probe.slice(prev + PREV_KEY.length + PROBE.prevHash.length, seq + SEQ_KEY.length),
+          afterSeq: probe.slice(seq + SEQ_KEY.length + String(PROBE.seq).length),
+        };
+  if (parts === undefined || joinParts(parts, CHECK.prevHash, CHECK.seq) !== canonicalRecordText(CHECK.prevHash, CHECK.seq, record)) {
+    throw new LedgerError('corrupt_record', 'audit record text does not split around prevHash and seq');
+  }
+  return parts;
+}
+
+export function joinParts(parts: RecordTextParts, prevHash: string, seq: number): string {
+  return parts.beforePrev + prevHash + parts.beforeSeq + String(seq) + parts.afterSeq;
+}
+
+/**
+ * Chains and inserts records in ONE statement: reads the head (in this statement's
+ * snapshot, taken after the caller's lock statement returned, so it sees every earlier
+ * holder's commit), then seq = head + 1, 2, … and hash = SHA-256 of the joined text,
+ * each linked to the one before, in the order given. $1-$3 the parts, $4 the events as
+ * stored, $5 the genesis hash. Returns each row's seq, prev_hash and hash.
+ */
+export function chainInsertStatement(table: string): PreparedStatement {
+  return preparedStatement(`
+    WITH RECURSIVE input AS MATERIALIZED (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[]) WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, n)
+    ), head AS MATERIALIZED (
+      SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
+    ), chained (n, seq, prev_hash, hash) AS (
+      SELECT 0::bigint, COALESCE((SELECT seq FROM head), 0::bigint), NULL::text, COALESCE((SELECT hash FROM head), $5::text)
+      UNION ALL
+      SELECT i.n, c.seq + 1, c.hash,
+        encode(sha256(convert_to(i.before_prev || c.hash || i.before_seq || (c.seq + 1)::text || i.after_seq, 'UTF8')), 'hex')
+      FROM chained c JOIN input i ON i.n = c.n + 1
+    )
+    INSERT INTO ${table} (seq, prev_hash, hash, event)
+    SELECT c.seq, c.prev_hash, c.hash, i.event FROM chained c JOIN input i ON i.n = c.n
+    RETURNING seq, prev_hash, hash`);
+}
+
+export function chainInsertParams(records: readonly AuditRecord[], parts: readonly RecordTextParts[]): unknown[] {
+  return [parts.map((p) => p.beforePrev), parts.map((p) => p.beforeSeq), parts.map((p) => p.afterSeq), records.map(auditEventJson), GENESIS_HASH];
+}
+
+/**
+ * Fills each record's seq, prevHash and hash in from the inserted rows, checking that
+ * they form a chain and that each hash is SHA-256 of the record's text as core writes it
+ * (`parts`, proven to rejoin into core's text by `recordTextParts`): a database that
+ * encoded the text differently fails here, loudly, instead of leaving a chain only the
+ * verifier would reject. `records` are mutated: they are the batch's own copies.
+ */
+export function fillChained(records: AuditRecord[], parts: readonly RecordTextParts[], rows: readonly QueryResultRow[]): AuditRecord[] {
+  if (rows.length !== records.length) throw new LedgerError('corrupt_record', `audit insert returned ${rows.length} of ${records.length} records`);
+  const sorted = rows.map((row) => ({ seq: integer(row, 'seq'), prevHash: text(row, 'prev_hash'), hash: text(row, 'hash') })).sort((a, b) => a.seq - b.seq);
+  sorted.forEach((row, i) => {
+    const record = records[i]!;
+    const before = sorted[i - 1];
+    // The first one links to the head the statement read (or is the genesis record).
+    const linked = before === undefined ? row.seq > 1 || row.prevHash === GENESIS_HASH : row.seq === before.seq + 1 && row.prevHash === before.hash;
+    if (!linked || hash('sha256', joinParts(parts[i]!, row.prevHash, row.seq), 'hex') !== row.hash) {
+      throw new LedgerError('corrupt_record', `audit record ${row.seq} was chained by the database with a hash this process does not compute`);
+    }
+    record.seq = row.seq;
+    record.prevHash = row.prevHash;
+    record.hash = row.hash;
+  });
+  return records;
+}
