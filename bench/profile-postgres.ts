@@ -9,11 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Gate, type ToolRegistry } from '@countersign/core/gate';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
 import { Client } from 'pg';
-import { ARGUMENT_CASES } from './arguments.ts';
+import { allowTransferGate, BENCH_ARGS } from './allow-transfer-gate.ts';
 import { dropSchema } from './drop-schema.ts';
 import { runWorkers } from './harness.ts';
 import { PG_URL } from './stores.ts';
@@ -26,16 +23,8 @@ const app = `cs-profile-${process.pid}`;
 // CS_PG_OPEN: another build's open.ts, to compare two versions of the store in one session.
 const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
 const store = await openPostgresStore({ connectionString: PG_URL, schema, pool: { max: 16, application_name: app } });
-const tools: ToolRegistry = { transfer: { execute: () => ({ ok: true }), definition: { name: 'transfer', description: 'Move money', inputSchema: { type: 'object' } } } };
-const gate = new Gate({
-  ledger: store.ledger,
-  audit: store.audit,
-  definitions: store.definitions,
-  policy: loadPolicy('version: 1\nrules:\n  - { id: allow, tool: transfer, verdict: allow }\n', 'yaml'),
-  keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-  tools,
-});
-const args = JSON.stringify(ARGUMENT_CASES[0]!.args);
+const gate = allowTransferGate(store);
+const args = BENCH_ARGS;
 
 // Statements and round trips, per step (the step a worker is in when it sends).
 type Step = 'propose' | 'authorize' | 'complete' | 'dispatch';

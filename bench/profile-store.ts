@@ -4,43 +4,20 @@
  * counts per round trip: COMMITs, bytes written (wchar, /proc/self/io) and CPU.
  *   node --conditions=countersign-source bench/profile-store.ts <clients> <roundTrips> [offloop]
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Gate, type ToolRegistry } from '@countersign/core/gate';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
-import { runWorkers } from './harness.ts';
-import { ARGUMENT_CASES } from './arguments.ts';
+import { allowedRoundTrips, allowTransferGate } from './allow-transfer-gate.ts';
 
 const [clientsText = '1', nText = '500', mode = ''] = process.argv.slice(2);
 const clients = Number(clientsText);
 const n = Number(nText);
 const dir = mkdtempSync(join(tmpdir(), 'cs-profile-store-'));
 const store = openSqliteStore({ path: join(dir, 'p.sqlite'), syncOffLoop: mode === 'offloop' });
-const tools: ToolRegistry = { transfer: { execute: () => ({ ok: true }), definition: { name: 'transfer', description: 'Move money', inputSchema: { type: 'object' } } } };
-const gate = new Gate({
-  ledger: store.ledger,
-  audit: store.audit,
-  definitions: store.definitions,
-  policy: loadPolicy('version: 1\nrules:\n  - { id: allow, tool: transfer, verdict: allow }\n', 'yaml'),
-  keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-  tools,
-});
-const args = JSON.stringify(ARGUMENT_CASES[0]!.args);
+const gate = allowTransferGate(store);
 const wchar = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
-async function round(tag: string, count: number) {
-  await runWorkers(clients, async (w) => {
-    for (let i = w; i < count; i += clients) {
-      const p = await gate.propose({ runId: `${tag}-${w}`, sessionId: 's', principal: 'user:bench', callId: `c${i}`, toolName: 'transfer', arguments: args });
-      if (p.status !== 'allowed') throw new Error(JSON.stringify(p));
-      const d = await gate.dispatch({ proposalId: p.proposalId });
-      if (d.status !== 'executed') throw new Error(JSON.stringify(d));
-    }
-  });
-}
+const round = (tag: string, count: number) => allowedRoundTrips(gate, clients, tag, count);
 await round('warm', 200);
 const c0 = store.durableCommits();
 const w0 = wchar();

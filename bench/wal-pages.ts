@@ -6,18 +6,13 @@
  * commit writes and fsyncs (one 4 KiB page + header each); fewer frames, cheaper commits.
  *   node --conditions=countersign-source bench/wal-pages.ts <clients> <roundTrips>
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Gate, type ToolRegistry } from '@countersign/core/gate';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { timeOrderedId } from '../packages/server/src/serve/time-ordered-id.ts';
-import { ARGUMENT_CASES } from './arguments.ts';
-import { runWorkers } from './harness.ts';
+import { allowedRoundTrips, allowTransferGate } from './allow-transfer-gate.ts';
 
 const [clientsText = '1', nText = '50'] = process.argv.slice(2);
 const clients = Number(clientsText);
@@ -25,27 +20,8 @@ const n = Number(nText);
 const dir = mkdtempSync(join(tmpdir(), 'cs-wal-pages-'));
 const path = join(dir, 'p.sqlite');
 const store = openSqliteStore({ path });
-const tools: ToolRegistry = { transfer: { execute: () => ({ ok: true }), definition: { name: 'transfer', description: 'Move money', inputSchema: { type: 'object' } } } };
-const gate = new Gate({
-  ledger: store.ledger,
-  audit: store.audit,
-  definitions: store.definitions,
-  policy: loadPolicy('version: 1\nrules:\n  - { id: allow, tool: transfer, verdict: allow }\n', 'yaml'),
-  keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-  tools,
-  newId: timeOrderedId,
-});
-const args = JSON.stringify(ARGUMENT_CASES[0]!.args);
-async function round(tag: string, count: number): Promise<void> {
-  await runWorkers(clients, async (w) => {
-    for (let i = w; i < count; i += clients) {
-      const p = await gate.propose({ runId: `${tag}-${w}`, sessionId: 's', principal: 'user:bench', callId: `c${i}`, toolName: 'transfer', arguments: args });
-      if (p.status !== 'allowed') throw new Error(JSON.stringify(p));
-      const d = await gate.dispatch({ proposalId: p.proposalId });
-      if (d.status !== 'executed') throw new Error(JSON.stringify(d));
-    }
-  });
-}
+const gate = allowTransferGate(store, { newId: timeOrderedId });
+const round = (tag: string, count: number) => allowedRoundTrips(gate, clients, tag, count);
 // A table of some size first, then an empty WAL: what follows is the timed round trips alone.
 await round('warm', 3000);
 const side = new DatabaseSync(path);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL, parseJsonl } from '@countersign/core/audit';
 import { checkDecisionEvidence } from '@countersign/core/gate';
-import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem } from '@countersign/core/passkey';
+import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from '@countersign/core/passkey';
 import type { Command } from 'commander';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
@@ -31,16 +31,7 @@ type DecisionsChecked = { checked: number; keys: string } | { checked: null; why
  * the chain's passkey_registered records; registrations and removals; and, for a store,
  * how many passkey table rows were found to match the chain (null for an export).
  */
-type PasskeysChecked = {
-  verified: number;
-  registered: number;
-  firstRegistrations: number;
-  removed: number;
-  operatorRemovals: number;
-  /** Approvers who registered a "first" passkey again after losing all theirs: confirm each with the approver. */
-  reRegistrations: { seq: number; approver: string; credentialId: string }[];
-  tableRows: number | null;
-};
+type PasskeysChecked = Omit<PasskeyEvidenceReport, 'problems'> & { tableRows: number | null };
 /** What the signed checkpoints cover, with which keys; or why they were not checked. */
 type CheckpointsChecked = (CheckpointSummary & { checked: number; keys: string }) | { checked: null; why: string };
 
