@@ -31,6 +31,7 @@ h2 { font-size: 1.15rem; margin: 1.75rem 0 .6rem; }
 .muted { color: var(--muted); }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace; font-size: .9rem; }
 .mono { overflow-wrap: anywhere; }
+p.hint code { white-space: nowrap; } /* a command keeps its "--flags" on one line */
 pre.args { background: #0d1117; color: #e6edf3; padding: 1rem 1.25rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; }
 .side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
 dl.facts { display: grid; grid-template-columns: fit-content(16rem) minmax(0, 1fr); gap: .35rem 1.25rem; margin: 0; }
