@@ -2,8 +2,13 @@ import { sha256Hex } from '../digest.ts';
 import type { ToolDefinition } from '../gate/tools.ts';
 import { sealDefinition } from './sealed-definition.ts';
 
-/** Distinct definitions kept; past this the oldest is dropped (and sealed again if it comes back). */
-const MAX_SEALED = 256;
+/**
+ * Distinct definitions kept, and their text's total length: past either the oldest is
+ * dropped (and sealed again if it comes back). A gateway in front of several servers
+ * lists a few hundred tools of a few KB; a definition may be up to 256 KB.
+ */
+const MAX_SEALED = 1024;
+const MAX_SEALED_CHARS = 16 * 1024 * 1024;
 
 /**
  * Sealed definitions by the stored text they were parsed from, for a catalogue that reads
@@ -20,6 +25,7 @@ const MAX_SEALED = 256;
  */
 export class SealedTextCache {
   readonly #byDigest = new Map<string, { text: string; definition: ToolDefinition }>();
+  #chars = 0;
 
   /** The sealed definition recorded as `text` under `digest`, or undefined when `text` is not that digest's. */
   definitionOf(digest: string, text: string): ToolDefinition | undefined {
@@ -28,11 +34,19 @@ export class SealedTextCache {
     // A row edited in the database reads as missing, never as the definition an approver approved.
     if (sha256Hex(text) !== digest) return undefined;
     const { definition } = sealDefinition(JSON.parse(text) as ToolDefinition);
-    if (cached === undefined && this.#byDigest.size >= MAX_SEALED) {
-      const oldest = this.#byDigest.keys().next();
-      if (oldest.done !== true) this.#byDigest.delete(oldest.value);
+    this.#drop(digest);
+    while (this.#byDigest.size > 0 && (this.#byDigest.size >= MAX_SEALED || this.#chars + text.length > MAX_SEALED_CHARS)) {
+      this.#drop(this.#byDigest.keys().next().value!);
     }
     this.#byDigest.set(digest, { text, definition });
+    this.#chars += text.length;
     return definition;
+  }
+
+  #drop(digest: string): void {
+    const cached = this.#byDigest.get(digest);
+    if (cached === undefined) return;
+    this.#byDigest.delete(digest);
+    this.#chars -= cached.text.length;
   }
 }
