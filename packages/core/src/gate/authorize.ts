@@ -11,7 +11,7 @@ import { checkApproval, consumeReason } from './check-approval.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
-import { grantFrom } from './grant-of.ts';
+import { issueGrant } from './issued-grants.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
 import { errorMessage, eventAbout } from './propose.ts';
@@ -49,7 +49,7 @@ export type AuthorizedCall =
 export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
   const outcome = await authorizeCall(deps, request, agent);
   if (outcome.status !== 'authorized') return outcome;
-  return { status: 'authorized', grant: grantFrom(outcome.proposal, outcome.consumed) };
+  return { status: 'authorized', grant: issueGrant(deps, outcome.proposal, outcome.consumed) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { auditedWrite, auditsAtomically } from './audited-write.ts';
 import type { GateDeps } from './config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
+import { takeIssuedCall } from './issued-grants.ts';
 import { callIds, errorMessage, eventAbout } from './propose.ts';
 import { type ProjectionDigests, resultProjections } from './relay/projections.ts';
 
@@ -19,7 +20,9 @@ const MAX_ERROR_LENGTH = 64 * 1024;
  * message), once. The grant is checked against the ledger's record of the call, not
  * trusted; a retried `complete` with the same result is answered `duplicate: true`, a
  * different result is refused (`result_conflict`, audited) and the first one stands.
- * Never throws.
+ * The grant object this gate's `authorize` returned, unedited, is checked against the
+ * record authorize consumed, held in memory, instead of reading it back (once; see
+ * issued-grants.ts). Never throws.
  */
 export async function complete(deps: GateDeps, grant: Grant, completion: Completion, agent: Agent = DEFAULT_AGENT): Promise<CompleteOutcome> {
   let proposal: Proposal | undefined;
@@ -27,6 +30,10 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (typeof grant !== 'object' || grant === null || typeof grant.proposalId !== 'string') {
       return await refuse(deps, undefined, 'unknown_grant', 'complete needs the grant that authorize returned', { agent: agent.id });
     }
+    // The grant this gate's `authorize` just handed out, unedited: the call it consumed is
+    // held, so there is nothing to read back (see issued-grants.ts). Once per grant.
+    const issued = takeIssuedCall(deps, grant);
+    if (issued !== undefined && isOwnedBy(issued.agent, agent)) return await completeDispatched(deps, issued, completion);
     // One ledger read: the call with its approval request, both checked against the grant.
     const found = await deps.ledger.getProposalWithRequest(grant.proposalId);
     // Another agent's call is answered exactly like a call that does not exist.

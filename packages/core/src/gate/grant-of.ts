@@ -63,6 +63,22 @@ const GRANT_FIELDS = [
 
 /** The first field in which `given` (untrusted, from the runtime) differs from the ledger's grant. */
 export function grantMismatch(given: Record<string, unknown>, expected: Grant): string | undefined {
-  // JSON text compares the approvers list by value; an absent field equals an undefined one.
-  return GRANT_FIELDS.find((field) => JSON.stringify(given[field]) !== JSON.stringify(expected[field]));
+  for (const field of GRANT_FIELDS) if (!sameValue(given[field], expected[field])) return field;
+  return undefined;
+}
+
+/**
+ * A grant field's value is the expected one: strings and numbers by `===` (an absent field
+ * equals an undefined one), the approvers list element by element. Exact, no conversion:
+ * a String object, a value with `toJSON` or a number for a string is a mismatch.
+ */
+function sameValue(given: unknown, expected: unknown): boolean {
+  if (given === expected) return true;
+  return Array.isArray(expected) && Array.isArray(given) && sameList(given, expected);
+}
+
+function sameList(given: unknown[], expected: readonly unknown[]): boolean {
+  if (given.length !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (given[i] !== expected[i]) return false;
+  return true;
 }
