@@ -32,7 +32,7 @@ const STORES = [
   { label: 'memory', arg: 'memory', what: 'MemoryLedger + MemoryAuditLog: the MCP stack and the gate alone' },
 ];
 
-type Target = 'direct' | 'gateway' | 'strict';
+type Target = 'direct' | 'relay' | 'gateway' | 'strict';
 
 interface Cell {
   target: Target;
@@ -41,6 +41,7 @@ interface Cell {
 
 const CELLS: readonly Cell[] = [
   { target: 'direct', name: 'direct to the upstream' },
+  { target: 'relay', name: 'through a byte relay (baseline, no MCP work)' },
   { target: 'gateway', name: 'through the gateway' },
   { target: 'strict', name: 'through the gateway, relist before each call' },
 ];
@@ -94,7 +95,17 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
             );
           }
           const direct = measured.get('direct')!;
-          for (const cell of CELLS.filter((c) => c.target !== 'direct')) {
+          // The floor any proxy pays here (one more process and HTTP hop), and the gateway beyond it.
+          const relay = measured.get('relay')!;
+          const gateway = measured.get('gateway')!;
+          ratios.push(
+            { label: `MCP ${store.label} byte relay (baseline: extra hop, no work) added p50, ${at}`, value: added(relay, direct, 0.5), kind: 'ms' },
+            { label: `MCP ${store.label} byte relay (baseline: extra hop, no work) added p99, ${at}`, value: added(relay, direct, 0.99), kind: 'ms' },
+            { label: `MCP ${store.label} byte relay (baseline) throughput / direct, ${at}`, value: perRound(relay, direct), kind: 'ratio' },
+            { label: `MCP ${store.label} gateway added p50 beyond the byte relay, ${at}`, value: added(gateway, relay, 0.5), kind: 'ms' },
+            { label: `MCP ${store.label} gateway throughput / byte relay, ${at}`, value: perRound(gateway, relay), kind: 'ratio' },
+          );
+          for (const cell of CELLS.filter((c) => c.target !== 'direct' && c.target !== 'relay')) {
             const through = measured.get(cell.target)!;
             const what = cell.target === 'strict' ? ' (relist before each call)' : '';
             // The strict rows are the comparison for the relist decision: information, no target.
@@ -115,7 +126,7 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
         console.log('    one call = the SDK client\'s tools/call round trip; CPU = process CPU time / calls, median of rounds; "target not met" is information, not a failure');
         printRatios(`MCP gateway added cost, ${store.label} (added = through − direct at that percentile; ratio = per-round median)`, ratios.filter((r) => r.label.startsWith(`MCP ${store.label} `)));
       } finally {
-        await Promise.all([gateways.children.gateway.stop(), gateways.children.strict.stop()]);
+        await Promise.all([gateways.children.gateway.stop(), gateways.children.strict.stop(), gateways.children.relay.stop()]);
       }
     }
   } finally {
@@ -136,7 +147,12 @@ async function startGateways(store: string, upstreamUrl: string, flags: readonly
     await gateway.child.stop();
     return strict;
   }
-  return { ok: true as const, children: { gateway: gateway.child, strict: strict.child } };
+  const relay = await forkChild<{ url: string }>('./mcp-relay-child.ts', [upstreamUrl]);
+  if (!relay.ok) {
+    await Promise.all([gateway.child.stop(), strict.child.stop()]);
+    return relay;
+  }
+  return { ok: true as const, children: { gateway: gateway.child, strict: strict.child, relay: relay.child } };
 }
 
 /** `count` SDK clients, each with its own MCP session, initialized. */
@@ -155,7 +171,7 @@ async function connectClients(url: string, count: number, bearer: string | undef
 async function measureClients(children: Children, upstream: ChildHandle<{ url: string }>, clients: number, o: McpOptions): Promise<Map<Target, Sample[]>> {
   const sessions = new Map<Target, Client[]>();
   try {
-    for (const cell of CELLS) sessions.set(cell.target, await connectClients(children[cell.target].info.url, clients, cell.target === 'direct' ? undefined : BENCH_GATEWAY_TOKEN));
+    for (const cell of CELLS) sessions.set(cell.target, await connectClients(children[cell.target].info.url, clients, cell.target === 'direct' || cell.target === 'relay' ? undefined : BENCH_GATEWAY_TOKEN));
     const gatewayOf = (t: Target) => (t === 'direct' ? undefined : children[t]);
     for (const cell of CELLS) await runFor(sessions.get(cell.target)!, gatewayOf(cell.target), upstream, o.warmupMs);
     const out = new Map<Target, Sample[]>(CELLS.map((c) => [c.target, []]));

@@ -64,7 +64,7 @@ const endLoad = loadavg()[0]!;
 const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
   ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling')),
-  ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined),
+  ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || (r.label.includes('byte relay') && r.label.includes('p50'))),
   ...partB.ratios,
   ...proxy.ratios.filter((r) => r.target !== undefined),
 ];
