@@ -23,6 +23,8 @@ interface Answer {
   type: string;
   session: string | undefined;
   text: string;
+  /** The declared body length, when the answer was not chunked. */
+  length: string | undefined;
 }
 
 /** A raw HTTP request with any method, headers and body; resolves when the response ends (or at the first chunk, for a GET stream). */
@@ -30,7 +32,7 @@ function raw(url: string, method: string, headers: Record<string, string>, body?
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
       let text = '';
-      const answer = () => ({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: res.headers['mcp-session-id'] as string | undefined, text });
+      const answer = () => ({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: res.headers['mcp-session-id'] as string | undefined, text, length: res.headers['content-length'] });
       if (untilFirstChunk) {
         resolve(answer());
         res.destroy();
@@ -80,6 +82,8 @@ describe('the gateway front’s Streamable HTTP transport', () => {
     const listed = await post(front.url, LIST, { 'mcp-session-id': session });
     expect(listed).toMatchObject({ status: 200, type: 'application/json', session });
     expect(JSON.parse(listed.text)).toMatchObject({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'lookup' }] } });
+    // Its length declared (not chunked), in bytes: a multi-byte result still reads whole.
+    expect(Number(listed.length)).toBe(Buffer.byteLength(listed.text));
   });
 
   it('answers a notification with 202 and no body', async () => {

@@ -272,8 +272,11 @@ export class NodeStreamableHttpTransport implements Transport {
     if (exchange.responses.size < exchange.ids.length) return;
     if (exchange.mode === 'pending') {
       const answers = exchange.ids.map((id) => exchange.responses.get(id));
-      exchange.res.writeHead(200, this.#headers({ 'content-type': 'application/json' }));
-      exchange.res.end(JSON.stringify(exchange.batch ? answers : answers[0]));
+      // With its length (writeHead fixes the headers at once: without it the body would go
+      // chunked), status line, headers and body leave in one write.
+      const text = JSON.stringify(exchange.batch ? answers : answers[0]);
+      exchange.res.writeHead(200, { ...this.#jsonHeaders(), 'content-length': Buffer.byteLength(text) });
+      exchange.res.end(text);
     } else exchange.res.end();
     this.#finish(exchange);
   }
@@ -289,6 +292,14 @@ export class NodeStreamableHttpTransport implements Transport {
     exchange.mode = 'done';
     clearInterval(exchange.keepAlive);
     for (const id of exchange.ids) if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
+  }
+
+  /** The headers of a JSON answer, for the session they were made for (node:http does not change the object). */
+  #json: { sessionId: string | undefined; headers: OutgoingHttpHeaders } | undefined;
+
+  #jsonHeaders(): OutgoingHttpHeaders {
+    if (this.#json?.sessionId !== this.sessionId || this.#json === undefined) this.#json = { sessionId: this.sessionId, headers: this.#headers({ 'content-type': 'application/json' }) };
+    return this.#json.headers;
   }
 
   #headers(base: OutgoingHttpHeaders): OutgoingHttpHeaders {
