@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestSecret, findSecret, secretsEqual } from './constant-time.ts';
 
@@ -15,5 +16,13 @@ describe('constant-time secret comparison', () => {
     expect(findSecret('three', digests)).toBe(2);
     expect(findSecret('four', digests)).toBe(-1);
     expect(findSecret('one', [])).toBe(-1);
+  });
+
+  it('digests the UTF-8 bytes with SHA-256, as the tokens were digested before (createHash)', () => {
+    for (const secret of ['plain-ascii', 'ünïcødé-tøken', '\u{1F511}key', '']) {
+      expect(digestSecret(secret).equals(createHash('sha256').update(secret, 'utf8').digest())).toBe(true);
+    }
+    expect(findSecret('ünïcødé-tøken', ['ünïcødé-tøken'].map(digestSecret))).toBe(0);
+    expect(findSecret('unicode-token', ['ünïcødé-tøken'].map(digestSecret))).toBe(-1);
   });
 });
