@@ -58,14 +58,18 @@ export class ServerMetrics {
    * event does not carry it, and a request opened on another replica is not in memory here.
    */
   watch(gate: Gate): () => void {
-    return gate.events.subscribe(async (event) => {
+    // Synchronous for every event but decisions: a proposal or dispatch costs no promise here.
+    return gate.events.subscribe((event) => {
       if (event.remote === true) return;
       this.#count(event);
       const waited = waitOf(event);
-      if (waited === undefined) return;
-      const found = await gate.approvals.view(waited.requestId).catch(() => undefined);
-      if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, event.at - found.view.request.createdAt) / 1000);
+      if (waited !== undefined) return this.#observeWait(gate, waited, event.at);
     });
+  }
+
+  async #observeWait(gate: Gate, waited: { requestId: string; decision: string }, at: number): Promise<void> {
+    const found = await gate.approvals.view(waited.requestId).catch(() => undefined);
+    if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, at - found.view.request.createdAt) / 1000);
   }
 
   // Bound children per metric and label values: prom-client otherwise hashes the label object on every update.
