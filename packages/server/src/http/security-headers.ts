@@ -10,7 +10,7 @@ import { currentRequestId } from './request-id.ts';
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
@@ -30,13 +30,34 @@ const prebuilt = new WeakSet<Response>();
  */
 export function jsonResponse(body: unknown, status = 200): Response {
   const requestId = currentRequestId.getStore();
-  const response = new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...(requestId === undefined ? {} : { 'X-Request-Id': requestId }) },
-  });
+  const response = new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId) });
   prebuilt.add(response);
   return response;
 }
+
+/**
+ * The header record of a jsonResponse: SECURITY_HEADERS, Content-Type, no-store and the
+ * request id, written out as literals (a fixed-shape object V8 builds from a template)
+ * rather than spread from SECURITY_HEADERS on every response. security-headers.test.ts
+ * holds the two lists equal.
+ */
+function jsonHeaders(requestId: string | undefined): Record<string, string> {
+  if (requestId === undefined) return { ...JSON_HEADERS_WITHOUT_ID };
+  return {
+    'Content-Type': 'application/json',
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+  };
+}
+
+// Outside the request log (handlers called directly): the same answer without an id.
+const JSON_HEADERS_WITHOUT_ID: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
 
 /**
  * Sets the security headers on every response, including errors, 404s and event

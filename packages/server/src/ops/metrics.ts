@@ -73,13 +73,19 @@ export class ServerMetrics {
   }
 
   // Bound children per metric and label values: prom-client otherwise hashes the label object on every update.
-  readonly #children = new Map<string, unknown>();
+  // Keyed by the metric object, then by the label value(s): no per-update string building for one label.
+  readonly #children = new Map<Counter | Histogram, Map<string, unknown>>();
   #child<M extends Counter | Histogram>(metric: M, ...values: string[]): ReturnType<M['labels']> {
-    const key = `${(metric as unknown as { name: string }).name}\u0000${values.join('\u0000')}`;
-    let child = this.#children.get(key);
+    let byValues = this.#children.get(metric);
+    if (byValues === undefined) {
+      byValues = new Map();
+      this.#children.set(metric, byValues);
+    }
+    const key = values.length === 1 ? values[0]! : values.join('\u0000');
+    let child = byValues.get(key);
     if (child === undefined) {
       child = metric.labels(...values);
-      this.#children.set(key, child);
+      byValues.set(key, child);
     }
     return child as ReturnType<M['labels']>;
   }
