@@ -19,4 +19,9 @@ describe('jsonResponse', () => {
     expect(withoutId.headers.has('x-request-id')).toBe(false);
     expect([...withId.headers.keys()]).toHaveLength(Object.keys(SECURITY_HEADERS).length + 3);
   });
+
+  it('only its own responses count as prebuilt: any other response gets the headers from the middleware', () => {
+    expect(isPrebuilt(new Response('{}', { headers: { 'content-type': 'application/json' } }))).toBe(false);
+    expect(isPrebuilt(Response.json({}))).toBe(false);
+  });
 });
