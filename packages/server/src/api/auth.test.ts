@@ -47,6 +47,21 @@ describe('authentication on the API', () => {
     expect(f.executions).toHaveLength(0);
   });
 
+  // Agent routes answer a bearer request without waiting; these take the other (session/proxy) path.
+  it.each(agentRoutes)('a proxy-authenticated approver on agent route %s %s → 403, and a bad bearer beside valid proxy headers → 401', async (method, path, body) => {
+    f = makeServerFixture();
+    const proxy = { 'x-auth-user': 'fiona', 'x-auth-roles': 'finance', 'x-proxy-secret': PROXY_SECRET, origin: 'http://countersign.test' };
+    const asProxied = await f.send(method, path, undefined, body, proxy);
+    expect(asProxied.status).toBe(403);
+    expect(((await asProxied.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    for (const token of ['wrong-token', `${AGENT_TOKEN}x`]) {
+      const res = await f.send(method, path, token, body, proxy);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect(f.executions).toHaveLength(0);
+  });
+
   it('an agent cannot decide: the decision endpoint refuses it and the request stays pending', async () => {
     f = makeServerFixture();
     const { requestId } = await f.proposeTransfer();

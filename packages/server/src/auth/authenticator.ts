@@ -15,6 +15,8 @@ export interface Credentials {
 const MAX_PROXY_USER_LENGTH = 256;
 // Compared against when a login names an unknown user, so timing does not reveal which users exist.
 const NO_PASSWORD = '\0countersign:no-password';
+const BEARER = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
+const INVALID: AuthResult = Object.freeze({ ok: false, reason: 'invalid' });
 
 /**
  * Establishes who is calling, in this order: an `Authorization: Bearer` token
@@ -50,13 +52,7 @@ export class Authenticator {
 
   async authenticate(credentials: Credentials, now: number): Promise<AuthResult> {
     const authorization = credentials.header('authorization');
-    if (authorization !== undefined) {
-      const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
-      if (match === null) return { ok: false, reason: 'invalid' };
-      const index = findSecret(match[1]!, this.#tokenDigests);
-      const owner = this.#tokenOwners[index];
-      return owner === undefined ? { ok: false, reason: 'invalid' } : { ok: true, identity: owner };
-    }
+    if (authorization !== undefined) return this.authenticateBearer(authorization);
     const proxied = this.#fromProxy(credentials);
     if (proxied !== undefined) return { ok: true, identity: proxied };
     const cookie = credentials.sessionCookie();
@@ -68,6 +64,20 @@ export class Authenticator {
       }
     }
     return { ok: false, reason: cookie === undefined ? 'missing' : 'invalid' };
+  }
+
+  /**
+   * The owner of an `Authorization` header's bearer token, synchronously (agent routes
+   * take this path: no promise, no cookie parsing). Anything but one well-formed bearer
+   * token that matches a configured one is `invalid`; the match is constant-time over
+   * every configured token's digest (findSecret). Tokens are fixed at construction, so
+   * there is nothing to revoke or expire here.
+   */
+  authenticateBearer(authorization: string): AuthResult {
+    const match = BEARER.exec(authorization);
+    if (match === null) return INVALID;
+    const owner = this.#tokenOwners[findSecret(match[1]!, this.#tokenDigests)];
+    return owner === undefined ? INVALID : { ok: true, identity: owner };
   }
 
   /** The approver whose password this is, checked in constant time; undefined otherwise. */

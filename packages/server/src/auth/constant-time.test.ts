@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestSecret, findSecret, secretsEqual } from './constant-time.ts';
 
@@ -15,5 +16,15 @@ describe('constant-time secret comparison', () => {
     expect(findSecret('three', digests)).toBe(2);
     expect(findSecret('four', digests)).toBe(-1);
     expect(findSecret('one', [])).toBe(-1);
+  });
+
+  it('digests the UTF-8 bytes with SHA-256 (hex form, fixed length)', () => {
+    for (const secret of ['plain-ascii', 'ünïcødé-tøken', '\u{1F511}key', '', 'x'.repeat(5000)]) {
+      const digest = digestSecret(secret);
+      expect(digest).toHaveLength(64);
+      expect(digest.toString('latin1')).toBe(createHash('sha256').update(secret, 'utf8').digest('hex'));
+    }
+    expect(findSecret('ünïcødé-tøken', ['ünïcødé-tøken'].map(digestSecret))).toBe(0);
+    expect(findSecret('unicode-token', ['ünïcødé-tøken'].map(digestSecret))).toBe(-1);
   });
 });

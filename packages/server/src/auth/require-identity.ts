@@ -12,20 +12,26 @@ import { tooManyAttempts } from './throttles.ts';
  * Who is calling. An address that sent too many invalid bearer tokens is refused
  * (429) for every bearer attempt before any token is compared, so the refusal says
  * nothing about the token; sessions and proxy logins from it are unaffected.
+ *
+ * A bearer request is answered synchronously (no promise): it is every agent request,
+ * and nothing about a bearer token needs I/O. Only sessions (cookie) can need to wait.
  */
-export async function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<AuthResult> {
+export function authenticateRequest(services: Services, c: Parameters<MiddlewareHandler<AppEnv>>[0]): AuthResult | Promise<AuthResult> {
   const now = services.gate.now();
-  const bearer = c.req.header('authorization') !== undefined;
-  const address = bearer ? clientAddress(c) : undefined;
+  const authorization = c.req.header('authorization');
+  if (authorization === undefined) {
+    return services.authenticator.authenticate(
+      { header: (name) => c.req.header(name), sessionCookie: () => readSessionCookie(c, services.publicOrigin) },
+      now,
+    );
+  }
+  const address = clientAddress(c);
   const limiter = services.throttles.bearerByAddress;
   if (address !== undefined) {
     const retryAfterMs = limiter.retryAfterMs(address, now);
     if (retryAfterMs > 0) throw tooManyAttempts(c, retryAfterMs);
   }
-  const result = await services.authenticator.authenticate(
-    { header: (name) => c.req.header(name), sessionCookie: () => readSessionCookie(c, services.publicOrigin) },
-    now,
-  );
+  const result = services.authenticator.authenticateBearer(authorization);
   // A valid token does not reset the count: one leaked token must not buy unlimited guesses at the others.
   if (!result.ok && address !== undefined) limiter.recordFailure(address, now);
   return result;
@@ -37,16 +43,22 @@ function unauthenticated(): ApiError {
 
 /** Agent runtimes only (service bearer tokens). People cannot call agent routes. */
 export function requireAgent(services: Services): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const result = await authenticateRequest(services, c);
-    if (!result.ok) {
-      c.header('WWW-Authenticate', 'Bearer');
-      throw unauthenticated();
-    }
-    if (result.identity.kind !== 'agent') throw new ApiError('forbidden', 'this route is for agent runtimes');
-    c.set('identity', result.identity);
-    await next();
+  // Not async: a bearer request (every agent's) goes on to the route without an extra promise hop.
+  return (c, next) => {
+    const result = authenticateRequest(services, c);
+    if (result instanceof Promise) return result.then((settled) => admitAgent(c, settled, next));
+    return admitAgent(c, result, next);
   };
+}
+
+function admitAgent(c: Parameters<MiddlewareHandler<AppEnv>>[0], result: AuthResult, next: () => Promise<void>): Promise<void> {
+  if (!result.ok) {
+    c.header('WWW-Authenticate', 'Bearer');
+    throw unauthenticated();
+  }
+  if (result.identity.kind !== 'agent') throw new ApiError('forbidden', 'this route is for agent runtimes');
+  c.set('identity', result.identity);
+  return next();
 }
 
 /**

@@ -19,7 +19,8 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
     throw new ApiError('payload_too_large', `request body is larger than ${maxBytes} bytes`);
   };
   const streamed = streamedBodyLimit({ maxSize: maxBytes, onError: tooLarge });
-  return async (c, next) => {
+  // Not async: an agent POST (declared length) goes on to the route without an extra promise.
+  return (c, next) => {
     const method = c.req.method;
     // A GET or HEAD request has no body in the Fetch model the handlers see.
     if (method === 'GET' || method === 'HEAD') return next();

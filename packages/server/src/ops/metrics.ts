@@ -58,24 +58,34 @@ export class ServerMetrics {
    * event does not carry it, and a request opened on another replica is not in memory here.
    */
   watch(gate: Gate): () => void {
-    return gate.events.subscribe(async (event) => {
+    // Synchronous for every event but decisions: a proposal or dispatch costs no promise here.
+    return gate.events.subscribe((event) => {
       if (event.remote === true) return;
       this.#count(event);
       const waited = waitOf(event);
-      if (waited === undefined) return;
-      const found = await gate.approvals.view(waited.requestId).catch(() => undefined);
-      if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, event.at - found.view.request.createdAt) / 1000);
+      if (waited !== undefined) return this.#observeWait(gate, waited, event.at);
     });
   }
 
+  async #observeWait(gate: Gate, waited: { requestId: string; decision: string }, at: number): Promise<void> {
+    const found = await gate.approvals.view(waited.requestId).catch(() => undefined);
+    if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, at - found.view.request.createdAt) / 1000);
+  }
+
   // Bound children per metric and label values: prom-client otherwise hashes the label object on every update.
-  readonly #children = new Map<string, unknown>();
+  // Keyed by the metric object, then by the label value(s): no per-update string building for one label.
+  readonly #children = new Map<Counter | Histogram, Map<string, unknown>>();
   #child<M extends Counter | Histogram>(metric: M, ...values: string[]): ReturnType<M['labels']> {
-    const key = `${(metric as unknown as { name: string }).name}\u0000${values.join('\u0000')}`;
-    let child = this.#children.get(key);
+    let byValues = this.#children.get(metric);
+    if (byValues === undefined) {
+      byValues = new Map();
+      this.#children.set(metric, byValues);
+    }
+    const key = values.length === 1 ? values[0]! : values.join('\u0000');
+    let child = byValues.get(key);
     if (child === undefined) {
       child = metric.labels(...values);
-      this.#children.set(key, child);
+      byValues.set(key, child);
     }
     return child as ReturnType<M['labels']>;
   }

@@ -27,6 +27,9 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
     // jsonResponse set it already (see currentRequestId); rewriting its headers would cost more than the route.
     if (!isPrebuilt(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
     const status = c.res.status;
+    const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+    // Nothing would be written (a silent or warn-level logger on a 200): build no line.
+    if (!logger.isLevelEnabled(level)) return;
     const line = {
       event: 'request',
       // reqId: requestId is the approval request's id in every other log line.
@@ -37,8 +40,6 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(c.get('errorCode') === undefined ? {} : { reason: c.get('errorCode') }),
     };
-    if (status >= 500) logger.error(line);
-    else if (status >= 400) logger.warn(line);
-    else logger.info(line);
+    logger[level](line);
   };
 }
