@@ -7,11 +7,9 @@
  * With an output path, the last round's CPU profile (dispatch loop only) is written there;
  * `node bench/profile-summary.ts out.cpuprofile` prints its self and inclusive times by function.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { approveCalls, newGate } from './gate-cases.ts';
+import { profileRounds } from './profile-rounds.ts';
 
 const label = (process.argv[2] ?? '200B').replace(/\s/g, '');
 const ops = Number(process.argv[3] ?? 20_000);
@@ -19,48 +17,19 @@ const out = process.argv[4];
 const arg = ARGUMENT_CASES.find((a) => a.label.replace(/\s/g, '') === label);
 if (arg === undefined) throw new Error(`no argument case ${label}`);
 
-const ROUNDS = Number(process.env.ROUNDS ?? 4);
-// Entries arrive asynchronously, so each is kept with its start time and counted by the loop it fell in.
-const gcEntries: { startTime: number; duration: number }[] = [];
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcEntries.push({ startTime: entry.startTime, duration: entry.duration });
+await profileRounds({
+  what: `${arg.label} dispatch`,
+  ops,
+  rounds: Number(process.env.ROUNDS ?? 4),
+  out,
+  prepare: async () => {
+    const gate = newGate();
+    const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
+    return async () => {
+      for (const request of requests) {
+        const outcome = await gate.dispatch(request);
+        if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
+      }
+    };
+  },
 });
-gcObserver.observe({ entryTypes: ['gc'] });
-
-const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 50 });
-for (let round = 0; round < ROUNDS; round++) {
-  const gate = newGate();
-  const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
-  const profiled = out !== undefined && round === ROUNDS - 1;
-  if (profiled) await session.post('Profiler.start');
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const threadBefore = process.threadCpuUsage();
-  for (const request of requests) {
-    const outcome = await gate.dispatch(request);
-    if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
-  }
-  const ended = performance.now();
-  const us = ((ended - started) * 1000) / ops;
-  const cpu = process.cpuUsage(cpuBefore);
-  const thread = process.threadCpuUsage(threadBefore);
-  const cpuUs = (cpu.user + cpu.system) / ops;
-  const threadUs = (thread.user + thread.system) / ops;
-  // GC entries are delivered after a turn or more: give the observer time to receive them.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  if (profiled) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
-  }
-  const inLoop = gcEntries.filter((e) => e.startTime >= started && e.startTime < ended);
-  const gcMs = inLoop.reduce((sum, e) => sum + e.duration, 0);
-  const gc = `${inLoop.length} GCs, ${((gcMs * 1000) / ops).toFixed(2)} µs/op paused`;
-  console.log(
-    `round ${round}: ${arg.label} dispatch ${us.toFixed(2)} µs/op wall, ${cpuUs.toFixed(2)} µs/op CPU (main thread ${threadUs.toFixed(2)}), ${gc}${profiled ? ' (profiled)' : ''}`,
-  );
-}
-gcObserver.disconnect();
-session.disconnect();

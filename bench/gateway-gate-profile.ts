@@ -9,18 +9,15 @@
  * process CPU, main-thread CPU, and the garbage collections seen during the loop. With an
  * output path, the last round's CPU profile is written there (see bench/profile-summary.ts).
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { MemoryAuditLog } from '@countersign/core/audit';
 import { Gate, type GatePort } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
+import { profileRounds } from './profile-rounds.ts';
 
 const ops = Number(process.argv[2] ?? 20_000);
 const out = process.argv[3];
-const ROUNDS = Number(process.env.ROUNDS ?? 4);
 
 const TOOL = 'bench__echo';
 const POLICY = loadPolicy(`version: 1\nrules:\n  - { id: bench-allow, tool: ${TOOL}, verdict: allow }\n`, 'yaml');
@@ -63,37 +60,15 @@ async function callOnce(port: GatePort, i: number): Promise<void> {
   if (!completed.ok) throw new Error(`complete gave ${completed.reason}`);
 }
 
-const gcEntries: { startTime: number; duration: number }[] = [];
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcEntries.push({ startTime: entry.startTime, duration: entry.duration });
+await profileRounds({
+  what: 'gateway allow path',
+  ops,
+  rounds: Number(process.env.ROUNDS ?? 4),
+  out,
+  prepare: async () => {
+    const port = await newGatewayGate();
+    return async () => {
+      for (let i = 0; i < ops; i++) await callOnce(port, i);
+    };
+  },
 });
-gcObserver.observe({ entryTypes: ['gc'] });
-
-const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 50 });
-for (let round = 0; round < ROUNDS; round++) {
-  const port = await newGatewayGate();
-  const profiled = out !== undefined && round === ROUNDS - 1;
-  if (profiled) await session.post('Profiler.start');
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const threadBefore = process.threadCpuUsage();
-  for (let i = 0; i < ops; i++) await callOnce(port, i);
-  const ended = performance.now();
-  const cpu = process.cpuUsage(cpuBefore);
-  const thread = process.threadCpuUsage(threadBefore);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  if (profiled) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
-  }
-  const inLoop = gcEntries.filter((e) => e.startTime >= started && e.startTime < ended);
-  const gcMs = inLoop.reduce((sum, e) => sum + e.duration, 0);
-  console.log(
-    `round ${round}: gateway allow path ${(((ended - started) * 1000) / ops).toFixed(2)} µs/op wall, ${((cpu.user + cpu.system) / ops).toFixed(2)} µs/op CPU (main thread ${((thread.user + thread.system) / ops).toFixed(2)}), ${inLoop.length} GCs, ${((gcMs * 1000) / ops).toFixed(2)} µs/op paused${profiled ? ' (profiled)' : ''}`,
-  );
-}
-gcObserver.disconnect();
-session.disconnect();
