@@ -203,3 +203,37 @@ describePg('the chain lock is taken last and held for the insert and COMMIT only
     }
   });
 });
+
+describePg('a database that encodes record text otherwise than core chains nothing', () => {
+  // A session whose client_encoding is not UTF8 (ALTER ROLE … SET, PGCLIENTENCODING, a
+  // pooler's default) reads this process's UTF-8 bytes as other characters: the text the
+  // database hashes is not core's. The disagreement must stop the transaction before its
+  // COMMIT; found only after it, the rows (and the ledger write with them) stay committed
+  // under hashes verifyChain does not recompute, while the caller is told nothing was written.
+  it('an append or audited ledger write whose text the database hashes differently is rolled back whole', async () => {
+    const { schema, audit, ledger, cleanup } = await tempParts();
+    const latin1 = createDatabase({ connectionString: TEST_PG_URL });
+    // Queued on each new connection before anything the stores send on it.
+    latin1.pool.on('connect', (client) => void client.query("SET client_encoding TO 'LATIN1'"));
+    try {
+      const quoted = quoteSchema(schema);
+      const skewedAudit = new PostgresAuditLog(latin1, quoted, schema);
+      const skewedLedger = new PostgresLedger(latin1, ledgerSql(quoted), skewedAudit);
+      const event: AuditEvent = { type: 'rejection', at: T0, reason: 'x', detail: { note: 'café' } };
+      await expect(skewedAudit.append(event)).rejects.toThrow(/otherwise than core/);
+      const proposal = sampleProposal();
+      await expect(skewedLedger.recordProposal(proposal, { audit: () => [event] })).rejects.toThrow(/otherwise than core/);
+      // Nothing of either write is stored (read through a UTF-8 session).
+      expect(await audit.read()).toEqual([]);
+      expect(await ledger.getProposal(proposal.proposalId)).toBeUndefined();
+      // ASCII text is the same bytes in both encodings: that session still chains it.
+      await skewedAudit.append({ type: 'rejection', at: T0, reason: 'x', detail: { note: 'cafe' } });
+      const stored = await audit.read();
+      expect(stored).toHaveLength(1);
+      expect(verifyChain(stored)).toMatchObject({ ok: true, count: 1 });
+    } finally {
+      await latin1.close();
+      await cleanup();
+    }
+  });
+});

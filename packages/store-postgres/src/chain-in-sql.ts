@@ -3,6 +3,7 @@ import { type AuditRecord, canonicalRecordText, GENESIS_HASH } from '@countersig
 import { LedgerError } from '@countersign/core/ledger';
 import { auditEventJson, integer, text } from '@countersign/core/store-kit';
 import type { QueryResultRow } from 'pg';
+import { sqlState } from './errors.ts';
 import { type PreparedStatement, preparedStatement } from './prepared-statement.ts';
 
 /**
@@ -15,6 +16,14 @@ export interface RecordTextParts {
   beforePrev: string;
   beforeSeq: string;
   afterSeq: string;
+  /**
+   * SHA-256 (hex) of the parts joined around the probe values, as this process hashes
+   * them. The chaining statement hashes the same join and refuses to insert on any
+   * difference, so a database that turns the text into other bytes (a session whose
+   * client_encoding is not UTF8) fails the transaction BEFORE its COMMIT, which is sent
+   * right behind the insert: the hashes `fillChained` checks arrive only after it.
+   */
+  probeHash: string;
 }
 
 const PREV_KEY = ',"prevHash":"';
@@ -42,6 +51,7 @@ export function recordTextParts(record: AuditRecord): RecordTextParts {
           beforePrev: probe.slice(0, prev + PREV_KEY.length),
           beforeSeq: probe.slice(prev + PREV_KEY.length + PROBE.prevHash.length, seq + SEQ_KEY.length),
           afterSeq: probe.slice(seq + SEQ_KEY.length + String(PROBE.seq).length),
+          probeHash: hash('sha256', probe, 'hex'),
         };
   if (parts === undefined || joinParts(parts, CHECK.prevHash, CHECK.seq) !== canonicalRecordText(CHECK.prevHash, CHECK.seq, record)) {
     throw new LedgerError('corrupt_record', 'audit record text does not split around prevHash and seq');
@@ -58,12 +68,18 @@ export function joinParts(parts: RecordTextParts, prevHash: string, seq: number)
  * snapshot, taken after the caller's lock statement returned, so it sees every earlier
  * holder's commit), then seq = head + 1, 2, … and hash = SHA-256 of the joined text,
  * each linked to the one before, in the order given. $1-$3 the parts, $4 the events as
- * stored, $5 the genesis hash. Returns each row's seq, prev_hash and hash.
+ * stored, $5 the genesis hash, $6 the parts' probe hashes, $7 and $8 the probe's
+ * prevHash and seq. Returns each row's seq, prev_hash and hash.
+ *
+ * A row whose probe the database hashes otherwise than this process is inserted with a
+ * NULL hash: the NOT NULL column refuses it (23502), the transaction aborts, and the
+ * COMMIT pipelined behind it commits nothing (see `insertRefused`).
  */
 export function chainInsertStatement(table: string): PreparedStatement {
   return preparedStatement(`
     WITH RECURSIVE input AS MATERIALIZED (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[]) WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, n)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[], $6::text[])
+        WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, probe_hash, n)
     ), head AS MATERIALIZED (
       SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
     ), chained (n, seq, prev_hash, hash) AS (
@@ -74,20 +90,46 @@ export function chainInsertStatement(table: string): PreparedStatement {
       FROM chained c JOIN input i ON i.n = c.n + 1
     )
     INSERT INTO ${table} (seq, prev_hash, hash, event)
-    SELECT c.seq, c.prev_hash, c.hash, i.event FROM chained c JOIN input i ON i.n = c.n
+    SELECT c.seq, c.prev_hash,
+      CASE WHEN encode(sha256(convert_to(i.before_prev || $7::text || i.before_seq || $8::text || i.after_seq, 'UTF8')), 'hex') = i.probe_hash
+        THEN c.hash END,
+      i.event
+    FROM chained c JOIN input i ON i.n = c.n
     RETURNING seq, prev_hash, hash`);
 }
 
 export function chainInsertParams(records: readonly AuditRecord[], parts: readonly RecordTextParts[]): unknown[] {
-  return [parts.map((p) => p.beforePrev), parts.map((p) => p.beforeSeq), parts.map((p) => p.afterSeq), records.map(auditEventJson), GENESIS_HASH];
+  return [
+    parts.map((p) => p.beforePrev),
+    parts.map((p) => p.beforeSeq),
+    parts.map((p) => p.afterSeq),
+    records.map(auditEventJson),
+    GENESIS_HASH,
+    parts.map((p) => p.probeHash),
+    PROBE.prevHash,
+    String(PROBE.seq),
+  ];
+}
+
+/**
+ * The chaining insert's error as the store reports it: a NULL hash (the probe check
+ * above) means the database hashes record text otherwise than core, and nothing was
+ * chained; any other error is the database's own.
+ */
+export function insertRefused(error: unknown): unknown {
+  if (sqlState(error) !== '23502') return error;
+  return new LedgerError('corrupt_record', 'the database hashes audit record text otherwise than core (is client_encoding UTF8?): nothing was chained', {
+    cause: error,
+  });
 }
 
 /**
  * Fills each record's seq, prevHash and hash in from the inserted rows, checking that
  * they form a chain and that each hash is SHA-256 of the record's text as core writes it
- * (`parts`, proven to rejoin into core's text by `recordTextParts`): a database that
- * encoded the text differently fails here, loudly, instead of leaving a chain only the
- * verifier would reject. `records` are mutated: they are the batch's own copies.
+ * (`parts`, proven to rejoin into core's text by `recordTextParts`). These rows arrive
+ * after the COMMIT was sent, so this is the second line: a database that encodes the text
+ * differently is stopped before it, by the statement's probe check. `records` are
+ * mutated: they are the batch's own copies.
  */
 export function fillChained(records: AuditRecord[], parts: readonly RecordTextParts[], rows: readonly QueryResultRow[]): AuditRecord[] {
   if (rows.length !== records.length) throw new LedgerError('corrupt_record', `audit insert returned ${rows.length} of ${records.length} records`);

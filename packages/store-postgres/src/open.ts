@@ -86,6 +86,9 @@ export function createDatabase(options: Omit<PostgresStoreOptions, 'schema'>): P
     // other's answers (AuditedBatch sends a batch's concurrent writes this way). They
     // still run one at a time, in order; code that awaits each statement is unaffected.
     pipeline: true,
+    // Sent at connection start, so a role's or database's other default cannot apply: the
+    // audit chain is hashed in SQL from text that must be the bytes core hashes.
+    client_encoding: 'UTF8',
     ...options.pool,
     connectionString: options.connectionString,
     types: poolTypes,

@@ -3,7 +3,7 @@ import { AppendListeners, AuditLogError, buildRecord } from '@countersign/core/a
 import { LedgerError } from '@countersign/core/ledger';
 import { auditRecordFromRow, integer, text } from '@countersign/core/store-kit';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
-import { chainInsertParams, chainInsertStatement, fillChained, recordTextParts } from './chain-in-sql.ts';
+import { chainInsertParams, chainInsertStatement, fillChained, insertRefused, recordTextParts } from './chain-in-sql.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { advisoryLockKey } from './lock-keys.ts';
 import { type PreparedStatement, preparedStatement } from './prepared-statement.ts';
@@ -65,7 +65,7 @@ export class PostgresAuditLog implements AuditLog {
     const inserted = query(this.#chainInsert, chainInsertParams(records, parts));
     // If the lock fails, the insert fails behind it (aborted transaction): the lock's error is the cause.
     inserted.catch(() => {});
-    return locked.then(async () => fillChained(records, parts, (await inserted).rows));
+    return locked.then(async () => fillChained(records, parts, (await inserted.catch((error: unknown) => Promise.reject(insertRefused(error)))).rows));
   }
 
   onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {

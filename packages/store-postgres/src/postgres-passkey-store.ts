@@ -61,13 +61,20 @@ export class PostgresPasskeyStore implements PasskeyStore {
    * inserts and the others then see its row; the rows are locked too, so a removal of the
    * stepping-up passkey cannot commit between this read and the insert.
    */
-  async #authorityProblem(query: Query, approver: string, authority: EnrolAuthority | undefined): Promise<'not_first' | 'authority_gone' | undefined> {
+  async #authorityProblem(
+    query: Query,
+    approver: string,
+    authority: EnrolAuthority | undefined,
+  ): Promise<'not_first' | 'authority_gone' | 'ceremony_spent' | undefined> {
     if (authority === undefined) return undefined;
     await query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(this.#schema, `passkeys-of:${approver}`)]);
     const { rows } = await query(this.#sql.activeOf, [approver]);
     const active = rows.map((row) => String(row.credential_id));
     if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
-    return active.includes(authority.credentialId) ? undefined : 'authority_gone';
+    if (!active.includes(authority.credentialId)) return 'authority_gone';
+    // Under the approver's lock: of two registrations on one step-up, the second sees the first.
+    const since = await query(this.#sql.registeredSince, [approver, authority.ceremonyStartedAt]);
+    return since.rows.length === 0 ? undefined : 'ceremony_spent';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
@@ -99,6 +106,8 @@ function passkeySql(s: string) {
       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT (credential_id) DO NOTHING`,
     byId: `SELECT * FROM ${s}.passkey_credentials WHERE credential_id = $1`,
     activeOf: `SELECT credential_id FROM ${s}.passkey_credentials WHERE approver = $1 AND removed_at IS NULL FOR UPDATE`,
+    // Any passkey of the approver, removed or not, registered since a step-up's ceremony began (see EnrolAuthority).
+    registeredSince: `SELECT 1 FROM ${s}.passkey_credentials WHERE approver = $1 AND created_at > $2 LIMIT 1`,
     list: `SELECT * FROM ${s}.passkey_credentials WHERE $1::text IS NULL OR approver = $1 ORDER BY created_at, credential_id COLLATE "C"`,
     remove: `UPDATE ${s}.passkey_credentials SET removed_at = $1 WHERE credential_id = $2 AND approver = $3 AND removed_at IS NULL`,
     // The counter rule of counterAdvances (core).

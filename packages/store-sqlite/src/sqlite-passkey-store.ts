@@ -10,6 +10,8 @@ const INSERT = `
 const ORDER = 'ORDER BY created_at, credential_id';
 const EXISTS = 'SELECT 1 FROM passkey_credentials WHERE credential_id = ?';
 const ACTIVE_OF = 'SELECT credential_id FROM passkey_credentials WHERE approver = ? AND removed_at IS NULL';
+// Any passkey of the approver, removed or not, registered since a step-up's ceremony began (see EnrolAuthority).
+const REGISTERED_SINCE = 'SELECT 1 FROM passkey_credentials WHERE approver = ? AND created_at > ? LIMIT 1';
 // The counter rule of counterAdvances (core), as one compare-and-set.
 const RECORD_USE = `
   UPDATE passkey_credentials SET counter = ?, last_used_at = ?
@@ -56,11 +58,12 @@ export class SqlitePasskeyStore implements PasskeyStore {
   }
 
   /** Inside the write transaction: whether `authority` still holds for `approver`. */
-  #authorityProblem(approver: string, authority: EnrolAuthority | undefined): 'not_first' | 'authority_gone' | undefined {
+  #authorityProblem(approver: string, authority: EnrolAuthority | undefined): 'not_first' | 'authority_gone' | 'ceremony_spent' | undefined {
     if (authority === undefined) return undefined;
     const active = this.#conn.statement(ACTIVE_OF).all(approver).map((row) => String(row.credential_id));
     if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
-    return active.includes(authority.credentialId) ? undefined : 'authority_gone';
+    if (!active.includes(authority.credentialId)) return 'authority_gone';
+    return this.#conn.statement(REGISTERED_SINCE).get(approver, authority.ceremonyStartedAt) === undefined ? undefined : 'ceremony_spent';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {

@@ -118,6 +118,27 @@ describe('complete of the grant authorize issued', () => {
   });
 });
 
+describe('the shortcut holds the call, never the ledger state', () => {
+  it('another gate on the same ledger recorded a different result first: the issuing gate is refused result_conflict, the first stands', async () => {
+    const one = countingFixture();
+    const grant = await authorized(one.f);
+    const other = countingFixture({ ledger: one.inner, audit: one.audit });
+    expect(await other.f.gate.complete(JSON.parse(JSON.stringify(grant)) as Grant, { status: 'succeeded', result: 'theirs' })).toMatchObject({ ok: true });
+    one.reads.count = 0;
+    expect(await one.f.gate.complete(grant, { status: 'succeeded', result: 'mine' })).toMatchObject({ ok: false, reason: 'result_conflict' });
+    expect(one.reads.count).toBe(0);
+    expect(await resultsOf(one.audit, grant.proposalId)).toHaveLength(1);
+  });
+
+  it('a Proxy of the issued grant (each field read as the original) is another object: it takes the ledger read', async () => {
+    const { f, reads } = countingFixture();
+    const grant = await authorized(f);
+    reads.count = 0;
+    expect(await f.gate.complete(new Proxy(grant, {}), { status: 'succeeded', result: 1 })).toMatchObject({ ok: true, duplicate: false });
+    expect(reads.count).toBe(1);
+  });
+});
+
 describe('grant fields are compared exactly', () => {
   it('a value that only serializes like the ledger’s (toJSON, a String object, a numeric string) is a mismatch', async () => {
     const { f } = countingFixture();

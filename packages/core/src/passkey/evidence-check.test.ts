@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
-import { passkeyChangeChallenge, passkeyRemoveClaims } from './change-claims.ts';
+import { passkeyChangeChallenge, passkeyEnrolClaims, passkeyRemoveClaims } from './change-claims.ts';
 import { registrationEvent, removalEvent } from './change-events.ts';
 import { checkPasskeyEvidence } from './evidence-check.ts';
 import { testDevice, testOfflineCheck } from './test-device.test-helper.ts';
@@ -39,6 +39,15 @@ describe('checkPasskeyEvidence: registrations and removals in the chain follow t
       { seq: 3, reason: expect.stringMatching(/^passkey_removal_unauthorized: the step-up passkey mallory-key is not an active passkey of fiona/) },
     ]);
     expect(await check(laptop.sign(passkeyChangeChallenge(passkeyRemoveClaims('fiona', 'fiona-laptop', 'n'))))).toEqual([]);
+  });
+
+  it('refuses a second passkey registered on one ceremony: the step-up replayed (it signs the ceremony, not the key)', async () => {
+    const audit = await chainWithLaptop();
+    const stepUp = { ...laptop.sign(passkeyChangeChallenge(passkeyEnrolClaims('fiona', 'reg-2'))), rpId: 'localhost', origin: 'http://localhost' };
+    await audit.append(registrationEvent(credential('fiona-phone'), { challenge: 'reg-2', authorizedBy: 'passkey', stepUp }));
+    await audit.append(registrationEvent(credential('mallory-key'), { challenge: 'reg-2', authorizedBy: 'passkey', stepUp }));
+    const report = await checkPasskeyEvidence(await audit.read(), testOfflineCheck);
+    expect(report.problems).toEqual([{ seq: 3, reason: expect.stringMatching(/^passkey_registration_replayed/) }]);
   });
 
   it('refuses a credential registered twice, a malformed registration, and a removal of a key the chain does not know', async () => {

@@ -74,6 +74,8 @@ export async function checkPasskeyEvidence(
 ): Promise<PasskeyEvidenceReport> {
   const requests = new Map<string, { expiresAt: number; passkey: boolean }>();
   const keys = new Map<string, ChainKey>();
+  // Registration ceremonies already used, by approver: one ceremony (and its step-up) registers one passkey.
+  const ceremonies = new Set<string>();
   const report: PasskeyEvidenceReport = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], problems: [] };
   const problem = (seq: number, reason: string) => report.problems.push({ seq, reason });
   for await (const record of records) {
@@ -86,7 +88,7 @@ export async function checkPasskeyEvidence(
       }
       case 'passkey_registered': {
         report.registered += 1;
-        const found = await checkRegistration(record, keys, verify);
+        const found = await checkRegistration(record, keys, ceremonies, verify);
         if (typeof found === 'string') problem(record.seq, found);
         else {
           if (found.authorizedBy === 'first') {
@@ -128,7 +130,12 @@ function activeKeys(keys: ReadonlyMap<string, ChainKey>, approver: string): Chai
   return [...keys.values()].filter((k) => k.registration.approver === approver && k.removedSeq === undefined);
 }
 
-async function checkRegistration(record: AuditRecord, keys: Map<string, ChainKey>, verify: OfflineAssertionCheck): Promise<ChainedRegistration | string> {
+async function checkRegistration(
+  record: AuditRecord,
+  keys: Map<string, ChainKey>,
+  ceremonies: Set<string>,
+  verify: OfflineAssertionCheck,
+): Promise<ChainedRegistration | string> {
   const registration = readRegistration(record);
   if (registration === undefined) return 'passkey_registration_malformed: not a well-formed passkey_registered record';
   if (keys.has(registration.credentialId)) return `passkey_registration_duplicate: ${registration.credentialId} was registered before`;
@@ -137,6 +144,10 @@ async function checkRegistration(record: AuditRecord, keys: Map<string, ChainKey
     if (active.length > 0) return `passkey_registration_unauthorized: registered as ${registration.approver}'s first passkey while they had an active one`;
     return registration;
   }
+  // A step-up signs the ceremony, not the new key: a second key on a stepped-up ceremony is the step-up replayed.
+  const ceremony = `${registration.approver.length}:${registration.approver}\0${registration.challenge}`;
+  if (ceremonies.has(ceremony)) return `passkey_registration_replayed: ${registration.approver}'s ceremony ${registration.challenge} added a passkey before`;
+  ceremonies.add(ceremony);
   const stepUp = registration.stepUp as PasskeyEvidence;
   const why = await checkStepUp(stepUp, registration.approver, active, passkeyChangeChallenge(passkeyEnrolClaims(registration.approver, registration.challenge)), verify);
   return why === undefined ? registration : `passkey_registration_unauthorized: ${why}`;

@@ -26,9 +26,11 @@ export class MemoryPasskeyStore implements PasskeyStore {
   #addOutcome(credential: PasskeyCredential, authority: EnrolAuthority | undefined): AddCredentialResult {
     if (this.#byId.has(credential.credentialId)) return { ok: false, reason: 'credential_exists' };
     if (authority === undefined) return { ok: true };
-    const active = [...this.#byId.values()].filter((c) => c.approver === credential.approver && c.removedAt === undefined);
+    const own = [...this.#byId.values()].filter((c) => c.approver === credential.approver);
+    const active = own.filter((c) => c.removedAt === undefined);
     if (authority.by === 'first') return active.length === 0 ? { ok: true } : { ok: false, reason: 'not_first' };
-    return active.some((c) => c.credentialId === authority.credentialId) ? { ok: true } : { ok: false, reason: 'authority_gone' };
+    if (!active.some((c) => c.credentialId === authority.credentialId)) return { ok: false, reason: 'authority_gone' };
+    return own.some((c) => c.createdAt > authority.ceremonyStartedAt) ? { ok: false, reason: 'ceremony_spent' } : { ok: true };
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {

@@ -42,6 +42,12 @@ export interface EnrolInput {
   algorithm?: number | undefined;
   /** Required when the approver has an active passkey: its assertion over `passkeyEnrolClaims`. */
   stepUp?: PasskeyAssertion | undefined;
+  /**
+   * When the registration ceremony (`registrationChallenge`) began, by the clock that
+   * stamps `credential.createdAt`. A step-up registers one passkey: a later registration
+   * on the same ceremony (the same step-up, replayed) is refused `step_up_invalid`.
+   */
+  ceremonyStartedAt: number;
   now: number;
 }
 
@@ -60,7 +66,7 @@ export async function enrolPasskey(deps: PasskeyChangeDeps, input: EnrolInput): 
       now: input.now,
     });
     if (!checked.ok) return refused('step_up_invalid', `step-up assertion refused: ${checked.message}`);
-    authority = { by: 'passkey', credentialId: checked.evidence.credentialId };
+    authority = { by: 'passkey', credentialId: checked.evidence.credentialId, ceremonyStartedAt: input.ceremonyStartedAt };
     stepUp = checked.evidence;
   }
   const event = registrationEvent(input.credential, {
@@ -83,6 +89,8 @@ export async function enrolPasskey(deps: PasskeyChangeDeps, input: EnrolInput): 
       return refused('step_up_required', 'another passkey was registered meanwhile: confirm with it to add this one');
     case 'authority_gone':
       return refused('step_up_invalid', 'the passkey that confirmed this was removed meanwhile');
+    case 'ceremony_spent':
+      return refused('step_up_invalid', 'a passkey was registered since this registration began (a confirmation adds one passkey): start again');
   }
 }
 

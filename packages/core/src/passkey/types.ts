@@ -57,7 +57,15 @@ export interface PasskeyCredential {
  * - `passkey`: `credentialId` is an active passkey of the same approver, which signed a
  *   step-up assertion for exactly this registration (checked before the write).
  */
-export type EnrolAuthority = { by: 'first' } | { by: 'passkey'; credentialId: string };
+/**
+ * Why a registration may happen. `passkey`: a step-up by `credentialId`, for one
+ * registration ceremony that began at `ceremonyStartedAt`. A step-up is not spent by its
+ * use (an authenticator that does not count signs the same bytes every time), so the
+ * store spends the ceremony instead: it refuses the add if the approver has any passkey,
+ * removed or not, created after that time, so one step-up registers one passkey. (After,
+ * not at: a first passkey stamped in the millisecond a ceremony began is not one of its.)
+ */
+export type EnrolAuthority = { by: 'first' } | { by: 'passkey'; credentialId: string; ceremonyStartedAt: number };
 
 export type AddCredentialResult =
   | { ok: true }
@@ -66,9 +74,11 @@ export type AddCredentialResult =
       /**
        * `credential_exists`: the id is registered already (to anyone); `not_first`: the
        * authority was `first` but the approver has an active passkey now; `authority_gone`:
-       * the stepping-up passkey is not an active passkey of this approver (any more).
+       * the stepping-up passkey is not an active passkey of this approver (any more);
+       * `ceremony_spent`: a passkey of this approver was registered since the step-up's
+       * ceremony began (the step-up was used already, or replayed).
        */
-      reason: 'credential_exists' | 'not_first' | 'authority_gone';
+      reason: 'credential_exists' | 'not_first' | 'authority_gone' | 'ceremony_spent';
     };
 
 export interface AddCredentialOptions {

@@ -111,12 +111,31 @@ export function runPasskeyStoreConformance(name: string, open: () => Promise<Pas
       await harness.store.add(own);
       await harness.store.add(other);
       const next = credential({ approver });
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: other.credentialId } })).toEqual({ ok: false, reason: 'authority_gone' });
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: rid() } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: other.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: rid(), ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
       expect(await harness.store.get(next.credentialId)).toBeUndefined();
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: own.credentialId } })).toEqual({ ok: true });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: own.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: true });
       await harness.store.remove(approver, own.credentialId, T0 + 1);
-      expect(await harness.store.add(credential({ approver }), { authority: { by: 'passkey', credentialId: own.credentialId } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(credential({ approver }), { authority: { by: 'passkey', credentialId: own.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
+    });
+
+    it('a step-up registers one passkey: a second add on the same ceremony, after or alongside the first, is refused', async () => {
+      const approver = `approver-${rid()}`;
+      const own = credential({ approver, createdAt: T0 });
+      await harness.store.add(own);
+      // The ceremony began at T0 + 10; its passkey is added at T0 + 20.
+      const authority = { by: 'passkey' as const, credentialId: own.credentialId, ceremonyStartedAt: T0 + 10 };
+      expect(await harness.store.add(credential({ approver, createdAt: T0 + 20 }), { authority })).toEqual({ ok: true });
+      // The same step-up replayed (an authenticator that does not count signs the same bytes).
+      const replayed = credential({ approver, createdAt: T0 + 30 });
+      expect(await harness.store.add(replayed, { authority })).toEqual({ ok: false, reason: 'ceremony_spent' });
+      expect(await harness.store.get(replayed.credentialId)).toBeUndefined();
+      // Concurrent registrations on one fresh ceremony: exactly one lands.
+      const fresh = { ...authority, ceremonyStartedAt: T0 + 40 };
+      const raced = await Promise.all(Array.from({ length: 6 }, () => harness.store.add(credential({ approver, createdAt: T0 + 50 }), { authority: fresh })));
+      expect(raced.filter((r) => r.ok)).toHaveLength(1);
+      expect(raced.filter((r) => !r.ok)).toEqual(Array.from({ length: 5 }, () => ({ ok: false, reason: 'ceremony_spent' })));
+      expect((await harness.store.list(approver)).filter((c) => c.createdAt >= T0 + 40)).toHaveLength(1);
     });
 
     it('an audited add or remove commits its records with the change, and a failing record leaves no change', async (context) => {

@@ -33,7 +33,7 @@ async function storeWithSignedApproval(name: string, options: { register?: boole
   const fx = makeGateFixture({ ledger: store.ledger, audit, keyring, policy: loadPolicy(POLICY, 'yaml') });
   const passkeys = webauthnVerifier(store.passkeys, () => ({ rpId: fiona.rpId, origin: fiona.origin }));
   const enrol = async (device: Device) => {
-    const enrolled = await enrolPasskey({ store: store.passkeys, audit, verifier: passkeys }, { credential: device.credential(fx.clock()), registrationChallenge: 'ceremony', algorithm: -7, now: fx.clock() });
+    const enrolled = await enrolPasskey({ store: store.passkeys, audit, verifier: passkeys }, { credential: device.credential(fx.clock()), registrationChallenge: 'ceremony', ceremonyStartedAt: fx.clock(), algorithm: -7, now: fx.clock() });
     if (!enrolled.ok) throw new Error(enrolled.message);
   };
   if (options.register !== false) await enrol(fiona);

@@ -32,6 +32,11 @@ export function isRegistrationChallenge(key: Buffer, approver: string, challenge
  * core's `passkeyRemoveClaims`): made the same way as a registration challenge, bound to
  * this approver and this credential, live for REGISTRATION_TTL_MS.
  */
+/** When the ceremony of a (verified) registration challenge began: its deadline less the ceremony's time to live. */
+export function registrationStartedAt(challenge: string): number {
+  return Number(Buffer.from(challenge, 'base64url').subarray(16, 24).readBigUInt64BE()) - REGISTRATION_TTL_MS;
+}
+
 export function removalNonce(key: Buffer, approver: string, credentialId: string, now: number): string {
   return ceremonyToken(key, 'passkey-removal', [approver, credentialId], now);
 }
@@ -140,6 +145,8 @@ export async function registerPasskey(input: {
   const enrolled = await input.enrol({
     credential: stored,
     registrationChallenge: challenge,
+    // One step-up, one passkey: core refuses a second registration on this ceremony.
+    ceremonyStartedAt: registrationStartedAt(challenge),
     algorithm: algorithmOf(credential.publicKey),
     stepUp: input.stepUp,
     now: input.now,
