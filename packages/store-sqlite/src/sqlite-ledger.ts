@@ -1,6 +1,7 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
 import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
+import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
@@ -27,17 +28,8 @@ export class SqliteLedger implements LedgerStore {
   }
 
   /** `run` as one write, with the records `audit` builds from its outcome appended in the same transaction. */
-  async #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
-    if (audit === undefined) return this.#conn.write(run);
-    const log = this.auditLog;
-    // Never drop the events silently: a caller passing them expects them recorded.
-    if (log === undefined) throw new TypeError('this SqliteLedger has no audit log to append to');
-    const { outcome, records } = await this.#conn.write(() => {
-      const outcome = run();
-      return { outcome, records: log.appendInTransaction(audit(outcome)) };
-    });
-    log.notifyLedgerAppend(records);
-    return outcome;
+  #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
+    return auditedWrite(this.#conn, this.auditLog, 'SqliteLedger', run, audit);
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {

@@ -2,6 +2,7 @@ import type { AuditFor } from '@countersign/core/ledger';
 import type { AddCredentialOptions, AddCredentialResult, EnrolAuthority, PasskeyCredential, PasskeyStore } from '@countersign/core/passkey';
 import { passkeyFromRow } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
+import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 
 const INSERT = `
@@ -33,16 +34,8 @@ export class SqlitePasskeyStore implements PasskeyStore {
   }
 
   /** `run` as one write, with the records `audit` builds from its outcome appended in the same transaction. */
-  async #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
-    if (audit === undefined) return this.#conn.write(run);
-    const log = this.auditLog;
-    if (log === undefined) throw new TypeError('this SqlitePasskeyStore has no audit log to append to');
-    const { outcome, records } = await this.#conn.write(() => {
-      const outcome = run();
-      return { outcome, records: log.appendInTransaction(audit(outcome)) };
-    });
-    log.notifyLedgerAppend(records);
-    return outcome;
+  #write<R>(run: () => R, audit: AuditFor<R> | undefined): Promise<R> {
+    return auditedWrite(this.#conn, this.auditLog, 'SqlitePasskeyStore', run, audit);
   }
 
   async add(c: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
