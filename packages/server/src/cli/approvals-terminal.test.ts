@@ -1,26 +1,22 @@
 import { requestView } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_TOKEN, FIONA_TOKEN, OSCAR_TOKEN, type ServerFixture } from '../testing/server-fixture.ts';
 import { APPROVER_TOKEN_ENV } from './approver-http.ts';
 import { runCaptured } from './testing/capture-io.ts';
-import { liveFixture } from './testing/live-fixture.ts';
+import { liveFixturePerTest } from './testing/live-fixture.ts';
 
 // The terminal approver against a live server: list, show, approve (also --edit) and
 // deny over the HTTP API, with the page's display-safety rendering and exit codes
 // 0 ok, 1 refused, 2 usage / token / connection.
 
 let f: ServerFixture;
-let running: Awaited<ReturnType<typeof liveFixture>> | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+const server = liveFixturePerTest();
 
 /** The fixture's app on a real port, so the CLI talks HTTP to it like to any running service. */
 async function live(): Promise<string> {
-  running = await liveFixture();
-  f = running.f;
-  return running.url;
+  const url = await server.start();
+  f = server.fixture();
+  return url;
 }
 
 const cli = (args: string[], token: string | undefined = FIONA_TOKEN) => runCaptured(['approvals', ...args], { cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: token } });

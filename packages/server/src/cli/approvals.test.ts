@@ -1,22 +1,18 @@
 import { requestView } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_TOKEN, FIONA_TOKEN, OSCAR_TOKEN, type ServerFixture } from '../testing/server-fixture.ts';
 import { APPROVER_TOKEN_ENV } from './commands/approvals.ts';
 import { runCaptured } from './testing/capture-io.ts';
-import { liveFixture } from './testing/live-fixture.ts';
+import { liveFixturePerTest } from './testing/live-fixture.ts';
 
 let f: ServerFixture;
-let running: Awaited<ReturnType<typeof liveFixture>> | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+const server = liveFixturePerTest();
 
 /** The fixture's app on a real port, so the CLI talks HTTP to it like to any running service. */
 async function live(): Promise<string> {
-  running = await liveFixture();
-  f = running.f;
-  return running.url;
+  const url = await server.start();
+  f = server.fixture();
+  return url;
 }
 
 async function approved() {

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { type ServerType, serve } from '@hono/node-server';
 import { makeServerFixture, type ServerFixture } from '../../testing/server-fixture.ts';
 
@@ -17,6 +18,28 @@ export async function liveFixture(): Promise<{ f: ServerFixture; url: string; cl
     async close() {
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await f.close();
+    },
+  };
+}
+
+/**
+ * For a test file whose tests each start their own live server: `start()` returns its URL,
+ * `fixture()` the fixture behind it, and the server is closed after each test.
+ */
+export function liveFixturePerTest(): { start(): Promise<string>; fixture(): ServerFixture } {
+  let running: Awaited<ReturnType<typeof liveFixture>> | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  return {
+    async start() {
+      running = await liveFixture();
+      return running.url;
+    },
+    fixture() {
+      if (running === undefined) throw new Error('start() the live server first');
+      return running.f;
     },
   };
 }
