@@ -1,5 +1,6 @@
 import { describePath, quoteForMessage } from './describe.ts';
 import { CanonicalizationError, type CanonicalErrorCode } from './errors.ts';
+import { copyPlainValue } from './copy-plain-value.ts';
 import { FORBIDDEN_KEYS } from './forbidden-keys.ts';
 import { toJsonPointer } from './json-pointer.ts';
 import { type CanonicalLimits, resolveLimits } from './limits.ts';
@@ -69,6 +70,12 @@ export interface CheckedCopy {
  */
 export function copyJsonValue(value: unknown, limits: Partial<CanonicalLimits> | undefined, sortKeys: boolean): CheckedCopy {
   const { maxDepth, maxBytes } = resolveLimits(limits);
+  // Ordinary data: one recursive copy. It gives up on anything the walk would refuse.
+  return copyPlainValue(value, maxDepth, maxBytes, sortKeys) ?? walkJsonValue(value, maxDepth, maxBytes, sortKeys);
+}
+
+/** The full walk of `copyJsonValue`: every check, with the path and reason of the first refusal. Exported for tests. */
+export function walkJsonValue(value: unknown, maxDepth: number, maxBytes: number, sortKeys: boolean): CheckedCopy {
   let keysInJcsOrder = sortKeys;
   const root: unknown[] = [undefined];
   const work: Array<Pending | Leave> = [{ value, into: root, key: 0, depth: 0, parent: undefined }];
