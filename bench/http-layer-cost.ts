@@ -1,8 +1,10 @@
 /**
  * Profiling driver (not part of `npm run bench`): what each layer of a Countersign POST
  * costs the server over real HTTP, 16 clients, rows interleaved in one child process:
- * bare echo; + middleware, strict JSON intake, zod, jsonResponse; + bearer authentication;
- * + the gate's propose on a gate of its own (no app around it); the whole app's POST /proposals on an in-memory gate. Server CPU per POST, medians.
+ * the echo on plain node:http (no framework); the same echo on Hono + @hono/node-server
+ * (the HTTP rows' baseline); + middleware, strict JSON intake, zod, jsonResponse; + bearer
+ * authentication; + the gate's propose on a gate of its own (no app around it); the whole
+ * app's POST /proposals on an in-memory gate. Server CPU per POST, medians.
  * (In-process microbenchmarks of the same code read 2-3× lower: here every request
  * also pays for switching between the client and server processes.)
  *   node --conditions=countersign-source bench/http-layer-cost.ts [rounds]
