@@ -1,10 +1,10 @@
 /**
- * Child process of bench/http-layer-cost.ts: five servers on 127.0.0.1, each one layer
+ * Child process of bench/http-layer-cost.ts: servers on 127.0.0.1, each one layer
  * more than the one before, all answering POSTs with the /proposals body. IPC: sends
  * `{ ports }`; answers `cpu` with process.cpuUsage(); exits on `stop`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { MemoryAuditLog } from '@countersign/core/audit';
 import { Gate } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
@@ -62,22 +62,46 @@ authed.post('/p', requireAgent(services), async (c) => {
   validate(ProposalsBody, await readJsonBody(c, LIMITS));
   return jsonResponse(CANNED);
 });
-// 4. the whole app's POST /proposals over an in-memory gate (no durability).
-const gate = new Gate({
-  ledger: new MemoryLedger(),
-  audit: new MemoryAuditLog(),
-  policy: loadPolicy(`version: 1\nrules:\n  - { id: a, tool: ${BENCH_TOOL}, verdict: allow }\n`, 'yaml'),
-  keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-  tools: { [BENCH_TOOL]: { execute: () => ({ ok: true }), definition: { name: BENCH_TOOL, description: 'Move money', inputSchema: { type: 'object' } } } },
+// 4. + the gate's propose (its own in-memory gate) and the real outcomes, outside the app.
+const bareGate = newGate();
+const gated = withMiddleware();
+gated.post('/p', requireAgent(services), async (c) => {
+  const body = validate(ProposalsBody, await readJsonBody(c, LIMITS));
+  const proposed = await bareGate.proposeResponse(body, { id: 'bench-agent' });
+  return jsonResponse({ outcomes: proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id })) });
 });
+// 5. the whole app's POST /proposals over an in-memory gate (no durability).
+const gate = newGate();
 const full = createApp({ gate, auth }).app;
+
+function newGate(): Gate {
+  return new Gate({
+    ledger: new MemoryLedger(),
+    audit: new MemoryAuditLog(),
+    policy: loadPolicy(`version: 1\nrules:\n  - { id: a, tool: ${BENCH_TOOL}, verdict: allow }\n`, 'yaml'),
+    keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
+    tools: { [BENCH_TOOL]: { execute: () => ({ ok: true }), definition: { name: BENCH_TOOL, description: 'Move money', inputSchema: { type: 'object' } } } },
+  });
+}
 
 function listen(app: Hono): Promise<number> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 }
 
-const ports = { bare: await listen(bare), intake: await listen(intake), auth: await listen(authed), full: await listen(full) };
+// 0. the bare echo on plain node:http (no Hono, no adapter): what the framework itself costs.
+const plain = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const text = JSON.stringify({ echo: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(text);
+  });
+});
+const plainPort = await new Promise<number>((resolve) => plain.listen(0, '127.0.0.1', () => resolve((plain.address() as { port: number }).port)));
+
+const ports = { node: plainPort, bare: await listen(bare), intake: await listen(intake), auth: await listen(authed), gate: await listen(gated), full: await listen(full) };
 process.send!({ ports });
 process.on('message', (message) => {
   if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });

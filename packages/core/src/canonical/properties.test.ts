@@ -98,6 +98,32 @@ describe('canonicalization properties', () => {
     );
   });
 
+  // canonicalizeArguments writes a checked value with the native serializer when its keys
+  // were copied in JCS order (copyJsonValue); the general serializer is the reference.
+  const mixedKey = fc.oneof(key, fc.constantFrom('0', '9', '10', '01', '1a', '4294967295', '-1', 'a', 'B', 'é', '😀', '\uffff', ''));
+  const { mixedJson } = fc.letrec((tie) => ({
+    mixedJson: fc.oneof({ depthSize: 'small', maxDepth: 5 }, fc.constant(null), fc.boolean(), number, text, fc.array(tie('mixedJson'), { maxLength: 5 }), tie('mixedObject')),
+    mixedObject: fc.dictionary(mixedKey, tie('mixedJson'), { maxKeys: 6 }),
+  }));
+
+  it('writes a value’s canonical text byte for byte as the general serializer does, digit-led keys included', () => {
+    fc.assert(
+      fc.property(fc.dictionary(mixedKey, mixedJson, { maxKeys: 6 }), fc.integer(), (value, seed) => {
+        const shuffled = shuffleKeys(value, seed);
+        expect(canonicalizeArguments(shuffled).canonical).toBe(serializeCanonical(value));
+        expect(canonicalizeArguments([shuffled], { requireObject: false }).canonical).toBe(`[${serializeCanonical(value)}]`);
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it('orders array-index keys by code unit, not as the engine enumerates them', () => {
+    // Any engine enumerates "9" before "10"; JCS writes "10" first. Nested, as at the top.
+    const value = { b: { 10: 'x', 9: 'y', a: 'z' }, a: [{ 2: true, 10: false }], 10: null };
+    expect(canonicalizeArguments(value).canonical).toBe('{"10":null,"a":[{"10":false,"2":true}],"b":{"10":"x","9":"y","a":"z"}}');
+    expect(canonicalizeArguments({ z: 1, y: { d: 1, c: [{ f: 1, e: 2 }] } }).canonical).toBe('{"y":{"c":[{"e":2,"f":1}],"d":1},"z":1}');
+  });
+
   it('rejects any object text with a member repeated, as duplicate_key', () => {
     fc.assert(
       fc.property(object.filter((o) => Object.keys(o).length > 0), json, fc.nat(), (value, other, pick) => {

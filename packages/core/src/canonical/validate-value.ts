@@ -1,5 +1,6 @@
 import { describePath, quoteForMessage } from './describe.ts';
 import { CanonicalizationError, type CanonicalErrorCode } from './errors.ts';
+import { copyPlainValue } from './copy-plain-value.ts';
 import { FORBIDDEN_KEYS } from './forbidden-keys.ts';
 import { toJsonPointer } from './json-pointer.ts';
 import { type CanonicalLimits, resolveLimits } from './limits.ts';
@@ -46,7 +47,36 @@ interface Leave {
  * `canonicalizeArguments` checks the exact size of the output.
  */
 export function validateJsonValue(value: unknown, limits?: Partial<CanonicalLimits>): unknown {
+  return copyJsonValue(value, limits, false).value;
+}
+
+/** A checked copy, and whether `JSON.stringify` of it is already its JCS text. */
+export interface CheckedCopy {
+  value: unknown;
+  /**
+   * True when every object of the copy had its keys inserted in UTF-16 code-unit order
+   * and none of them starts with a digit. Then `JSON.stringify(value)` writes exactly
+   * the JCS text: JCS strings and numbers are ECMAScript JSON.stringify's, and an
+   * object's keys come out in insertion order — except array-index keys ("9", "10"),
+   * which every engine writes first in numeric order, so any digit-led key rules it out.
+   */
+  keysInJcsOrder: boolean;
+}
+
+/**
+ * `validateJsonValue` with the same checks, errors and error order; with `sortKeys`,
+ * each object of the copy gets its keys in JCS order, so canonicalization can use the
+ * engine's native serializer (`keysInJcsOrder`). Internal to the canonical module.
+ */
+export function copyJsonValue(value: unknown, limits: Partial<CanonicalLimits> | undefined, sortKeys: boolean): CheckedCopy {
   const { maxDepth, maxBytes } = resolveLimits(limits);
+  // Ordinary data: one recursive copy. It gives up on anything the walk would refuse.
+  return copyPlainValue(value, maxDepth, maxBytes, sortKeys) ?? walkJsonValue(value, maxDepth, maxBytes, sortKeys);
+}
+
+/** The full walk of `copyJsonValue`: every check, with the path and reason of the first refusal. Exported for tests. */
+export function walkJsonValue(value: unknown, maxDepth: number, maxBytes: number, sortKeys: boolean): CheckedCopy {
+  let keysInJcsOrder = sortKeys;
   const root: unknown[] = [undefined];
   const work: Array<Pending | Leave> = [{ value, into: root, key: 0, depth: 0, parent: undefined }];
   const ancestors = new Set<object>();
@@ -130,6 +160,9 @@ export function validateJsonValue(value: unknown, limits?: Partial<CanonicalLimi
               minBytes += key.length + 4; // quotes, colon, comma (one too many: still a lower bound +1)
             }
             minBytes += keys.length === 0 ? 2 : 1;
+            // Children are still checked (and errors found) in document order; only the
+            // copy's key order is fixed here, by inserting the keys first, sorted.
+            if (keysInJcsOrder && keys.length > 0) keysInJcsOrder = insertSortedKeys(object, keys);
           }
           ancestors.add(v);
           work.push({ leave: v });
@@ -152,7 +185,23 @@ export function validateJsonValue(value: unknown, limits?: Partial<CanonicalLimi
     const detail = error instanceof Error ? error.message : String(error);
     fail('unsupported_type', `reading the value threw: ${quoteForMessage(detail)}`, current, { cause: error });
   }
-  return root[0];
+  return { value: root[0], keysInJcsOrder };
+}
+
+/**
+ * Inserts `keys` (already checked: well-formed, not forbidden) into the empty `object`
+ * in UTF-16 code-unit order (the default sort, JCS's order), as placeholders the
+ * children's copies fill in later. False, and the object left empty, when a key starts
+ * with a digit: the engine may write such a key first whatever its insertion order.
+ */
+function insertSortedKeys(object: Record<string, unknown>, keys: string[]): boolean {
+  for (const key of keys) {
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39) return false;
+  }
+  const sorted = keys.length === 1 ? keys : keys.slice().sort();
+  for (const key of sorted) object[key] = undefined;
+  return true;
 }
 
 function pathOf(item: Pending | undefined): string {

@@ -1,14 +1,16 @@
 import type { AuditEvent } from '../audit/types.ts';
-import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
+import { ASK, resolveInMemory } from '../catalog/static-catalog.ts';
+import type { CatalogEntry } from '../catalog/types.ts';
+import { type CanonicalArguments, canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
 import type { ApprovalRequest, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult } from '../ledger/types.ts';
 import { tightenByAnnotations } from '../policy/annotations.ts';
 import { decideSafelyNow } from '../policy/safe-decide.ts';
-import type { Verdict } from '../policy/types.ts';
+import type { PolicyInput, Verdict } from '../policy/types.ts';
 import { emit } from '../events/emit.ts';
 import type { CallIds } from '../events/types.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from './agent.ts';
-import { admitDefinition } from './admit-definition.ts';
+import { admitDefinition, admittedWithoutStore } from './admit-definition.ts';
 import { editedCallOf } from './approvals/edited-call.ts';
 import { auditBestEffort } from './audit-safely.ts';
 import { auditedWrite } from './audited-write.ts';
@@ -52,7 +54,8 @@ export interface ModelToolCall {
  * allowed to act for the call's principal. Never throws.
  */
 export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome> {
-  const prepared = await prepareProposal(deps, call, agent);
+  const preparing = prepareProposal(deps, call, agent);
+  const prepared = preparing instanceof Promise ? await preparing : preparing;
   if ('outcome' in prepared) return prepared.outcome;
   return finishProposal(deps, prepared, await startWrite(deps, prepared));
 }
@@ -66,11 +69,21 @@ export async function propose(deps: GateDeps, call: ModelToolCall, agent: Agent 
  */
 export async function proposeResponse(deps: GateDeps, calls: readonly ModelToolCall[], agent: Agent = DEFAULT_AGENT): Promise<ProposeOutcome[]> {
   const prepared: Prepared[] = [];
-  for (const call of calls) prepared.push(await prepareProposal(deps, call, agent));
+  for (const call of calls) {
+    const p = prepareProposal(deps, call, agent);
+    prepared.push(p instanceof Promise ? await p : p);
+  }
   // Submitted in one turn of the event loop, in the model's order: the stores batch them.
   const writes = prepared.map((p) => ('outcome' in p ? undefined : startWrite(deps, p)));
   const outcomes: ProposeOutcome[] = [];
-  for (const [i, p] of prepared.entries()) outcomes.push('outcome' in p ? p.outcome : await finishProposal(deps, p, await writes[i]!));
+  for (const [i, p] of prepared.entries()) {
+    if ('outcome' in p) {
+      outcomes.push(p.outcome);
+      continue;
+    }
+    const finished = finishProposal(deps, p, await writes[i]!);
+    outcomes.push(finished instanceof Promise ? await finished : finished);
+  }
   return outcomes;
 }
 
@@ -92,8 +105,13 @@ type Prepared = PreparedCall | { outcome: ProposeOutcome };
 /** The ledger write's outcome, or the error it failed with (never a rejected promise: writes run side by side). */
 type Written = { ok: true; recorded: RecordProposalResult } | { ok: false; error: unknown };
 
-/** Everything before the ledger write: intake, definition admission and the policy verdict (refusals are final outcomes). */
-async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent): Promise<Prepared> {
+/**
+ * Everything before the ledger write: intake, definition admission and the policy verdict
+ * (refusals are final outcomes). Without a promise in the common case — a code-registered
+ * tool already admitted by this gate, a synchronous policy, no intent stage — so a call
+ * reaches its write in the turn it arrived; anything that needs I/O takes the async path.
+ */
+function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent): Prepared | Promise<Prepared> {
   const invalid = invalidCallField(call) ?? invalidAgent(agent);
   if (invalid !== undefined) {
     // The ids are not valid ids, so the event carries none of them.
@@ -101,19 +119,39 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     return { outcome: { status: 'rejected', reason: 'invalid_call', message: invalid } };
   }
   if (!mayActFor(agent, call.principal)) {
-    await auditRefusal(deps, call, agent, 'principal_not_allowed');
-    return { outcome: { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` } };
+    const outcome: ProposeOutcome = { status: 'rejected', reason: 'principal_not_allowed', message: `agent ${agent.id} may not act for ${call.principal}` };
+    return auditRefusal(deps, call, agent, 'principal_not_allowed').then(() => ({ outcome }));
   }
 
-  let args: ReturnType<typeof canonicalizeArguments>;
+  let args: CanonicalArguments;
   try {
     args = canonicalizeArguments(call.arguments, deps.argumentLimits);
   } catch (error) {
     const message = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : String(error);
-    await auditRefusal(deps, call, agent, 'invalid_arguments');
-    return { outcome: { status: 'rejected', reason: 'invalid_arguments', message } };
+    const outcome: ProposeOutcome = { status: 'rejected', reason: 'invalid_arguments', message };
+    return auditRefusal(deps, call, agent, 'invalid_arguments').then(() => ({ outcome }));
   }
 
+  try {
+    // Admitted without the store (admitDefinition would answer ok without I/O): decided now.
+    const known = deps.intent === undefined ? resolveInMemory(deps.catalog, call.toolName) : ASK;
+    if (known === undefined || (known !== ASK && admittedWithoutStore(deps, known))) {
+      const now = deps.clock();
+      const decided = decideSafelyNow(deps.policy, policyInput(call, args, known));
+      if (!(decided instanceof Promise)) return readyCall(deps, call, agent, args, known, tightenByAnnotations(decided, known?.definition?.annotations), now, undefined);
+      return decided.then(
+        (verdict) => readyCall(deps, call, agent, args, known, tightenByAnnotations(verdict, known?.definition?.annotations), now, undefined),
+        (error: unknown): Prepared => ({ outcome: storeUnavailable(deps, call, error) }),
+      );
+    }
+  } catch (error) {
+    return { outcome: storeUnavailable(deps, call, error) };
+  }
+  return prepareAfterLookups(deps, call, agent, args);
+}
+
+/** The async path of `prepareProposal`: the catalogue, the definition's pin and the intent stage may need I/O. */
+async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: Agent, args: CanonicalArguments): Promise<Prepared> {
   try {
     const entry = await deps.catalog.resolve(call.toolName);
     // A call under a definition that is not the trusted one is refused before it is recorded (invariant 9).
@@ -124,14 +162,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
     }
     const now = deps.clock();
     // Policy first, so the proposal, its approval request and all their records commit as one.
-    const deciding = decideSafelyNow(deps.policy, {
-      toolName: call.toolName,
-      args: args.value,
-      principal: call.principal,
-      runId: call.runId,
-      sessionId: call.sessionId,
-      definitionDigest: entry?.definitionDigest,
-    });
+    const deciding = decideSafelyNow(deps.policy, policyInput(call, args, entry));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // The admitted (pinned) definition's annotations may only tighten the verdict.
     const tightened = tightenByAnnotations(decided, entry?.definition?.annotations);
@@ -143,7 +174,35 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
       await auditRefusal(deps, call, agent, 'intent_mismatch', args.digest, entry?.definitionDigest, step.record);
       return { outcome: { status: 'denied', reason: 'intent_mismatch', message: step.message } };
     }
-    const verdict = step.verdict;
+    return readyCall(deps, call, agent, args, entry, step.verdict, now, step.record);
+  } catch (error) {
+    return { outcome: storeUnavailable(deps, call, error) };
+  }
+}
+
+function policyInput(call: ModelToolCall, args: CanonicalArguments, entry: CatalogEntry | undefined): PolicyInput {
+  return {
+    toolName: call.toolName,
+    args: args.value,
+    principal: call.principal,
+    runId: call.runId,
+    sessionId: call.sessionId,
+    definitionDigest: entry?.definitionDigest,
+  };
+}
+
+/** An admitted, decided call: what the ledger records, and the approval request a verdict of `approve` opens. */
+function readyCall(
+  deps: GateDeps,
+  call: ModelToolCall,
+  agent: Agent,
+  args: CanonicalArguments,
+  entry: CatalogEntry | undefined,
+  verdict: Verdict,
+  now: number,
+  intent: IntentRecord | undefined,
+): Prepared {
+  try {
     const input: ProposalInput = {
       proposalId: deps.newId(),
       runId: call.runId,
@@ -160,7 +219,7 @@ async function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
-    return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent: step.record };
+    return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent };
   } catch (error) {
     return { outcome: storeUnavailable(deps, call, error) };
   }
@@ -182,33 +241,17 @@ function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
   }
 }
 
-/** Everything after the ledger write: refusals it reported, events, and the outcome for the verdict. */
-async function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Promise<ProposeOutcome> {
-  const { call, agent, now } = p;
+/**
+ * Everything after the ledger write: refusals it reported, events, and the outcome for the
+ * verdict. Without a promise for a newly recorded call (the common case); a refusal, or an
+ * approve verdict that must read or open its request, takes the async path.
+ */
+function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): ProposeOutcome | Promise<ProposeOutcome> {
+  const { call, now } = p;
   try {
     if (!written.ok) throw written.error;
     const recorded = written.recorded;
-    if (!recorded.ok && recorded.reason === 'run_owned_by_other_agent') {
-      await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', p.argsDigest);
-      return {
-        status: 'rejected',
-        reason: 'run_owned_by_other_agent',
-        message: `run ${call.runId} was started by another agent; use a new run id`,
-      };
-    }
-    if (!recorded.ok) {
-      await auditBestEffort(deps.audit, {
-        ...eventAbout(recorded.existing, 'rejection', now),
-        argsDigest: p.argsDigest,
-        reason: 'call_conflict',
-      });
-      emit(deps.events, { type: 'rejected', at: now, stage: 'propose', reason: 'call_conflict', ...callIds(recorded.existing) });
-      return {
-        status: 'rejected',
-        reason: 'call_conflict',
-        message: `call ${call.callId} was already recorded in run ${call.runId} with different content`,
-      };
-    }
+    if (!recorded.ok) return finishRefused(deps, p, recorded).catch((error: unknown) => storeUnavailable(deps, call, error));
     const proposal = recorded.proposal;
     if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: p.verdict.kind, ...callIds(proposal) });
     if (recorded.request !== undefined) {
@@ -217,10 +260,37 @@ async function finishProposal(deps: GateDeps, p: PreparedCall, written: Written)
       const ids = { proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
       return { status: 'approval_required', ...ids, requestId: opened.requestId, expiresAt: opened.expiresAt };
     }
-    return await outcomeForVerdict(deps, proposal, p.verdict, now);
+    if (p.verdict.kind === 'approve') {
+      return approvalOutcome(deps, proposal, p.verdict, now).catch((error: unknown) => storeUnavailable(deps, call, error));
+    }
+    return decidedOutcome(proposal, p.verdict);
   } catch (error) {
     return storeUnavailable(deps, call, error);
   }
+}
+
+/** The ledger refused the write: another agent's run, or the same call id with other content. */
+async function finishRefused(deps: GateDeps, p: PreparedCall, recorded: Extract<RecordProposalResult, { ok: false }>): Promise<ProposeOutcome> {
+  const { call, agent, now } = p;
+  if (recorded.reason === 'run_owned_by_other_agent') {
+    await auditRefusal(deps, call, agent, 'run_owned_by_other_agent', p.argsDigest);
+    return {
+      status: 'rejected',
+      reason: 'run_owned_by_other_agent',
+      message: `run ${call.runId} was started by another agent; use a new run id`,
+    };
+  }
+  await auditBestEffort(deps.audit, {
+    ...eventAbout(recorded.existing, 'rejection', now),
+    argsDigest: p.argsDigest,
+    reason: 'call_conflict',
+  });
+  emit(deps.events, { type: 'rejected', at: now, stage: 'propose', reason: 'call_conflict', ...callIds(recorded.existing) });
+  return {
+    status: 'rejected',
+    reason: 'call_conflict',
+    message: `call ${call.callId} was already recorded in run ${call.runId} with different content`,
+  };
 }
 
 /** Nothing could be recorded, so there is no audit record; the event still tells operators (metrics, logs). */
@@ -229,12 +299,15 @@ function storeUnavailable(deps: GateDeps, call: ModelToolCall, error: unknown): 
   return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
 }
 
-async function outcomeForVerdict(deps: GateDeps, proposal: Proposal, verdict: Verdict, now: number): Promise<ProposeOutcome> {
+/** The outcome of an allow or deny verdict on a recorded call. */
+function decidedOutcome(proposal: Proposal, verdict: Exclude<Verdict, { kind: 'approve' }>): ProposeOutcome {
+  if (verdict.kind === 'allow') return { status: 'allowed', proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
+  return { status: 'denied', reason: verdict.reason, message: `policy denies ${proposal.toolName}`, proposalId: proposal.proposalId };
+}
+
+/** An approve verdict on a call recorded without its request opened in the same write (proposed again, or an older call). */
+async function approvalOutcome(deps: GateDeps, proposal: Proposal, verdict: Extract<Verdict, { kind: 'approve' }>, now: number): Promise<ProposeOutcome> {
   const ids = { proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
-  if (verdict.kind === 'allow') return { status: 'allowed', ...ids };
-  if (verdict.kind === 'deny') {
-    return { status: 'denied', reason: verdict.reason, message: `policy denies ${proposal.toolName}`, proposalId: proposal.proposalId };
-  }
   const existing = await deps.ledger.findApprovalRequestByProposal(proposal.proposalId);
   if (existing !== undefined) {
     // Proposed again after an approver edited it: say which call runs instead.
