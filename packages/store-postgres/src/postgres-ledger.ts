@@ -203,7 +203,12 @@ export class PostgresLedger implements LedgerStore {
     // One round trip decides and explains (see `consume` in ledger-sql.ts). No retry:
     // the statement decides on the rows it has locked, and its failure reasons come
     // from those same locked rows, so the answer cannot disagree with the decision.
-    const { rows } = await query(this.#sql.consume, [proposalId, approval?.requestId ?? null, approval?.tokenId ?? null, now]);
+    // A call without an approval only moves its proposal: the leaner statement (see
+    // `consumeUnapproved`), whose answer has the same shape.
+    const { rows } =
+      approval === undefined
+        ? await query(this.#sql.consumeUnapproved, [proposalId, now])
+        : await query(this.#sql.consume, [proposalId, approval.requestId, approval.tokenId, now]);
     const row = rows[0];
     if (row === undefined) throw new LedgerError('corrupt_record', 'consume statement returned no row');
     if (row.proposal_id !== null) return { ok: true, proposal: proposalFromRow(row) };
