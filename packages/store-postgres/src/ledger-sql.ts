@@ -25,6 +25,16 @@ export function ledgerSql(s: string) {
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
+    /**
+     * insertProposal for a run already known to be $13's (RunOwners: seen committed, and a
+     * runs row never changes): no claim, listed columns, prepared.
+     */
+    insertOwnedProposal: preparedStatement(`
+      INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
+      ON CONFLICT DO NOTHING
+      RETURNING ${PROPOSAL_COLUMNS}`),
     runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
      * recordProposal as ONE statement and one round trip ($1…$14 as insertProposal; the
