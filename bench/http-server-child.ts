@@ -5,7 +5,8 @@
  * its own CPU use on request, so the table can show server CPU per round trip.
  *
  * argv: `memory` | `sqlite` | `sqlite-offloop` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
- * `{ failed }`); answers `cpu` with process.cpuUsage(); exits on `stop`.
+ * `{ failed }`); answers `cpu` with process.cpuUsage() (and the store's commits and database CPU); exits on `stop`.
+ * CS_PG_OPEN: another build's store-postgres open.ts, to compare two builds over HTTP (as in profile-postgres.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +19,6 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { startServer } from '../packages/server/src/serve/start-server.ts';
-import { openPostgresStore } from '@countersign/store-postgres';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -60,6 +60,7 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
   const schema = `cs_http_bench_${randomBytes(6).toString('hex')}`;
   // The application name finds this pool's backends, whose CPU the table reports (same machine only).
   const applicationName = `cs-http-bench-${process.pid}`;
+  const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
   const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000, application_name: applicationName } });
   return {
     store,
