@@ -5,10 +5,11 @@
  * its own CPU use on request, so the table can show server CPU per round trip.
  *
  * argv: `memory` | `sqlite` | `sqlite-offloop` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
- * `{ failed }`); answers `cpu` with process.cpuUsage(); exits on `stop`.
+ * `{ failed }`); answers `cpu` with process.cpuUsage() (and the store's commits and database CPU); exits on `stop`.
+ * CS_PG_OPEN: another build's store-postgres open.ts, to compare two builds over HTTP (as in profile-postgres.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +19,10 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { startServer } from '../packages/server/src/serve/start-server.ts';
-import { openPostgresStore } from '@countersign/store-postgres';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
+import { Client } from 'pg';
 import { dropSchema } from './drop-schema.ts';
 import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
 
@@ -36,17 +37,20 @@ const TOOLS: ToolRegistry = {
 
 interface OpenedStore {
   store: Pick<ReturnType<typeof openSqliteStore>, 'ledger' | 'audit'> & Partial<Pick<ReturnType<typeof openSqliteStore>, 'sessions' | 'definitions'>>;
+  /** Durable commits so far (SQLite, Postgres) and the CPU (µs) of the Postgres backends serving this store. */
+  usage(): Promise<{ commits?: number | undefined; dbCpuUs?: number | undefined }>;
   dispose(): Promise<void>;
 }
 
 async function openStore(kind: string, url: string | undefined): Promise<OpenedStore> {
   // No durability at all: what is left is the HTTP stack and the gate's CPU.
-  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog() }, dispose: async () => {} };
+  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog() }, usage: async () => ({}), dispose: async () => {} };
   if (kind === 'sqlite' || kind === 'sqlite-offloop') {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
     const store = openSqliteStore({ path: join(dir, 'bench.sqlite'), syncOffLoop: kind === 'sqlite-offloop' });
     return {
       store,
+      usage: async () => ({ commits: store.durableCommits() }),
       dispose: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -54,14 +58,41 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
     };
   }
   const schema = `cs_http_bench_${randomBytes(6).toString('hex')}`;
-  const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000 } });
+  // The application name finds this pool's backends, whose CPU the table reports (same machine only).
+  const applicationName = `cs-http-bench-${process.pid}`;
+  const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
+  const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000, application_name: applicationName } });
   return {
     store,
+    usage: async () => ({ commits: store.durableCommits(), dbCpuUs: await backendCpuUs(url!, applicationName) }),
     dispose: async () => {
       await store.close();
       await dropSchema(url!, schema);
     },
   };
+}
+
+/**
+ * CPU (µs) used so far by the Postgres backends whose application_name is `applicationName`,
+ * from /proc (user + system, in clock ticks of 10 ms). Backends that exited are not counted:
+ * the pool keeps its connections for the length of a run. Undefined off this machine.
+ */
+async function backendCpuUs(url: string, applicationName: string): Promise<number | undefined> {
+  const probe = new Client({ connectionString: url });
+  await probe.connect();
+  try {
+    const { rows } = await probe.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+    let ticks = 0;
+    for (const { pid } of rows) {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10_000;
+  } catch {
+    return undefined;
+  } finally {
+    await probe.end();
+  }
 }
 
 /** The bare server: parses each JSON body and answers it back (one parse, one serialization). */
@@ -97,7 +128,7 @@ async function main(): Promise<void> {
   const barePort = await listen(bare);
   process.send!({ ready: true, ports: { countersign: running.port, bare: barePort } });
   process.on('message', (message) => {
-    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
+    if (message === 'cpu') void opened.usage().then((usage) => process.send!({ cpu: process.cpuUsage(), ...usage }));
     if (message === 'stop') {
       void (async () => {
         await running.close();

@@ -43,6 +43,10 @@ interface Sample {
   latencies: number[];
   serverCpuUs: number;
   clientCpuUs: number;
+  /** The Postgres backends' CPU per round trip (same machine only), else undefined. */
+  dbCpuUs: number | undefined;
+  /** The store's durable commits per round trip, undefined without a durable store. */
+  commits: number | undefined;
 }
 
 interface Targets {
@@ -100,6 +104,9 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           const s = measured.get(cell)!;
           const all = s.flatMap((x) => x.latencies).sort((a, b) => a - b);
           const rate = median(s.map((x) => x.perSec));
+          const dbCpu = cell.server === 'countersign' ? medianOf(s.map((x) => x.dbCpuUs)) : undefined;
+          const commits = cell.server === 'countersign' ? medianOf(s.map((x) => x.commits)) : undefined;
+          const extra = `${dbCpu === undefined ? '' : `  database CPU ${String(Math.round(dbCpu)).padStart(4)} µs/rt`}${commits === undefined ? '' : `  ${commits.toFixed(2)} commits/rt`}`;
           const name = `${cell.name}, ${clients} client${clients === 1 ? '' : 's'}`;
           const row: Row = {
             section,
@@ -107,11 +114,11 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
             value: rate,
             unit: 'round trips/s',
             samples: s.map((x) => x.perSec),
-            note: `p50 ${formatMs(quantile(all, 0.5))}, p99 ${formatMs(quantile(all, 0.99))}; server CPU ${Math.round(median(s.map((x) => x.serverCpuUs)))} µs, client CPU ${Math.round(median(s.map((x) => x.clientCpuUs)))} µs per round trip`,
+            note: `p50 ${formatMs(quantile(all, 0.5))}, p99 ${formatMs(quantile(all, 0.99))}; server CPU ${Math.round(median(s.map((x) => x.serverCpuUs)))} µs, client CPU ${Math.round(median(s.map((x) => x.clientCpuUs)))} µs per round trip${dbCpu === undefined ? '' : `, database CPU ${Math.round(dbCpu)} µs`}${commits === undefined ? '' : `, ${commits.toFixed(2)} durable commits`}`,
           };
           rows.push(row);
           lines.push(
-            `  ${name.padEnd(44)} ${formatRate(rate).padStart(7)} rt/s  p50 ${formatMs(quantile(all, 0.5)).padStart(9)}  p99 ${formatMs(quantile(all, 0.99)).padStart(9)}  server CPU ${String(Math.round(median(s.map((x) => x.serverCpuUs)))).padStart(5)} µs/rt  client CPU ${String(Math.round(median(s.map((x) => x.clientCpuUs)))).padStart(4)} µs/rt`,
+            `  ${name.padEnd(44)} ${formatRate(rate).padStart(7)} rt/s  p50 ${formatMs(quantile(all, 0.5)).padStart(9)}  p99 ${formatMs(quantile(all, 0.99)).padStart(9)}  server CPU ${String(Math.round(median(s.map((x) => x.serverCpuUs)))).padStart(5)} µs/rt  client CPU ${String(Math.round(median(s.map((x) => x.clientCpuUs)))).padStart(4)} µs/rt${extra}`,
           );
         }
         const [pac, bare3, pd, bare2] = CELLS.map((c) => measured.get(c)!);
@@ -140,7 +147,9 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
       }
       console.log(`\n## ${section}`);
       for (const line of lines) console.log(line);
-      console.log('    rt = one tool call\'s round trip (2 or 3 sequential POSTs); latency per round trip; CPU = process CPU time / round trips, median of rounds');
+      console.log(
+        "    rt = one tool call's round trip (2 or 3 sequential POSTs); latency per round trip; CPU = process CPU time / round trips, median of rounds (database CPU: the Postgres backends serving the store, from /proc; commits: the store's durable commits)",
+      );
       printRatios(`HTTP ratios, ${store.label} (per-round medians)`, ratios.filter((r) => r.label.startsWith(`HTTP ${store.label} `)));
     } finally {
       await child.stop();
@@ -149,10 +158,16 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
   return { rows, ratios };
 }
 
+interface ChildUsage {
+  cpu: number;
+  commits?: number | undefined;
+  dbCpuUs?: number | undefined;
+}
+
 interface ChildHandle {
   ok: true;
   ports: { countersign: number; bare: number };
-  cpu(): Promise<number>;
+  usage(): Promise<ChildUsage>;
   stop(): Promise<void>;
 }
 
@@ -171,10 +186,10 @@ async function startChild(args: readonly string[], flags: readonly string[]): Pr
   return {
     ok: true,
     ports: first.ports,
-    cpu: async () => {
+    usage: async () => {
       child.send('cpu');
-      const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
-      return answer.cpu.user + answer.cpu.system;
+      const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage; commits?: number; dbCpuUs?: number }];
+      return { cpu: answer.cpu.user + answer.cpu.system, commits: answer.commits, dbCpuUs: answer.dbCpuUs };
     },
     stop: async () => {
       child.send('stop');
@@ -208,7 +223,7 @@ async function measureClients(child: ChildHandle, clients: number, o: HttpOption
 async function runFor(child: ChildHandle, client: JsonClient, flow: Flow, clients: number, ms: number): Promise<Sample> {
   const latencies: number[] = [];
   const run = runCounter++;
-  const serverBefore = await child.cpu();
+  const serverBefore = await child.usage();
   const clientBefore = process.cpuUsage();
   const start = performance.now();
   const deadline = start + ms;
@@ -222,9 +237,23 @@ async function runFor(child: ChildHandle, client: JsonClient, flow: Flow, client
   });
   const elapsed = performance.now() - start;
   const clientCpu = process.cpuUsage(clientBefore);
-  const serverCpu = (await child.cpu()) - serverBefore;
+  const serverAfter = await child.usage();
   const n = latencies.length;
-  return { perSec: n / (elapsed / 1000), latencies, serverCpuUs: serverCpu / n, clientCpuUs: (clientCpu.user + clientCpu.system) / n };
+  const per = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : (after - before) / n);
+  return {
+    perSec: n / (elapsed / 1000),
+    latencies,
+    serverCpuUs: (serverAfter.cpu - serverBefore.cpu) / n,
+    clientCpuUs: (clientCpu.user + clientCpu.system) / n,
+    dbCpuUs: per(serverBefore.dbCpuUs, serverAfter.dbCpuUs),
+    commits: per(serverBefore.commits, serverAfter.commits),
+  };
+}
+
+/** The median of the defined values, undefined if there are none. */
+function medianOf(values: readonly (number | undefined)[]): number | undefined {
+  const defined = values.filter((v): v is number => v !== undefined);
+  return defined.length === 0 ? undefined : median(defined);
 }
 
 function perRound(a: Sample[], b: Sample[]): number {

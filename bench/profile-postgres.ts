@@ -102,7 +102,7 @@ try {
   const pg = (await backendCpuUs()) - pg0;
   const per = (x: number) => (x / n).toFixed(2);
   console.log(
-    `${flow} ${clients} clients: ${(n / (ms / 1000)).toFixed(0)} rt/s, ${per(store.durableCommits() - c0)} commits/rt, node CPU ${((cpu.user + cpu.system) / n).toFixed(0)} µs/rt, postgres backends CPU ${(pg / n).toFixed(0)} µs/rt`,
+    `${flow} ${clients} clients: ${(n / (ms / 1000)).toFixed(0)} rt/s, ${per(store.durableCommits() - c0)} commits/rt, node CPU ${((cpu.user + cpu.system) / n).toFixed(0)} µs/rt (user ${(cpu.user / n).toFixed(0)}, sys ${(cpu.system / n).toFixed(0)}), postgres backends CPU ${(pg / n).toFixed(0)} µs/rt`,
   );
   for (const [name, c] of counts) console.log(`  ${name.padEnd(10)} ${per(c.statements)} statements/rt, ${per(c.trips)} round trips/rt`);
 } finally {

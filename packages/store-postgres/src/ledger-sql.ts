@@ -25,6 +25,16 @@ export function ledgerSql(s: string) {
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
+    /**
+     * insertProposal for a run already known to be $13's (RunOwners: seen committed, and a
+     * runs row never changes): no claim, listed columns, prepared.
+     */
+    insertOwnedProposal: preparedStatement(`
+      INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
+      ON CONFLICT DO NOTHING
+      RETURNING ${PROPOSAL_COLUMNS}`),
     runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
      * recordProposal as ONE statement and one round trip ($1…$14 as insertProposal; the
@@ -190,6 +200,32 @@ export function ledgerSql(s: string) {
         CASE WHEN d.proposal_id IS NULL THEN row_to_json(r) END AS locked_request
       FROM (VALUES (1)) AS one (x)
       LEFT JOIN request r ON true
+      LEFT JOIN dispatched d ON true`),
+    /**
+     * `consume` for a call that needs no approval ($1 proposal, $2 now), same result
+     * columns. Nothing but the proposal row decides, so the UPDATE alone is the
+     * single-use step: a concurrent consumer waits for its row lock, and when the winner
+     * commits PostgreSQL re-checks `state = 'proposed'` on the newest version
+     * (EvalPlanQual), which fails, so the loser changes nothing. `proposal_locked` is
+     * true exactly when this statement dispatched, so a loser reads `seen_state`
+     * (its snapshot): NULL is not_found, anything else already_consumed, as in
+     * `consume`. About half the backend CPU of `consume`, which also plans, runs and
+     * joins the request's lock and update. Never for a consume with an approval: the
+     * request's status, token and expiry are not looked at here.
+     */
+    consumeUnapproved: preparedStatement(`
+      WITH seen AS MATERIALIZED (
+        SELECT state FROM ${s}.proposals WHERE proposal_id = $1
+      ), dispatched AS (
+        UPDATE ${s}.proposals SET state = 'dispatched', dispatched_at = $2
+        WHERE proposal_id = $1 AND state = 'proposed'
+        RETURNING ${PROPOSAL_COLUMNS}
+      )
+      SELECT d.*,
+        (SELECT state FROM seen) AS seen_state,
+        d.proposal_id IS NOT NULL AS proposal_locked,
+        NULL::json AS locked_request
+      FROM (VALUES (1)) AS one (x)
       LEFT JOIN dispatched d ON true`),
     // Write-once: only a dispatched call without a result takes one. When nothing
     // changed, the caller reads the row to explain why (a result, once set, never changes).

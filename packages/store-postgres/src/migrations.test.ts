@@ -86,7 +86,7 @@ describePg('postgres migrations and reopen', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8, 9]);
+      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8, 9, 10]);
     } finally {
       await db.close();
     }
@@ -104,6 +104,30 @@ describePg('postgres migrations and reopen', () => {
     }
   });
 
+  it('proposal page room migration (10): proposals keep half of each new page free, rows from before stay readable and updatable', async () => {
+    const schema = fresh();
+    const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
+    try {
+      await migrate(db, schema, MIGRATIONS.filter((m) => m.version < 10));
+      await db.query(`INSERT INTO "${schema}".runs (run_id, agent, created_at) VALUES ('run-old', 'agent-a', 5)`);
+      await db.query(
+        `INSERT INTO "${schema}".proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state, agent)
+         VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'proposed', 'agent-a')`,
+      );
+      expect(await migrate(db, schema)).toEqual([10]);
+      const { rows } = await db.query(`SELECT reloptions FROM pg_class WHERE oid = to_regclass($1)`, [`"${schema}".proposals`]);
+      expect(rows[0]?.reloptions).toEqual(['fillfactor=50']);
+    } finally {
+      await db.close();
+    }
+    const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema });
+    try {
+      expect(await store.ledger.consume({ proposalId: 'p-old', now: 6 })).toMatchObject({ ok: true, proposal: { proposalId: 'p-old', state: 'dispatched' } });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('audit index migration (6): drops the hash index; records stay, the chain verifies and continues', async () => {
     const schema = fresh();
     const db = new PgDatabase(new Pool({ connectionString: TEST_PG_URL }));
@@ -114,7 +138,7 @@ describePg('postgres migrations and reopen', () => {
           (r) => r.indexname,
         );
       expect(await indexes()).toEqual(['audit_records_hash_key', 'audit_records_pkey']);
-      expect(await migrate(db, schema)).toEqual([6, 7, 8, 9]);
+      expect(await migrate(db, schema)).toEqual([6, 7, 8, 9, 10]);
       expect(await indexes()).toEqual(['audit_records_pkey']);
     } finally {
       await db.close();

@@ -199,6 +199,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.approval_requests ADD COLUMN rule_description text;
     `,
   },
+  {
+    version: 10,
+    name: 'room on proposal pages for their updates',
+    // Every call updates its proposal row twice (consume, result), changing no indexed
+    // column. On a page packed full by inserts the new version lands on another page and
+    // both indexes (primary key, run + call id) get a new entry; with half of each page
+    // left free the update stays on its page (HOT) and no index is touched. Measured at
+    // 16 clients: HOT updates 27-81% → 91-95%, WAL per round trip -17%. Applies to pages
+    // allocated from now on; no rewrite, and no lock that blocks reads or writes.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals SET (fillfactor = 50);
+    `,
+  },
 ];
 
 /**

@@ -118,6 +118,36 @@ describePg('postgres consume: one statement decides and explains', () => {
     expect((await t.ledger.getApprovalRequest(a.requestId))?.status).toBe('consumed');
   });
 
+  it('without an approval: a loser that waited on the winner’s lock learns already_consumed from its own (lean) statement', async () => {
+    const p = sampleProposal();
+    await t.ledger.recordProposal(p);
+    const lean = ledgerSql(quoteSchema(t.schema)).consumeUnapproved.text;
+    await other.query('BEGIN');
+    const winner = await other.query(lean, [p.proposalId, T0 + 1]);
+    expect(winner.rows[0]).toMatchObject({ proposal_id: p.proposalId, state: 'dispatched', proposal_locked: true });
+    const loser = counted({ proposalId: p.proposalId, now: T0 + 1 });
+    await blockedOnLock();
+    await other.query('COMMIT');
+    expect(await loser).toEqual({ result: { ok: false, reason: 'already_consumed' }, statements: 1, transactions: 0 });
+  });
+
+  it('a consume with an approval never takes the lean statement: the request is checked and moved with the proposal', async () => {
+    // If the approval were dropped on the way to SQL, each of these would dispatch.
+    const unapproved = await pending();
+    const forged = await approved();
+    const sent = vi.spyOn(t.db.pool, 'query');
+    const refused = [
+      await t.ledger.consume({ proposalId: unapproved.proposalId, approval: { requestId: unapproved.requestId, tokenId: unapproved.tokenId }, now: T0 + 1 }),
+      await t.ledger.consume({ proposalId: forged.proposalId, approval: { requestId: forged.requestId, tokenId: 'forged' }, now: T0 + 1 }),
+    ];
+    const names = sent.mock.calls.map(([config]) => (config as unknown as { name?: string }).name);
+    expect(refused.map((r) => (r.ok ? 'dispatched' : r.reason))).toEqual(['not_approved', 'token_mismatch']);
+    expect(names).not.toContain(ledgerSql(quoteSchema(t.schema)).consumeUnapproved.name);
+    const won = await t.ledger.consume({ proposalId: forged.proposalId, approval: forged.approval, now: T0 + 1 });
+    expect(won.ok).toBe(true);
+    expect((await t.ledger.getApprovalRequest(forged.requestId))?.status).toBe('consumed');
+  });
+
   it('a revoke committed while consume waits for the proposal lock wins; the reason is read from the newest row', async () => {
     const a = await approved();
     // Hold the proposal lock, so consume's snapshot (request: approved) is older than what it finally locks.

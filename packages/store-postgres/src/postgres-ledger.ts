@@ -6,6 +6,7 @@ import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
+import { RunOwners } from './run-owners.ts';
 import { decisionParams, projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 
 /**
@@ -23,6 +24,7 @@ export class PostgresLedger implements LedgerStore {
   readonly #sql: LedgerSql;
   readonly auditLog: PostgresAuditLog | undefined;
   readonly #batch: AuditedBatch;
+  readonly #runOwners = new RunOwners();
 
   constructor(db: PgDatabase, sql: LedgerSql, auditLog?: PostgresAuditLog) {
     this.#db = db;
@@ -42,9 +44,14 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
-    if (options.request === undefined && options.audit === undefined) return this.#recordProposal(this.#db.write, input, undefined);
-    // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
-    return this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit, 'concurrent');
+    const recorded =
+      options.request === undefined && options.audit === undefined
+        ? await this.#recordProposal(this.#db.write, input, undefined)
+        : // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
+          await this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit, 'concurrent');
+    // Committed, and the run is the agent's (ok is never returned otherwise).
+    if (recorded.ok) this.#runOwners.remember(input.runId, input.agent);
+    return recorded;
   }
 
   async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
@@ -53,6 +60,8 @@ export class PostgresLedger implements LedgerStore {
     // Usually one round trip claims the run and inserts (claimAndInsertProposal); only a
     // claim that raced a concurrent first call of the same run (owner NULL) reads again.
     const params = proposalParams(input);
+    // A run this process saw committed as this agent's: the plain insert, without the claim.
+    if (this.#runOwners.owns(input.runId, input.agent)) return this.#insertOwned(query, input, params, request);
     const combined = (await query(this.#sql.claimAndInsertProposal, params)).rows[0];
     if (combined === undefined) throw new LedgerError('corrupt_record', 'proposal statement returned no row');
     const owner = combined.run_owner === null ? await this.#runOwnerAfterConflict(query, input.runId) : text(combined, 'run_owner');
@@ -60,6 +69,17 @@ export class PostgresLedger implements LedgerStore {
     // Insert first: ON CONFLICT DO NOTHING waits for a concurrent insert of the same
     // call to commit, so the lookup below always finds the row that beat us.
     const row = combined.run_owner === null ? (await query(this.#sql.insertProposal, params)).rows[0] : combined.proposal_id === null ? undefined : combined;
+    return this.#afterInsert(query, input, row, request);
+  }
+
+  /** The insert of a call in a run known to be `input.agent`'s (see RunOwners). */
+  async #insertOwned(query: Query, input: ProposalInput, params: unknown[], request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
+    const row = (await query(this.#sql.insertOwnedProposal, params)).rows[0];
+    return this.#afterInsert(query, input, row, request);
+  }
+
+  /** The proposal's row as inserted (its request opened too), or, if the call was there already, the call as stored. */
+  async #afterInsert(query: Query, input: ProposalInput, row: Row | undefined, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
     if (row !== undefined) {
       const opened = request === undefined ? undefined : await this.#insertRequest(query, { ...request, proposalId: input.proposalId });
       return { ok: true, proposal: proposalFromRow(row), created: true, request: opened };
@@ -203,7 +223,12 @@ export class PostgresLedger implements LedgerStore {
     // One round trip decides and explains (see `consume` in ledger-sql.ts). No retry:
     // the statement decides on the rows it has locked, and its failure reasons come
     // from those same locked rows, so the answer cannot disagree with the decision.
-    const { rows } = await query(this.#sql.consume, [proposalId, approval?.requestId ?? null, approval?.tokenId ?? null, now]);
+    // A call without an approval only moves its proposal: the leaner statement (see
+    // `consumeUnapproved`), whose answer has the same shape.
+    const { rows } =
+      approval === undefined
+        ? await query(this.#sql.consumeUnapproved, [proposalId, now])
+        : await query(this.#sql.consume, [proposalId, approval.requestId, approval.tokenId, now]);
     const row = rows[0];
     if (row === undefined) throw new LedgerError('corrupt_record', 'consume statement returned no row');
     if (row.proposal_id !== null) return { ok: true, proposal: proposalFromRow(row) };
