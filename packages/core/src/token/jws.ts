@@ -116,6 +116,25 @@ export function encodeSegment(value: unknown): string {
 const headerCache = new Map<string, Map<string, JwsHeader | string>>();
 const HEADER_CACHE_LIMIT = 64;
 
+/**
+ * The header `segment` decoded to when a token of type `typ` carrying it was split before,
+ * if it was acceptable then; undefined otherwise (never seen, evicted, or refused). Only
+ * segments that passed splitJws's base64url check are ever cached, so a hit needs no
+ * re-check of the text.
+ */
+export function previouslyCheckedHeader(segment: string, typ: string): JwsHeader | undefined {
+  const cached = headerCache.get(typ)?.get(segment);
+  return typeof cached === 'object' ? cached : undefined;
+}
+
+/** The signature segment's bytes when it is canonical base64url (as splitJws requires), else undefined. */
+export function canonicalSignature(segment: string): Buffer | undefined {
+  if (!BASE64URL_TEXT.test(segment) || !isCanonicalBase64url(segment)) return undefined;
+  return Buffer.from(segment, 'base64url');
+}
+
+const BASE64URL_TEXT = /^[A-Za-z0-9_-]+$/;
+
 /** The checked header, or a message saying why it is not acceptable. */
 function decodeHeader(segment: string, typ: string): JwsHeader | string {
   let forType = headerCache.get(typ);

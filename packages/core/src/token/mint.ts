@@ -14,7 +14,13 @@ export type MintInput = Omit<ApprovalClaims, 'v' | 'canon'>;
 export function mintApprovalToken(input: MintInput, keyring: Keyring): string {
   const key = keyring.active();
   const header: TokenHeader = { alg: key.alg, typ: TOKEN_TYPE, kid: key.kid };
-  const claims: ApprovalClaims = {
+  const signingInput = `${encodeSegment(header)}.${encodeSegment(approvalClaimsOf(input))}`;
+  return `${signingInput}.${signWith(keyring, key, input.run, signingInput).toString('base64url')}`;
+}
+
+/** The claims a token minted from `input` carries, in the order the minter writes them (verify-minted.ts re-encodes them). */
+export function approvalClaimsOf(input: MintInput): ApprovalClaims {
+  return {
     v: TOKEN_FORMAT_VERSION,
     canon: RECIPE_ID,
     run: input.run,
@@ -30,6 +36,5 @@ export function mintApprovalToken(input: MintInput, keyring: Keyring): string {
     exp: input.exp,
     jti: input.jti,
   };
-  const signingInput = `${encodeSegment(header)}.${encodeSegment(claims)}`;
-  return `${signingInput}.${signWith(keyring, key, claims.run, signingInput).toString('base64url')}`;
 }
+

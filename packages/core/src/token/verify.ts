@@ -48,7 +48,13 @@ export function verifyApprovalToken(token: unknown, expected: ExpectedCall, opti
   const checked = verifySigned(APPROVAL_TOKEN_KIND, token, options.keyring, { known: expected.runId, explain: otherRun });
   if (!checked.ok) return checked;
   // An Ed25519 signature does not depend on the run, so the run is compared here too.
-  return otherRun(checked.claims) ?? checkTimeAndBinding(checked.claims, expected, options) ?? checked;
+  return claimsRejection(checked.claims, expected, options) ?? checked;
+}
+
+/** Why authenticated `claims` are not valid evidence for `expected` now (run, time, binding), or undefined. */
+export function claimsRejection(claims: ApprovalClaims, expected: ExpectedCall, options: VerifyOptions): Rejection | undefined {
+  if (claims.run !== expected.runId) return reject('run_mismatch', 'token was issued for another run');
+  return checkTimeAndBinding(claims, expected, options);
 }
 
 function checkTimeAndBinding(
