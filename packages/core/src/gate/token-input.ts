@@ -10,9 +10,12 @@ import { type ClaimedCall, callClaimsOf } from './expected-call.ts';
  */
 export function tokenInputOf(proposal: ClaimedCall, request: ApprovalRequest): MintInput | undefined {
   if (request.tokenId === undefined || request.approvedAt === undefined) return undefined;
+  // A loop rather than filter + map: this runs on every approved dispatch.
+  const apr: string[] = [];
+  for (const d of request.decisions) if (d.decision === 'approve') apr.push(d.approver);
   return {
     ...callClaimsOf(proposal),
-    apr: request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
+    apr,
     req: request.requestId,
     iat: Math.floor(request.approvedAt / 1000),
     exp: Math.floor(request.expiresAt / 1000),
