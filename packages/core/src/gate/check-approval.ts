@@ -2,7 +2,7 @@ import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '../ledger/types.ts';
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
-import { verifyMintedToken } from '../token/verify-minted.ts';
+import { mintedPayloadOf } from '../token/mint.ts';
 import type { GateDeps } from './config.ts';
 import type { ExpectedCall } from '../token/format.ts';
 import type { NotApprovedReason } from './outcomes.ts';
@@ -43,13 +43,14 @@ export function checkApproval(
 ): ApprovalCheck | Promise<ApprovalCheck> {
   if (token === undefined || token === '') return refuseWithoutToken(deps, proposal, request, now);
   // The proposal is itself the expected call (same field names), read from the ledger.
-  const options = { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds };
-  // The token exactly as this ledger record mints it is recognised without parsing it;
-  // any other text (or a refusal) takes the full verification, which names the reason.
-  const minted = request === undefined ? undefined : tokenInputOf(proposal, request);
-  const verified =
-    (minted === undefined ? undefined : verifyMintedToken(token, minted, proposal satisfies ExpectedCall, options)) ??
-    verifyApprovalToken(token, proposal, options);
+  // The token exactly as this ledger record mints it needs no parse (mintedPayloadOf).
+  const input = request === undefined ? undefined : tokenInputOf(proposal, request);
+  const verified = verifyApprovalToken(
+    token,
+    proposal satisfies ExpectedCall,
+    { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds },
+    input === undefined ? undefined : mintedPayloadOf(input),
+  );
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;
