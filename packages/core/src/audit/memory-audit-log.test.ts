@@ -21,6 +21,14 @@ describe('MemoryAuditLog', () => {
     expect(verifyChain(log.records()).ok).toBe(true);
   });
 
+  it('freezes a nested detail all the way down', async () => {
+    const log = new MemoryAuditLog();
+    await log.append({ ...sampleAuditEvent(1), detail: { list: [1, { deep: 'x' }], inner: { n: 1 } } });
+    const [record] = await log.read();
+    const detail = record?.detail as { list: [number, { deep: string }]; inner: { n: number } };
+    for (const part of [detail, detail.list, detail.list[1], detail.inner]) expect(Object.isFrozen(part)).toBe(true);
+  });
+
   it('records() is a snapshot', async () => {
     const log = new MemoryAuditLog();
     await log.append(sampleAuditEvent(1));

@@ -66,8 +66,15 @@ export class MemoryAuditLog implements AuditLog {
   }
 }
 
+// Called on every record with a detail (two per dispatch): members are walked in place
+// (no Object.values array) and only objects recurse.
 function deepFreeze(value: AuditValue): void {
   if (typeof value !== 'object' || value === null) return;
-  for (const item of Object.values(value)) deepFreeze(item);
+  const members = value as { readonly [key: string]: AuditValue };
+  for (const key in members) {
+    if (!Object.hasOwn(members, key)) continue;
+    const item = members[key];
+    if (typeof item === 'object' && item !== null) deepFreeze(item);
+  }
   Object.freeze(value);
 }

@@ -17,6 +17,7 @@ import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
 import { errorMessage, eventAbout } from './propose.ts';
 import { reject, UNKNOWN_CALL } from './reject.ts';
 import { routedByIntent } from './intent/intent-stage.ts';
+import { RecordedCallInput } from './recorded-call-input.ts';
 
 /**
  * Authorize's outcome before the grant is built: the ledger's call as the consume left it
@@ -95,21 +96,9 @@ export async function authorizeCall(
       return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize and complete it instead`);
     }
 
-    const canonicalArgs = proposal.canonicalArgs;
-    let args: unknown;
     // The built-in engine answers synchronously: no await (and no promise) on that path.
-    const deciding = decideSafelyNow(deps.policy, {
-      toolName: proposal.toolName,
-      // Parsed when a rule reads it: a name-only rule set never pays for parsing large arguments.
-      get args(): unknown {
-        if (args === undefined) args = JSON.parse(canonicalArgs);
-        return args;
-      },
-      principal: proposal.principal,
-      runId: proposal.runId,
-      sessionId: proposal.sessionId,
-      definitionDigest: proposal.definitionDigest,
-    });
+    // The arguments are parsed when a rule reads them (see RecordedCallInput).
+    const deciding = decideSafelyNow(deps.policy, new RecordedCallInput(proposal));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
     const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);

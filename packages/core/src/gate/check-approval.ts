@@ -2,11 +2,13 @@ import { effectiveStatus } from '../ledger/effective-status.ts';
 import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '../ledger/types.ts';
 import { decodeApprovalToken } from '../token/decode.ts';
 import { verifyApprovalToken } from '../token/verify.ts';
+import { mintedPayloadOf } from '../token/mint.ts';
 import type { GateDeps } from './config.ts';
 import type { ExpectedCall } from '../token/format.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome } from './port.ts';
 import { type Rejection, reject } from './reject.ts';
+import { tokenInputOf } from './token-input.ts';
 
 /** Reason for an authorization without a token, by the state of the call's approval request. */
 const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'denied'> | 'none', NotApprovedReason> = {
@@ -41,11 +43,14 @@ export function checkApproval(
 ): ApprovalCheck | Promise<ApprovalCheck> {
   if (token === undefined || token === '') return refuseWithoutToken(deps, proposal, request, now);
   // The proposal is itself the expected call (same field names), read from the ledger.
-  const verified = verifyApprovalToken(token, proposal satisfies ExpectedCall, {
-    keyring: deps.keyring,
-    now,
-    clockToleranceSeconds: deps.clockToleranceSeconds,
-  });
+  // The token exactly as this ledger record mints it needs no parse (mintedPayloadOf).
+  const input = request === undefined ? undefined : tokenInputOf(proposal, request);
+  const verified = verifyApprovalToken(
+    token,
+    proposal satisfies ExpectedCall,
+    { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds },
+    input === undefined ? undefined : mintedPayloadOf(input),
+  );
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;

@@ -34,8 +34,20 @@ export type SignedCheck<C, R extends string = never> =
  * it belongs to, so its claims are read first and the key derived from them.
  */
 export type RunSalt<C, R extends string> =
-  | { known: string; explain?: (claims: C) => { reason: R; message: string } | undefined }
+  | { known: string; explain?: (claims: C) => { reason: R; message: string } | undefined; minted?: KnownPayload | undefined }
   | { fromClaims: (claims: C) => string };
+
+/**
+ * The payload segment a verifier expects, with the object it encodes: the verifier holds
+ * the record the signed object was minted from. When the presented payload is exactly
+ * `segment` (and the signature verifies), `payload` is what reading it would give, so it is
+ * handed to the kind's claims reader instead of decoding and parsing the segment. Any other
+ * payload is read as always. The producer guarantees the equivalence (see mintedPayloadOf).
+ */
+export interface KnownPayload {
+  segment: string;
+  payload: Record<string, unknown>;
+}
 
 /** Never throws. */
 export function verifySigned<C, R extends string = never>(
@@ -44,7 +56,8 @@ export function verifySigned<C, R extends string = never>(
   keyring: Keyring,
   salt: RunSalt<C, R>,
 ): SignedCheck<C, R> {
-  const split = splitJws(text, kind.typ);
+  const minted = 'known' in salt ? salt.minted : undefined;
+  const split = splitJws(text, kind.typ, minted?.segment);
   if (!split.ok) {
     const message = split.reason === 'missing' ? `no ${kind.noun} was presented` : `${kind.noun} ${split.message}`;
     return { ok: false, reason: split.reason, message };
@@ -65,7 +78,9 @@ export function verifySigned<C, R extends string = never>(
       if (!read.ok) return read;
       return { ok: false, ...(salt.explain(read.claims) ?? badSignature()) };
     }
-    const read = readClaims(kind, split.parts.payloadSegment);
+    // Authenticated bytes equal to the expected segment: their reading is the object it encodes.
+    const read =
+      minted !== undefined && split.parts.payloadSegment === minted.segment ? kind.readClaims(minted.payload) : readClaims(kind, split.parts.payloadSegment);
     return read.ok ? { ok: true, claims: read.claims, kid: key.kid } : read;
   }
   const read = readClaims(kind, split.parts.payloadSegment);

@@ -1,7 +1,7 @@
 import { APPROVAL_TOKEN_KIND } from './decode.ts';
 import type { ApprovalClaims, ExpectedCall } from './format.ts';
 import type { Keyring } from './keyring.ts';
-import { verifySigned } from './verify-signed.ts';
+import { type KnownPayload, verifySigned } from './verify-signed.ts';
 
 export type TokenRejection =
   | 'missing'
@@ -38,14 +38,16 @@ export interface VerifyOptions {
  * Checks that `token` is valid evidence for exactly `expected` (a call read from the
  * ledger). The algorithm comes from the key found by `kid`; a header naming any
  * other algorithm is refused. The per-run key comes from the EXPECTED run, so the
- * signature is checked before the payload is parsed. Never throws.
+ * signature is checked before the payload is parsed. `minted`: the payload the ledger's
+ * record mints (mintedPayloadOf), which a token carrying exactly it needs no parse for.
+ * Never throws.
  */
-export function verifyApprovalToken(token: unknown, expected: ExpectedCall, options: VerifyOptions): VerifyResult {
+export function verifyApprovalToken(token: unknown, expected: ExpectedCall, options: VerifyOptions, minted?: KnownPayload): VerifyResult {
   const otherRun = (claims: ApprovalClaims) =>
     claims.run === expected.runId ? undefined : reject('run_mismatch', 'token was issued for another run');
   // An HS256 token from another run can only fail the signature (its key is derived from
   // the expected run); `explain` says why instead.
-  const checked = verifySigned(APPROVAL_TOKEN_KIND, token, options.keyring, { known: expected.runId, explain: otherRun });
+  const checked = verifySigned(APPROVAL_TOKEN_KIND, token, options.keyring, { known: expected.runId, explain: otherRun, minted });
   if (!checked.ok) return checked;
   // An Ed25519 signature does not depend on the run, so the run is compared here too.
   return otherRun(checked.claims) ?? checkTimeAndBinding(checked.claims, expected, options) ?? checked;

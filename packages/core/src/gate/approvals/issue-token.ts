@@ -2,8 +2,8 @@ import { emit } from '../../events/emit.ts';
 import { mintApprovalToken } from '../../token/mint.ts';
 import type { Agent } from '../agent.ts';
 import type { GateDeps } from '../config.ts';
-import { callClaimsOf } from '../expected-call.ts';
 import { callIds, errorMessage } from '../propose.ts';
+import { tokenInputOf } from '../token-input.ts';
 import type { TokenOutcome } from './types.ts';
 import { viewForAgent } from './view-request.ts';
 
@@ -17,20 +17,9 @@ export async function issueToken(deps: GateDeps, requestId: string, agent: Agent
     const found = await viewForAgent(deps, agent, requestId);
     if (!found.ok) return found;
     const { request, proposal, status } = found.view;
-    if (status !== 'approved' || request.tokenId === undefined || request.approvedAt === undefined) {
-      return { ok: false, reason: 'not_approved', status, message: `request is ${status}` };
-    }
-    const token = mintApprovalToken(
-      {
-        ...callClaimsOf(proposal),
-        apr: request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver),
-        req: request.requestId,
-        iat: Math.floor(request.approvedAt / 1000),
-        exp: Math.floor(request.expiresAt / 1000),
-        jti: request.tokenId,
-      },
-      deps.keyring,
-    );
+    const input = status === 'approved' ? tokenInputOf(proposal, request) : undefined;
+    if (input === undefined) return { ok: false, reason: 'not_approved', status, message: `request is ${status}` };
+    const token = mintApprovalToken(input, deps.keyring);
     emit(deps.events, { type: 'token_minted', at: deps.clock(), requestId, agent: agent.id, ...callIds(proposal) });
     return { ok: true, token, requestId, expiresAt: request.expiresAt };
   } catch (error) {
