@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core/ledger';
+import { BackgroundCheckpointer } from './background-checkpoint.ts';
 import { toStoreError } from './errors.ts';
 import { FileIdentityGuard } from './file-identity.ts';
 import { type FdatasyncFn, WalSync } from './wal-sync.ts';
@@ -9,6 +10,17 @@ import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
 export interface ArrayStatement {
   get(...params: SQLInputValue[]): unknown[] | undefined;
   all(...params: SQLInputValue[]): unknown[][];
+}
+
+export interface ConnectionOptions {
+  maxBatch?: number | undefined;
+  path?: string | undefined;
+  syncOffLoop?: boolean | undefined;
+  fdatasync?: FdatasyncFn | undefined;
+  /** 'background' (default with a path): WAL checkpoints on a worker thread, see BackgroundCheckpointer. */
+  checkpoint?: 'background' | 'inline' | undefined;
+  /** Commits before the checkpoint worker starts (tests start it at once). */
+  checkpointAfterCommits?: number | undefined;
 }
 
 type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -32,6 +44,8 @@ export class SqliteConnection {
   readonly #queue: WriteQueue;
   readonly #identity: FileIdentityGuard | undefined;
   readonly #walSync: WalSync | undefined;
+  readonly #checkpointer: BackgroundCheckpointer | undefined;
+  #checkpointerStopped: Promise<void> = Promise.resolve();
   #closed = false;
   #commits = 0;
 
@@ -41,16 +55,16 @@ export class SqliteConnection {
    * reported only after WalSync's fdatasync of the WAL, run off the event loop (needs `path`;
    * `fdatasync` replaces fs.fdatasync in tests).
    */
-  constructor(
-    db: DatabaseSync,
-    options: { maxBatch?: number | undefined; path?: string | undefined; syncOffLoop?: boolean | undefined; fdatasync?: FdatasyncFn | undefined } = {},
-  ) {
+  constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
     try {
       this.#identity = options.path === undefined ? undefined : new FileIdentityGuard(options.path);
       if (options.syncOffLoop === true) {
         if (options.path === undefined) throw new TypeError('syncOffLoop needs the database path');
         this.#walSync = new WalSync(options.path, options.fdatasync);
+      }
+      if (options.path !== undefined && options.checkpoint !== 'inline') {
+        this.#checkpointer = new BackgroundCheckpointer(options.path, { startAfterCommits: options.checkpointAfterCommits });
       }
     } catch (error) {
       db.close();
@@ -62,6 +76,16 @@ export class SqliteConnection {
   /** Write transactions committed so far by this connection (one per batch). */
   get commits(): number {
     return this.#commits;
+  }
+
+  /** The checkpoint worker, if this connection has one (tests). */
+  get checkpointer(): BackgroundCheckpointer | undefined {
+    return this.#checkpointer;
+  }
+
+  /** Resolves once the checkpoint worker, if any, has closed its connection (after close). */
+  get checkpointerStopped(): Promise<void> {
+    return this.#checkpointerStopped;
   }
 
   /** A cached prepared statement; statements are reused for the life of the connection. */
@@ -133,6 +157,9 @@ export class SqliteConnection {
     // Batches committed but not yet flushed are flushed now and hear their outcome.
     this.#walSync?.close();
     this.#closed = true;
+    // The worker finishes a checkpoint under way on its own connection; SQLite copes with
+    // either connection closing last.
+    if (this.#checkpointer !== undefined) this.#checkpointerStopped = this.#checkpointer.stop();
     this.#statements.clear();
     this.#arrayStatements.clear();
     this.#db.close();
@@ -176,6 +203,7 @@ export class SqliteConnection {
       return;
     }
     this.#commits++;
+    this.#checkpointer?.noteCommit();
     const settle = (): void =>
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;

@@ -11,7 +11,16 @@ import { SqliteLedger } from '../sqlite-ledger.ts';
  * A ledger and audit log on a new file, built from their parts so a test can watch
  * the shared connection (how many transactions it committed).
  */
-export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number; syncOffLoop?: boolean; fdatasync?: FdatasyncFn } = {}): {
+export function tempParts(
+  options: {
+    busyTimeoutMs?: number;
+    maxBatch?: number;
+    syncOffLoop?: boolean;
+    fdatasync?: FdatasyncFn;
+    checkpoint?: 'background' | 'inline';
+    checkpointAfterCommits?: number;
+  } = {},
+): {
   conn: SqliteConnection;
   ledger: SqliteLedger;
   audit: SqliteAuditLog;
@@ -25,6 +34,8 @@ export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number; 
     path,
     syncOffLoop: options.syncOffLoop,
     fdatasync: options.fdatasync,
+    checkpoint: options.checkpoint,
+    checkpointAfterCommits: options.checkpointAfterCommits,
   });
   return {
     conn,
@@ -33,6 +44,7 @@ export function tempParts(options: { busyTimeoutMs?: number; maxBatch?: number; 
     path,
     cleanup: async () => {
       conn.close();
+      await conn.checkpointerStopped;
       rmSync(dir, { recursive: true, force: true });
     },
   };
