@@ -3,7 +3,7 @@ import { LedgerError } from '@countersign/core/ledger';
 import { BackgroundCheckpointer } from './background-checkpoint.ts';
 import { toStoreError } from './errors.ts';
 import { FileIdentityGuard } from './file-identity.ts';
-import { type FdatasyncFn, WalSync } from './wal-sync.ts';
+import { type FdatasyncFn, type FdatasyncSyncFn, WalSync } from './wal-sync.ts';
 import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
 
 /** A statement prepared with setReturnArrays(true): node:sqlite's typings still describe keyed rows. */
@@ -17,6 +17,12 @@ export interface ConnectionOptions {
   path?: string | undefined;
   syncOffLoop?: boolean | undefined;
   fdatasync?: FdatasyncFn | undefined;
+  fdatasyncSync?: FdatasyncSyncFn | undefined;
+  /**
+   * syncOffLoop only: a batch of one write, with no flush in flight, is flushed on the loop
+   * right after its COMMIT (default true); false sends every batch to the thread pool.
+   */
+  syncAloneOnLoop?: boolean | undefined;
   /** 'background' (default with a path): WAL checkpoints on a worker thread, see BackgroundCheckpointer. */
   checkpoint?: 'background' | 'inline' | undefined;
   /** Commits before the checkpoint worker starts (tests start it at once). */
@@ -44,6 +50,7 @@ export class SqliteConnection {
   readonly #queue: WriteQueue;
   readonly #identity: FileIdentityGuard | undefined;
   readonly #walSync: WalSync | undefined;
+  readonly #syncAloneOnLoop: boolean;
   readonly #checkpointer: BackgroundCheckpointer | undefined;
   #checkpointerStopped: Promise<void> = Promise.resolve();
   #closed = false;
@@ -57,11 +64,12 @@ export class SqliteConnection {
    */
   constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
+    this.#syncAloneOnLoop = options.syncAloneOnLoop ?? true;
     try {
       this.#identity = options.path === undefined ? undefined : new FileIdentityGuard(options.path);
       if (options.syncOffLoop === true) {
         if (options.path === undefined) throw new TypeError('syncOffLoop needs the database path');
-        this.#walSync = new WalSync(options.path, options.fdatasync);
+        this.#walSync = new WalSync(options.path, options.fdatasync, options.fdatasyncSync);
       }
       if (options.path !== undefined && options.checkpoint !== 'inline') {
         this.#checkpointer = new BackgroundCheckpointer(options.path, { startAfterCommits: options.checkpointAfterCommits });
@@ -213,6 +221,18 @@ export class SqliteConnection {
     if (this.#walSync === undefined) {
       settle();
       return;
+    }
+    if (batch.length === 1 && this.#syncAloneOnLoop) {
+      // Alone, nothing else to group with: flushed here, before anything else runs on this
+      // thread (the thread pool's hop would add two thread wake-ups to this caller's wait,
+      // and nobody else is waiting for the loop). Same flush as the thread pool's, same
+      // outcome: settled only once durable.
+      const flushed = this.#walSync.syncNowIfIdle();
+      if (flushed !== 'busy') {
+        if (flushed === undefined) settle();
+        else batch[0]!.reject(flushed);
+        return;
+      }
     }
     // Committed but not yet durable: nobody hears of it before the WAL is flushed. The
     // writes submitted meanwhile wait too, and then commit together as the next batch.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteConnection } from '../connection.ts';
-import type { FdatasyncFn } from '../wal-sync.ts';
+import type { FdatasyncFn, FdatasyncSyncFn } from '../wal-sync.ts';
 import { openDatabase } from '../database.ts';
 import { SqliteAuditLog } from '../sqlite-audit-log.ts';
 import { SqliteLedger } from '../sqlite-ledger.ts';
@@ -17,6 +17,8 @@ export function tempParts(
     maxBatch?: number;
     syncOffLoop?: boolean;
     fdatasync?: FdatasyncFn;
+    fdatasyncSync?: FdatasyncSyncFn;
+    syncAloneOnLoop?: boolean;
     checkpoint?: 'background' | 'inline';
     checkpointAfterCommits?: number;
   } = {},
@@ -34,6 +36,9 @@ export function tempParts(
     path,
     syncOffLoop: options.syncOffLoop,
     fdatasync: options.fdatasync,
+    fdatasyncSync: options.fdatasyncSync,
+    // A test holding the thread pool's flush holds every batch's, lone writes included.
+    syncAloneOnLoop: options.syncAloneOnLoop ?? (options.fdatasync === undefined),
     checkpoint: options.checkpoint,
     checkpointAfterCommits: options.checkpointAfterCommits,
   });
