@@ -1,12 +1,14 @@
 /**
- * Profiling driver (not part of `npm run bench`): SQLite WAL checkpoints inside COMMIT on
- * the event loop ('inline', SQLite's default) against checkpoints on a worker thread
- * ('background', the store's default), on two stores in this process, rounds interleaved
- * so both see the same disk. Allowed propose + dispatch round trips at N clients; prints
- * per mode the wall time per round trip and the distribution of COMMIT times on the loop
- * (a COMMIT that runs an inline checkpoint writes pages to the database file and fsyncs
- * twice more; nothing else runs on the loop meanwhile).
- *   node --conditions=countersign-source bench/sqlite-checkpoint-ab.ts <clients> <roundTripsPerRound> <rounds>
+ * Profiling driver (not part of `npm run bench`): SQLite store modes on stores in this
+ * process, rounds interleaved so all see the same disk (on a shared machine, the only
+ * fair comparison). Modes: 'inline' (WAL checkpoints inside COMMIT on the event loop,
+ * SQLite's default), 'background' (checkpoints on a worker thread, the store's default),
+ * 'offloop' (syncOffLoop: the fsync after COMMIT, on the thread pool for batches).
+ * Allowed propose + dispatch round trips at N clients; prints per mode the wall time per
+ * round trip and the distribution of COMMIT times on the loop (a COMMIT that runs an
+ * inline checkpoint writes pages to the database file and fsyncs twice more; under
+ * synchronous=FULL every COMMIT waits for its fsync; nothing else runs meanwhile).
+ *   node --conditions=countersign-source bench/sqlite-modes-ab.ts <clients> <roundTripsPerRound> <rounds> [inline,background,offloop]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { allowedRoundTrips, allowTransferGate } from './allow-transfer-gate.ts';
 
-const [clientsText = '1', nText = '1000', roundsText = '8'] = process.argv.slice(2);
+const [clientsText = '1', nText = '1000', roundsText = '8', modesText = 'inline,background'] = process.argv.slice(2);
 const clients = Number(clientsText);
 const n = Number(nText);
 const rounds = Number(roundsText);
@@ -29,9 +31,15 @@ DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string): void {
   if (sql === 'COMMIT') commitTimes.push(performance.now() - started);
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'cs-checkpoint-ab-'));
-const modes = ['inline', 'background'] as const;
-const stores = modes.map((checkpoint) => openSqliteStore({ path: join(dir, `${checkpoint}.sqlite`), checkpoint }));
+const MODES = {
+  inline: { checkpoint: 'inline' },
+  background: { checkpoint: 'background' },
+  offloop: { syncOffLoop: true },
+} as const;
+const modes = modesText.split(',') as (keyof typeof MODES)[];
+for (const mode of modes) if (!(mode in MODES)) throw new Error(`unknown mode ${mode}; one of ${Object.keys(MODES).join(', ')}`);
+const dir = mkdtempSync(join(tmpdir(), 'cs-modes-ab-'));
+const stores = modes.map((mode) => openSqliteStore({ path: join(dir, `${mode}.sqlite`), ...MODES[mode] }));
 const gates = stores.map((store) => allowTransferGate(store));
 for (const gate of gates) await allowedRoundTrips(gate, clients, 'warm', 1_000);
 const totals = modes.map(() => ({ commits: [] as number[], wallMs: 0 }));
