@@ -12,7 +12,7 @@ import { tempParts } from './testing/temp-parts.ts';
 
 /** A ledger with its audit log whose checkpoint worker starts at the first commit, so it runs beside every write of a suite. */
 function checkpointedFromTheStart() {
-  const t = tempParts({ checkpointAfterCommits: 1 });
+  const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1 });
   const audit = new SqliteAuditLog(t.conn);
   return { ...t, ledger: new SqliteLedger(t.conn, audit), audit };
 }
@@ -44,7 +44,7 @@ describe('sqlite background checkpoints', () => {
   });
 
   it('the worker copies committed pages into the database file itself, and close waits for it', async () => {
-    const t = tempParts({ checkpointAfterCommits: 1 });
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1 });
     cleanups.push(t.cleanup);
     const audit = new SqliteAuditLog(t.conn);
     const ledger = new SqliteLedger(t.conn, audit);
@@ -79,6 +79,16 @@ describe('sqlite background checkpoints', () => {
     await t.conn.checkpointerStopped;
     expect(t.conn.checkpointer!.running).toBe(false);
     expect(t.conn.checkpointer!.failed).toBe(false);
+  });
+
+  it('below its frame mark the worker copies nothing (no extra fsyncs on a lightly used store)', async () => {
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1_000_000 });
+    cleanups.push(t.cleanup);
+    for (let i = 0; i < 20; i++) await t.ledger.recordProposal(sampleProposal());
+    expect(t.conn.checkpointer?.running).toBe(true);
+    // Several polls' worth: a worker copying on every poll would have run by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.conn.checkpointer!.runs).toBe(0);
   });
 
   it('a store that commits less than the threshold starts no thread', async () => {

@@ -27,6 +27,8 @@ export interface ConnectionOptions {
   checkpoint?: 'background' | 'inline' | undefined;
   /** Commits before the checkpoint worker starts (tests start it at once). */
   checkpointAfterCommits?: number | undefined;
+  /** WAL frames waiting to be copied back at which the worker copies them (tests lower it). */
+  checkpointAtFrames?: number | undefined;
 }
 
 type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -72,7 +74,10 @@ export class SqliteConnection {
         this.#walSync = new WalSync(options.path, options.fdatasync, options.fdatasyncSync);
       }
       if (options.path !== undefined && options.checkpoint !== 'inline') {
-        this.#checkpointer = new BackgroundCheckpointer(options.path, { startAfterCommits: options.checkpointAfterCommits });
+        this.#checkpointer = new BackgroundCheckpointer(options.path, {
+          startAfterCommits: options.checkpointAfterCommits,
+          atFrames: options.checkpointAtFrames,
+        });
       }
     } catch (error) {
       db.close();

@@ -21,6 +21,7 @@ export function tempParts(
     syncAloneOnLoop?: boolean;
     checkpoint?: 'background' | 'inline';
     checkpointAfterCommits?: number;
+    checkpointAtFrames?: number;
   } = {},
 ): {
   conn: SqliteConnection;
@@ -41,6 +42,7 @@ export function tempParts(
     syncAloneOnLoop: options.syncAloneOnLoop ?? (options.fdatasync === undefined),
     checkpoint: options.checkpoint,
     checkpointAfterCommits: options.checkpointAfterCommits,
+    checkpointAtFrames: options.checkpointAtFrames,
   });
   return {
     conn,
