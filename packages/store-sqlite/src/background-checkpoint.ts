@@ -14,6 +14,9 @@ export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5;
  */
 export const DEFAULT_CHECKPOINT_AT_FRAMES = 640;
 
+/** The longest the worker sleeps between looks while no commits come. */
+const MAX_IDLE_WAIT_MS = 160;
+
 // Slots of the shared Int32Array: commits so far (written by the loop), stop flag,
 // checkpoints run (written by the worker).
 const COMMITS = 0;
@@ -41,10 +44,18 @@ try {
   db.exec('PRAGMA synchronous = FULL');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   let seen = Atomics.load(state, ${COMMITS});
+  let wait = workerData.intervalMs;
   while (Atomics.load(state, ${STOP}) === 0) {
-    Atomics.wait(state, ${STOP}, 0, workerData.intervalMs);
+    Atomics.wait(state, ${STOP}, 0, wait);
     const commits = Atomics.load(state, ${COMMITS});
-    if (commits === seen || Atomics.load(state, ${STOP}) !== 0) continue;
+    if (Atomics.load(state, ${STOP}) !== 0) break;
+    if (commits === seen) {
+      // Idle store: look less and less often (stop still wakes it at once), so an idle
+      // server's thread is not woken 200 times a second. 640 frames take longer to write.
+      wait = Math.min(wait * 2, ${MAX_IDLE_WAIT_MS});
+      continue;
+    }
+    wait = workerData.intervalMs;
     seen = commits;
     if (readSync(shm, header, 0, 136, 0) < 136) continue;
     const last = header[4];
