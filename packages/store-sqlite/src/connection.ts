@@ -1,14 +1,34 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core/ledger';
+import { BackgroundCheckpointer } from './background-checkpoint.ts';
 import { toStoreError } from './errors.ts';
 import { FileIdentityGuard } from './file-identity.ts';
-import { type FdatasyncFn, WalSync } from './wal-sync.ts';
+import { type FdatasyncFn, type FdatasyncSyncFn, WalSync } from './wal-sync.ts';
 import { DEFAULT_MAX_BATCH, type WriteJob, WriteQueue } from './write-queue.ts';
 
 /** A statement prepared with setReturnArrays(true): node:sqlite's typings still describe keyed rows. */
 export interface ArrayStatement {
   get(...params: SQLInputValue[]): unknown[] | undefined;
   all(...params: SQLInputValue[]): unknown[][];
+}
+
+export interface ConnectionOptions {
+  maxBatch?: number | undefined;
+  path?: string | undefined;
+  syncOffLoop?: boolean | undefined;
+  fdatasync?: FdatasyncFn | undefined;
+  fdatasyncSync?: FdatasyncSyncFn | undefined;
+  /**
+   * syncOffLoop only: a batch of one write, with no flush in flight, is flushed on the loop
+   * right after its COMMIT (default true); false sends every batch to the thread pool.
+   */
+  syncAloneOnLoop?: boolean | undefined;
+  /** 'background' (default with a path): WAL checkpoints on a worker thread, see BackgroundCheckpointer. */
+  checkpoint?: 'background' | 'inline' | undefined;
+  /** Commits before the checkpoint worker starts (tests start it at once). */
+  checkpointAfterCommits?: number | undefined;
+  /** WAL frames waiting to be copied back at which the worker copies them (tests lower it). */
+  checkpointAtFrames?: number | undefined;
 }
 
 type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -32,6 +52,9 @@ export class SqliteConnection {
   readonly #queue: WriteQueue;
   readonly #identity: FileIdentityGuard | undefined;
   readonly #walSync: WalSync | undefined;
+  readonly #syncAloneOnLoop: boolean;
+  readonly #checkpointer: BackgroundCheckpointer | undefined;
+  #checkpointerStopped: Promise<void> = Promise.resolve();
   #closed = false;
   #commits = 0;
 
@@ -41,16 +64,20 @@ export class SqliteConnection {
    * reported only after WalSync's fdatasync of the WAL, run off the event loop (needs `path`;
    * `fdatasync` replaces fs.fdatasync in tests).
    */
-  constructor(
-    db: DatabaseSync,
-    options: { maxBatch?: number | undefined; path?: string | undefined; syncOffLoop?: boolean | undefined; fdatasync?: FdatasyncFn | undefined } = {},
-  ) {
+  constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
+    this.#syncAloneOnLoop = options.syncAloneOnLoop ?? true;
     try {
       this.#identity = options.path === undefined ? undefined : new FileIdentityGuard(options.path);
       if (options.syncOffLoop === true) {
         if (options.path === undefined) throw new TypeError('syncOffLoop needs the database path');
-        this.#walSync = new WalSync(options.path, options.fdatasync);
+        this.#walSync = new WalSync(options.path, options.fdatasync, options.fdatasyncSync);
+      }
+      if (options.path !== undefined && options.checkpoint !== 'inline') {
+        this.#checkpointer = new BackgroundCheckpointer(options.path, {
+          startAfterCommits: options.checkpointAfterCommits,
+          atFrames: options.checkpointAtFrames,
+        });
       }
     } catch (error) {
       db.close();
@@ -62,6 +89,16 @@ export class SqliteConnection {
   /** Write transactions committed so far by this connection (one per batch). */
   get commits(): number {
     return this.#commits;
+  }
+
+  /** The checkpoint worker, if this connection has one (tests). */
+  get checkpointer(): BackgroundCheckpointer | undefined {
+    return this.#checkpointer;
+  }
+
+  /** Resolves once the checkpoint worker, if any, has closed its connection (after close). */
+  get checkpointerStopped(): Promise<void> {
+    return this.#checkpointerStopped;
   }
 
   /** A cached prepared statement; statements are reused for the life of the connection. */
@@ -133,6 +170,9 @@ export class SqliteConnection {
     // Batches committed but not yet flushed are flushed now and hear their outcome.
     this.#walSync?.close();
     this.#closed = true;
+    // The worker finishes a checkpoint under way on its own connection; SQLite copes with
+    // either connection closing last.
+    if (this.#checkpointer !== undefined) this.#checkpointerStopped = this.#checkpointer.stop();
     this.#statements.clear();
     this.#arrayStatements.clear();
     this.#db.close();
@@ -176,6 +216,7 @@ export class SqliteConnection {
       return;
     }
     this.#commits++;
+    this.#checkpointer?.noteCommit();
     const settle = (): void =>
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
@@ -185,6 +226,18 @@ export class SqliteConnection {
     if (this.#walSync === undefined) {
       settle();
       return;
+    }
+    if (batch.length === 1 && this.#syncAloneOnLoop) {
+      // Alone, nothing else to group with: flushed here, before anything else runs on this
+      // thread (the thread pool's hop would add two thread wake-ups to this caller's wait,
+      // and nobody else is waiting for the loop). Same flush as the thread pool's, same
+      // outcome: settled only once durable.
+      const flushed = this.#walSync.syncNowIfIdle();
+      if (flushed !== 'busy') {
+        if (flushed === undefined) settle();
+        else batch[0]!.reject(flushed);
+        return;
+      }
     }
     // Committed but not yet durable: nobody hears of it before the WAL is flushed. The
     // writes submitted meanwhile wait too, and then commit together as the next batch.

@@ -28,6 +28,12 @@ export interface SqliteStoreOptions {
    * read may show a state a power cut takes back. See WalSync.
    */
   syncOffLoop?: boolean | undefined;
+  /**
+   * Where WAL checkpoints run: 'background' (default), on a worker thread with its own
+   * connection, started after the first few hundred commits; 'inline', SQLite's default,
+   * inside a COMMIT on the event loop every ~1,000 WAL pages. See BackgroundCheckpointer.
+   */
+  checkpoint?: 'background' | 'inline' | undefined;
   /** Read an existing database without creating, migrating or writing anything (audit verify). */
   readOnly?: boolean | undefined;
 }
@@ -60,7 +66,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const readOnly = options.readOnly === true;
   const syncOffLoop = !readOnly && options.syncOffLoop === true;
   const db = readOnly ? openDatabaseReadOnly(path, busyTimeoutMs) : openDatabase(path, busyTimeoutMs, { syncOffLoop });
-  const conn = new SqliteConnection(db, { path, syncOffLoop });
+  const conn = new SqliteConnection(db, { path, syncOffLoop, checkpoint: readOnly ? 'inline' : options.checkpoint });
   const audit = new SqliteAuditLog(conn);
   return {
     // One connection: the ledger appends its audit records in its own transactions.
@@ -71,6 +77,9 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
     passkeys: new SqlitePasskeyStore(conn, audit),
     path,
     durableCommits: () => conn.commits,
-    close: async () => conn.close(),
+    close: async () => {
+      conn.close();
+      await conn.checkpointerStopped;
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { fdatasync } from 'node:fs';
+import { fdatasync, fdatasyncSync } from 'node:fs';
 import { verifyChain } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
 import { describeGateAttacks, inProcessAttackAdapter, runAtomicAuditConformance, sampleProposal } from '@countersign/core/testing';
@@ -133,5 +133,65 @@ describe('sqlite syncOffLoop: nothing is reported before its fsync', () => {
       await again.close();
       await t.cleanup().catch(() => {});
     }
+  });
+});
+
+describe('sqlite syncOffLoop: a write alone is flushed on the loop', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+
+  /** A store whose loop flush is watched (`onLoop`) and whose thread-pool flush is held by hand. */
+  function open(onLoop: (fd: number) => void) {
+    const held = heldSync();
+    const t = tempParts({ syncOffLoop: true, fdatasync: held.sync, fdatasyncSync: onLoop, syncAloneOnLoop: true });
+    cleanups.push(t.cleanup);
+    return { ...t, held };
+  }
+
+  it('a lone consume is flushed before its promise can settle, on the loop, without the thread pool', async () => {
+    const flushedAt: number[] = [];
+    let conn: ReturnType<typeof open>['conn'] | undefined;
+    const t = open((fd) => {
+      // Runs after the COMMIT, inside the batch: nobody can have heard of it yet.
+      flushedAt.push(conn!.commits);
+      fdatasyncSync(fd);
+    });
+    conn = t.conn;
+    const p = sampleProposal();
+    await t.ledger.recordProposal(p);
+    const consumed = await t.ledger.consume({ proposalId: p.proposalId, now: p.createdAt + 1 });
+    expect(consumed).toMatchObject({ ok: true });
+    expect(flushedAt).toEqual([1, 2]);
+    expect(t.held.calls()).toBe(0);
+  });
+
+  it('a failed loop flush fails the write with store_unavailable and every later write (latched)', async () => {
+    const t = open(() => {
+      throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    });
+    const unavailable = (e: unknown) => e instanceof LedgerError && e.code === 'store_unavailable';
+    await expect(t.ledger.recordProposal(sampleProposal())).rejects.toSatisfy(unavailable);
+    await expect(t.audit.append({ type: 'result', at: 1 })).rejects.toSatisfy(unavailable);
+  });
+
+  it('while a thread-pool flush is in flight, a lone write waits for the next flush instead of syncing past it', async () => {
+    let onLoop = 0;
+    const t = open((fd) => {
+      onLoop++;
+      fdatasyncSync(fd);
+    });
+    // Two writes in one batch: the thread pool flushes them (held here).
+    const pair = [t.ledger.recordProposal(sampleProposal()), t.ledger.recordProposal(sampleProposal())];
+    const releasePair = await t.held.next();
+    const lone = t.ledger.recordProposal(sampleProposal());
+    expect(await settledYet(lone)).toBe(false);
+    releasePair(null);
+    expect((await Promise.all(pair)).every((r) => r.ok)).toBe(true);
+    // The pool is idle again: the lone write, now a batch by itself, is flushed on the loop.
+    expect(await lone).toMatchObject({ ok: true });
+    expect(onLoop).toBe(1);
+    expect(t.held.calls()).toBe(1);
   });
 });

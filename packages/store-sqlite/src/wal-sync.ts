@@ -6,6 +6,8 @@ type Settle = (error?: LedgerError) => void;
 
 /** fs.fdatasync's shape; tests pass a controllable one. */
 export type FdatasyncFn = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
+/** fs.fdatasyncSync's shape; tests pass a failing or counting one. */
+export type FdatasyncSyncFn = (fd: number) => void;
 
 /**
  * The fsync of `syncOffLoop` mode: with `PRAGMA synchronous = NORMAL` a COMMIT writes its
@@ -27,6 +29,7 @@ export type FdatasyncFn = (fd: number, callback: (error: NodeJS.ErrnoException |
 export class WalSync {
   readonly #fd: number;
   readonly #fdatasync: FdatasyncFn;
+  readonly #fdatasyncSync: FdatasyncSyncFn;
   #inFlight = false;
   #closing = false;
   #waiting: Settle[] = [];
@@ -35,8 +38,9 @@ export class WalSync {
   #failed: LedgerError | undefined;
 
   /** Opens the WAL file of `dbPath`, which must exist (SQLite creates it when WAL mode opens the database). */
-  constructor(dbPath: string, sync: FdatasyncFn = fdatasync) {
+  constructor(dbPath: string, sync: FdatasyncFn = fdatasync, syncNow: FdatasyncSyncFn = fdatasyncSync) {
     this.#fdatasync = sync;
+    this.#fdatasyncSync = syncNow;
     const walPath = `${dbPath}-wal`;
     try {
       // r+, never create: a WAL we created ourselves would not be the one SQLite writes.
@@ -67,6 +71,23 @@ export class WalSync {
     if (!this.#inFlight) this.#start();
   }
 
+  /**
+   * Call right after a COMMIT instead of afterCommit, when no other batch waits: flushes
+   * on the calling thread, at once. 'busy' when an fdatasync is in flight or batches wait
+   * for the next one (use afterCommit: its flush covers this COMMIT too); undefined once
+   * durable; the latched error if the flush failed (or ever had).
+   */
+  syncNowIfIdle(): LedgerError | undefined | 'busy' {
+    if (this.#failed !== undefined) return this.#failed;
+    if (this.#inFlight || this.#waiting.length > 0 || this.#closing) return 'busy';
+    try {
+      this.#fdatasyncSync(this.#fd);
+    } catch (error) {
+      this.#fail(error);
+    }
+    return this.#failed;
+  }
+
   /** Flushes synchronously and settles everyone waiting, then closes the file (used by close). */
   close(): void {
     if (this.#closing) return;
@@ -75,7 +96,7 @@ export class WalSync {
     const waiting = [...this.#covered.splice(0), ...this.#waiting.splice(0)];
     if (waiting.length > 0 && this.#failed === undefined) {
       try {
-        fdatasyncSync(this.#fd);
+        this.#fdatasyncSync(this.#fd);
       } catch (error) {
         this.#fail(error);
       }

@@ -1,0 +1,125 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { verifyChain } from '@countersign/core/audit';
+import { describeGateAttacks, inProcessAttackAdapter, runAtomicAuditConformance, sampleProposal } from '@countersign/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundCheckpointer } from './background-checkpoint.ts';
+import { SqliteAuditLog } from './sqlite-audit-log.ts';
+import { SqliteLedger } from './sqlite-ledger.ts';
+import { tempParts } from './testing/temp-parts.ts';
+
+/** A ledger with its audit log whose checkpoint worker starts at the first commit, so it runs beside every write of a suite. */
+function checkpointedFromTheStart() {
+  const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1 });
+  const audit = new SqliteAuditLog(t.conn);
+  return { ...t, ledger: new SqliteLedger(t.conn, audit), audit };
+}
+
+// Every guarantee holds with the worker copying pages back while the loop writes.
+describeGateAttacks('in-process gate, SQLite store, checkpoints on a worker from the first commit', async () => {
+  const t = checkpointedFromTheStart();
+  return inProcessAttackAdapter({ ledger: t.ledger, audit: t.audit, close: t.cleanup });
+});
+
+runAtomicAuditConformance('sqlite, checkpoints on a worker from the first commit', async () => {
+  const t = checkpointedFromTheStart();
+  return { ledger: t.ledger, audit: t.audit, cleanup: t.cleanup };
+});
+
+/** Polls `done` (a worker thread makes progress on its own clock); fails after `tries` × 10 ms. */
+async function eventually(done: () => boolean, tries = 1_000): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition not reached');
+}
+
+describe('sqlite background checkpoints', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+
+  it('the worker copies committed pages into the database file itself, and close waits for it', async () => {
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1 });
+    cleanups.push(t.cleanup);
+    const audit = new SqliteAuditLog(t.conn);
+    const ledger = new SqliteLedger(t.conn, audit);
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const p = sampleProposal();
+      ids.push(p.proposalId);
+      await ledger.recordProposal(p, { audit: () => [{ type: 'proposal', at: p.createdAt, proposalId: p.proposalId }] });
+    }
+    expect(t.conn.checkpointer?.running).toBe(true);
+    // The main file alone, without its WAL: what it holds was copied there by a checkpoint,
+    // and the loop's own autocheckpoint (every ~1,000 frames) has not fired for 50 writes.
+    const copyDir = mkdtempSync(join(tmpdir(), 'countersign-ckpt-copy-'));
+    cleanups.push(() => rmSync(copyDir, { recursive: true, force: true }));
+    const countInMainFile = (): number => {
+      copyFileSync(t.path, join(copyDir, 'copy.sqlite'));
+      const copy = new DatabaseSync(join(copyDir, 'copy.sqlite'));
+      try {
+        return Number(copy.prepare('SELECT count(*) AS n FROM proposals').get()!.n);
+      } catch {
+        return 0; // copied mid-write: try again
+      } finally {
+        copy.close();
+      }
+    };
+    await eventually(() => countInMainFile() === ids.length);
+    expect(t.conn.checkpointer!.runs).toBeGreaterThan(0);
+    const records = await audit.read();
+    expect(verifyChain(records).ok).toBe(true);
+
+    t.conn.close();
+    await t.conn.checkpointerStopped;
+    expect(t.conn.checkpointer!.running).toBe(false);
+    expect(t.conn.checkpointer!.failed).toBe(false);
+  });
+
+  it('below its frame mark the worker copies nothing (no extra fsyncs on a lightly used store)', async () => {
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1_000_000 });
+    cleanups.push(t.cleanup);
+    for (let i = 0; i < 20; i++) await t.ledger.recordProposal(sampleProposal());
+    expect(t.conn.checkpointer?.running).toBe(true);
+    // Several polls' worth: a worker copying on every poll would have run by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.conn.checkpointer!.runs).toBe(0);
+  });
+
+  it('a store that commits less than the threshold starts no thread', async () => {
+    const t = tempParts({ checkpointAfterCommits: 10 });
+    cleanups.push(t.cleanup);
+    for (let i = 0; i < 9; i++) await t.ledger.recordProposal(sampleProposal());
+    expect(t.conn.checkpointer?.running).toBe(false);
+    await t.ledger.recordProposal(sampleProposal());
+    expect(t.conn.checkpointer?.running).toBe(true);
+  });
+
+  it("'inline' keeps SQLite's own checkpoints and no worker", async () => {
+    const t = tempParts({ checkpoint: 'inline', checkpointAfterCommits: 1 });
+    cleanups.push(t.cleanup);
+    await t.ledger.recordProposal(sampleProposal());
+    expect(t.conn.checkpointer).toBeUndefined();
+  });
+
+  it('a worker that cannot open the file (deleted under the store) does not recreate it, and none is started again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'countersign-ckpt-gone-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const gone = join(dir, 'gone.sqlite');
+    const checkpointer = new BackgroundCheckpointer(gone, { startAfterCommits: 1 });
+    checkpointer.noteCommit();
+    expect(checkpointer.running).toBe(true);
+    await eventually(() => !checkpointer.running);
+    expect(checkpointer.failed).toBe(true);
+    checkpointer.noteCommit();
+    expect(checkpointer.running).toBe(false);
+    // mode=rw: an empty database was not created where the store's file used to be.
+    expect(() => new DatabaseSync(gone, { readOnly: true })).toThrow();
+    await checkpointer.stop();
+  });
+});
