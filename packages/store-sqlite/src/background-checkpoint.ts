@@ -45,7 +45,9 @@ try {
   db = new DatabaseSync(new URL(workerData.url), { timeout: 0 });
   db.exec('PRAGMA synchronous = FULL');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  let seen = Atomics.load(state, ${COMMITS});
+  // Not the count as of now: commits made while the thread was starting (all of a short
+  // burst) would otherwise never be looked at until the next one.
+  let seen = -1;
   let wait = workerData.intervalMs;
   while (Atomics.load(state, ${STOP}) === 0) {
     Atomics.wait(state, ${STOP}, 0, wait);
