@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -107,10 +107,44 @@ describe('sqlite background checkpoints', () => {
     expect(t.conn.checkpointer).toBeUndefined();
   });
 
+  // POSIX drops ALL of a process's fcntl locks on a file when ANY descriptor of it is closed
+  // (sqlite.org/howtocorrupt.html §2.2). SQLite's own connections share one descriptor per
+  // file for this reason; a raw descriptor of the -shm (the WAL-index, whose locks order the
+  // processes sharing the store: who writes, who reads which frames, who was first) must
+  // therefore never be closed while this process may hold SQLite locks on it.
+  it.skipIf(!existsSync('/proc/locks'))('a worker that exits (close, or a failure) leaves the connection beside it its WAL-index locks', async () => {
+    const t = tempParts({ checkpoint: 'inline' });
+    cleanups.push(t.cleanup);
+    await t.ledger.recordProposal(sampleProposal());
+    const shm = statSync(`${t.path}-shm`);
+    // This process's locks on the -shm file: at least the shared lock every open connection holds.
+    const shmLocks = () =>
+      readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.split(/\s+/)[4] === String(process.pid) && line.split(/\s+/)[5]?.endsWith(`:${shm.ino}`));
+    expect(shmLocks().length).toBeGreaterThan(0);
+
+    const checkpointer = new BackgroundCheckpointer(t.path, { startAfterCommits: 1, atFrames: 1 });
+    checkpointer.noteCommit();
+    for (let i = 0; i < 20 && checkpointer.runs === 0; i++) {
+      await t.ledger.recordProposal(sampleProposal());
+      checkpointer.noteCommit();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await eventually(() => checkpointer.runs > 0);
+    await checkpointer.stop();
+    expect(checkpointer.failed).toBe(false);
+    // The loop's connection is still open and still relies on them.
+    expect(shmLocks().length).toBeGreaterThan(0);
+    expect(await t.ledger.recordProposal(sampleProposal())).toMatchObject({ ok: true });
+  });
+
   it('a worker that cannot open the file (deleted under the store) does not recreate it, and none is started again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-ckpt-gone-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const gone = join(dir, 'gone.sqlite');
+    // Its WAL-index is still there (the worker's descriptor of it is opened before the worker starts).
+    writeFileSync(`${gone}-shm`, '');
     const checkpointer = new BackgroundCheckpointer(gone, { startAfterCommits: 1 });
     checkpointer.noteCommit();
     expect(checkpointer.running).toBe(true);

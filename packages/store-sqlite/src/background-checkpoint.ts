@@ -1,3 +1,4 @@
+import { fstatSync, openSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
@@ -30,20 +31,23 @@ const RUNS = 2;
 // -shm file (SQLite's file format, native byte order): mxFrame, the last valid frame, at
 // byte 16; nBackfill, the frames already copied back, at byte 96. One pread, no lock: a
 // stale read only moves a checkpoint by one poll. PASSIVE never waits for a lock and never
-// holds up the writer: it copies the frames no reader needs and returns.
+// holds up the writer: it copies the frames no reader needs and returns. The -shm is read
+// through a descriptor the worker must never close (see shmDescriptor).
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
-const { openSync, readSync, closeSync } = require('node:fs');
+const { readSync } = require('node:fs');
 const state = new Int32Array(workerData.state);
 const header = new Uint32Array(34);
-const shm = openSync(workerData.shmPath, 'r');
+const shm = workerData.shmFd;
 let db;
 try {
   db = new DatabaseSync(new URL(workerData.url), { timeout: 0 });
   db.exec('PRAGMA synchronous = FULL');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  let seen = Atomics.load(state, ${COMMITS});
+  // Not the count as of now: commits made while the thread was starting (all of a short
+  // burst) would otherwise never be looked at until the next one.
+  let seen = -1;
   let wait = workerData.intervalMs;
   while (Atomics.load(state, ${STOP}) === 0) {
     Atomics.wait(state, ${STOP}, 0, wait);
@@ -72,9 +76,37 @@ try {
   }
 } finally {
   db?.close();
-  closeSync(shm);
 }
 `;
+
+/**
+ * Read-only descriptors of -shm files, one per file (device and inode), opened on first
+ * use and NEVER closed. POSIX drops every fcntl lock a process holds on a file when the
+ * process closes ANY descriptor of that file, and SQLite keeps its WAL-index locks on the
+ * -shm: the lock every connection holds while open (whoever can take it exclusively
+ * believes it is alone and resets the index), readers' marks (which frames a checkpoint
+ * may overwrite) and the write lock. Closing a descriptor of our own when a worker exits
+ * (every store close, or a worker that failed while the store runs on) would leave this
+ * process's connections without those locks while they still rely on them, and another
+ * process sharing the file could restart the WAL under an open read or write beside an
+ * open write (sqlite.org/howtocorrupt.html §2.2). SQLite's own connections share one
+ * descriptor per file for the same reason. Bounded by the -shm files this process
+ * checkpointed; an unlinked one costs a descriptor until exit.
+ */
+const SHM_DESCRIPTORS = new Map<string, number>();
+
+function shmDescriptor(shmPath: string): number {
+  // stat, not open: opening a second descriptor just to look would be one more to keep.
+  const seen = statSync(shmPath);
+  const known = SHM_DESCRIPTORS.get(`${seen.dev}:${seen.ino}`);
+  if (known !== undefined) return known;
+  const fd = openSync(shmPath, 'r');
+  const opened = fstatSync(fd);
+  // Kept under the file it opened (replaced in between: still never closed).
+  const key = `${opened.dev}:${opened.ino}`;
+  if (!SHM_DESCRIPTORS.has(key)) SHM_DESCRIPTORS.set(key, fd);
+  return fd;
+}
 
 /**
  * Copies the WAL back into the database file on a worker thread (its own connection, a
@@ -157,9 +189,11 @@ export class BackgroundCheckpointer {
     Atomics.store(this.#state, COMMITS, this.#commits);
     const url = pathToFileURL(this.#path);
     url.searchParams.set('mode', 'rw');
+    // Opened here, on the thread that keeps it: descriptors are the process's, so the worker reads it as its own.
+    const shmFd = shmDescriptor(`${this.#path}-shm`);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { url: url.href, shmPath: `${this.#path}-shm`, state: this.#state.buffer, intervalMs: this.#intervalMs, atFrames: this.#atFrames },
+      workerData: { url: url.href, shmFd, state: this.#state.buffer, intervalMs: this.#intervalMs, atFrames: this.#atFrames },
     });
     // A forgotten close must not keep the process alive.
     worker.unref();

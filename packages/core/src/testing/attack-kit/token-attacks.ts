@@ -26,6 +26,19 @@ export function describeTokenAttacks(kit: KitContext): void {
       expect(kit.runsOf(proposalId)).toBe(0);
     });
 
+    it('replay between two approved calls of the run: each token runs only its own call', async () => {
+      // Both calls have a minted token on record, so the gate holds a payload it expects for
+      // each (mintedPayloadOf): the other call's token must still be read and refused.
+      const first = await kit.approved();
+      const second = await kit.approved({ runId: first.call.runId, arguments: first.call.arguments });
+      expect(await kit.run(kit.request(second.call, second.proposalId, first.token))).toMatchObject({ status: 'not_approved', reason: 'call_mismatch' });
+      expect(await kit.run(kit.request(first.call, first.proposalId, second.token))).toMatchObject({ status: 'not_approved', reason: 'call_mismatch' });
+      expect(kit.runsOf(first.proposalId) + kit.runsOf(second.proposalId)).toBe(0);
+      expect(await kit.run(kit.request(second.call, second.proposalId, second.token))).toMatchObject({ status: 'authorized' });
+      expect(await kit.run(kit.request(first.call, first.proposalId, first.token))).toMatchObject({ status: 'authorized' });
+      expect([kit.runsOf(first.proposalId), kit.runsOf(second.proposalId)]).toEqual([1, 1]);
+    });
+
     it('cross-run: the token of the same call id in another run', async () => {
       const a = await kit.approved({ callId: 'kit-call-x' });
       const b = kit.call({ callId: 'kit-call-x', arguments: a.call.arguments });
