@@ -20,8 +20,11 @@ interface Walk {
  * (work list, ancestor set, paths): about half its cost for ordinary arguments. Applies
  * exactly the same checks and the same size bound, and gives up (undefined) at the first
  * value any of them refuses, or if reading the value throws; the full walk then decides and
- * names the problem. So it accepts exactly what the full walk accepts. A cycle needs no
- * check of its own: it exceeds the depth limit, and the full walk reports it as a cycle.
+ * names the problem. So for a value that reads the same each time it accepts exactly what
+ * the full walk accepts. A getter or Proxy whose reads differ (one that throws only the
+ * first time) is read again by the full walk, which decides on what it reads; either way
+ * the value returned is a plain copy, and that copy is what is hashed and run. A cycle needs
+ * no check of its own: it exceeds the depth limit, and the full walk reports it as a cycle.
  */
 export function copyPlainValue(value: unknown, maxDepth: number, maxBytes: number, sortKeys: boolean): { value: unknown; keysInJcsOrder: boolean } | undefined {
   if (maxDepth > MAX_RECURSIVE_DEPTH) return undefined;
