@@ -268,21 +268,30 @@ function newRecord(
  */
 function checkedDetail(detail: unknown): { copy: { [key: string]: AuditValue }; text: string } {
   if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) throw invalid('field "detail" must be a JSON object');
-  const flat = flatCopy(detail);
-  const flatText = flat === undefined ? undefined : flatCanonicalText(flat);
-  if (flat !== undefined && flatText !== undefined) return { copy: flat, text: flatText };
+  const flat = flatDetail(detail);
+  if (flat !== undefined) return flat;
   const problem = valueProblem(detail, 1);
   if (problem !== undefined) throw invalid(`field "detail"${problem}`);
   const copy = copyObject(detail as { readonly [key: string]: AuditValue });
   return { copy, text: serializeCanonical(copy) };
 }
 
-/** A copy of a plain object whose own members are all scalars (undefined ones left out), else undefined. */
-function flatCopy(detail: object): { [key: string]: AuditValue } | undefined {
+/**
+ * A flat detail (a plain object whose own members are all well-formed strings, finite
+ * numbers, booleans or null; undefined ones left out) copied and written as JCS, else
+ * undefined (the caller validates it the general way). The text is flatCanonicalText's
+ * of the copy; the gate's own details have one member (a token id, a result digest), and
+ * that text is written directly, without the key array and cons strings (two of these run
+ * on every dispatch).
+ */
+function flatDetail(detail: object): { copy: { [key: string]: AuditValue }; text: string } | undefined {
   const proto: unknown = Object.getPrototypeOf(detail);
   if (proto !== Object.prototype && proto !== null) return undefined;
   const source = detail as { readonly [key: string]: unknown };
   const out: { [key: string]: AuditValue } = {};
+  let members = 0;
+  let onlyKey = '';
+  let onlyItem: string | number | boolean | null = null;
   for (const key in source) {
     if (!Object.hasOwn(source, key)) continue;
     const item = source[key];
@@ -291,6 +300,18 @@ function flatCopy(detail: object): { [key: string]: AuditValue } | undefined {
     // Plain assignment of "__proto__" would set the prototype instead of a key.
     if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;
+    members++;
+    onlyKey = key;
+    onlyItem = item;
   }
-  return out;
+  const text = members === 1 && typeof out.toJSON !== 'function' ? oneMemberText(onlyKey, onlyItem) : flatCanonicalText(out);
+  return text === undefined ? undefined : { copy: out, text };
+}
+
+/** flatCanonicalText of `{ [key]: item }` (undefined where it gives undefined). */
+function oneMemberText(key: string, item: string | number | boolean | null): string | undefined {
+  if (!key.isWellFormed()) return undefined;
+  if (typeof item === 'string') return item.isWellFormed() ? ['{', JSON.stringify(key), ':', JSON.stringify(item), '}'].join('') : undefined;
+  if (typeof item === 'number' && !Number.isFinite(item)) return undefined;
+  return ['{', JSON.stringify(key), ':', String(item), '}'].join('');
 }
