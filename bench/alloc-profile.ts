@@ -1,6 +1,7 @@
 /**
  * Bytes allocated per in-memory dispatch and per propose, and where they are allocated:
  *   node --conditions=countersign-source bench/alloc-profile.ts [dispatch|propose] [200B|10KB] [ops] [top]
+ * (10 KB propose allocates ~100-160 KB per op: use 1000 ops or fewer, or the run stops on a GC in the loop.)
  * Bytes/op: the loop runs in a child with a young generation large enough that no GC falls in
  * it (checked: a GC in the loop makes the figure unusable and is reported), so the growth of
  * the used heap is what the loop allocated. Sites: a sampling heap profile (8-byte interval,
@@ -9,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { MemoryAuditLog } from '@countersign/core/audit';
@@ -76,6 +78,12 @@ async function prepare(round: number): Promise<() => Promise<void>> {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc!;
+// Every GC, with its start time: one inside a timed loop makes that loop's figure too low.
+const gcStarts: number[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 const perOp: number[] = [];
 for (let round = 0; round < 5; round++) {
   const loop = await prepare(round);
@@ -83,9 +91,16 @@ for (let round = 0; round < 5; round++) {
   gc();
   const before = getHeapStatistics();
   const cpu = process.cpuUsage();
+  const started = performance.now();
   await loop();
+  const ended = performance.now();
   const cpuUsed = process.cpuUsage(cpu);
   const after = getHeapStatistics();
+  // GC entries arrive a turn or more later.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  if (gcStarts.some((t) => t >= started && t < ended)) {
+    throw new Error(`a GC ran inside round ${round}'s loop: its bytes/op would read low; run fewer ops (now ${ops})`);
+  }
   // A scavenge inside the loop shows as fewer bytes than were allocated: count on the young generation staying put.
   const grown = after.used_heap_size - before.used_heap_size;
   gc();
@@ -95,6 +110,7 @@ for (let round = 0; round < 5; round++) {
     `round ${round}: ${what} ${arg.label}: ${(grown / ops).toFixed(0)} B/op allocated, ${(kept / ops).toFixed(0)} B/op kept after a full GC, ${((cpuUsed.user + cpuUsed.system) / ops).toFixed(2)} µs/op CPU (no GC in the loop: not a timing bench)`,
   );
 }
+gcObserver.disconnect();
 perOp.sort((a, b) => a - b);
 console.log(`median ${what} ${arg.label}: ${perOp[2]!.toFixed(0)} B/op (rounds 0-4; round 0 includes warm-up)`);
 
