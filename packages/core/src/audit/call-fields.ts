@@ -3,10 +3,11 @@ import type { AuditEvent } from './types.ts';
 /**
  * The fields every record about one call repeats (run, session, call, proposal, tool,
  * argument digest), each read once, checked and JSON-encoded: `problem` is why they are
- * not well-formed (undefined if they are), the `…Json` members their JSON string
- * fragments (undefined for an absent field). `sessionAndTool` is the two adjacent members
- * of the canonical text written together (`"sessionId":…,"toolName":…,`), since both are
- * on every record about a call.
+ * not well-formed (undefined if they are), the `…Member` fields their members of the
+ * canonical text, key and trailing comma included (`"callId":"c1",`; '' for an absent
+ * field), so a record's text is joined from whole pieces without concatenating per record.
+ * `sessionAndTool` is the two adjacent members written together (`"sessionId":…,"toolName":…,`),
+ * since both are on every record about a call.
  */
 export interface CallFields {
   readonly runId: unknown;
@@ -16,10 +17,10 @@ export interface CallFields {
   readonly toolName: unknown;
   readonly argsDigest: unknown;
   readonly problem: string | undefined;
-  readonly runIdJson: string | undefined;
-  readonly callIdJson: string | undefined;
-  readonly proposalIdJson: string | undefined;
-  readonly argsDigestJson: string | undefined;
+  readonly runIdMember: string;
+  readonly callIdMember: string;
+  readonly proposalIdMember: string;
+  readonly argsDigestMember: string;
   readonly sessionAndTool: string;
 }
 
@@ -71,10 +72,10 @@ export function callFieldsOf(event: AuditEvent): CallFields {
     toolName,
     argsDigest,
     problem,
-    runIdJson: runIdJson ?? undefined,
-    callIdJson: callIdJson ?? undefined,
-    proposalIdJson: proposalIdJson ?? undefined,
-    argsDigestJson: argsDigestJson ?? undefined,
+    runIdMember: runIdJson ? `"runId":${runIdJson},` : '',
+    callIdMember: callIdJson ? `"callId":${callIdJson},` : '',
+    proposalIdMember: proposalIdJson ? `"proposalId":${proposalIdJson},` : '',
+    argsDigestMember: argsDigestJson ? `"argsDigest":${argsDigestJson},` : '',
     sessionAndTool: (sessionIdJson ? `"sessionId":${sessionIdJson},` : '') + (toolNameJson ? `"toolName":${toolNameJson},` : ''),
   };
   // Only strings (or absent fields) are remembered: another value could compare equal and differ.

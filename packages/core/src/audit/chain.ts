@@ -2,7 +2,7 @@ import { hash as oneShotHash } from 'node:crypto';
 import { flatCanonicalText } from '../canonical/flat-canonical.ts';
 import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
-import { callFieldsOf } from './call-fields.ts';
+import { type CallFields, callFieldsOf } from './call-fields.ts';
 import { AUDIT_EVENT_TYPES, copyObject, isHexSha256, valueProblem } from './record-shape.ts';
 import type { AuditEvent, AuditEventType, AuditHead, AuditRecord, AuditValue } from './types.ts';
 
@@ -177,34 +177,87 @@ function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, even
   const seq = prev === undefined ? 1 : prev.seq + 1;
   // prev.hash is hex (checked by buildRecord, or this process's own record), as is GENESIS_HASH.
   const prevHash = prev === undefined ? GENESIS_HASH : prev.hash;
-  // Fields in the order records have always read (seq, prevHash and hash first); absent ones stay absent.
-  const record = { seq, prevHash, hash: '', type: type as AuditEventType, at } as AuditRecord;
-  if (call.runId !== undefined) record.runId = call.runId as string;
-  if (call.sessionId !== undefined) record.sessionId = call.sessionId as string;
-  if (call.callId !== undefined) record.callId = call.callId as string;
-  if (call.proposalId !== undefined) record.proposalId = call.proposalId as string;
-  if (requestId !== undefined) record.requestId = requestId;
-  if (call.toolName !== undefined) record.toolName = call.toolName as string;
-  if (call.argsDigest !== undefined) record.argsDigest = call.argsDigest as string;
-  if (actor !== undefined) record.actor = actor;
+  const record = newRecord(seq, prevHash, type as AuditEventType, at, call, requestId, actor);
   if (reason !== undefined) record.reason = reason;
   if (detail !== undefined) record.detail = detail.copy;
 
   // encodeChecked's text, from the values just checked: keys in UTF-16 order, `type` last.
   // prevHash (hex), type (a known type name) and `at`/`seq` (String() of finite numbers) need no escaping.
-  let text = '{';
-  if (actor !== undefined) text += `"actor":${JSON.stringify(actor)},`;
-  if (call.argsDigestJson !== undefined) text += `"argsDigest":${call.argsDigestJson},`;
-  text += `"at":${at},`;
-  if (call.callIdJson !== undefined) text += `"callId":${call.callIdJson},`;
-  if (detail !== undefined) text += `"detail":${detail.text},`;
-  text += `"prevHash":"${prevHash}",`;
-  if (call.proposalIdJson !== undefined) text += `"proposalId":${call.proposalIdJson},`;
-  if (reason !== undefined) text += `"reason":${JSON.stringify(reason)},`;
-  if (requestId !== undefined) text += `"requestId":${JSON.stringify(requestId)},`;
-  if (call.runIdJson !== undefined) text += `"runId":${call.runIdJson},`;
-  text += `"seq":${seq},${call.sessionAndTool}"type":"${type}"}`;
+  // Whole pieces joined once (absent members are ''): `+=` of templates left a chain of ~40
+  // cons strings per record, which hashing then flattened (both garbage); join writes the
+  // flat text directly, from one array.
+  const text = [
+    '{',
+    actor === undefined ? '' : actorMember(actor),
+    call.argsDigestMember,
+    '"at":',
+    at,
+    ',',
+    call.callIdMember,
+    detail === undefined ? '' : '"detail":',
+    detail === undefined ? '' : detail.text,
+    detail === undefined ? '' : ',',
+    '"prevHash":"',
+    prevHash,
+    '",',
+    call.proposalIdMember,
+    reason === undefined ? '' : `"reason":${JSON.stringify(reason)},`,
+    requestId === undefined ? '' : `"requestId":${JSON.stringify(requestId)},`,
+    call.runIdMember,
+    '"seq":',
+    seq,
+    ',',
+    call.sessionAndTool,
+    '"type":"',
+    type,
+    '"}',
+  ].join('');
   record.hash = sha256HexFast(text);
+  return record;
+}
+
+// The actor (the principal) is the same on every record about a call: its member is
+// encoded once while it stays the same string (a string's content cannot change).
+let lastActor: string | undefined;
+let lastActorMember = '';
+
+function actorMember(actor: string): string {
+  if (actor !== lastActor) {
+    lastActorMember = `"actor":${JSON.stringify(actor)},`;
+    lastActor = actor;
+  }
+  return lastActorMember;
+}
+
+/**
+ * The record's fields in the order records have always read (seq, prevHash and hash first;
+ * absent ones stay absent). A record about a call (every call field and the actor present,
+ * as the gate writes them) is one object literal: one allocation of the right size instead
+ * of a small object grown field by field.
+ */
+function newRecord(
+  seq: number,
+  prevHash: string,
+  type: AuditEventType,
+  at: number,
+  call: CallFields,
+  requestId: string | undefined,
+  actor: string | undefined,
+): AuditRecord {
+  const { runId, sessionId, callId, proposalId, toolName, argsDigest } = call as { readonly [K in keyof CallFields]: string | undefined };
+  if (runId !== undefined && sessionId !== undefined && callId !== undefined && proposalId !== undefined && toolName !== undefined && argsDigest !== undefined && actor !== undefined) {
+    if (requestId === undefined) return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, toolName, argsDigest, actor };
+    return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, requestId, toolName, argsDigest, actor };
+  }
+  const record = { seq, prevHash, hash: '', type, at } as AuditRecord;
+  if (runId !== undefined) record.runId = runId;
+  if (sessionId !== undefined) record.sessionId = sessionId;
+  if (callId !== undefined) record.callId = callId;
+  if (proposalId !== undefined) record.proposalId = proposalId;
+  if (requestId !== undefined) record.requestId = requestId;
+  if (toolName !== undefined) record.toolName = toolName;
+  if (argsDigest !== undefined) record.argsDigest = argsDigest;
+  if (actor !== undefined) record.actor = actor;
   return record;
 }
 
@@ -215,21 +268,30 @@ function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, even
  */
 function checkedDetail(detail: unknown): { copy: { [key: string]: AuditValue }; text: string } {
   if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) throw invalid('field "detail" must be a JSON object');
-  const flat = flatCopy(detail);
-  const flatText = flat === undefined ? undefined : flatCanonicalText(flat);
-  if (flat !== undefined && flatText !== undefined) return { copy: flat, text: flatText };
+  const flat = flatDetail(detail);
+  if (flat !== undefined) return flat;
   const problem = valueProblem(detail, 1);
   if (problem !== undefined) throw invalid(`field "detail"${problem}`);
   const copy = copyObject(detail as { readonly [key: string]: AuditValue });
   return { copy, text: serializeCanonical(copy) };
 }
 
-/** A copy of a plain object whose own members are all scalars (undefined ones left out), else undefined. */
-function flatCopy(detail: object): { [key: string]: AuditValue } | undefined {
+/**
+ * A flat detail (a plain object whose own members are all well-formed strings, finite
+ * numbers, booleans or null; undefined ones left out) copied and written as JCS, else
+ * undefined (the caller validates it the general way). The text is flatCanonicalText's
+ * of the copy; the gate's own details have one member (a token id, a result digest), and
+ * that text is written directly, without the key array and cons strings (two of these run
+ * on every dispatch).
+ */
+function flatDetail(detail: object): { copy: { [key: string]: AuditValue }; text: string } | undefined {
   const proto: unknown = Object.getPrototypeOf(detail);
   if (proto !== Object.prototype && proto !== null) return undefined;
   const source = detail as { readonly [key: string]: unknown };
   const out: { [key: string]: AuditValue } = {};
+  let members = 0;
+  let onlyKey = '';
+  let onlyItem: string | number | boolean | null = null;
   for (const key in source) {
     if (!Object.hasOwn(source, key)) continue;
     const item = source[key];
@@ -238,6 +300,18 @@ function flatCopy(detail: object): { [key: string]: AuditValue } | undefined {
     // Plain assignment of "__proto__" would set the prototype instead of a key.
     if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;
+    members++;
+    onlyKey = key;
+    onlyItem = item;
   }
-  return out;
+  const text = members === 1 && typeof out.toJSON !== 'function' ? oneMemberText(onlyKey, onlyItem) : flatCanonicalText(out);
+  return text === undefined ? undefined : { copy: out, text };
+}
+
+/** flatCanonicalText of `{ [key]: item }` (undefined where it gives undefined). */
+function oneMemberText(key: string, item: string | number | boolean | null): string | undefined {
+  if (!key.isWellFormed()) return undefined;
+  if (typeof item === 'string') return item.isWellFormed() ? ['{', JSON.stringify(key), ':', JSON.stringify(item), '}'].join('') : undefined;
+  if (typeof item === 'number' && !Number.isFinite(item)) return undefined;
+  return ['{', JSON.stringify(key), ':', String(item), '}'].join('');
 }

@@ -3,6 +3,9 @@ import { buildRecordAfter } from './chain.ts';
 import { readRange } from './read-options.ts';
 import type { AuditEvent, AuditHead, AuditLog, AuditRecord, AuditValue } from './types.ts';
 
+// Set by MemoryAuditLog's static block: PreparedAppend's way to the log's private records.
+let appendRecords: (log: MemoryAuditLog, records: readonly AuditRecord[]) => void;
+
 /**
  * In-memory AuditLog for tests and single-process demos. `append` does all its work
  * synchronously, so concurrent appends cannot interleave and always form one chain.
@@ -32,11 +35,13 @@ export class MemoryAuditLog implements AuditLog {
       records.push(Object.freeze(record));
       head = record;
     }
-    return {
-      commit: () => {
-        for (const record of records) this.#records.push(record);
-        return records;
-      },
+    return new PreparedAppend(this, records);
+  }
+
+  static {
+    // The one way in from PreparedAppend (a class body's private names are visible only inside it).
+    appendRecords = (log, records) => {
+      for (const record of records) log.#records.push(record);
     };
   }
 
@@ -63,6 +68,25 @@ export class MemoryAuditLog implements AuditLog {
   /** Every record, in order (for tests). */
   records(): readonly AuditRecord[] {
     return this.#records.slice();
+  }
+}
+
+/**
+ * What `prepare` returns: its records, appended by `commit()`. A small object rather than a
+ * closure over the log and the records (two of these are made on every dispatch).
+ */
+class PreparedAppend {
+  readonly #log: MemoryAuditLog;
+  readonly #records: AuditRecord[];
+
+  constructor(log: MemoryAuditLog, records: AuditRecord[]) {
+    this.#log = log;
+    this.#records = records;
+  }
+
+  commit(): AuditRecord[] {
+    appendRecords(this.#log, this.#records);
+    return this.#records;
   }
 }
 

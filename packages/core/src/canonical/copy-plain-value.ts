@@ -1,4 +1,5 @@
 import { FORBIDDEN_KEYS } from './forbidden-keys.ts';
+import { sortedKeys } from './sorted-keys.ts';
 
 /** The walk met something the full walk must judge (and describe): it gives up. */
 const GIVE_UP: unique symbol = Symbol('give up');
@@ -104,7 +105,7 @@ function copyObject(v: object, depth: number, walk: Walk): unknown {
   if (walk.jcs && keys.length > 0) {
     if (digitLed) walk.jcs = false;
     // Sorted placeholders first, so the copy's key order is JCS's (see insertSortedKeys).
-    else for (const key of keys.length === 1 ? keys : keys.slice().sort()) object[key] = undefined;
+    else for (const key of keys.length === 1 ? keys : sortedKeys(keys)) object[key] = undefined;
   }
   const source = v as Record<string, unknown>;
   for (const key of keys) {

@@ -1,3 +1,5 @@
+import { sortedKeys } from './sorted-keys.ts';
+
 /**
  * RFC 8785 (JCS) text of a flat plain object (members that are well-formed strings, finite
  * numbers, booleans or null), or undefined for anything else, which the caller hands to
@@ -18,7 +20,7 @@ export function flatCanonicalText(value: unknown): string | undefined {
   // A toJSON (own or inherited) changes what the serializer writes: leave it to it.
   if (typeof record.toJSON === 'function') return undefined;
   let text = '';
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortedKeys(Object.keys(record))) {
     const item = record[key];
     let encoded: string;
     if (item === undefined) continue;

@@ -3,6 +3,7 @@ import { CanonicalizationError, type CanonicalErrorCode } from './errors.ts';
 import { copyPlainValue } from './copy-plain-value.ts';
 import { FORBIDDEN_KEYS } from './forbidden-keys.ts';
 import { toJsonPointer } from './json-pointer.ts';
+import { sortedKeys } from './sorted-keys.ts';
 import { type CanonicalLimits, resolveLimits } from './limits.ts';
 
 type Container = Record<string, unknown> | unknown[];
@@ -199,7 +200,7 @@ function insertSortedKeys(object: Record<string, unknown>, keys: string[]): bool
     const first = key.charCodeAt(0);
     if (first >= 0x30 && first <= 0x39) return false;
   }
-  const sorted = keys.length === 1 ? keys : keys.slice().sort();
+  const sorted = keys.length === 1 ? keys : sortedKeys(keys);
   for (const key of sorted) object[key] = undefined;
   return true;
 }

@@ -1,4 +1,4 @@
-import type { AuditEvent } from '../audit/types.ts';
+import type { AuditEvent, AuditValue } from '../audit/types.ts';
 import { ASK, resolveInMemory } from '../catalog/static-catalog.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import { type CanonicalArguments, canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
@@ -76,7 +76,9 @@ export async function proposeResponse(deps: GateDeps, calls: readonly ModelToolC
   // Submitted in one turn of the event loop, in the model's order: the stores batch them.
   const writes = prepared.map((p) => ('outcome' in p ? undefined : startWrite(deps, p)));
   const outcomes: ProposeOutcome[] = [];
-  for (const [i, p] of prepared.entries()) {
+  // An index loop: entries() would allocate an iterator and a pair per call.
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i]!;
     if ('outcome' in p) {
       outcomes.push(p.outcome);
       continue;
@@ -350,22 +352,16 @@ function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { rule
 
 /** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
 function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
-  const events: AuditEvent[] = [
-    {
-      ...eventAbout(proposal, 'proposal', now),
-      detail: proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef },
-    },
-    {
-      ...eventAbout(proposal, 'verdict', now),
-      reason: verdict.kind === 'deny' ? verdict.reason : undefined,
-      detail: {
-        verdict: verdict.kind,
-        ruleId: verdict.ruleId ?? null,
-        ...(verdict.kind === 'approve' && verdict.tightenedBy !== undefined ? { tightenedBy: verdict.tightenedBy } : {}),
-        ...(intent === undefined ? {} : { intent: intentAuditValue(intent) }),
-      },
-    },
-  ];
+  // Built by assignment, in the order the spreads wrote them (every propose makes these two).
+  const proposed = eventAbout(proposal, 'proposal', now);
+  proposed.detail = proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef };
+  const decided = eventAbout(proposal, 'verdict', now);
+  decided.reason = verdict.kind === 'deny' ? verdict.reason : undefined;
+  const detail: { [key: string]: AuditValue } = { verdict: verdict.kind, ruleId: verdict.ruleId ?? null };
+  if (verdict.kind === 'approve' && verdict.tightenedBy !== undefined) detail.tightenedBy = verdict.tightenedBy;
+  if (intent !== undefined) detail.intent = intentAuditValue(intent);
+  decided.detail = detail;
+  const events: AuditEvent[] = [proposed, decided];
   if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));
   return events;
 }

@@ -96,12 +96,21 @@ export class MemoryLedger implements LedgerStore {
 
   /** Builds the audit records first (they may be invalid), then applies the change and appends them. */
   #commit<R>(planned: Planned<R>, audit: AuditFor<R> | undefined): R {
-    const log = audit === undefined ? undefined : this.#log();
-    const prepared = log === undefined || audit === undefined ? undefined : log.prepare(audit(planned.outcome));
+    const prepared = this.#prepareRecords(planned.outcome, audit);
     planned.apply?.();
-    const records = prepared?.commit();
-    if (records !== undefined) log?.notifyLedgerAppend(records);
+    this.#appendPrepared(prepared);
     return planned.outcome;
+  }
+
+  /** The audit records `outcome` makes, built and validated (throws before anything changes); undefined without `audit`. */
+  #prepareRecords<R>(outcome: R, audit: AuditFor<R> | undefined): ReturnType<MemoryAuditLog['prepare']> | undefined {
+    return audit === undefined ? undefined : this.#log().prepare(audit(outcome));
+  }
+
+  /** Appends what #prepareRecords built (nothing may have run in between) and tells the log's listeners. */
+  #appendPrepared(prepared: ReturnType<MemoryAuditLog['prepare']> | undefined): void {
+    if (prepared === undefined) return;
+    this.auditLog!.notifyLedgerAppend(prepared.commit());
   }
 
   #log(): MemoryAuditLog {
@@ -247,31 +256,37 @@ export class MemoryLedger implements LedgerStore {
     );
   }
 
+  // Written out rather than planned with an `apply` closure (as the rarer writes are): this
+  // runs on every dispatch. Same order: refusals first, records built (and validated) before
+  // anything changes, then the change, then the records appended.
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
-    return this.#commit(this.#planConsume(input), audit);
-  }
-
-  #planConsume(input: ConsumeInput): Planned<ConsumeResult> {
-    const proposal = this.#proposals.get(input.proposalId);
-    if (proposal === undefined) return { outcome: { ok: false, reason: 'not_found' } };
-    if (proposal.state !== 'proposed') return { outcome: { ok: false, reason: 'already_consumed' } };
-    let request: ApprovalRequest | undefined;
-    if (input.approval !== undefined) {
-      request = this.#requests.get(input.approval.requestId);
-      if (request === undefined || request.proposalId !== proposal.proposalId) return { outcome: { ok: false, reason: 'not_found' } };
-      const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
-      if (failure !== undefined) return { outcome: { ok: false, reason: failure } };
-    }
+    const refused = this.#consumeRefusal(input);
+    if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
+    const proposal = this.#proposals.get(input.proposalId)!;
+    const request = input.approval === undefined ? undefined : this.#requests.get(input.approval.requestId)!;
     // The record as it reads once applied: what is stored is what the caller gets.
     const after = resealed(proposal, { state: 'dispatched', dispatchedAt: input.now });
     const used = request === undefined ? undefined : resealed(request, { status: 'consumed', consumedAt: input.now });
-    return {
-      outcome: { ok: true, proposal: after },
-      apply: () => {
-        if (used !== undefined) this.#requests.set(used.requestId, used);
-        this.#proposals.set(after.proposalId, after);
-      },
-    };
+    const outcome: ConsumeResult = { ok: true, proposal: after };
+    const prepared = this.#prepareRecords(outcome, audit);
+    if (used !== undefined) this.#requests.set(used.requestId, used);
+    this.#proposals.set(after.proposalId, after);
+    this.#appendPrepared(prepared);
+    return outcome;
+  }
+
+  /** Why `input` cannot be consumed now, or undefined when it can. */
+  #consumeRefusal(input: ConsumeInput): ConsumeResult | undefined {
+    const proposal = this.#proposals.get(input.proposalId);
+    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
+    if (input.approval !== undefined) {
+      const request = this.#requests.get(input.approval.requestId);
+      if (request === undefined || request.proposalId !== proposal.proposalId) return { ok: false, reason: 'not_found' };
+      const failure = approvalConsumeFailure(request, input.approval.tokenId, input.now);
+      if (failure !== undefined) return { ok: false, reason: failure };
+    }
+    return undefined;
   }
 
   async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
@@ -280,15 +295,12 @@ export class MemoryLedger implements LedgerStore {
     const refused = recordResultOnce(proposal, result);
     if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
     const stored = sealResult(result);
-    return this.#commit(
-      {
-        outcome: { ok: true, created: true, result: stored },
-        apply: () => {
-          this.#proposals.set(proposalId, resealed(proposal, { result: stored }));
-        },
-      },
-      audit,
-    );
+    // Written out (no planned `apply` closure): this runs on every dispatch. Records first, then the change.
+    const outcome: RecordResultOutcome = { ok: true, created: true, result: stored };
+    const prepared = this.#prepareRecords(outcome, audit);
+    this.#proposals.set(proposalId, resealed(proposal, { result: stored }));
+    this.#appendPrepared(prepared);
+    return outcome;
   }
 }
 

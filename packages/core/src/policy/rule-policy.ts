@@ -79,15 +79,21 @@ export class RulePolicy implements PolicyEngine {
 /** A fresh verdict per call, so no caller can alter the rule it came from. */
 function verdictOf(rule: CompiledRule, toolName: string): Verdict {
   const { outcome, id } = rule;
-  const described = rule.description === undefined ? {} : { description: rule.description };
+  let verdict: Verdict;
   switch (outcome.kind) {
     case 'allow':
-      return { kind: 'allow', ruleId: id, namesTool: rule.namesTool(toolName), ...described };
+      verdict = { kind: 'allow', ruleId: id, namesTool: rule.namesTool(toolName) };
+      break;
     case 'deny':
-      return { kind: 'deny', ruleId: id, reason: 'policy_deny', ...described };
+      verdict = { kind: 'deny', ruleId: id, reason: 'policy_deny' };
+      break;
     case 'approve':
-      return { kind: 'approve', ruleId: id, approval: copyApproval(outcome.approval), ...described };
+      verdict = { kind: 'approve', ruleId: id, approval: copyApproval(outcome.approval) };
+      break;
   }
+  // Last, where a spread put it; assigned, so a rule without one allocates no empty object.
+  if (rule.description !== undefined) verdict.description = rule.description;
+  return verdict;
 }
 
 function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirement {
@@ -97,9 +103,10 @@ function copyApproval(approval: Readonly<ApprovalRequirement>): ApprovalRequirem
 }
 
 function copyEligible(eligible: Readonly<ApproverRule>): ApproverRule {
-  return {
-    ...(eligible.principalSelf === undefined ? {} : { principalSelf: eligible.principalSelf }),
-    ...(eligible.approvers === undefined ? {} : { approvers: [...eligible.approvers] }),
-    ...(eligible.roles === undefined ? {} : { roles: [...eligible.roles] }),
-  };
+  // Assignments in the order the spreads had (no empty objects on every approve verdict).
+  const copy: ApproverRule = {};
+  if (eligible.principalSelf !== undefined) copy.principalSelf = eligible.principalSelf;
+  if (eligible.approvers !== undefined) copy.approvers = [...eligible.approvers];
+  if (eligible.roles !== undefined) copy.roles = [...eligible.roles];
+  return copy;
 }

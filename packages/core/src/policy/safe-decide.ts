@@ -30,12 +30,13 @@ export async function decideSafely(
  * verdicts as `decideSafely` in every case; never throws, never rejects. Not part of the
  * public API.
  */
-export function decideSafelyNow(engine: PolicyEngine, input: PolicyInput, options: DecideSafelyOptions = {}): Verdict | Promise<Verdict> {
+export function decideSafelyNow(engine: PolicyEngine, input: PolicyInput, options?: DecideSafelyOptions): Verdict | Promise<Verdict> {
   let returned: unknown;
   try {
     returned = engine.decide(input);
     // Reading `then` may itself throw (a proxy): that is a policy error too.
-    if (isThenable(returned)) return settle(returned, options.timeoutMs);
+    // (No default `{}` for options: that would be an object per call on the hot paths.)
+    if (isThenable(returned)) return settle(returned, options?.timeoutMs);
   } catch {
     return policyError();
   }

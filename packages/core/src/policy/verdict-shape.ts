@@ -20,26 +20,34 @@ export function toWellFormedVerdict(value: unknown): Verdict | undefined {
   const { kind, ruleId } = value;
   const description = descriptionOf(value.description);
   if (description === null) return undefined;
-  const described = description === undefined ? {} : { description };
   switch (kind) {
-    case 'allow':
+    case 'allow': {
       if (!isNonEmptyString(ruleId)) return undefined;
       // Only a literal `true` counts as naming the tool: anything else keeps annotations' tightening.
-      return value.namesTool === true ? { kind, ruleId, namesTool: true, ...described } : { kind, ruleId, ...described };
+      const verdict: Verdict = value.namesTool === true ? { kind, ruleId, namesTool: true } : { kind, ruleId };
+      return described(verdict, description);
+    }
     case 'approve': {
       if (!isNonEmptyString(ruleId)) return undefined;
       const approval = toApprovalRequirement(value.approval);
-      return approval === undefined ? undefined : { kind, ruleId, approval, ...described };
+      return approval === undefined ? undefined : described({ kind, ruleId, approval }, description);
     }
     case 'deny': {
       const { reason } = value;
       if (ruleId !== undefined && !isNonEmptyString(ruleId)) return undefined;
       if (typeof reason !== 'string' || !DENY_REASONS.has(reason)) return undefined;
-      return { kind, ruleId, reason: reason as DenyReason, ...described };
+      return described({ kind, ruleId, reason: reason as DenyReason }, description);
     }
     default:
       return undefined;
   }
+}
+
+// The description goes last, as a spread of `{ description }` put it, but without an empty
+// object spread into every verdict that has none (this runs on every propose and dispatch).
+function described(verdict: Verdict, description: string | undefined): Verdict {
+  if (description !== undefined) verdict.description = description;
+  return verdict;
 }
 
 /** A verdict's description: absent, or a bounded non-empty string; `null` when malformed (the verdict is then refused). */
