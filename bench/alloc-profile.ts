@@ -8,16 +8,11 @@
  * objects later collected included) of a second loop, summed by allocating function (self).
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
-import { MemoryAuditLog } from '@countersign/core/audit';
-import { Gate } from '@countersign/core/gate';
-import { MemoryLedger } from '@countersign/core/ledger';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
+import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { approveCalls, newGate } from './gate-cases.ts';
 
@@ -39,16 +34,6 @@ if (process.env.ALLOC_PROFILE_CHILD !== '1') {
   process.exit(0);
 }
 
-const PROPOSE_TOOL = 'transfer';
-function proposeGate(): Gate {
-  return new Gate({
-    ledger: new MemoryLedger(),
-    audit: new MemoryAuditLog(),
-    policy: loadPolicy(`version: 1\nrules:\n  - { id: a, tool: ${PROPOSE_TOOL}, verdict: allow }\n`, 'yaml'),
-    keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-    tools: { [PROPOSE_TOOL]: { execute: () => ({ ok: true }), definition: { name: PROPOSE_TOOL, description: 'Move money', inputSchema: { type: 'object' } } } },
-  });
-}
 
 async function prepare(round: number): Promise<() => Promise<void>> {
   if (what === 'dispatch') {
@@ -61,13 +46,13 @@ async function prepare(round: number): Promise<() => Promise<void>> {
       }
     };
   }
-  const gate = proposeGate();
+  const gate = allowTransferMemoryGate();
   const agent = { id: 'bench-agent' };
   const responses = Array.from({ length: ops }, (_, i) => ({
     runId: 'run-bench',
     sessionId: 's',
     principal: 'user:bench',
-    toolCalls: [{ id: `r${round}c${i}`, name: PROPOSE_TOOL, arguments: arg!.args }],
+    toolCalls: [{ id: `r${round}c${i}`, name: 'transfer', arguments: arg!.args }],
   }));
   return async () => {
     for (const response of responses) {

@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Gate, type GateConfig, type ToolRegistry } from '@countersign/core/gate';
+import { MemoryAuditLog } from '@countersign/core/audit';
+import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { ARGUMENT_CASES } from './arguments.ts';
@@ -24,6 +26,11 @@ export function allowTransferGate(store: StoreParts, extra: Partial<GateConfig> 
     tools,
     ...extra,
   });
+}
+
+/** The same gate over a fresh in-memory ledger and audit log (no durability): the HTTP rows' memory server, minus the socket. */
+export function allowTransferMemoryGate(): Gate {
+  return allowTransferGate({ ledger: new MemoryLedger(), audit: new MemoryAuditLog() });
 }
 
 /** The 200-byte argument case, as the JSON text an agent sends. */

@@ -5,11 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { MemoryAuditLog } from '@countersign/core/audit';
-import { Gate } from '@countersign/core/gate';
-import { MemoryLedger } from '@countersign/core/ledger';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
 import { ProposalsBody } from '@countersign/core/wire';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -26,7 +21,8 @@ import { readJsonBody } from '../packages/server/src/http/read-json.ts';
 import { jsonResponse, securityHeaders } from '../packages/server/src/http/security-headers.ts';
 import { validate } from '../packages/server/src/http/validate.ts';
 import { requestLog } from '../packages/server/src/ops/request-log.ts';
-import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
+import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
+import { BENCH_AGENT_TOKEN, } from './http-flows.ts';
 
 const CANNED = { outcomes: [{ status: 'allowed', proposalId: '01a2117b-a363-770c-b9c5-5b2c28db27d4', callId: 'c', verdict: 'allow' }] };
 const LIMITS = { maxBytes: 1 << 20, maxDepth: 67 };
@@ -63,7 +59,7 @@ authed.post('/p', requireAgent(services), async (c) => {
   return jsonResponse(CANNED);
 });
 // 4. + the gate's propose (its own in-memory gate) and the real outcomes, outside the app.
-const bareGate = newGate();
+const bareGate = allowTransferMemoryGate();
 const gated = withMiddleware();
 gated.post('/p', requireAgent(services), async (c) => {
   const body = validate(ProposalsBody, await readJsonBody(c, LIMITS));
@@ -71,18 +67,9 @@ gated.post('/p', requireAgent(services), async (c) => {
   return jsonResponse({ outcomes: proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id })) });
 });
 // 5. the whole app's POST /proposals over an in-memory gate (no durability).
-const gate = newGate();
+const gate = allowTransferMemoryGate();
 const full = createApp({ gate, auth }).app;
 
-function newGate(): Gate {
-  return new Gate({
-    ledger: new MemoryLedger(),
-    audit: new MemoryAuditLog(),
-    policy: loadPolicy(`version: 1\nrules:\n  - { id: a, tool: ${BENCH_TOOL}, verdict: allow }\n`, 'yaml'),
-    keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-    tools: { [BENCH_TOOL]: { execute: () => ({ ok: true }), definition: { name: BENCH_TOOL, description: 'Move money', inputSchema: { type: 'object' } } } },
-  });
-}
 
 function listen(app: Hono): Promise<number> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;

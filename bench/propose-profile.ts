@@ -9,12 +9,8 @@
  * CPU profile goes there for bench/profile-summary.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { MemoryAuditLog } from '@countersign/core/audit';
-import { Gate } from '@countersign/core/gate';
-import { MemoryLedger } from '@countersign/core/ledger';
-import { loadPolicy } from '@countersign/core/policy';
-import { hmacKey, Keyring } from '@countersign/core/token';
 import { createApp } from '../packages/server/src/app/create-app.ts';
+import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
 import { profileRounds } from './profile-rounds.ts';
@@ -27,17 +23,6 @@ const arg = ARGUMENT_CASES.find((a) => a.label.replace(/\s/g, '') === label);
 if (arg === undefined) throw new Error(`no argument case ${label}`);
 if (mode !== 'gate' && mode !== 'app') throw new Error(`mode must be gate or app, not ${mode}`);
 
-// The HTTP rows' server, minus the socket: memory store, one allow rule, a pinned definition.
-function newGate(): Gate {
-  return new Gate({
-    ledger: new MemoryLedger(),
-    audit: new MemoryAuditLog(),
-    policy: loadPolicy(`version: 1\nrules:\n  - { id: a, tool: ${BENCH_TOOL}, verdict: allow }\n`, 'yaml'),
-    keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
-    tools: { [BENCH_TOOL]: { execute: () => ({ ok: true }), definition: { name: BENCH_TOOL, description: 'Move money', inputSchema: { type: 'object' } } } },
-  });
-}
-
 // What @hono/node-server passes as the bindings, so the route's throttle sees a peer address.
 const NODE_BINDINGS = { incoming: { socket: { remoteAddress: '127.0.0.1', remotePort: 40000, remoteFamily: 'IPv4' } } };
 const body = (i: number) => ({ runId: 'run-bench', sessionId: 's', principal: 'user:bench', toolCalls: [{ id: `c${i}`, name: BENCH_TOOL, arguments: arg.args }] });
@@ -49,7 +34,7 @@ await profileRounds({
   rounds: Number(process.env.ROUNDS ?? 4),
   out,
   prepare: async () => {
-    const gate = newGate();
+    const gate = allowTransferMemoryGate();
     if (mode === 'gate') {
       const agent = { id: 'bench-agent' };
       const responses = Array.from({ length: ops }, (_, i) => body(i));
