@@ -1,13 +1,16 @@
 /**
  * Profiling driver (not part of `npm run bench`): the gate in this process over a SQLite
- * store, no HTTP; N clients run allowed propose + dispatch round trips. Prints load-independent
- * counts per round trip: COMMITs, bytes written (wchar, /proc/self/io) and CPU.
+ * store, no HTTP; N clients run allowed propose + dispatch round trips, with the server's
+ * time-ordered proposal ids (as bench/wal-pages.ts: the gate's default random UUIDs land
+ * each insert on a random page of the primary-key index, which the server never does).
+ * Prints load-independent counts per round trip: COMMITs, bytes written (wchar, /proc/self/io) and CPU.
  *   node --conditions=countersign-source bench/profile-store.ts <clients> <roundTrips> [offloop]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '@countersign/store-sqlite';
+import { timeOrderedId } from '../packages/server/src/serve/time-ordered-id.ts';
 import { allowedRoundTrips, allowTransferGate } from './allow-transfer-gate.ts';
 
 const [clientsText = '1', nText = '500', mode = ''] = process.argv.slice(2);
@@ -15,7 +18,7 @@ const clients = Number(clientsText);
 const n = Number(nText);
 const dir = mkdtempSync(join(tmpdir(), 'cs-profile-store-'));
 const store = openSqliteStore({ path: join(dir, 'p.sqlite'), syncOffLoop: mode === 'offloop' });
-const gate = allowTransferGate(store);
+const gate = allowTransferGate(store, { newId: timeOrderedId });
 const wchar = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 const round = (tag: string, count: number) => allowedRoundTrips(gate, clients, tag, count);
 await round('warm', 200);

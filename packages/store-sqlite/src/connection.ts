@@ -57,6 +57,7 @@ export class SqliteConnection {
   #checkpointerStopped: Promise<void> = Promise.resolve();
   #closed = false;
   #commits = 0;
+  #writeScope = 0;
 
   /**
    * `path`: the database file, watched so a deleted or replaced file fails closed (see FileIdentityGuard).
@@ -89,6 +90,17 @@ export class SqliteConnection {
   /** Write transactions committed so far by this connection (one per batch). */
   get commits(): number {
     return this.#commits;
+  }
+
+  /**
+   * Identifies what the write transaction under way has seen and written so far: it changes
+   * at every BEGIN, every rollback (of one batch item or of the whole transaction) and every
+   * COMMIT, so a value cached from this transaction's own writes (the audit head) is reused
+   * only while nothing can have changed it but the code that cached it. -1 outside a write
+   * transaction: nothing is cached there (another process may write between transactions).
+   */
+  get writeScope(): number {
+    return this.#db.isTransaction ? this.#writeScope : -1;
   }
 
   /** The checkpoint worker, if this connection has one (tests). */
@@ -185,6 +197,7 @@ export class SqliteConnection {
       this.#identity?.assertNotLost();
       this.#walSync?.assertHealthy();
       this.#db.exec('BEGIN IMMEDIATE');
+      this.#writeScope++;
     } catch (error) {
       // No lock (busy past busy_timeout, closed, I/O): nothing ran, same answer for all.
       const mapped = toStoreError(error);
@@ -205,6 +218,7 @@ export class SqliteConnection {
       // or replaced file would be reported durable and then vanish at the next open.
       this.#identity?.check();
       this.#db.exec('COMMIT');
+      this.#writeScope++;
     } catch (error) {
       this.#rollbackQuietly();
       // Outcomes computed inside a transaction that did not commit are void, failures
@@ -262,6 +276,7 @@ export class SqliteConnection {
       const mapped = toStoreError(error);
       if ((mapped instanceof LedgerError && mapped.code === 'store_unavailable') || !this.#db.isTransaction) throw error;
       this.#db.exec('ROLLBACK');
+      this.#writeScope++;
       job.reject(mapped);
       return 'rolled_back';
     }
@@ -283,6 +298,7 @@ export class SqliteConnection {
       const mapped = toStoreError(error);
       if ((mapped instanceof LedgerError && mapped.code === 'store_unavailable') || !this.#db.isTransaction) throw error;
       this.statement('ROLLBACK TO batch_item').run();
+      this.#writeScope++;
       this.statement('RELEASE batch_item').run();
       return { ok: false, error: mapped };
     }
@@ -291,6 +307,7 @@ export class SqliteConnection {
   // The error that made us roll back is the one to report; a failing ROLLBACK
   // (database gone) leaves nothing committed anyway.
   #rollbackQuietly(): void {
+    this.#writeScope++;
     try {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
     } catch {}

@@ -16,6 +16,11 @@ const SELECT_HEAD = 'SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT
 export class SqliteAuditLog implements AuditLog {
   readonly #conn: SqliteConnection;
   readonly #listeners = new AppendListeners();
+  // The head this connection's last append left, and the write scope it was left in: the
+  // next append in the same transaction (a group commit's next item) starts from it
+  // instead of reading the table again. Only ever a shortcut: a stale head would give a
+  // seq that is already taken, which the primary key refuses (no fork, an error).
+  #lastAppend: { scope: number; head: AuditHead } | undefined;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -31,7 +36,9 @@ export class SqliteAuditLog implements AuditLog {
    * Throws on an invalid event; the caller's savepoint then undoes everything.
    */
   appendInTransaction(events: readonly AuditEvent[]): AuditRecord[] {
-    let head = this.#head();
+    const scope = this.#conn.writeScope;
+    const cached = this.#lastAppend;
+    let head = cached !== undefined && cached.scope === scope && scope !== -1 ? cached.head : this.#head();
     const records: AuditRecord[] = [];
     for (const event of events) {
       const record = buildRecord(head, event);
@@ -41,6 +48,9 @@ export class SqliteAuditLog implements AuditLog {
       records.push(record);
       head = record;
     }
+    // Set only once every insert succeeded (a failed one leaves the cache as it was; the
+    // rollback that follows changes the scope anyway).
+    if (head !== undefined) this.#lastAppend = { scope, head };
     return records;
   }
 

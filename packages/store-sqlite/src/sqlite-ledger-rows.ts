@@ -1,4 +1,5 @@
 import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest } from '@countersign/core/ledger';
+import { LedgerError } from '@countersign/core/ledger';
 import { decisionParams, proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
 
@@ -164,6 +165,27 @@ export function requestRow(conn: SqliteConnection, requestId: string): ApprovalR
  */
 export function insertProposal(conn: SqliteConnection, input: ProposalInput): Proposal {
   conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
+  return proposalFromInput(input);
+}
+
+// SQLITE_CONSTRAINT_PRIMARYKEY: the only key the proposal INSERT can break once its
+// (run_id, call_id) was found free under the same write lock.
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+
+/** insertProposal, with a taken proposal id reported as LedgerError('duplicate_id') (the primary key refuses it). */
+export function insertProposalOnce(conn: SqliteConnection, input: ProposalInput): Proposal {
+  try {
+    return insertProposal(conn, input);
+  } catch (error) {
+    if ((error as { errcode?: unknown }).errcode === SQLITE_CONSTRAINT_PRIMARYKEY) {
+      throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The proposal as a read of the row insertProposal just wrote would return it. */
+function proposalFromInput(input: ProposalInput): Proposal {
   const proposal: Proposal = {
     proposalId: input.proposalId,
     runId: input.runId,
@@ -182,6 +204,18 @@ export function insertProposal(conn: SqliteConnection, input: ProposalInput): Pr
   if (input.parentProposalId !== undefined) proposal.parentProposalId = input.parentProposalId;
   if (input.context !== undefined) proposal.context = input.context;
   return proposal;
+}
+
+/**
+ * Marks a proposal with no approval to check as dispatched, only if it is still
+ * 'proposed', and returns the row as it now is (RETURNING: the UPDATE and its read are one
+ * statement); undefined when nothing matched (unknown id or already consumed).
+ */
+export function consumeUnapprovedRow(conn: SqliteConnection, proposalId: string, now: number): Proposal | undefined {
+  const values = conn
+    .arrayStatement(`UPDATE proposals SET state = 'dispatched', dispatched_at = ? WHERE proposal_id = ? AND state = 'proposed' RETURNING ${PROPOSAL_COLUMNS.join(', ')}`)
+    .get(now, proposalId);
+  return values === undefined ? undefined : proposalFromValues(values);
 }
 
 /**

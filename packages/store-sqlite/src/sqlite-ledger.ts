@@ -5,7 +5,7 @@ import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { eligibilityFilter, insertDecision, insertProposal, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -42,13 +42,13 @@ export class SqliteLedger implements LedgerStore {
         if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
         return { ok: false, reason: 'conflict', existing };
       }
-      if (this.#proposal(input.proposalId) !== undefined) {
-        throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
-      }
       if (owner === undefined) {
         this.#conn.statement('INSERT INTO runs (run_id, agent, created_at) VALUES (?, ?, ?)').run(input.runId, input.agent, input.createdAt);
       }
-      const proposal = insertProposal(this.#conn, input);
+      // No SELECT for a taken id first: the primary key refuses it, and the error rolls
+      // this write back (the run row above included). (run_id, call_id) cannot clash here:
+      // it was looked up above under the same write lock.
+      const proposal = insertProposalOnce(this.#conn, input);
       const request = options.request === undefined ? undefined : this.#insertRequest({ ...options.request, proposalId: input.proposalId });
       return { ok: true, proposal, created: true, request };
     }, options.audit);
@@ -162,6 +162,17 @@ export class SqliteLedger implements LedgerStore {
 
   async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
     return this.#write((): ConsumeResult => {
+      if (input.approval === undefined) {
+        // Nothing to check but the proposal's own state: the conditional UPDATE is the
+        // check, and RETURNING gives the consumed row (one statement, not a read then a write).
+        const consumed = consumeUnapprovedRow(this.#conn, input.proposalId, input.now);
+        if (consumed !== undefined) return { ok: true, proposal: consumed };
+        const proposal = this.#proposal(input.proposalId);
+        if (proposal === undefined) return { ok: false, reason: 'not_found' };
+        if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
+        // Unreachable while BEGIN IMMEDIATE holds the write lock: the UPDATE would have matched.
+        throw new LedgerError('corrupt_record', 'proposal changed inside its transaction');
+      }
       const proposal = this.#proposal(input.proposalId);
       if (proposal === undefined) return { ok: false, reason: 'not_found' };
       if (proposal.state !== 'proposed') return { ok: false, reason: 'already_consumed' };
