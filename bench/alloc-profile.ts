@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
 import { ARGUMENT_CASES } from './arguments.ts';
-import { approveCalls, newGate } from './gate-cases.ts';
+import { dispatchLoop } from './gate-cases.ts';
 
 const what = process.argv[2] ?? 'dispatch';
 const label = (process.argv[3] ?? '200B').replace(/\s/g, '');
@@ -36,16 +36,7 @@ if (process.env.ALLOC_PROFILE_CHILD !== '1') {
 
 
 async function prepare(round: number): Promise<() => Promise<void>> {
-  if (what === 'dispatch') {
-    const gate = newGate();
-    const requests = (await approveCalls(gate, arg!.args, ops, `r${round}`)).map((a) => a.request);
-    return async () => {
-      for (const request of requests) {
-        const outcome = await gate.dispatch(request);
-        if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
-      }
-    };
-  }
+  if (what === 'dispatch') return dispatchLoop(arg!.args, ops, `r${round}`);
   const gate = allowTransferMemoryGate();
   const agent = { id: 'bench-agent' };
   const responses = Array.from({ length: ops }, (_, i) => ({

@@ -76,22 +76,28 @@ export async function approveCalls(gate: Gate, args: unknown, count: number, pre
 }
 
 /** The honest hot path: each op dispatches one pre-approved call with its token. */
+/**
+ * A fresh gate with `ops` calls approved (untimed), and the loop that dispatches each once,
+ * failing loudly on anything but `executed`: what the dispatch rows and profilers time.
+ */
+export async function dispatchLoop(args: unknown, ops: number, prefix = 'call'): Promise<() => Promise<void>> {
+  const gate = newGate();
+  const requests = (await approveCalls(gate, args, ops, prefix)).map((a) => a.request);
+  return async () => {
+    for (const request of requests) {
+      const outcome = await gate.dispatch(request);
+      if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
+    }
+  };
+}
+
 export function gateDispatchCase(arg: ArgumentCase): BenchCase {
   return {
     name: `gate.dispatch, ${arg.label}`,
     note:
       'ledger lookup + definition digest + args re-hash + policy + token verify + atomic consume + ' +
       '2 audit appends (SHA-256 chain, each with its ledger write) + execute + result digest; MemoryLedger({ audit }), fresh gate per round',
-    prepare: async (ops) => {
-      const gate = newGate();
-      const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
-      return async () => {
-        for (const request of requests) {
-          const outcome = await gate.dispatch(request);
-          if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
-        }
-      };
-    },
+    prepare: (ops) => dispatchLoop(arg.args, ops),
   };
 }
 

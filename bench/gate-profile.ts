@@ -8,7 +8,7 @@
  * `node bench/profile-summary.ts out.cpuprofile` prints its self and inclusive times by function.
  */
 import { ARGUMENT_CASES } from './arguments.ts';
-import { approveCalls, newGate } from './gate-cases.ts';
+import { dispatchLoop } from './gate-cases.ts';
 import { profileRounds } from './profile-rounds.ts';
 
 const label = (process.argv[2] ?? '200B').replace(/\s/g, '');
@@ -22,14 +22,5 @@ await profileRounds({
   ops,
   rounds: Number(process.env.ROUNDS ?? 4),
   out,
-  prepare: async () => {
-    const gate = newGate();
-    const requests = (await approveCalls(gate, arg.args, ops)).map((a) => a.request);
-    return async () => {
-      for (const request of requests) {
-        const outcome = await gate.dispatch(request);
-        if (outcome.status !== 'executed') throw new Error(`dispatch gave ${outcome.status}`);
-      }
-    };
-  },
+  prepare: () => dispatchLoop(arg.args, ops),
 });
