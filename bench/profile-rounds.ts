@@ -42,12 +42,13 @@ export async function profileRounds(o: ProfileRounds): Promise<void> {
     const ended = performance.now();
     const cpu = process.cpuUsage(cpuBefore);
     const thread = process.threadCpuUsage(threadBefore);
-    // GC entries are delivered after a turn or more: give the observer time to receive them.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The profile covers the loop only (stopped before the wait below, which would read as idle).
     if (profiled) {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(o.out!, JSON.stringify(profile));
     }
+    // GC entries are delivered after a turn or more: give the observer time to receive them.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const inLoop = gcEntries.filter((e) => e.startTime >= started && e.startTime < ended);
     const gcMs = inLoop.reduce((sum, e) => sum + e.duration, 0);
     console.log(
