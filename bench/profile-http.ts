@@ -2,20 +2,23 @@
  * Profiling driver (not part of `npm run bench`): starts the HTTP bench's server child
  * with BENCH_SERVER_FLAGS, drives ONE flow at N clients for a while, prints round trips/s
  * and server CPU per round trip. `node --conditions=countersign-source bench/profile-http.ts
- * <sqlite|postgres|memory> <pd|pac|bare2|bare3> <clients> <seconds>`.
+ * <sqlite|postgres|memory> <pd|pac|bare2|bare3|floor2|floor3> <clients> <seconds>`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { runWorkers } from './harness.ts';
-import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { bareThree, bareTwo, type Flow, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
 import { PG_URL } from './stores.ts';
 
 const [kind = 'sqlite', flowName = 'pd', clientsText = '16', secondsText = '5'] = process.argv.slice(2);
-const FLOWS: Record<string, [Flow, 'countersign' | 'bare']> = {
+const FLOWS: Record<string, [Flow, 'countersign' | 'bare' | 'floor']> = {
   pd: [proposeDispatch, 'countersign'],
   pac: [proposeAuthorizeComplete, 'countersign'],
   bare2: [bareTwo, 'bare'],
   bare3: [bareThree, 'bare'],
+  // The durable floor (http-floor-server.ts): SQLite and Postgres only.
+  floor2: [floorTwo, 'floor'],
+  floor3: [floorThree, 'floor'],
 };
 const [flow, server] = FLOWS[flowName]!;
 const clients = Number(clientsText);
@@ -24,13 +27,15 @@ const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.u
   execArgv: ['--conditions=countersign-source', ...flags],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number } }];
+const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number; floor?: number } }];
 const cpu = async () => {
   child.send('cpu');
   const [a] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
   return a.cpu.user + a.cpu.system;
 };
-const client = new JsonClient(ready.ports[server], clients);
+const port = ready.ports[server];
+if (port === undefined) throw new Error(`no ${server} server beside the ${kind} store`);
+const client = new JsonClient(port, clients);
 const drive = async (ms: number) => {
   const deadline = performance.now() + ms;
   let n = 0;
