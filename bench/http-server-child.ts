@@ -10,6 +10,7 @@
  * `{ failed }`; `ports.floor` only beside a durable store); answers `cpu` with process.cpuUsage() (and the store's
  * and the floor's commits and database CPU); exits on `stop`.
  * CS_PG_OPEN: another build's store-postgres open.ts, to compare two builds over HTTP (as in profile-postgres.ts).
+ * CS_FLOOR_PG=autocommit: the Postgres floor's one-statement-per-step mode instead of batched (see floor-postgres.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -57,8 +58,8 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
   if (kind === 'sqlite' || kind === 'sqlite-offloop') {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
     const store = openSqliteStore({ path: join(dir, 'bench.sqlite'), syncOffLoop: kind === 'sqlite-offloop' });
-    // synchronous = FULL for both modes: the floor of the durable target, whatever the store's mode.
-    const floor = openSqliteFloor(join(dir, 'floor.sqlite'));
+    // The floor syncs as the store beside it does (FULL on the loop, or off the loop).
+    const floor = openSqliteFloor(join(dir, 'floor.sqlite'), { syncOffLoop: kind === 'sqlite-offloop' });
     return {
       store,
       usage: async () => ({ commits: store.durableCommits() }),
@@ -75,7 +76,7 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
   const applicationName = `cs-http-bench-${process.pid}`;
   const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
   const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000, application_name: applicationName } });
-  const floor = await openPostgresFloor(url!);
+  const floor = await openPostgresFloor(url!, process.env.CS_FLOOR_PG === 'autocommit' ? 'autocommit' : 'batched');
   return {
     store,
     usage: async () => ({ commits: store.durableCommits(), dbCpuUs: await backendCpuUs(url!, applicationName) }),

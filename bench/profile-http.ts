@@ -30,8 +30,8 @@ const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.u
 const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number; floor?: number } }];
 const cpu = async () => {
   child.send('cpu');
-  const [a] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
-  return a.cpu.user + a.cpu.system;
+  const [a] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage; dbCpuUs?: number; floorDbCpuUs?: number }];
+  return { server: a.cpu.user + a.cpu.system, db: (server === 'floor' ? a.floorDbCpuUs : server === 'countersign' ? a.dbCpuUs : undefined) ?? Number.NaN };
 };
 const port = ready.ports[server];
 if (port === undefined) throw new Error(`no ${server} server beside the ${kind} store`);
@@ -52,8 +52,9 @@ const c0 = await cpu();
 const t0 = performance.now();
 const n = await drive(Number(secondsText) * 1000);
 const s = (performance.now() - t0) / 1000;
-const used = (await cpu()) - c0;
-console.log(`${kind} ${flowName} ${clients} clients: ${(n / s).toFixed(0)} rt/s, server CPU ${(used / n).toFixed(0)} µs/rt`);
+const c1 = await cpu();
+const db = Number.isNaN(c1.db) ? '' : `, database CPU ${((c1.db - c0.db) / n).toFixed(0)} µs/rt`;
+console.log(`${kind} ${flowName} ${clients} clients: ${(n / s).toFixed(0)} rt/s, server CPU ${((c1.server - c0.server) / n).toFixed(0)} µs/rt${db}`);
 client.close();
 child.send('stop');
 await once(child, 'exit');
