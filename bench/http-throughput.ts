@@ -315,7 +315,7 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
       { label: `HTTP ${label} ${floorName} p99, ${at}`, value: floorP99, kind: 'ms', atMost: true, target: multi ? targets.p99Ms : undefined, floor: true },
       { label: `HTTP ${label} ${f.ours} server CPU / ${floorName}'s, ${at}`, value: cpu(f.cs) / cpu(f.floor), kind: 'ratio' },
     );
-    const reach = (met: boolean) => (met ? 'the floor reaches it' : "target below this machine's floor");
+    const reach = (met: boolean) => (met ? 'the floor reaches it' : "target below this machine's floor: out of reach here now");
     const checks: string[] = [];
     if (multi && targets.ratio16 !== undefined) {
       checks.push(`${formatRatio(floorRatio)} bare (target ≥ ${formatRatio(targets.ratio16)}: ${reach(floorRatio >= targets.ratio16)}; Countersign ${formatRatio(oursRatio)})`);

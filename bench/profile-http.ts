@@ -38,23 +38,26 @@ if (port === undefined) throw new Error(`no ${server} server beside the ${kind} 
 const client = new JsonClient(port, clients);
 const drive = async (ms: number) => {
   const deadline = performance.now() + ms;
-  let n = 0;
+  const latencies: number[] = [];
   await runWorkers(clients, async (w) => {
     for (let i = 0; performance.now() < deadline; i++) {
+      const t = performance.now();
       await flow(client, `c-${i}`, `r-${ms}-${w}`);
-      n++;
+      latencies.push(performance.now() - t);
     }
   });
-  return n;
+  return latencies.sort((a, b) => a - b);
 };
 await drive(1000);
 const c0 = await cpu();
 const t0 = performance.now();
-const n = await drive(Number(secondsText) * 1000);
+const latencies = await drive(Number(secondsText) * 1000);
+const n = latencies.length;
+const at = (q: number) => latencies[Math.min(n - 1, Math.floor(q * n))]!.toFixed(2);
 const s = (performance.now() - t0) / 1000;
 const c1 = await cpu();
 const db = Number.isNaN(c1.db) ? '' : `, database CPU ${((c1.db - c0.db) / n).toFixed(0)} µs/rt`;
-console.log(`${kind} ${flowName} ${clients} clients: ${(n / s).toFixed(0)} rt/s, server CPU ${((c1.server - c0.server) / n).toFixed(0)} µs/rt${db}`);
+console.log(`${kind} ${flowName} ${clients} clients: ${(n / s).toFixed(0)} rt/s, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, server CPU ${((c1.server - c0.server) / n).toFixed(0)} µs/rt${db}`);
 client.close();
 child.send('stop');
 await once(child, 'exit');
