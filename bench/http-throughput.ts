@@ -313,7 +313,7 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
       { label: `HTTP ${label} ${f.ours} / ${floorName}, ${at}`, value: perRound(f.cs, f.floor), kind: 'ratio' },
       { label: `HTTP ${label} ${floorName} p50, ${at}`, value: floorP50, kind: 'ms', atMost: true, target: multi ? undefined : targets.p50Ms1, floor: true },
       { label: `HTTP ${label} ${floorName} p99, ${at}`, value: floorP99, kind: 'ms', atMost: true, target: multi ? targets.p99Ms : undefined, floor: true },
-      { label: `HTTP ${label} ${f.ours} server CPU / ${floorName}'s, ${at}`, value: cpu(f.cs) / cpu(f.floor), kind: 'ratio' },
+      { label: `HTTP ${label} server CPU per round trip, ${f.ours} / ${floorName}, ${at}`, value: cpu(f.cs) / cpu(f.floor), kind: 'ratio' },
     );
     const reach = (met: boolean) => (met ? 'the floor reaches it' : "target below this machine's floor: out of reach here now");
     const checks: string[] = [];
