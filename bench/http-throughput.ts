@@ -148,6 +148,12 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           { label: `HTTP ${store.label} propose+dispatch p50, ${at}`, value: p(pd!, 0.5), kind: 'ms', atMost: true, target: multi ? undefined : store.targets.p50Ms1 },
           { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
         );
+        if (multi) {
+          ratios.push(
+            { label: `HTTP ${store.label} propose+authorize+complete CPU-bound / bare 3 POSTs, ${at} (${CPU_BOUND})`, value: cpuBound(pac!, bare3!), kind: 'ratio' },
+            { label: `HTTP ${store.label} propose+dispatch CPU-bound / bare 2 POSTs, ${at} (${CPU_BOUND})`, value: cpuBound(pd!, bare2!), kind: 'ratio' },
+          );
+        }
         const [floor3, floor2] = [measured.get(FLOOR3), measured.get(FLOOR2)];
         if (floor3 !== undefined && floor2 !== undefined) {
           const reach = floorReach(store.label, clients, store.targets, { pac: pac!, bare3: bare3!, floor3, pd: pd!, bare2: bare2!, floor2 });
@@ -315,10 +321,14 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
       { label: `HTTP ${label} ${floorName} p99, ${at}`, value: floorP99, kind: 'ms', atMost: true, target: multi ? targets.p99Ms : undefined, floor: true },
       { label: `HTTP ${label} server CPU per round trip, ${f.ours} / ${floorName}, ${at}`, value: cpu(f.cs) / cpu(f.floor), kind: 'ratio' },
     );
+    const floorCpuBound = cpuBound(f.floor, f.bare);
+    if (multi) ratios.push({ label: `HTTP ${label} ${floorName} CPU-bound / bare ${f.posts} POSTs, ${at} (${CPU_BOUND})`, value: floorCpuBound, kind: 'ratio' });
     const reach = (met: boolean) => (met ? 'the floor reaches it' : "target below this machine's floor: out of reach here now");
     const checks: string[] = [];
     if (multi && targets.ratio16 !== undefined) {
       checks.push(`${formatRatio(floorRatio)} bare (target ≥ ${formatRatio(targets.ratio16)}: ${reach(floorRatio >= targets.ratio16)}; Countersign ${formatRatio(oursRatio)})`);
+      // What the cores alone allow, whatever the disk does now.
+      checks.push(`CPU-bound ${formatRatio(floorCpuBound)} bare (Countersign ${formatRatio(cpuBound(f.cs, f.bare))})`);
     }
     if (!multi && targets.p50Ms1 !== undefined) {
       checks.push(`p50 ${formatMs(floorP50)} (target ≤ ${formatMs(targets.p50Ms1)}: ${reach(floorP50 <= targets.p50Ms1)}; Countersign ${formatMs(p(f.cs, 0.5))})`);
@@ -337,6 +347,20 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
 function medianOf(values: readonly (number | undefined)[]): number | undefined {
   const defined = values.filter((v): v is number => v !== undefined);
   return defined.length === 0 ? undefined : median(defined);
+}
+
+const CPU_BOUND = "cores only: bare's CPU / this CPU, all processes";
+
+/**
+ * The ratio `a` would reach against `b` if the machine's cores were the only limit (no wait
+ * for the disk or the network): the CPU `b` spends per round trip over the CPU `a` spends,
+ * counting every process on the machine that works for it (server, load generator, Postgres
+ * backends). Per-round median. It does not move with the disk's latency, which the other
+ * helpers' fsyncs push around from one minute to the next.
+ */
+function cpuBound(a: Sample[], b: Sample[]): number {
+  const total = (x: Sample) => x.serverCpuUs + x.clientCpuUs + (x.dbCpuUs ?? 0);
+  return median(a.map((x, i) => total(b[i]!) / total(x)));
 }
 
 function perRound(a: Sample[], b: Sample[]): number {

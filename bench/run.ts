@@ -67,7 +67,7 @@ const endLoad = loadavg()[0]!;
 // The four ratios per size, the AI SDK comparison, then the store figures.
 const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
-  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling') || (r.label.includes(' / floor') && r.label.endsWith('16 clients'))),
+  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling') || (r.label.includes(' / floor') && r.label.endsWith('16 clients')) || r.label.includes(' CPU-bound / bare')),
   ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || (r.label.includes('byte relay') && r.label.includes('p50'))),
   ...partB.ratios,
   ...proxy.ratios.filter((r) => r.target !== undefined),
