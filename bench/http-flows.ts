@@ -122,3 +122,27 @@ export const bareTwo: Flow = async (client, callId, runId) => {
   await client.post('/bare/propose', proposalsBody(callId, runId));
   await client.post('/bare/dispatch', { proposalId: 'p'.repeat(36) });
 };
+
+/** `proposeAuthorizeComplete` against the durable floor (http-floor-server.ts): the same bodies, the same three POSTs. */
+export const floorThree: Flow = async (client, callId, runId) => {
+  const proposalId = await floorPropose(client, callId, runId);
+  const authorized = (await client.post('/floor/authorize', { proposalId })) as { status: string; grant: { proposalId: string } };
+  if (authorized.status !== 'authorized') throw new Error(`floor authorize gave ${JSON.stringify(authorized)}`);
+  const completed = (await client.post('/floor/complete', {
+    grant: { ...GRANT_LIKE, proposalId: authorized.grant.proposalId },
+    completion: { status: 'succeeded', result: { ok: true } },
+  })) as { ok: boolean };
+  if (completed.ok !== true) throw new Error(`floor complete gave ${JSON.stringify(completed)}`);
+};
+
+/** `proposeDispatch` against the durable floor. */
+export const floorTwo: Flow = async (client, callId, runId) => {
+  const proposalId = await floorPropose(client, callId, runId);
+  const dispatched = (await client.post('/floor/dispatch', { proposalId })) as { status: string };
+  if (dispatched.status !== 'executed') throw new Error(`floor dispatch gave ${JSON.stringify(dispatched)}`);
+};
+
+async function floorPropose(client: JsonClient, callId: string, runId: string): Promise<string> {
+  const answer = (await client.post('/floor/propose', proposalsBody(callId, runId))) as { outcomes: Array<{ proposalId: string }> };
+  return answer.outcomes[0]!.proposalId;
+}

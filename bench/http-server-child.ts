@@ -1,15 +1,19 @@
 /**
- * Child process of the HTTP rows: a Countersign server over one store and a bare Hono
- * server (same @hono/node-server adapter, no middleware), both on 127.0.0.1. Run apart
+ * Child process of the HTTP rows: a Countersign server over one store, a bare Hono
+ * server (same @hono/node-server adapter, no middleware) and, beside a durable store, the
+ * floor server (bare Hono + the minimum durable writes, on its own file or schema of the
+ * same kind: http-floor-server.ts), all on 127.0.0.1. Run apart
  * from the load generator so the client's CPU is not charged to the servers; reports
  * its own CPU use on request, so the table can show server CPU per round trip.
  *
  * argv: `memory` | `sqlite` | `sqlite-offloop` | `postgres <connection string>`. IPC: sends `{ ready, ports }` (or
- * `{ failed }`); answers `cpu` with process.cpuUsage() (and the store's commits and database CPU); exits on `stop`.
+ * `{ failed }`; `ports.floor` only beside a durable store); answers `cpu` with process.cpuUsage() (and the store's
+ * and the floor's commits and database CPU); exits on `stop`.
  * CS_PG_OPEN: another build's store-postgres open.ts, to compare two builds over HTTP (as in profile-postgres.ts).
+ * CS_FLOOR_PG=autocommit: the Postgres floor's one-statement-per-step mode instead of batched (see floor-postgres.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +26,12 @@ import { startServer } from '../packages/server/src/serve/start-server.ts';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { Client } from 'pg';
+import { backendCpuUs } from './backend-cpu.ts';
 import { dropSchema } from './drop-schema.ts';
+import { openPostgresFloor } from './floor-postgres.ts';
+import { openSqliteFloor } from './floor-sqlite.ts';
+import type { FloorStore } from './floor-store.ts';
+import { floorServer } from './http-floor-server.ts';
 import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
 
 // Allowed by name: the HTTP rows measure the per-call path, not an approver's clicks.
@@ -39,6 +47,8 @@ interface OpenedStore {
   store: Pick<ReturnType<typeof openSqliteStore>, 'ledger' | 'audit'> & Partial<Pick<ReturnType<typeof openSqliteStore>, 'sessions' | 'definitions'>>;
   /** Durable commits so far (SQLite, Postgres) and the CPU (µs) of the Postgres backends serving this store. */
   usage(): Promise<{ commits?: number | undefined; dbCpuUs?: number | undefined }>;
+  /** The floor's storage of the same kind (its own file or schema); none beside the memory store. */
+  floor?: FloorStore | undefined;
   dispose(): Promise<void>;
 }
 
@@ -48,11 +58,15 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
   if (kind === 'sqlite' || kind === 'sqlite-offloop') {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
     const store = openSqliteStore({ path: join(dir, 'bench.sqlite'), syncOffLoop: kind === 'sqlite-offloop' });
+    // The floor syncs as the store beside it does (FULL on the loop, or off the loop).
+    const floor = openSqliteFloor(join(dir, 'floor.sqlite'), { syncOffLoop: kind === 'sqlite-offloop' });
     return {
       store,
       usage: async () => ({ commits: store.durableCommits() }),
+      floor,
       dispose: async () => {
         await store.close();
+        await floor.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -62,37 +76,17 @@ async function openStore(kind: string, url: string | undefined): Promise<OpenedS
   const applicationName = `cs-http-bench-${process.pid}`;
   const { openPostgresStore } = (await import(process.env.CS_PG_OPEN ?? '@countersign/store-postgres')) as typeof import('@countersign/store-postgres');
   const store = await openPostgresStore({ connectionString: url!, schema, pool: { max: 16, connectionTimeoutMillis: 3_000, application_name: applicationName } });
+  const floor = await openPostgresFloor(url!, process.env.CS_FLOOR_PG === 'autocommit' ? 'autocommit' : 'batched');
   return {
     store,
     usage: async () => ({ commits: store.durableCommits(), dbCpuUs: await backendCpuUs(url!, applicationName) }),
+    floor,
     dispose: async () => {
       await store.close();
+      await floor.close();
       await dropSchema(url!, schema);
     },
   };
-}
-
-/**
- * CPU (µs) used so far by the Postgres backends whose application_name is `applicationName`,
- * from /proc (user + system, in clock ticks of 10 ms). Backends that exited are not counted:
- * the pool keeps its connections for the length of a run. Undefined off this machine.
- */
-async function backendCpuUs(url: string, applicationName: string): Promise<number | undefined> {
-  const probe = new Client({ connectionString: url });
-  await probe.connect();
-  try {
-    const { rows } = await probe.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
-    let ticks = 0;
-    for (const { pid } of rows) {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks * 10_000;
-  } catch {
-    return undefined;
-  } finally {
-    await probe.end();
-  }
 }
 
 /** The bare server: parses each JSON body and answers it back (one parse, one serialization). */
@@ -126,14 +120,30 @@ async function main(): Promise<void> {
   });
   const bare = bareServer();
   const barePort = await listen(bare);
-  process.send!({ ready: true, ports: { countersign: running.port, bare: barePort } });
+  const floor = opened.floor === undefined ? undefined : floorServer(opened.floor);
+  const floorPort = floor === undefined ? undefined : await listen(floor);
+  process.send!({ ready: true, ports: { countersign: running.port, bare: barePort, floor: floorPort } });
+  // The probes that read the stores' counters and the Postgres backends' CPU cost this process
+  // a few ms each time; that CPU is left out of what is reported, so it is not charged to the
+  // round trips (it would add ~10 µs per round trip to a 1-client Postgres row).
+  let probeCpuUs = 0;
+  const usage = async () => {
+    const before = process.cpuUsage();
+    const answer = { ...(await opened.usage()), floorCommits: opened.floor?.commits(), floorDbCpuUs: await opened.floor?.dbCpuUs?.() };
+    const after = process.cpuUsage();
+    probeCpuUs += after.user + after.system - before.user - before.system;
+    return { cpu: { user: after.user + after.system - probeCpuUs, system: 0 }, ...answer };
+  };
   process.on('message', (message) => {
-    if (message === 'cpu') void opened.usage().then((usage) => process.send!({ cpu: process.cpuUsage(), ...usage }));
+    if (message === 'cpu') void usage().then((answer) => process.send!(answer));
     if (message === 'stop') {
       void (async () => {
         await running.close();
-        await new Promise<void>((resolve) => bare.close(() => resolve()));
-        bare.closeAllConnections();
+        for (const server of [bare, floor]) {
+          if (server === undefined) continue;
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeAllConnections();
+        }
         await opened.dispose();
         process.exit(0);
       })();

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { bareThree, bareTwo, type Flow, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
 import { runWorkers } from './harness.ts';
 import { formatMs, formatRate, formatRatio, printRatios, type Ratio, type Row } from './report.ts';
 import { type CommitLatency, sqliteCommitLatency } from './sqlite-commit-latency.ts';
@@ -24,19 +24,27 @@ export interface HttpResult {
   ratios: Ratio[];
 }
 
+type ServerName = 'countersign' | 'bare' | 'floor';
+
 interface Cell {
   name: string;
   flow: Flow;
   posts: number;
-  server: 'countersign' | 'bare';
+  server: ServerName;
 }
 
+// The floor rows (http-floor-server.ts) run only beside a durable store: bare Hono plus the
+// minimum durable writes of call-bound authorization, the bound on what any implementation
+// keeping the issue's durability reaches on this machine.
 const CELLS: readonly Cell[] = [
   { name: 'propose + authorize + complete', flow: proposeAuthorizeComplete, posts: 3, server: 'countersign' },
   { name: 'bare Hono, 3 JSON POSTs', flow: bareThree, posts: 3, server: 'bare' },
+  { name: 'floor: bare Hono + minimum durable writes, 3 POSTs', flow: floorThree, posts: 3, server: 'floor' },
   { name: 'propose + dispatch', flow: proposeDispatch, posts: 2, server: 'countersign' },
   { name: 'bare Hono, 2 JSON POSTs', flow: bareTwo, posts: 2, server: 'bare' },
+  { name: 'floor: bare Hono + minimum durable writes, 2 POSTs', flow: floorTwo, posts: 2, server: 'floor' },
 ];
+const [PAC, BARE3, FLOOR3, PD, BARE2, FLOOR2] = CELLS as [Cell, Cell, Cell, Cell, Cell, Cell];
 
 interface Sample {
   perSec: number;
@@ -98,14 +106,15 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
         // load): one fdatasync'd SQLite commit with the store's settings, alone.
         const onSqliteDisk = store.label.startsWith('SQLite');
         const commitsBefore = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
-        const measured = await measureClients(child, clients, o);
+        const cells = CELLS.filter((c) => child.ports[c.server] !== undefined);
+        const measured = await measureClients(child, cells, clients, o);
         const commitsAfter = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
-        for (const cell of CELLS) {
+        for (const cell of cells) {
           const s = measured.get(cell)!;
           const all = s.flatMap((x) => x.latencies).sort((a, b) => a - b);
           const rate = median(s.map((x) => x.perSec));
-          const dbCpu = cell.server === 'countersign' ? medianOf(s.map((x) => x.dbCpuUs)) : undefined;
-          const commits = cell.server === 'countersign' ? medianOf(s.map((x) => x.commits)) : undefined;
+          const dbCpu = medianOf(s.map((x) => x.dbCpuUs));
+          const commits = medianOf(s.map((x) => x.commits));
           const extra = `${dbCpu === undefined ? '' : `  database CPU ${String(Math.round(dbCpu)).padStart(4)} µs/rt`}${commits === undefined ? '' : `  ${commits.toFixed(2)} commits/rt`}`;
           const name = `${cell.name}, ${clients} client${clients === 1 ? '' : 's'}`;
           const row: Row = {
@@ -118,10 +127,10 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           };
           rows.push(row);
           lines.push(
-            `  ${name.padEnd(44)} ${formatRate(rate).padStart(7)} rt/s  p50 ${formatMs(quantile(all, 0.5)).padStart(9)}  p99 ${formatMs(quantile(all, 0.99)).padStart(9)}  server CPU ${String(Math.round(median(s.map((x) => x.serverCpuUs)))).padStart(5)} µs/rt  client CPU ${String(Math.round(median(s.map((x) => x.clientCpuUs)))).padStart(4)} µs/rt${extra}`,
+            `  ${name.padEnd(62)} ${formatRate(rate).padStart(7)} rt/s  p50 ${formatMs(quantile(all, 0.5)).padStart(9)}  p99 ${formatMs(quantile(all, 0.99)).padStart(9)}  server CPU ${String(Math.round(median(s.map((x) => x.serverCpuUs)))).padStart(5)} µs/rt  client CPU ${String(Math.round(median(s.map((x) => x.clientCpuUs)))).padStart(4)} µs/rt${extra}`,
           );
         }
-        const [pac, bare3, pd, bare2] = CELLS.map((c) => measured.get(c)!);
+        const [pac, bare3, pd, bare2] = [PAC, BARE3, PD, BARE2].map((c) => measured.get(c)!);
         const p = (s: Sample[], q: number) => quantile(s.flatMap((x) => x.latencies).sort((a, b) => a - b), q);
         const at = `${clients} client${clients === 1 ? '' : 's'}`;
         const multi = clients > 1;
@@ -139,6 +148,18 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           { label: `HTTP ${store.label} propose+dispatch p50, ${at}`, value: p(pd!, 0.5), kind: 'ms', atMost: true, target: multi ? undefined : store.targets.p50Ms1 },
           { label: `HTTP ${store.label} propose+dispatch p99, ${at}`, value: p(pd!, 0.99), kind: 'ms', atMost: true, target: multi ? store.targets.p99Ms : undefined },
         );
+        if (multi) {
+          ratios.push(
+            { label: `HTTP ${store.label} propose+authorize+complete CPU-bound / bare 3 POSTs, ${at} (${CPU_BOUND})`, value: cpuBound(pac!, bare3!), kind: 'ratio' },
+            { label: `HTTP ${store.label} propose+dispatch CPU-bound / bare 2 POSTs, ${at} (${CPU_BOUND})`, value: cpuBound(pd!, bare2!), kind: 'ratio' },
+          );
+        }
+        const [floor3, floor2] = [measured.get(FLOOR3), measured.get(FLOOR2)];
+        if (floor3 !== undefined && floor2 !== undefined) {
+          const reach = floorReach(store.label, clients, store.targets, { pac: pac!, bare3: bare3!, floor3, pd: pd!, bare2: bare2!, floor2 });
+          lines.push(...reach.lines);
+          ratios.push(...reach.ratios);
+        }
         if (commitsBefore !== undefined && commitsAfter !== undefined) {
           const bound = diskBound(store.label, clients, commitsBefore, commitsAfter, { three: median(bare3!.map((x) => x.perSec)), two: median(bare2!.map((x) => x.perSec)) });
           lines.push(...bound.lines);
@@ -148,7 +169,7 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
       console.log(`\n## ${section}`);
       for (const line of lines) console.log(line);
       console.log(
-        "    rt = one tool call's round trip (2 or 3 sequential POSTs); latency per round trip; CPU = process CPU time / round trips, median of rounds (database CPU: the Postgres backends serving the store, from /proc; commits: the store's durable commits)",
+        "    rt = one tool call's round trip (2 or 3 sequential POSTs); latency per round trip; CPU = process CPU time / round trips, median of rounds (database CPU: the Postgres backends serving the store or the floor, from /proc; commits: the store's or the floor's durable commits). floor = bare Hono + the minimum durable writes (proposal; consume before the tool runs; result), no gate or audit: what no implementation keeping that durability can skip",
       );
       printRatios(`HTTP ratios, ${store.label} (per-round medians)`, ratios.filter((r) => r.label.startsWith(`HTTP ${store.label} `)));
     } finally {
@@ -162,11 +183,14 @@ interface ChildUsage {
   cpu: number;
   commits?: number | undefined;
   dbCpuUs?: number | undefined;
+  floorCommits?: number | undefined;
+  floorDbCpuUs?: number | undefined;
 }
 
 interface ChildHandle {
   ok: true;
-  ports: { countersign: number; bare: number };
+  /** `floor` only beside a durable store. */
+  ports: { countersign: number; bare: number; floor?: number | undefined };
   usage(): Promise<ChildUsage>;
   stop(): Promise<void>;
 }
@@ -177,7 +201,7 @@ async function startChild(args: readonly string[], flags: readonly string[]): Pr
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [first] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => [{ failed: 'server process exited' }])])) as [
-    { ready?: true; ports?: { countersign: number; bare: number }; failed?: string },
+    { ready?: true; ports?: ChildHandle['ports']; failed?: string },
   ];
   if (first.failed !== undefined || first.ports === undefined) {
     child.kill();
@@ -188,8 +212,8 @@ async function startChild(args: readonly string[], flags: readonly string[]): Pr
     ports: first.ports,
     usage: async () => {
       child.send('cpu');
-      const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage; commits?: number; dbCpuUs?: number }];
-      return { cpu: answer.cpu.user + answer.cpu.system, commits: answer.commits, dbCpuUs: answer.dbCpuUs };
+      const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage } & Omit<ChildUsage, 'cpu'>];
+      return { ...answer, cpu: answer.cpu.user + answer.cpu.system };
     },
     stop: async () => {
       child.send('stop');
@@ -201,26 +225,34 @@ async function startChild(args: readonly string[], flags: readonly string[]): Pr
 let runCounter = 0;
 
 /** Every cell at `clients` clients: a warm-up, then `rounds` timed runs, interleaved. */
-async function measureClients(child: ChildHandle, clients: number, o: HttpOptions): Promise<Map<Cell, Sample[]>> {
-  const http = { countersign: new JsonClient(child.ports.countersign, clients), bare: new JsonClient(child.ports.bare, clients) };
+async function measureClients(child: ChildHandle, cells: readonly Cell[], clients: number, o: HttpOptions): Promise<Map<Cell, Sample[]>> {
+  const http = new Map<ServerName, JsonClient>();
+  for (const cell of cells) if (!http.has(cell.server)) http.set(cell.server, new JsonClient(child.ports[cell.server]!, clients));
   try {
-    for (const cell of CELLS) await runFor(child, http[cell.server], cell.flow, clients, o.warmupMs);
-    const out = new Map<Cell, Sample[]>(CELLS.map((c) => [c, []]));
+    for (const cell of cells) await runFor(child, http.get(cell.server)!, cell, clients, o.warmupMs);
+    const out = new Map<Cell, Sample[]>(cells.map((c) => [c, []]));
     for (let round = 0; round < o.rounds; round++) {
-      for (let i = 0; i < CELLS.length; i++) {
-        const cell = CELLS[(round + i) % CELLS.length]!;
-        out.get(cell)!.push(await runFor(child, http[cell.server], cell.flow, clients, o.roundMs));
+      for (let i = 0; i < cells.length; i++) {
+        const cell = cells[(round + i) % cells.length]!;
+        out.get(cell)!.push(await runFor(child, http.get(cell.server)!, cell, clients, o.roundMs));
       }
     }
     return out;
   } finally {
-    http.countersign.close();
-    http.bare.close();
+    for (const client of http.values()) client.close();
   }
 }
 
-/** `clients` workers run round trips back to back for `ms`; each round trip is timed. */
-async function runFor(child: ChildHandle, client: JsonClient, flow: Flow, clients: number, ms: number): Promise<Sample> {
+/** The commit and database CPU counters that belong to `server` (none for the bare server). */
+function countersOf(server: ServerName, usage: ChildUsage): { commits: number | undefined; dbCpuUs: number | undefined } {
+  if (server === 'countersign') return { commits: usage.commits, dbCpuUs: usage.dbCpuUs };
+  if (server === 'floor') return { commits: usage.floorCommits, dbCpuUs: usage.floorDbCpuUs };
+  return { commits: undefined, dbCpuUs: undefined };
+}
+
+/** `clients` workers run round trips of `cell` back to back for `ms`; each round trip is timed. */
+async function runFor(child: ChildHandle, client: JsonClient, cell: Cell, clients: number, ms: number): Promise<Sample> {
+  const { flow } = cell;
   const latencies: number[] = [];
   const run = runCounter++;
   const serverBefore = await child.usage();
@@ -240,20 +272,95 @@ async function runFor(child: ChildHandle, client: JsonClient, flow: Flow, client
   const serverAfter = await child.usage();
   const n = latencies.length;
   const per = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : (after - before) / n);
+  const [countedBefore, countedAfter] = [countersOf(cell.server, serverBefore), countersOf(cell.server, serverAfter)];
   return {
     perSec: n / (elapsed / 1000),
     latencies,
     serverCpuUs: (serverAfter.cpu - serverBefore.cpu) / n,
     clientCpuUs: (clientCpu.user + clientCpu.system) / n,
-    dbCpuUs: per(serverBefore.dbCpuUs, serverAfter.dbCpuUs),
-    commits: per(serverBefore.commits, serverAfter.commits),
+    dbCpuUs: per(countedBefore.dbCpuUs, countedAfter.dbCpuUs),
+    commits: per(countedBefore.commits, countedAfter.commits),
   };
+}
+
+interface FlowSamples {
+  pac: Sample[];
+  bare3: Sample[];
+  floor3: Sample[];
+  pd: Sample[];
+  bare2: Sample[];
+  floor2: Sample[];
+}
+
+/**
+ * The floor against the issue's targets, beside Countersign: the floor's rate / bare's (the
+ * 16-client target), its p50 (the 1-client target) and p99, Countersign / floor, and both
+ * servers' CPU per round trip. Where the floor misses a target, no implementation keeping
+ * the same durable commits reaches it on this machine now, and the line says so.
+ */
+function floorReach(label: string, clients: number, targets: Targets, s: FlowSamples): { lines: string[]; ratios: Ratio[] } {
+  const at = `${clients} client${clients === 1 ? '' : 's'}`;
+  const multi = clients > 1;
+  const lines: string[] = [];
+  const ratios: Ratio[] = [];
+  const p = (x: Sample[], q: number) => quantile(x.flatMap((y) => y.latencies).sort((a, b) => a - b), q);
+  const cpu = (x: Sample[]) => median(x.map((y) => y.serverCpuUs));
+  const flows = [
+    { ours: 'propose+authorize+complete', posts: 3, cs: s.pac, bare: s.bare3, floor: s.floor3 },
+    { ours: 'propose+dispatch', posts: 2, cs: s.pd, bare: s.bare2, floor: s.floor2 },
+  ];
+  for (const f of flows) {
+    const floorName = `floor ${f.posts} POSTs`;
+    const floorRatio = perRound(f.floor, f.bare);
+    const oursRatio = perRound(f.cs, f.bare);
+    const [floorP50, floorP99] = [p(f.floor, 0.5), p(f.floor, 0.99)];
+    ratios.push(
+      { label: `HTTP ${label} ${floorName} / bare ${f.posts} POSTs, ${at}`, value: floorRatio, kind: 'ratio', target: multi ? targets.ratio16 : undefined, floor: true },
+      { label: `HTTP ${label} ${f.ours} / ${floorName}, ${at}`, value: perRound(f.cs, f.floor), kind: 'ratio' },
+      { label: `HTTP ${label} ${floorName} p50, ${at}`, value: floorP50, kind: 'ms', atMost: true, target: multi ? undefined : targets.p50Ms1, floor: true },
+      { label: `HTTP ${label} ${floorName} p99, ${at}`, value: floorP99, kind: 'ms', atMost: true, target: multi ? targets.p99Ms : undefined, floor: true },
+      { label: `HTTP ${label} server CPU per round trip, ${f.ours} / ${floorName}, ${at}`, value: cpu(f.cs) / cpu(f.floor), kind: 'ratio' },
+    );
+    const floorCpuBound = cpuBound(f.floor, f.bare);
+    if (multi) ratios.push({ label: `HTTP ${label} ${floorName} CPU-bound / bare ${f.posts} POSTs, ${at} (${CPU_BOUND})`, value: floorCpuBound, kind: 'ratio' });
+    const reach = (met: boolean) => (met ? 'the floor reaches it' : "target below this machine's floor: out of reach here now");
+    const checks: string[] = [];
+    if (multi && targets.ratio16 !== undefined) {
+      checks.push(`${formatRatio(floorRatio)} bare (target ≥ ${formatRatio(targets.ratio16)}: ${reach(floorRatio >= targets.ratio16)}; Countersign ${formatRatio(oursRatio)})`);
+      // What the cores alone allow, whatever the disk does now.
+      checks.push(`CPU-bound ${formatRatio(floorCpuBound)} bare (Countersign ${formatRatio(cpuBound(f.cs, f.bare))})`);
+    }
+    if (!multi && targets.p50Ms1 !== undefined) {
+      checks.push(`p50 ${formatMs(floorP50)} (target ≤ ${formatMs(targets.p50Ms1)}: ${reach(floorP50 <= targets.p50Ms1)}; Countersign ${formatMs(p(f.cs, 0.5))})`);
+    }
+    if (multi && targets.p99Ms !== undefined) {
+      checks.push(`p99 ${formatMs(floorP99)} (target ≤ ${formatMs(targets.p99Ms)}: ${reach(floorP99 <= targets.p99Ms)}; Countersign ${formatMs(p(f.cs, 0.99))})`);
+    }
+    lines.push(
+      `  floor, ${f.posts} POSTs, ${at}: ${checks.length > 0 ? `${checks.join('; ')}; ` : ''}Countersign = ${formatRatio(perRound(f.cs, f.floor))} the floor's rate; server CPU ${Math.round(cpu(f.cs))} µs/rt vs the floor's ${Math.round(cpu(f.floor))} µs/rt`,
+    );
+  }
+  return { lines, ratios };
 }
 
 /** The median of the defined values, undefined if there are none. */
 function medianOf(values: readonly (number | undefined)[]): number | undefined {
   const defined = values.filter((v): v is number => v !== undefined);
   return defined.length === 0 ? undefined : median(defined);
+}
+
+const CPU_BOUND = "cores only: bare's CPU / this CPU, all processes";
+
+/**
+ * The ratio `a` would reach against `b` if the machine's cores were the only limit (no wait
+ * for the disk or the network): the CPU `b` spends per round trip over the CPU `a` spends,
+ * counting every process on the machine that works for it (server, load generator, Postgres
+ * backends). Per-round median. It does not move with the disk's latency, which the other
+ * helpers' fsyncs push around from one minute to the next.
+ */
+function cpuBound(a: Sample[], b: Sample[]): number {
+  const total = (x: Sample) => x.serverCpuUs + x.clientCpuUs + (x.dbCpuUs ?? 0);
+  return median(a.map((x, i) => total(b[i]!) / total(x)));
 }
 
 function perRound(a: Sample[], b: Sample[]): number {

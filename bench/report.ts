@@ -24,6 +24,11 @@ export interface Ratio {
   kind: 'ratio' | 'rate' | 'ms';
   /** Why a value is missing. */
   skipped?: string | undefined;
+  /**
+   * The figure is a floor's (a baseline doing only the work no implementation can skip): a
+   * missed target then reads as out of reach on this machine, not as a shortfall of ours.
+   */
+  floor?: boolean | undefined;
 }
 
 export function formatRate(value: number): string {
@@ -66,7 +71,8 @@ export function verdict(r: Ratio): string {
   const shown = formatAs(r.kind, r.value);
   if (r.target === undefined) return shown;
   const met = r.atMost === true ? r.value <= r.target : r.value >= r.target;
-  return `${shown}  (target ${r.atMost === true ? '≤' : '≥'} ${formatAs(r.kind, r.target)}: ${met ? 'met' : 'not met'})`;
+  const outcome = r.floor === true ? (met ? 'the floor reaches it' : 'the floor itself misses it: out of reach on this machine now') : met ? 'met' : 'not met';
+  return `${shown}  (target ${r.atMost === true ? '≤' : '≥'} ${formatAs(r.kind, r.target)}: ${outcome})`;
 }
 
 export function printRatios(title: string, ratios: readonly Ratio[]): void {

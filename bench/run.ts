@@ -3,7 +3,7 @@
  * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
  *
- * `npm run bench -- http` (or `gate`, `stores`, `mcp`, `proxy`, several; `http sqlite` for one store, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
+ * `npm run bench -- http` (or `gate`, `stores`, `mcp`, `proxy`, several; `http sqlite` for one store, `http postgres`, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
  * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,11 @@ const http: HttpResult = runs('http')
       rounds: 3,
       roundMs: 700,
       warmupMs: 300,
-      only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite' || a === 'sqlite-offloop' || a === 'postgresql'),
+      // `postgres` too: the store's label is PostgreSQL, and `http postgres` used to run nothing for it.
+      only: process.argv
+        .slice(2)
+        .filter((a) => a === 'memory' || a === 'sqlite' || a === 'sqlite-offloop' || a === 'postgresql' || a === 'postgres')
+        .map((a) => (a === 'postgres' ? 'postgresql' : a)),
       serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
     })
   : EMPTY;
@@ -63,7 +67,7 @@ const endLoad = loadavg()[0]!;
 // The issue's four ratios per size, the AI SDK comparison, then the store figures.
 const headline = [
   ...partA.ratios.filter((r) => r.target !== undefined),
-  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling')),
+  ...http.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || r.label.includes('disk floor') || r.label.includes('disk ceiling') || (r.label.includes(' / floor') && r.label.endsWith('16 clients')) || r.label.includes(' CPU-bound / bare')),
   ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || (r.label.includes('byte relay') && r.label.includes('p50'))),
   ...partB.ratios,
   ...proxy.ratios.filter((r) => r.target !== undefined),
