@@ -177,9 +177,12 @@ function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, even
   const seq = prev === undefined ? 1 : prev.seq + 1;
   // prev.hash is hex (checked by buildRecord, or this process's own record), as is GENESIS_HASH.
   const prevHash = prev === undefined ? GENESIS_HASH : prev.hash;
-  const record = newRecord(seq, prevHash, type as AuditEventType, at, call, requestId, actor);
-  if (reason !== undefined) record.reason = reason;
-  if (detail !== undefined) record.detail = detail.copy;
+  // With a reason, the detail is added after it: records keep the member order they always had.
+  const record = newRecord(seq, prevHash, type as AuditEventType, at, call, requestId, actor, reason === undefined ? detail?.copy : undefined);
+  if (reason !== undefined) {
+    record.reason = reason;
+    if (detail !== undefined) record.detail = detail.copy;
+  }
 
   // encodeChecked's text, from the values just checked: keys in UTF-16 order, `type` last.
   // prevHash (hex), type (a known type name) and `at`/`seq` (String() of finite numbers) need no escaping.
@@ -233,7 +236,9 @@ function actorMember(actor: string): string {
  * The record's fields in the order records have always read (seq, prevHash and hash first;
  * absent ones stay absent). A record about a call (every call field and the actor present,
  * as the gate writes them) is one object literal: one allocation of the right size instead
- * of a small object grown field by field.
+ * of a small object grown field by field. `detail` is in the literal too: added afterwards,
+ * it would not fit the literal's in-object slots and cost every such record (both records of
+ * every dispatch) a separate property array, retained as long as the log (~40 B each).
  */
 function newRecord(
   seq: number,
@@ -243,11 +248,16 @@ function newRecord(
   call: CallFields,
   requestId: string | undefined,
   actor: string | undefined,
+  detail: { [key: string]: AuditValue } | undefined,
 ): AuditRecord {
   const { runId, sessionId, callId, proposalId, toolName, argsDigest } = call as { readonly [K in keyof CallFields]: string | undefined };
   if (runId !== undefined && sessionId !== undefined && callId !== undefined && proposalId !== undefined && toolName !== undefined && argsDigest !== undefined && actor !== undefined) {
-    if (requestId === undefined) return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, toolName, argsDigest, actor };
-    return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, requestId, toolName, argsDigest, actor };
+    if (detail === undefined) {
+      if (requestId === undefined) return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, toolName, argsDigest, actor };
+      return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, requestId, toolName, argsDigest, actor };
+    }
+    if (requestId === undefined) return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, toolName, argsDigest, actor, detail };
+    return { seq, prevHash, hash: '', type, at, runId, sessionId, callId, proposalId, requestId, toolName, argsDigest, actor, detail };
   }
   const record = { seq, prevHash, hash: '', type, at } as AuditRecord;
   if (runId !== undefined) record.runId = runId;
@@ -258,6 +268,7 @@ function newRecord(
   if (toolName !== undefined) record.toolName = toolName;
   if (argsDigest !== undefined) record.argsDigest = argsDigest;
   if (actor !== undefined) record.actor = actor;
+  if (detail !== undefined) record.detail = detail;
   return record;
 }
 
