@@ -10,6 +10,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { createApp } from '../packages/server/src/app/create-app.ts';
+import type { AppEnv } from '../packages/server/src/app/env.ts';
 import { resolveTuning } from '../packages/server/src/app/options.ts';
 import type { Services } from '../packages/server/src/app/services.ts';
 import { Authenticator } from '../packages/server/src/auth/authenticator.ts';
@@ -29,8 +30,8 @@ const LIMITS = { maxBytes: 1 << 20, maxDepth: 67 };
 const secret = randomBytes(32).toString('hex');
 const auth = { agents: [{ name: 'bench-agent', token: BENCH_AGENT_TOKEN }], approvers: [], sessionSecret: secret };
 
-function withMiddleware(): Hono {
-  const app = new Hono();
+function withMiddleware(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.use('*', requestLog(pino({ level: 'silent' })));
   app.use('*', securityHeaders());
   app.use('*', bodyLimit(LIMITS.maxBytes));
@@ -44,7 +45,7 @@ bare.post('/p', async (c) => c.json({ echo: await c.req.json() }));
 const intake = withMiddleware();
 intake.post('/p', async (c) => {
   validate(ProposalsBody, await readJsonBody(c, LIMITS));
-  return jsonResponse(CANNED);
+  return jsonResponse(c, CANNED);
 });
 // 3. + bearer authentication (requireAgent: throttle check, token digest, constant-time compare).
 const services = {
@@ -56,7 +57,7 @@ const services = {
 const authed = withMiddleware();
 authed.post('/p', requireAgent(services), async (c) => {
   validate(ProposalsBody, await readJsonBody(c, LIMITS));
-  return jsonResponse(CANNED);
+  return jsonResponse(c, CANNED);
 });
 // 4. + the gate's propose (its own in-memory gate) and the real outcomes, outside the app.
 const bareGate = allowTransferMemoryGate();
@@ -64,14 +65,14 @@ const gated = withMiddleware();
 gated.post('/p', requireAgent(services), async (c) => {
   const body = validate(ProposalsBody, await readJsonBody(c, LIMITS));
   const proposed = await bareGate.proposeResponse(body, { id: 'bench-agent' });
-  return jsonResponse({ outcomes: proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id })) });
+  return jsonResponse(c, { outcomes: proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id })) });
 });
 // 5. the whole app's POST /proposals over an in-memory gate (no durability).
 const gate = allowTransferMemoryGate();
 const full = createApp({ gate, auth }).app;
 
 
-function listen(app: Hono): Promise<number> {
+function listen(app: { fetch: Hono['fetch'] }): Promise<number> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 }

@@ -1,12 +1,16 @@
+import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { currentRequestId } from './request-id.ts';
+import type { AppEnv } from '../app/env.ts';
 import { isPrebuilt, jsonResponse, SECURITY_HEADERS } from './security-headers.ts';
+
+// Only what jsonResponse reads from a route's context: the request id the request log set.
+const contextWith = (requestId: string | undefined) => ({ get: (key: string) => (key === 'requestId' ? requestId : undefined) }) as unknown as Context<AppEnv>;
 
 describe('jsonResponse', () => {
   // Its header record is written out by hand for speed: it must never drift from SECURITY_HEADERS.
   it('carries every security header, JSON content type and no-store, and the request id when there is one', async () => {
-    const withId = currentRequestId.run('req-1', () => jsonResponse({ ok: true }, 201));
-    const withoutId = jsonResponse({ ok: true });
+    const withId = jsonResponse(contextWith('req-1'), { ok: true }, 201);
+    const withoutId = jsonResponse(contextWith(undefined), { ok: true });
     for (const response of [withId, withoutId]) {
       expect(isPrebuilt(response)).toBe(true);
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers.get(name)).toBe(value);

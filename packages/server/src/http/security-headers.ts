@@ -1,6 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app/env.ts';
-import { currentRequestId } from './request-id.ts';
 
 /**
  * No inline script or style, nothing from other origins, never framed. The pages' scripts
@@ -29,10 +28,11 @@ type Marked = Response & { [PREBUILT]?: true };
  * A JSON answer with the security headers (and no-store) already in place, as one
  * plain header record. Why not `c.json` + the middleware: adding headers after the
  * fact makes @hono/node-server turn its lightweight response into a WHATWG Headers
- * object and back, which cost more than the hot agent routes' own handlers.
+ * object and back, which cost more than the hot agent routes' own handlers. The
+ * request id (x-request-id) is read from the context, where the request log put it.
  */
-export function jsonResponse(body: unknown, status = 200): Response {
-  const requestId = currentRequestId.getStore();
+export function jsonResponse(c: Context<AppEnv>, body: unknown, status = 200): Response {
+  const requestId = c.get('requestId');
   const response = new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId) });
   (response as Marked)[PREBUILT] = true;
   return response;
@@ -59,7 +59,7 @@ function jsonHeaders(requestId: string | undefined): Record<string, string> {
   };
 }
 
-// Outside the request log (handlers called directly): the same answer without an id.
+// Without the request log (a route mounted on its own, as in tests): the same answer without an id.
 const JSON_HEADERS_WITHOUT_ID: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
 
 /**

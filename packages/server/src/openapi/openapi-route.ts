@@ -8,9 +8,9 @@ import { openApiDocument } from './openapi-document.ts';
 export function openApiRoute(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', () => {
+  app.get('/openapi.json', (c) => {
     document ??= openApiDocument(packageVersion());
-    return jsonResponse(document);
+    return jsonResponse(c, document);
   });
   return app;
 }

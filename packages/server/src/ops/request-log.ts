@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../app/env.ts';
-import { currentRequestId } from '../http/request-id.ts';
 import { isPrebuilt } from '../http/security-headers.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -23,8 +22,8 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestId = presented !== undefined && ACCEPTED_ID.test(presented) ? presented : randomUUID();
     c.set('requestId', requestId);
     const started = performance.now();
-    await currentRequestId.run(requestId, next);
-    // jsonResponse set it already (see currentRequestId); rewriting its headers would cost more than the route.
+    await next();
+    // jsonResponse set it already (from the context); rewriting its headers would cost more than the route.
     if (!isPrebuilt(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
     const status = c.res.status;
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';

@@ -19,27 +19,31 @@ export function timedLedger<L extends LedgerStore>(ledger: L, observe: StoreObse
       if (timed === undefined) {
         const method = value as (...args: unknown[]) => unknown;
         const name = String(property);
+        const record = (started: number, outcome: 'ok' | 'error') => {
+          try {
+            observe(name, (performance.now() - started) / 1000, outcome);
+          } catch {
+            // A metric that cannot be recorded must not fail the store call it measured (nor, below, go unhandled).
+          }
+        };
         timed = (...args: unknown[]) => {
           const started = performance.now();
-          const seconds = () => (performance.now() - started) / 1000;
           let result: unknown;
           try {
             result = method.apply(target, args);
           } catch (error) {
-            observe(name, seconds(), 'error');
+            record(started, 'error');
             throw error;
           }
           if (!(result instanceof Promise)) return result;
-          return result.then(
-            (settled: unknown) => {
-              observe(name, seconds(), 'ok');
-              return settled;
-            },
-            (error: unknown) => {
-              observe(name, seconds(), 'error');
-              throw error;
-            },
+          // Observed beside the caller's own wait, not in front of it: the caller awaits the
+          // store's promise itself (one hop fewer per store call), and these reactions, added
+          // first, still run before it resumes. The branch always settles: nothing unhandled.
+          result.then(
+            () => record(started, 'ok'),
+            () => record(started, 'error'),
           );
+          return result;
         };
         wrapped.set(property, timed);
       }

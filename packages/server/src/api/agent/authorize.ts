@@ -27,7 +27,7 @@ export function authorizeRoutes(services: Services): Hono<AppEnv> {
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no such call was recorded by this agent');
     }
-    return jsonResponse(outcome);
+    return jsonResponse(c, outcome);
   });
 
   /**
@@ -43,7 +43,7 @@ export function authorizeRoutes(services: Services): Hono<AppEnv> {
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no recorded call of this agent matches');
     }
-    return jsonResponse(outcome);
+    return jsonResponse(c, outcome);
   });
   return routes;
 }

@@ -21,7 +21,7 @@ export function completeRoutes(services: Services): Hono<AppEnv> {
     const { grant, completion } = validate(CompleteBody, await readJsonBody(c, services.bodyLimits));
     const outcome = await services.gate.complete(grant, completion, agentOf(c));
     if (!outcome.ok && outcome.reason === 'unknown_grant') throw new ApiError('not_found', 'no such call was authorized for this agent');
-    return jsonResponse(outcome);
+    return jsonResponse(c, outcome);
   });
   return routes;
 }

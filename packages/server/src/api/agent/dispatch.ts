@@ -36,7 +36,7 @@ export function dispatchRoutes(services: Services): Hono<AppEnv> {
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no such call was recorded by this agent');
     }
-    return jsonResponse(outcome);
+    return jsonResponse(c, outcome);
   });
   return routes;
 }

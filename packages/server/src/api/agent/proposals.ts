@@ -35,7 +35,7 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
     }
     // The agent runtime is inside the trust boundary: it gets the full outcome.
     const outcomes: ProposalResult[] = proposed.map((outcome, i) => ({ ...outcome, callId: body.toolCalls[i]!.id }));
-    return jsonResponse({ outcomes });
+    return jsonResponse(c, { outcomes });
   });
   return routes;
 }

@@ -23,7 +23,7 @@ export function relayedRoutes(services: Services): Hono<AppEnv> {
     if (!Id.safeParse(runId).success) throw new ApiError('invalid_request', 'runId must be a non-empty id of at most 256 characters');
     const body = validate(RelayedBody, await readJsonBody(c, services.bodyLimits));
     const outcome = await services.gate.checkRelayed({ runId, toolMessages: body.toolMessages }, agentOf(c));
-    if (outcome.ok || outcome.reason === 'relay_refused') return jsonResponse(outcome);
+    if (outcome.ok || outcome.reason === 'relay_refused') return jsonResponse(c, outcome);
     if (outcome.reason === 'store_unavailable') throw new ApiError('store_unavailable', 'the approval store is unavailable');
     throw new ApiError('invalid_request', outcome.message);
   });

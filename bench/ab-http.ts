@@ -1,0 +1,67 @@
+/**
+ * Profiling driver (not part of `npm run bench`): the HTTP bench's server child of two
+ * checkouts (A and B, e.g. main and a branch), one flow driven against each in turn,
+ * alternating A,B,B,A,… so drift on a shared machine falls on both sides alike. Prints
+ * server CPU per round trip (medians) and the per-pair B/A ratios.
+ *   node --conditions=countersign-source bench/ab-http.ts <memory|sqlite|postgres> <pd|pac> <clients> <seconds> <pairs> <dirA> <dirB>
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { runWorkers } from './harness.ts';
+import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { median } from './stats.ts';
+import { PG_URL } from './stores.ts';
+
+const [kind = 'memory', flowName = 'pd', clientsText = '16', secondsText = '3', pairsText = '5', dirA = '.', dirB = '.'] = process.argv.slice(2);
+const FLOWS: Record<string, Flow> = { pd: proposeDispatch, pac: proposeAuthorizeComplete, bare2: bareTwo, bare3: bareThree };
+const flow = FLOWS[flowName]!;
+const clients = Number(clientsText);
+
+async function start(dir: string) {
+  const child: ChildProcess = fork(join(dir, 'bench/http-server-child.ts'), kind === 'postgres' ? [kind, PG_URL] : [kind], {
+    cwd: dir,
+    execArgv: ['--conditions=countersign-source'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number } }];
+  const client = new JsonClient(flowName.startsWith('bare') ? ready.ports.bare : ready.ports.countersign, clients);
+  const cpu = async () => {
+    child.send('cpu');
+    const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
+    return answer.cpu.user + answer.cpu.system;
+  };
+  return { child, client, cpu };
+}
+
+const servers = [await start(dirA), await start(dirB)];
+let tag = 0;
+async function measure(server: (typeof servers)[number], ms: number): Promise<number> {
+  const run = tag++;
+  const before = await server.cpu();
+  const deadline = performance.now() + ms;
+  let n = 0;
+  await runWorkers(clients, async (w) => {
+    for (let i = 0; performance.now() < deadline; i++) {
+      await flow(server.client, `c-${i}`, `r-${run}-${w}`);
+      n++;
+    }
+  });
+  return ((await server.cpu()) - before) / n;
+}
+for (const server of servers) await measure(server, 1500);
+const a: number[] = [];
+const b: number[] = [];
+for (let p = 0; p < Number(pairsText); p++) {
+  for (const i of p % 2 === 0 ? [0, 1] : [1, 0]) (i === 0 ? a : b).push(await measure(servers[i]!, Number(secondsText) * 1000));
+}
+const ratios = a.map((x, i) => b[i]! / x);
+console.log(
+  `${kind} ${flowName} ${clients} clients, server CPU µs/rt, median of ${a.length} pairs: A ${median(a).toFixed(1)}  B ${median(b).toFixed(1)}  ` +
+    `B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+);
+for (const server of servers) {
+  server.client.close();
+  server.child.send('stop');
+}
+await Promise.all(servers.map((server) => once(server.child, 'exit')));
