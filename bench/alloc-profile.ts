@@ -15,6 +15,7 @@ import { getHeapStatistics } from 'node:v8';
 import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { dispatchLoop } from './gate-cases.ts';
+import { bytesBySite } from './heap-sites.ts';
 
 const what = process.argv[2] ?? 'dispatch';
 const label = (process.argv[3] ?? '200B').replace(/\s/g, '');
@@ -100,20 +101,6 @@ await loop();
 const { profile } = await session.post('HeapProfiler.stopSampling');
 session.disconnect();
 
-interface Node {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: Node[];
-}
-const bySite = new Map<string, number>();
-let total = 0;
-const walk = (node: Node) => {
-  const f = node.callFrame;
-  const site = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(packages|bench|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
-  bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-  total += node.selfSize;
-  for (const child of node.children) walk(child);
-};
-walk(profile.head as unknown as Node);
+const { total, sites } = bytesBySite(profile.head);
 console.log(`sampled: ${(total / ops).toFixed(0)} B/op; top ${top} allocating functions (self, B/op):`);
-for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${(bytes / ops).toFixed(0).padStart(7)}  ${site}`);
+for (const [site, bytes] of sites.slice(0, top)) console.log(`${(bytes / ops).toFixed(0).padStart(7)}  ${site}`);

@@ -11,6 +11,7 @@
 import { Session } from 'node:inspector/promises';
 import { ARGUMENT_CASES } from './arguments.ts';
 import { dispatchLoop } from './gate-cases.ts';
+import { bytesBySite } from './heap-sites.ts';
 
 const label = (process.argv[2] ?? '200B').replace(/\s/g, '');
 const ops = Number(process.argv[3] ?? 5000);
@@ -35,23 +36,9 @@ const { profile } = await session.post('HeapProfiler.getSamplingProfile');
 await session.post('HeapProfiler.stopSampling');
 session.disconnect();
 
-interface Node {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: Node[];
-}
-const bySite = new Map<string, number>();
-let total = 0;
-const walk = (node: Node) => {
-  const f = node.callFrame;
-  const site = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(packages|bench|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
-  bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-  total += node.selfSize;
-  for (const child of node.children) walk(child);
-};
-walk(profile.head as unknown as Node);
+const { total, sites } = bytesBySite(profile.head);
 console.log(`${arg.label} dispatch: ${(total / ops).toFixed(0)} B/op live after the loop and a full GC (sampled); by allocating function:`);
-for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+for (const [site, bytes] of sites.slice(0, top)) {
   if (bytes / ops >= 1) console.log(`${(bytes / ops).toFixed(0).padStart(7)}  ${site}`);
 }
 // Keeps the loop's gate reachable until the profile has been read.
