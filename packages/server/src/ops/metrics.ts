@@ -42,18 +42,9 @@ export class ServerMetrics {
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
   }
 
-  // The store histogram's children by operation (a handful of method names), both outcomes bound at once:
-  // four observations per propose + dispatch, so no label object, string key or rest array per observation.
-  readonly #storeChildren = new Map<string, Record<'ok' | 'error', ReturnType<Histogram['labels']>>>();
-
   /** Feed to `timedLedger`. */
   readonly observeStore: StoreObserver = (operation, seconds, outcome) => {
-    let byOutcome = this.#storeChildren.get(operation);
-    if (byOutcome === undefined) {
-      byOutcome = { ok: this.#storeLatency.labels(operation, 'ok'), error: this.#storeLatency.labels(operation, 'error') };
-      this.#storeChildren.set(operation, byOutcome);
-    }
-    byOutcome[outcome].observe(seconds);
+    this.#child(this.#storeLatency, operation, outcome).observe(seconds);
   };
 
   setStoreUp(up: boolean): void {
@@ -81,23 +72,26 @@ export class ServerMetrics {
     if (found?.ok === true) this.#approvalWait.observe({ decision: waited.decision }, Math.max(0, at - found.view.request.createdAt) / 1000);
   }
 
-  // Bound children per counter and label value: prom-client otherwise hashes the label object on every update.
-  // Keyed by the counter, then the label value (for two labels, the values joined; only refusals have two).
-  readonly #children = new Map<Counter, Map<string, Counter.Internal>>();
-
-  #inc(counter: Counter, value: string, second?: string): void {
-    let byValue = this.#children.get(counter);
-    if (byValue === undefined) {
-      byValue = new Map();
-      this.#children.set(counter, byValue);
+  // Bound children per metric and label values: prom-client otherwise hashes the label object on every update.
+  // Keyed by the metric object, then by the label value(s): no per-update string building for one label.
+  readonly #children = new Map<Counter | Histogram, Map<string, unknown>>();
+  #child<M extends Counter | Histogram>(metric: M, ...values: string[]): ReturnType<M['labels']> {
+    let byValues = this.#children.get(metric);
+    if (byValues === undefined) {
+      byValues = new Map();
+      this.#children.set(metric, byValues);
     }
-    const key = second === undefined ? value : `${value}\u0000${second}`;
-    let child = byValue.get(key);
+    const key = values.length === 1 ? values[0]! : values.join('\u0000');
+    let child = byValues.get(key);
     if (child === undefined) {
-      child = second === undefined ? counter.labels(value) : counter.labels(value, second);
-      byValue.set(key, child);
+      child = metric.labels(...values);
+      byValues.set(key, child);
     }
-    child.inc();
+    return child as ReturnType<M['labels']>;
+  }
+
+  #inc(counter: Counter, ...values: string[]): void {
+    this.#child(counter, ...values).inc();
   }
 
   #count(event: DeliveredEvent): void {
