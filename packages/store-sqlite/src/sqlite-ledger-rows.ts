@@ -35,11 +35,9 @@ const REQUEST_COLUMNS = [
   'passkey', 'status', 'token_id', 'approved_at', 'consumed_at',
 ] as const;
 const SELECT_PROPOSAL = `SELECT ${PROPOSAL_COLUMNS.join(', ')} FROM proposals`;
-const SELECT_PROPOSAL_WITH_REQUEST = `
-  SELECT ${PROPOSAL_COLUMNS.map((c) => `p.${c}`).join(', ')}, ${REQUEST_COLUMNS.map((c) => `r.${c}`).join(', ')},
-    CASE WHEN r.request_id IS NULL THEN NULL ELSE ${DECISIONS_OF_R} END
-  FROM proposals p LEFT JOIN approval_requests r ON r.proposal_id = p.proposal_id
-  WHERE p.proposal_id = ?`;
+const SELECT_REQUEST_OF_PROPOSAL = `
+  SELECT ${REQUEST_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${DECISIONS_OF_R}
+  FROM approval_requests r WHERE r.proposal_id = ?`;
 
 /** The proposal whose PROPOSAL_COLUMNS start at `at` in `v`, checked by proposalFromRow. */
 function proposalFromValues(v: readonly unknown[], at = 0): Proposal {
@@ -67,23 +65,23 @@ function proposalFromValues(v: readonly unknown[], at = 0): Proposal {
   });
 }
 
-/** The request whose REQUEST_COLUMNS start at `at` in `v`, then its decisions (JSON), checked by requestFromRow. */
-function requestFromValues(v: readonly unknown[], at: number): ApprovalRequest {
+/** The request whose REQUEST_COLUMNS are `v`, then its decisions (JSON), checked by requestFromRow. */
+function requestFromValues(v: readonly unknown[]): ApprovalRequest {
   return requestFromRow({
-    request_id: v[at],
-    proposal_id: v[at + 1],
-    created_at: v[at + 2],
-    expires_at: v[at + 3],
-    required_approvals: v[at + 4],
-    eligible: v[at + 5],
-    rule_id: v[at + 6],
-    rule_description: v[at + 7],
-    passkey: v[at + 8],
-    status: v[at + 9],
-    token_id: v[at + 10],
-    approved_at: v[at + 11],
-    consumed_at: v[at + 12],
-    decisions: v[at + 13],
+    request_id: v[0],
+    proposal_id: v[1],
+    created_at: v[2],
+    expires_at: v[3],
+    required_approvals: v[4],
+    eligible: v[5],
+    rule_id: v[6],
+    rule_description: v[7],
+    passkey: v[8],
+    status: v[9],
+    token_id: v[10],
+    approved_at: v[11],
+    consumed_at: v[12],
+    decisions: v[13],
   });
 }
 
@@ -131,12 +129,16 @@ export function proposalRow(conn: SqliteConnection, proposalId: string): Proposa
   return values === undefined ? undefined : proposalFromValues(values);
 }
 
-/** A proposal and its approval request (if it has one) in one statement, so one read transaction. */
+/**
+ * A proposal and its approval request (if it has one), read in one snapshot: the caller runs
+ * this under SqliteConnection.readSnapshot (or inside a write transaction). Two indexed
+ * statements rather than a LEFT JOIN, which node:sqlite reads about eight times more slowly.
+ */
 export function proposalWithRequestRow(conn: SqliteConnection, proposalId: string): ProposalWithRequest | undefined {
-  const values = conn.arrayStatement(SELECT_PROPOSAL_WITH_REQUEST).get(proposalId);
+  const values = conn.arrayStatement(`${SELECT_PROPOSAL} WHERE proposal_id = ?`).get(proposalId);
   if (values === undefined) return undefined;
-  const hasRequest = values[PROPOSAL_COLUMNS.length] !== null;
-  return { proposal: proposalFromValues(values), request: hasRequest ? requestFromValues(values, PROPOSAL_COLUMNS.length) : undefined };
+  const requestValues = conn.arrayStatement(SELECT_REQUEST_OF_PROPOSAL).get(proposalId);
+  return { proposal: proposalFromValues(values), request: requestValues === undefined ? undefined : requestFromValues(requestValues) };
 }
 
 export function proposalByCallRow(conn: SqliteConnection, runId: string, callId: string): Proposal | undefined {

@@ -67,8 +67,8 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
-    // One statement (a LEFT JOIN): the call and its request are read in the same read transaction.
-    return this.#conn.read(() => proposalWithRequestRow(this.#conn, proposalId));
+    // One read transaction: the call and its request are read from the same snapshot.
+    return this.#conn.readSnapshot(() => proposalWithRequestRow(this.#conn, proposalId));
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
