@@ -1,11 +1,12 @@
 import { type AuditEvent, verifyChain } from '@countersign/core/audit';
 import { sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteConnection } from './connection.ts';
 import { openDatabase } from './database.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteLedger } from './sqlite-ledger.ts';
 import { tempParts } from './testing/temp-parts.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 // SqliteAuditLog starts an append from the head the previous append in the same write
 // transaction left, instead of reading it again. These attack that shortcut: any write
@@ -15,13 +16,10 @@ const T0 = Date.UTC(2026, 0, 1);
 const event = (at: number): AuditEvent => ({ type: 'dispatch', at });
 
 describe('sqlite audit head reuse within a write transaction', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open() {
     const t = tempParts();
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t;
   }
 

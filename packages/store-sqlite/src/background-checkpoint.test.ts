@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { verifyChain } from '@countersign/core/audit';
 import { describeGateAttacks, inProcessAttackAdapter, runAtomicAuditConformance, sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BackgroundCheckpointer } from './background-checkpoint.ts';
 import { SqliteAuditLog } from './sqlite-audit-log.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
 import { tempParts } from './testing/temp-parts.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 /** A ledger with its audit log whose checkpoint worker starts at the first commit, so it runs beside every write of a suite. */
 function checkpointedFromTheStart() {
@@ -38,14 +39,11 @@ async function eventually(done: () => boolean, tries = 1_000): Promise<void> {
 }
 
 describe('sqlite background checkpoints', () => {
-  const cleanups: (() => Promise<void> | void)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
 
   it('the worker copies committed pages into the database file itself, and close waits for it', async () => {
     const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1 });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     const audit = new SqliteAuditLog(t.conn);
     const ledger = new SqliteLedger(t.conn, audit);
     const ids: string[] = [];
@@ -58,7 +56,7 @@ describe('sqlite background checkpoints', () => {
     // The main file alone, without its WAL: what it holds was copied there by a checkpoint,
     // and the loop's own autocheckpoint (every ~1,000 frames) has not fired for 50 writes.
     const copyDir = mkdtempSync(join(tmpdir(), 'countersign-ckpt-copy-'));
-    cleanups.push(() => rmSync(copyDir, { recursive: true, force: true }));
+    defer(() => rmSync(copyDir, { recursive: true, force: true }));
     const countInMainFile = (): number => {
       copyFileSync(t.path, join(copyDir, 'copy.sqlite'));
       const copy = new DatabaseSync(join(copyDir, 'copy.sqlite'));
@@ -83,7 +81,7 @@ describe('sqlite background checkpoints', () => {
 
   it('below its frame mark the worker copies nothing (no extra fsyncs on a lightly used store)', async () => {
     const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1_000_000 });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     for (let i = 0; i < 20; i++) await t.ledger.recordProposal(sampleProposal());
     expect(t.conn.checkpointer?.running).toBe(true);
     // Several polls' worth: a worker copying on every poll would have run by now.
@@ -93,7 +91,7 @@ describe('sqlite background checkpoints', () => {
 
   it('a store that commits less than the threshold starts no thread', async () => {
     const t = tempParts({ checkpointAfterCommits: 10 });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     for (let i = 0; i < 9; i++) await t.ledger.recordProposal(sampleProposal());
     expect(t.conn.checkpointer?.running).toBe(false);
     await t.ledger.recordProposal(sampleProposal());
@@ -102,7 +100,7 @@ describe('sqlite background checkpoints', () => {
 
   it("'inline' keeps SQLite's own checkpoints and no worker", async () => {
     const t = tempParts({ checkpoint: 'inline', checkpointAfterCommits: 1 });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     await t.ledger.recordProposal(sampleProposal());
     expect(t.conn.checkpointer).toBeUndefined();
   });
@@ -114,7 +112,7 @@ describe('sqlite background checkpoints', () => {
   // therefore never be closed while this process may hold SQLite locks on it.
   it.skipIf(!existsSync('/proc/locks'))('a worker that exits (close, or a failure) leaves the connection beside it its WAL-index locks', async () => {
     const t = tempParts({ checkpoint: 'inline' });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     await t.ledger.recordProposal(sampleProposal());
     const shm = statSync(`${t.path}-shm`);
     // This process's locks on the -shm file: at least the shared lock every open connection holds.
@@ -141,7 +139,7 @@ describe('sqlite background checkpoints', () => {
 
   it('a worker that cannot open the file (deleted under the store) does not recreate it, and none is started again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-ckpt-gone-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
     const gone = join(dir, 'gone.sqlite');
     // Its WAL-index is still there (the worker's descriptor of it is opened before the worker starts).
     writeFileSync(`${gone}-shm`, '');

@@ -1,8 +1,9 @@
 import { verifyChain } from '@countersign/core/audit';
 import { runAtomicAuditConformance } from '@countersign/core/testing';
 import { makeGateFixture } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempStore } from './testing/temp-store.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 runAtomicAuditConformance('sqlite', async () => {
   const { store, cleanup } = tempStore();
@@ -14,14 +15,11 @@ runAtomicAuditConformance('sqlite', async () => {
  * share one COMMIT (a count of transactions, not a timing).
  */
 describe('sqlite: one durable commit per step', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
 
   function fixture() {
     const t = tempStore();
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     const f = makeGateFixture({ ledger: t.store.ledger, audit: t.store.audit });
     /** Commits made while `step` ran. */
     const commitsOf = async <T>(step: () => Promise<T>): Promise<{ value: T; commits: number }> => {

@@ -1,20 +1,18 @@
 import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { LedgerError } from '@countersign/core/ledger';
 import { makeGateFixture, sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from './open.ts';
 import { tempStore } from './testing/temp-store.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 const unavailable = (e: unknown) => e instanceof LedgerError && e.code === 'store_unavailable';
 
 describe('sqlite: the database file deleted or replaced while open fails closed', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open() {
     const t = tempStore();
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t;
   }
 

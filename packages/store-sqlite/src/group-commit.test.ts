@@ -2,9 +2,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { type AuditEvent, GENESIS_HASH, verifyChain } from '@countersign/core/audit';
 import { type ConsumeResult, LedgerError } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteLedger } from './sqlite-ledger.ts';
 import { tempParts } from './testing/temp-parts.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const KEPT = 'a'.repeat(64);
@@ -25,13 +26,10 @@ function isUnavailable(e: unknown): boolean {
 }
 
 describe('sqlite group commit', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open(options: Parameters<typeof tempParts>[0] = {}) {
     const t = tempParts(options);
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t;
   }
 

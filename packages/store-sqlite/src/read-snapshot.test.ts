@@ -1,21 +1,19 @@
 import { DatabaseSync } from 'node:sqlite';
 import { sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempParts } from './testing/temp-parts.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 // getProposalWithRequest reads a proposal and its request with two statements; they must
 // come from one snapshot, or another process (a second server on the same file) could
 // commit between them and the pair would describe no state the ledger was ever in.
 describe('sqlite readSnapshot', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open() {
     const t = tempParts();
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     const other = new DatabaseSync(t.path, { timeout: 5_000 });
-    cleanups.push(async () => other.close());
+    defer(async () => other.close());
     return { ...t, other };
   }
   const countProposals = (conn: ReturnType<typeof tempParts>['conn']) => Number(conn.statement('SELECT count(*) AS n FROM proposals').get()!.n);

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import type { StatementSync } from 'node:sqlite';
 import type { EditInput } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteConnection } from './connection.ts';
 import { SqliteLedger } from './sqlite-ledger.ts';
 import { tempParts } from './testing/temp-parts.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -27,14 +28,11 @@ function failingConnection(conn: SqliteConnection, failing: RegExp): SqliteConne
 }
 
 describe('sqlite recordEdit: one write job', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
 
   it('a write failing after the original was closed and the edited call inserted rolls back all of it', async () => {
     const parts = tempParts();
-    cleanups.push(parts.cleanup);
+    defer(parts.cleanup);
     const original = sampleProposal();
     await parts.ledger.recordProposal(original);
     const request = await parts.ledger.createApprovalRequest({ requestId: 'req-1', proposalId: original.proposalId, createdAt: T0, expiresAt: T0 + 60_000, requiredApprovals: 1, eligible: {} });

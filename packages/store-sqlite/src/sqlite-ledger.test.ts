@@ -2,8 +2,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { LedgerError } from '@countersign/core/ledger';
 import type { NewApprovalRequest } from '@countersign/core/ledger';
 import { runLedgerConformance, sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempStore } from './testing/temp-store.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 runLedgerConformance('sqlite', async () => {
   const { store, cleanup } = tempStore();
@@ -15,13 +16,10 @@ function requestFor(proposalId: string, extra: Partial<NewApprovalRequest> = {})
 }
 
 describe('sqlite ledger specifics', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open(options: Parameters<typeof tempStore>[0] = {}) {
     const t = tempStore(options);
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t;
   }
 

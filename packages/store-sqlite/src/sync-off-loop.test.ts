@@ -2,10 +2,11 @@ import { fdatasync, fdatasyncSync } from 'node:fs';
 import { verifyChain } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
 import { describeGateAttacks, inProcessAttackAdapter, runAtomicAuditConformance, sampleProposal } from '@countersign/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempParts } from './testing/temp-parts.ts';
 import { tempStore } from './testing/temp-store.ts';
 import type { FdatasyncFn } from './wal-sync.ts';
+import { cleanupAfterEach } from './testing/cleanup-after-each.ts';
 
 // The opt-in syncOffLoop mode must hold every guarantee the default mode does.
 describeGateAttacks('in-process gate, SQLite store, syncOffLoop', async () => {
@@ -47,13 +48,10 @@ const settledYet = async (promise: Promise<unknown>): Promise<boolean> => {
 };
 
 describe('sqlite syncOffLoop: nothing is reported before its fsync', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
   function open(fdatasyncFn: FdatasyncFn) {
     const t = tempParts({ syncOffLoop: true, fdatasync: fdatasyncFn });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t;
   }
 
@@ -137,16 +135,13 @@ describe('sqlite syncOffLoop: nothing is reported before its fsync', () => {
 });
 
 describe('sqlite syncOffLoop: a write alone is flushed on the loop', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const defer = cleanupAfterEach();
 
   /** A store whose loop flush is watched (`onLoop`) and whose thread-pool flush is held by hand. */
   function open(onLoop: (fd: number) => void) {
     const held = heldSync();
     const t = tempParts({ syncOffLoop: true, fdatasync: held.sync, fdatasyncSync: onLoop, syncAloneOnLoop: true });
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return { ...t, held };
   }
 
