@@ -2,7 +2,7 @@
  * Profiling driver (not part of `npm run bench`): the HTTP bench's server child of two
  * checkouts (A and B, e.g. main and a branch), one flow driven against each in turn,
  * alternating A,B,B,A,… so drift on a shared machine falls on both sides alike. Prints
- * server CPU per round trip (medians) and the per-pair B/A ratios.
+ * server CPU per round trip and round trips per second (medians), each with its per-pair B/A ratios.
  *   node --conditions=countersign-source bench/ab-http.ts <memory|sqlite|postgres> <pd|pac> <clients> <seconds> <pairs> <dirA> <dirB>
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -36,10 +36,11 @@ async function start(dir: string) {
 
 const servers = [await start(dirA), await start(dirB)];
 let tag = 0;
-async function measure(server: (typeof servers)[number], ms: number): Promise<number> {
+async function measure(server: (typeof servers)[number], ms: number): Promise<{ cpu: number; rate: number }> {
   const run = tag++;
   const before = await server.cpu();
-  const deadline = performance.now() + ms;
+  const started = performance.now();
+  const deadline = started + ms;
   let n = 0;
   await runWorkers(clients, async (w) => {
     for (let i = 0; performance.now() < deadline; i++) {
@@ -47,19 +48,25 @@ async function measure(server: (typeof servers)[number], ms: number): Promise<nu
       n++;
     }
   });
-  return ((await server.cpu()) - before) / n;
+  const seconds = (performance.now() - started) / 1000;
+  return { cpu: ((await server.cpu()) - before) / n, rate: n / seconds };
 }
 for (const server of servers) await measure(server, 1500);
-const a: number[] = [];
-const b: number[] = [];
+const a: { cpu: number; rate: number }[] = [];
+const b: { cpu: number; rate: number }[] = [];
 for (let p = 0; p < Number(pairsText); p++) {
   for (const i of p % 2 === 0 ? [0, 1] : [1, 0]) (i === 0 ? a : b).push(await measure(servers[i]!, Number(secondsText) * 1000));
 }
-const ratios = a.map((x, i) => b[i]! / x);
-console.log(
-  `${kind} ${flowName} ${clients} clients, server CPU µs/rt, median of ${a.length} pairs: A ${median(a).toFixed(1)}  B ${median(b).toFixed(1)}  ` +
-    `B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
-);
+const compare = (label: string, unit: string, of: (m: { cpu: number; rate: number }) => number) => {
+  const ratios = a.map((x, i) => of(b[i]!) / of(x));
+  return (
+    `${label} (${unit}): A ${median(a.map(of)).toFixed(1)}  B ${median(b.map(of)).toFixed(1)}  ` +
+    `B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((r) => r.toFixed(2)).join(' ')})`
+  );
+};
+console.log(`${kind} ${flowName} ${clients} clients, medians of ${a.length} pairs`);
+console.log(`  ${compare('server CPU', 'µs/rt', (m) => m.cpu)}`);
+console.log(`  ${compare('throughput', 'rt/s', (m) => m.rate)}`);
 for (const server of servers) {
   server.client.close();
   server.child.send('stop');
