@@ -96,8 +96,10 @@ export class SqliteConnection {
    * Identifies what the write transaction under way has seen and written so far: it changes
    * at every BEGIN, every rollback (of one batch item or of the whole transaction) and every
    * COMMIT, so a value cached from this transaction's own writes (the audit head) is reused
-   * only while nothing can have changed it but the code that cached it. -1 outside a write
+   * only while nothing can have changed it but the code that cached it. -1 outside any
    * transaction: nothing is cached there (another process may write between transactions).
+   * Inside a read snapshot it is the value the last write transaction ended with, which no
+   * cache holds (each is taken inside a write transaction, before its COMMIT or rollback).
    */
   get writeScope(): number {
     return this.#db.isTransaction ? this.#writeScope : -1;
