@@ -11,9 +11,10 @@ describe('sqlite readSnapshot', () => {
   const defer = cleanupAfterEach();
   function open() {
     const t = tempParts();
-    defer(t.cleanup);
     const other = new DatabaseSync(t.path, { timeout: 5_000 });
-    defer(async () => other.close());
+    // In order: the second connection closes before the store's cleanup removes the file.
+    defer(() => other.close());
+    defer(t.cleanup);
     return { ...t, other };
   }
   const countProposals = (conn: ReturnType<typeof tempParts>['conn']) => Number(conn.statement('SELECT count(*) AS n FROM proposals').get()!.n);

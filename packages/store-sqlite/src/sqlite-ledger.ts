@@ -5,7 +5,7 @@ import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestOfProposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -101,10 +101,7 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
-    return this.#conn.read(() => {
-      const row = this.#conn.statement(`${SELECT_REQUEST} WHERE r.proposal_id = ?`).get(proposalId);
-      return row === undefined ? undefined : requestFromRow(row);
-    });
+    return this.#conn.read(() => requestOfProposalRow(this.#conn, proposalId));
   }
 
   async listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]> {
