@@ -36,7 +36,9 @@ async function start(dir: string) {
 
 const servers = [await start(dirA), await start(dirB)];
 let tag = 0;
-async function measure(server: (typeof servers)[number], ms: number): Promise<{ cpu: number; rate: number }> {
+/** One flow run against one server: its CPU per round trip (µs) and round trips per second. */
+type Measurement = { cpu: number; rate: number };
+async function measure(server: (typeof servers)[number], ms: number): Promise<Measurement> {
   const run = tag++;
   const before = await server.cpu();
   const started = performance.now();
@@ -52,12 +54,12 @@ async function measure(server: (typeof servers)[number], ms: number): Promise<{ 
   return { cpu: ((await server.cpu()) - before) / n, rate: n / seconds };
 }
 for (const server of servers) await measure(server, 1500);
-const a: { cpu: number; rate: number }[] = [];
-const b: { cpu: number; rate: number }[] = [];
+const a: Measurement[] = [];
+const b: Measurement[] = [];
 for (let p = 0; p < Number(pairsText); p++) {
   for (const i of p % 2 === 0 ? [0, 1] : [1, 0]) (i === 0 ? a : b).push(await measure(servers[i]!, Number(secondsText) * 1000));
 }
-const compare = (label: string, unit: string, of: (m: { cpu: number; rate: number }) => number) => {
+const compare = (label: string, unit: string, of: (m: Measurement) => number) => {
   const ratios = a.map((x, i) => of(b[i]!) / of(x));
   return (
     `${label} (${unit}): A ${median(a.map(of)).toFixed(1)}  B ${median(b.map(of)).toFixed(1)}  ` +
