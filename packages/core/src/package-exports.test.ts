@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildInto, expectExportsMirrorSources, installManifest, readManifest } from './testing/package-exports/index.ts';
+import { copyBuiltCore, expectExportsMirrorSources, installManifest, readManifest } from './testing/package-exports/index.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(packageDir, '..', '..');
@@ -20,9 +20,9 @@ describe('package exports', () => {
   const scratch = join(repoDir, 'node_modules', '.cache', `countersign-dist-${process.pid}`);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('the built package imports with plain node, ./testing included', () => {
+  it('the built package imports with plain node, ./testing included', async () => {
     const installed = installManifest(scratch, 'core', packageDir);
-    buildInto(repoDir, join(packageDir, 'tsconfig.build.json'), join(installed, 'dist'), 'core');
+    await copyBuiltCore(repoDir, installed);
     const subpaths = Object.keys(manifest.exports).map((s) => (s === '.' ? '@countersign/core' : `@countersign/core/${s.slice(2)}`));
     const script = `
       for (const s of ${JSON.stringify(subpaths)}) await import(s);

@@ -1,7 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildInto } from './build-into.ts';
+import { copyBuiltCore } from './built-core.ts';
 
 /** The fields of a workspace package's package.json these checks read. */
 export interface PackageManifest {
@@ -32,13 +34,6 @@ export function installManifest(scratch: string, name: string, packageDir: strin
   mkdirSync(installed, { recursive: true });
   cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
   return installed;
-}
-
-/** Runs the repo's `tsc -p project --outDir outDir` with plain node; expects it to print nothing (no errors). */
-export function buildInto(repoDir: string, project: string, outDir: string, label: string): void {
-  const tsc = join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', project, '--outDir', outDir], { encoding: 'utf8' });
-  expect(built.stdout + built.stderr, label).toBe('');
 }
 
 export interface IntegrationExportsCheck {
@@ -72,10 +67,9 @@ export function describeBuiltIntegration(check: IntegrationExportsCheck): void {
     const scratch = join(repoDir, 'node_modules', '.cache', `countersign-${name}-dist-${process.pid}`);
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-    it('the built package imports with plain node', () => {
-      const coreDir = join(repoDir, 'packages', 'core');
-      const core = installManifest(scratch, 'core', coreDir);
-      buildInto(repoDir, join(coreDir, 'tsconfig.build.json'), join(core, 'dist'), 'core');
+    it('the built package imports with plain node', async () => {
+      const core = installManifest(scratch, 'core', join(repoDir, 'packages', 'core'));
+      await copyBuiltCore(repoDir, core);
       // Built from a copy beside the built core, so `@countersign/core` resolves to its dist types, as for a user.
       const installed = installManifest(scratch, name, packageDir);
       cpSync(join(packageDir, 'src'), join(installed, 'src'), { recursive: true });
