@@ -91,12 +91,14 @@ describePg('postgres outage through a TCP proxy', () => {
 
   it('connection refused mid-run: calls fail fast with store_unavailable, then recover', async () => {
     await expectWorking();
-    // Calls in flight when the link goes must fail typed too, not hang or crash.
+    // Calls in flight when the link goes must fail typed too, not hang or crash. The link
+    // stalls first so that all 20 are surely in flight (none can finish) when it is cut.
+    await proxy.cut('stall');
     const inFlight = Array.from({ length: 20 }, () => store.ledger.getProposal(known.proposalId).catch((e: unknown) => e));
     await proxy.cut('refuse');
-    for (const outcome of await Promise.all(inFlight)) {
-      if (outcome instanceof Error) expect(outcome).toMatchObject({ name: 'LedgerError', code: 'store_unavailable' });
-    }
+    const outcomes = await Promise.all(inFlight);
+    expect(outcomes).toHaveLength(20);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ name: 'LedgerError', code: 'store_unavailable' });
     await expectAllUnavailableQuickly();
     await proxy.restore();
     await expectWorking();
