@@ -37,6 +37,6 @@ export async function decisionChallenge(
     }
     if (editedArgsDigest === view.proposal.argsDigest) editedArgsDigest = undefined;
   }
-  const claims = passkeyDecisionClaims(view.proposal, view.request, { decision: action === 'deny' ? 'deny' : 'approve', editedArgsDigest });
+  const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: approver.id, decision: action === 'deny' ? 'deny' : 'approve', editedArgsDigest });
   return { challenge: passkeyChallengeText(claims), claims };
 }

@@ -3,6 +3,7 @@ import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier
 import { checkDecisionEvidence } from '@countersign/core/gate';
 import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from '@countersign/core/passkey';
 import type { Command } from 'commander';
+import { publicKeyId } from '../../passkey/public-key.ts';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
@@ -58,7 +59,7 @@ type VerifyReport =
     };
 
 /** Filled in by withPasskeys. */
-const NOT_YET: PasskeysChecked = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
+const NOT_YET: PasskeysChecked = { verified: 0, unnamedApprover: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
 const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
@@ -148,7 +149,7 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   const decisions: AuditRecord[] = [];
   // What the passkey check reads: the requests' rules, passkey registrations and removals, the decisions.
   const passkeyRecords: AuditRecord[] = [];
-  let table: PasskeyCredential[] = [];
+  let table: PasskeyTable = { ok: true, rows: [] };
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
@@ -159,7 +160,7 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
         for (const record of page) {
           if (verifier.push(record) !== undefined) return verifier.finish();
           if (record.type === 'decision') decisions.push(record);
-          if (PASSKEY_EVIDENCE_TYPES.has(record.type)) passkeyRecords.push(record);
+          if (isPasskeyEvidence(record)) passkeyRecords.push(record);
         }
       }
       return verifier.finish();
@@ -171,14 +172,28 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
 
 const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
 
-/** Every row of the passkey table, removed ones included; none for a store from before passkeys existed (migration 7). */
-async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Promise<PasskeyCredential[]> {
+/** What the passkey check reads: those records, and the proposals an edit made (an edit's signature names their arguments). */
+function isPasskeyEvidence(record: AuditRecord): boolean {
+  return PASSKEY_EVIDENCE_TYPES.has(record.type) || (record.type === 'proposal' && record.detail?.editedFrom !== undefined);
+}
+
+type PasskeyTable = { ok: true; rows: PasskeyCredential[] } | { ok: false; reason: string };
+
+/**
+ * Every row of the passkey table, removed ones included. A table that cannot be read is a
+ * failure with its reason, never an empty table (which would skip the comparison).
+ */
+async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Promise<PasskeyTable> {
   try {
-    return await store.list();
-  } catch {
-    return [];
+    return { ok: true, rows: await store.list() };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    // A store from before passkeys existed has no table: compared as an empty one (every key the chain registered is then reported missing).
+    return NO_TABLE.test(reason) ? { ok: true, rows: [] } : { ok: false, reason };
   }
 }
+
+const NO_TABLE = /no such table: passkey_credentials|relation "[^"]*passkey_credentials" does not exist/;
 
 /**
  * Adds the passkey check to a report whose chain held: each assertion verifies under a
@@ -187,15 +202,20 @@ async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Pr
  * signed with a key planted in the passkey table, fails here even when everything else
  * holds. `table` undefined: an export, which has no passkey table.
  */
-async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], table: readonly PasskeyCredential[] | undefined): Promise<VerifyReport> {
+async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], read: PasskeyTable | undefined): Promise<VerifyReport> {
   if (!report.ok) return report;
-  const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table });
+  if (read?.ok === false) {
+    const message = `passkey_table_unreadable: the passkey table could not be read, so it was not compared with the chain: ${read.reason}`;
+    return { ok: false, source: report.source, seq: undefined, line: undefined, reason: 'passkey_evidence', message, problems: [{ reason: message }] };
+  }
+  const table = read?.rows;
+  const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table, publicKeyId });
   const problem = checked.problems[0];
   if (problem !== undefined) {
     return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems: checked.problems };
   }
-  const { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
-  return { ...report, passkeys: { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
+  const { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
+  return { ...report, passkeys: { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
 }
 
 function keyId(ctx: CommandContext, flags: VerifyFlags): string {
