@@ -67,7 +67,11 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
     const approver = approverOf(c);
     const edit = body.editedArguments !== undefined;
     const { challenge, claims } = await decisionChallenge(services, approver, body.requestId, edit ? 'edit' : body.decision, body.editedArguments);
-    return c.json({ claims, challenge, publicKey: assertionOptions(rp, await passkeys.store.list(approver.id), challenge) });
+    const mine = await passkeys.store.list(approver.id);
+    if (!mine.some((credential) => credential.removedAt === undefined)) {
+      throw new ApiError('passkey_required', 'you have no passkey to sign with: add one on the Passkeys page first');
+    }
+    return c.json({ claims, challenge, publicKey: assertionOptions(rp, mine, challenge) });
   });
 
   // Registration options; when the approver has a passkey already, also `stepUp`: what one
