@@ -50,14 +50,19 @@ const evidenceOf = (device: ReturnType<typeof softAuthenticator>, assertion: Ret
   origin: device.origin,
 });
 
+/** Fiona's assertion over an edit of `view`'s call to 1,000 to a known supplier, as her device makes it. */
+function signedEdit(s: Store, view: RequestView) {
+  const edited = canonicalizeArguments({ amount: 1000, to: 'known supplier' });
+  const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: 'fiona', decision: 'approve', editedArgsDigest: edited.digest });
+  return { edited, signed: evidenceOf(s.fiona, s.fiona.assertion(passkeyChallenge(claims))) };
+}
+
 describe('audit verify --key-file: what a holder of the master secret and the store cannot pass off as consent', () => {
   it('an edit fiona signed, recorded as her approval of the ORIGINAL call, fails the real CLI (passkey_edit_mismatch)', async () => {
     const s = await signedPasskeyStore(cwd, 'edit-as-approval');
     const view = await s.pending();
     // Fiona's passkey signs "approve, edited to 1,000 to a known supplier"...
-    const edited = canonicalizeArguments({ amount: 1000, to: 'known supplier' });
-    const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: 'fiona', decision: 'approve', editedArgsDigest: edited.digest });
-    const signed = evidenceOf(s.fiona, s.fiona.assertion(passkeyChallenge(claims)));
+    const { edited, signed } = signedEdit(s, view);
     // ...and the forger records it as a plain approval of the original 500 to alice (no edited proposal).
     await forgeDecision(s, view, 'fiona', signed, { editedArgsDigest: edited.digest });
     await s.close(); // the forger holds the key: the checkpoint over it is signed too
@@ -69,9 +74,7 @@ describe('audit verify --key-file: what a holder of the master secret and the st
   it('the same signed edit recorded as an edit, but naming an edited proposal with other arguments, fails too', async () => {
     const s = await signedPasskeyStore(cwd, 'edit-other-args');
     const view = await s.pending();
-    const edited = canonicalizeArguments({ amount: 1000, to: 'known supplier' });
-    const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: 'fiona', decision: 'approve', editedArgsDigest: edited.digest });
-    const signed = evidenceOf(s.fiona, s.fiona.assertion(passkeyChallenge(claims)));
+    const { edited, signed } = signedEdit(s, view);
     // An "edit" whose edited proposal was never recorded from this call.
     await forgeDecision(s, view, 'fiona', signed, { editedArgsDigest: edited.digest, editedProposalId: 'never-recorded' });
     await s.close();
