@@ -20,7 +20,14 @@ export {
   passkeyChallengeText,
   passkeyDecisionClaims,
 } from './decision-claims.ts';
-export { checkPasskeyEvidence, type OfflineAssertionCheck, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from './evidence-check.ts';
+export {
+  checkPasskeyEvidence,
+  type OfflineAssertionCheck,
+  type PasskeyEvidenceOptions,
+  type PasskeyEvidenceProblem,
+  type PasskeyEvidenceReport,
+} from './evidence-check.ts';
+export { ledgerCopyProblems } from './ledger-copies.ts';
 export { counterAdvances, MemoryPasskeyStore } from './memory-passkey-store.ts';
 export {
   auditedPasskeyWrite,

@@ -168,6 +168,19 @@ describe('the passkey table: a poisoned row never hides the rest, and verify nev
     expect(report).toMatchObject({ ok: false, reason: 'passkey_evidence', message: expect.stringMatching(/^passkey_table_unreadable: .*approver/) });
   });
 
+  it('the ledger’s copy of an assertion changed in the ledger alone is reported (the gate counts from the ledger)', async () => {
+    const s = await signedPasskeyStore(cwd, 'ledger-copy');
+    await s.close();
+    const db = new DatabaseSync(s.path);
+    const row = db.prepare('SELECT rowid AS id, passkey FROM decisions WHERE passkey IS NOT NULL').get() as { id: number; passkey: string };
+    const evidence = JSON.parse(row.passkey) as Record<string, string>;
+    db.prepare('UPDATE decisions SET passkey = ? WHERE rowid = ?').run(JSON.stringify({ ...evidence, signature: `${evidence.signature?.slice(0, -2)}AA` }), row.id);
+    db.close();
+    const { code, report } = await verifyPasskeysJson(cwd, s.path);
+    expect(code).toBe(1);
+    expect(report.problems).toEqual([{ seq: expect.any(Number), reason: expect.stringMatching(/^passkey_ledger_mismatch: the ledger's copy of fiona's assertion on .* is not the one the chain recorded/) }]);
+  });
+
   it('an active passkey row deleted from the table is reported', async () => {
     const s = await signedPasskeyStore(cwd, 'deleted-row');
     await s.close();

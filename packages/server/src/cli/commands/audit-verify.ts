@@ -5,6 +5,7 @@ import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProbl
 import type { Command } from 'commander';
 import { publicKeyId } from '../../passkey/public-key.ts';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
+import { passkeyLedgerProblems } from '../passkey-ledger-check.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -150,6 +151,7 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   // What the passkey check reads: the requests' rules, passkey registrations and removals, the decisions.
   const passkeyRecords: AuditRecord[] = [];
   let table: PasskeyTable = { ok: true, rows: [] };
+  let ledgerProblems: PasskeyEvidenceProblem[] = [];
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
@@ -163,11 +165,12 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
           if (isPasskeyEvidence(record)) passkeyRecords.push(record);
         }
       }
+      ledgerProblems = await passkeyLedgerProblems(store.ledger, passkeyRecords);
       return verifier.finish();
     },
     { readOnly: true },
   );
-  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table);
+  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table, ledgerProblems);
 }
 
 const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
@@ -202,7 +205,12 @@ const NO_TABLE = /no such table: passkey_credentials|relation "[^"]*passkey_cred
  * signed with a key planted in the passkey table, fails here even when everything else
  * holds. `table` undefined: an export, which has no passkey table.
  */
-async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], read: PasskeyTable | undefined): Promise<VerifyReport> {
+async function withPasskeys(
+  report: VerifyReport,
+  records: readonly AuditRecord[],
+  read: PasskeyTable | undefined,
+  ledgerProblems: readonly PasskeyEvidenceProblem[] = [],
+): Promise<VerifyReport> {
   if (!report.ok) return report;
   if (read?.ok === false) {
     const message = `passkey_table_unreadable: the passkey table could not be read, so it was not compared with the chain: ${read.reason}`;
@@ -210,9 +218,10 @@ async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[
   }
   const table = read?.rows;
   const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table, publicKeyId });
-  const problem = checked.problems[0];
+  const problems = [...checked.problems, ...ledgerProblems];
+  const problem = problems[0];
   if (problem !== undefined) {
-    return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems: checked.problems };
+    return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems };
   }
   const { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
   return { ...report, passkeys: { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
