@@ -139,6 +139,23 @@ describe('audit verify --key-file: what a holder of the master secret and the st
   });
 });
 
+describe('decision claims name the approver (version 2); records signed before (version 1) still verify', () => {
+  it('a version 1 assertion is refused online, and a record an earlier server wrote with one verifies, counted as unnamed', async () => {
+    const s = await signedPasskeyStore(cwd, 'claims-v1');
+    const view = await s.pending();
+    const v1 = s.fiona.assertion(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { approver: 'fiona', decision: 'approve' }, 1)));
+    const passkeys = webauthnVerifier(s.store.passkeys, () => ({ rpId: s.fiona.rpId, origin: s.fiona.origin }));
+    const online = await s.fx.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: view.request.requestId, decision: 'approve', passkeyAssertion: v1 }, { passkeys });
+    expect(online).toMatchObject({ ok: false, reason: 'passkey_invalid' });
+    // What a server from before this release recorded: the same decision with the version 1 assertion.
+    await forgeDecision(s, view, 'fiona', evidenceOf(s.fiona, v1));
+    await s.close();
+    const { code, report } = await verifyPasskeysJson(cwd, s.path, '--key-file', keyFile);
+    expect(report).toMatchObject({ ok: true, passkeys: { verified: 2, unnamedApprover: 1 } });
+    expect(code).toBe(0);
+  });
+});
+
 describe('the passkey table: a poisoned row never hides the rest, and verify never skips the comparison', () => {
   it('a row whose transports are not strings: auth passkeys lists and removes, verify still compares every row', async () => {
     const s = await signedPasskeyStore(cwd, 'poisoned');
