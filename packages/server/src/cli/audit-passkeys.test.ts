@@ -25,7 +25,7 @@ describe('countersign audit verify: passkey assertions', () => {
     await close();
     const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
     expect(run.stdout).toContain('passkey assertions: 1 verified against public keys registered in the chain');
-    expect(run.stdout).toContain("passkey registrations: 1 (1 an approver's first, on sign-in alone), removals: 0 (0 by an operator); passkey table: 1 row, all registered in the chain");
+    expect(run.stdout).toContain("passkey registrations: 1 (1 an approver's first, on sign-in alone), removals: 0 (0 by an operator); passkey table: 1 row, matching the chain; ledger copies of passkey decisions match");
     expect(run.stdout).toContain('--anchor');
     expect(run.code).toBe(0);
     expect(await verifyJson(path)).toMatchObject({ code: 0, report: { ok: true, passkeys: { verified: 1, registered: 1, tableRows: 1 } } });

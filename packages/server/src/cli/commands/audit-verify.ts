@@ -86,13 +86,15 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
         '--anchor, kept somewhere the store\'s writers cannot reach.\n' +
         'Always (no key needed): every passkey assertion is verified again against the public key of a\n' +
         'passkey_registered record in the chain (never the passkey table): registered by the approver who decided,\n' +
-        'before the decision, not removed before it; over the challenge rebuilt from the records. A decision on a\n' +
+        'before the decision, not removed before it; over the claims rebuilt from the records, claim by claim (an\n' +
+        "edit's signature counts only on a record of that edit, naming its edited call). A decision on a\n" +
         'request opened under a `passkey: required` rule without a valid assertion fails the check, signed decision\n' +
         'record or not. Registrations and removals must carry a step-up by an earlier key of the same approver\n' +
         "(an approver's first passkey and an operator's removal carry none; they are counted). For a store, every\n" +
-        'passkey table row must match the chain: a row the chain never registered (a planted key) or with another\n' +
-        'public key fails. The chain is trusted up to its head: --anchor and signed checkpoints are what detect a\n' +
-        'rewritten chain, with its registrations.\n' +
+        'passkey table row must match the chain: a row the chain never registered (a planted key), with another\n' +
+        'public key, or missing, fails, as does a table that cannot be read, or a ledger copy of a passkey decision\n' +
+        "that is not the chain's. A public key registered twice fails. The chain is trusted up to its head:\n" +
+        '--anchor and signed checkpoints are what detect a rewritten chain, with its registrations.\n' +
         'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
     )
     .action(async (flags: VerifyFlags) => {
@@ -320,7 +322,7 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
     writeLine(
       out,
       `passkey registrations: ${pk.registered} (${pk.firstRegistrations} an approver's first, on sign-in alone), removals: ${pk.removed} (${pk.operatorRemovals} by an operator); ` +
-        (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, all registered in the chain`),
+        (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, matching the chain; ledger copies of passkey decisions match`),
     );
     for (const again of pk.reRegistrations) {
       writeLine(out, `NOTE: seq ${again.seq}: ${again.approver} registered ${again.credentialId} on sign-in alone after losing all earlier passkeys: confirm it with them`);
