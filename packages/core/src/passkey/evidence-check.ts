@@ -57,8 +57,12 @@ interface ChainKey {
  * the trail itself (`passkey_registered` records), never from the passkey table: an
  * assertion counts only if its credential was registered in the chain, by the approver
  * who decided, before the decision, and not removed before it. The challenge is rebuilt
- * from the records (never taken from the stored assertion). Every decision on a request
- * opened under a passkey rule without a valid assertion is reported.
+ * from the records (never taken from the stored assertion), claim by claim: the request
+ * and call (also compared with the server-signed decision record), the approver, the
+ * decision's kind and its edit (see `decisionKind`). Every decision on a request opened
+ * under a passkey rule without a valid assertion is reported. A public key is registered
+ * once: a second registration of it (any approver, any encoding via `publicKeyId`) is
+ * reported, so one touch never counts for two approvers, even under version 1 claims.
  *
  * Registrations and removals are held to the step-up rule too: a registration while the
  * approver had an active key, and an approver's removal, must carry an assertion of one
@@ -68,7 +72,8 @@ interface ChainKey {
  *
  * `table` (the store's passkey rows): every row must be a key registered in the chain,
  * with the same approver and public key, removed if the chain removed it; a row the chain
- * does not know is a planted key and is reported by credential id.
+ * does not know is a planted key and is reported by credential id, and so is a key of the
+ * chain that has no row (deleted).
  *
  * The chain is as good as its head: someone who can rewrite the store can rewrite the
  * chain too, which `--anchor` (a head kept elsewhere) and signed checkpoints detect.

@@ -15,6 +15,7 @@ export {
   type DecisionToSign,
   PASSKEY_CLAIMS_TYPE,
   PASSKEY_CLAIMS_VERSION,
+  type PasskeyClaimsVersion,
   type PasskeyDecisionClaims,
   passkeyChallenge,
   passkeyChallengeText,

@@ -80,11 +80,19 @@ describe('POST /decisions under a passkey rule (API and terminal approvers)', ()
   });
 
   it('POST /passkey-challenge answers a clear error for an expired or decided request, and for an approver with no passkey', async () => {
-    const { f, store } = await setup();
+    const { f, store, fiona: device } = await setup();
     const { requestId } = await f.proposeTransfer();
     const challenge = (body: Record<string, unknown>) => f.fiona('POST', '/api/v1/passkey-challenge', body);
     // The claims name fiona (version 2): her signature is her consent, nobody else's.
     expect(((await (await challenge({ requestId, decision: 'approve' })).json()) as { claims: unknown }).claims).toMatchObject({ v: 2, apr: 'fiona' });
+    // Decided already: 409 already_decided.
+    const other = await f.proposeTransfer({ amount: 7, to: 'bob' }, 'call-decided');
+    const denyFor = (await (await challenge({ requestId: other.requestId, decision: 'deny' })).json()) as { challenge: string };
+    const denied = await f.fiona('POST', '/api/v1/decisions', { requestId: other.requestId, decision: 'deny', passkeyAssertion: device.assertion(Buffer.from(denyFor.challenge, 'base64url')) });
+    expect(denied.status).toBe(200);
+    const decided = await challenge({ requestId: other.requestId, decision: 'approve' });
+    expect(decided.status).toBe(409);
+    expect(await decided.json()).toMatchObject({ error: { code: 'already_decided' } });
     // No active passkey: nothing to sign with (403 passkey_required, not a challenge nobody can answer).
     await store.remove('fiona', (await store.list('fiona'))[0]?.credentialId ?? '', f.clock());
     const keyless = await challenge({ requestId, decision: 'approve' });
