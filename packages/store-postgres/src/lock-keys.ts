@@ -5,6 +5,6 @@ import { createHash } from 'node:crypto';
  * for a bigint parameter. Derived rather than a bare constant, so two stores in
  * different schemas of one database do not serialise on each other's locks.
  */
-export function advisoryLockKey(schema: string, purpose: 'migrate' | 'audit-append' | `passkeys-of:${string}`): string {
+export function advisoryLockKey(schema: string, purpose: 'migrate' | 'audit-append' | `passkeys-of:${string}` | `passkey-public-key:${string}`): string {
   return createHash('sha256').update(`countersign:${purpose}:${schema}`).digest().readBigInt64BE(0).toString();
 }

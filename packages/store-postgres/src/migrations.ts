@@ -212,6 +212,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.proposals SET (fillfactor = 50);
     `,
   },
+  {
+    version: 11,
+    name: 'passkey ceremony and public key lookups',
+    // The registration ceremony (its WebAuthn challenge) each passkey was added on: one
+    // ceremony adds one passkey, compared by the challenge, never by two replicas' clocks.
+    // NULL for passkeys added before. The public key index serves the one-key-one-credential check.
+    sql: (s) => `
+      ALTER TABLE ${s}.passkey_credentials ADD COLUMN ceremony text;
+      CREATE INDEX passkey_credentials_ceremony ON ${s}.passkey_credentials (approver, ceremony);
+      CREATE INDEX passkey_credentials_public_key ON ${s}.passkey_credentials (public_key);
+    `,
+  },
 ];
 
 /**

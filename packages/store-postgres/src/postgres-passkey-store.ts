@@ -41,13 +41,21 @@ export class PostgresPasskeyStore implements PasskeyStore {
 
   async add(c: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
     const insert = (query: Query) =>
-      query(this.#sql.insert, [c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt]);
-    if (options.authority === undefined && options.audit === undefined) {
-      const { rowCount } = await insert(this.#db.write);
-      return rowCount === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
-    }
+      query(this.#sql.insert, [
+        c.credentialId,
+        c.approver,
+        c.publicKey,
+        c.counter,
+        c.label,
+        c.transports === undefined ? null : JSON.stringify(c.transports),
+        c.createdAt,
+        options.authority?.ceremony ?? null,
+      ]);
     return this.#inTransaction(async (query): Promise<AddCredentialResult> => {
       if ((await query(this.#sql.byId, [c.credentialId])).rows.length > 0) return { ok: false, reason: 'credential_exists' };
+      // One key, one credential, across approvers: a lock on the key first, so two adds of it cannot both find none.
+      await query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(this.#schema, `passkey-public-key:${c.publicKey}`)]);
+      if ((await query(this.#sql.byPublicKey, [c.publicKey])).rows.length > 0) return { ok: false, reason: 'public_key_exists' };
       const refused = await this.#authorityProblem(query, c.approver, options.authority);
       if (refused !== undefined) return { ok: false, reason: refused };
       const { rowCount } = await insert(query);
@@ -70,11 +78,12 @@ export class PostgresPasskeyStore implements PasskeyStore {
     await query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(this.#schema, `passkeys-of:${approver}`)]);
     const { rows } = await query(this.#sql.activeOf, [approver]);
     const active = rows.map((row) => String(row.credential_id));
-    if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
-    if (!active.includes(authority.credentialId)) return 'authority_gone';
-    // Under the approver's lock: of two registrations on one step-up, the second sees the first.
-    const since = await query(this.#sql.registeredSince, [approver, authority.ceremonyStartedAt]);
-    return since.rows.length === 0 ? undefined : 'ceremony_spent';
+    if (authority.by === 'first' && active.length > 0) return 'not_first';
+    if (authority.by === 'passkey' && !active.includes(authority.credentialId)) return 'authority_gone';
+    if (authority.ceremony === undefined) return undefined;
+    // Under the approver's lock: of two registrations on one ceremony, the second sees the first.
+    const spent = await query(this.#sql.onCeremony, [approver, authority.ceremony]);
+    return spent.rows.length === 0 ? undefined : 'ceremony_spent';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {
@@ -102,12 +111,13 @@ export class PostgresPasskeyStore implements PasskeyStore {
 function passkeySql(s: string) {
   return {
     insert: `
-      INSERT INTO ${s}.passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT (credential_id) DO NOTHING`,
+      INSERT INTO ${s}.passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at, ceremony)
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8) ON CONFLICT (credential_id) DO NOTHING`,
     byId: `SELECT * FROM ${s}.passkey_credentials WHERE credential_id = $1`,
+    byPublicKey: `SELECT 1 FROM ${s}.passkey_credentials WHERE public_key = $1 LIMIT 1`,
     activeOf: `SELECT credential_id FROM ${s}.passkey_credentials WHERE approver = $1 AND removed_at IS NULL FOR UPDATE`,
-    // Any passkey of the approver, removed or not, registered since a step-up's ceremony began (see EnrolAuthority).
-    registeredSince: `SELECT 1 FROM ${s}.passkey_credentials WHERE approver = $1 AND created_at > $2 LIMIT 1`,
+    // Any passkey of the approver, removed or not, registered on this ceremony (see EnrolAuthority).
+    onCeremony: `SELECT 1 FROM ${s}.passkey_credentials WHERE approver = $1 AND ceremony = $2 LIMIT 1`,
     list: `SELECT * FROM ${s}.passkey_credentials WHERE $1::text IS NULL OR approver = $1 ORDER BY created_at, credential_id COLLATE "C"`,
     remove: `UPDATE ${s}.passkey_credentials SET removed_at = $1 WHERE credential_id = $2 AND approver = $3 AND removed_at IS NULL`,
     // The counter rule of counterAdvances (core).

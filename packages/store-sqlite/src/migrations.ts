@@ -240,6 +240,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approval_requests ADD COLUMN rule_description TEXT;
     `,
   },
+  {
+    version: 10,
+    name: 'passkey ceremony and public key lookups',
+    // The registration ceremony (its WebAuthn challenge) each passkey was added on: one
+    // ceremony adds one passkey, compared by the challenge, never by two replicas' clocks.
+    // NULL for passkeys added before. The public key index serves the one-key-one-credential check.
+    sql: `
+      ALTER TABLE passkey_credentials ADD COLUMN ceremony TEXT;
+      CREATE INDEX passkey_credentials_ceremony ON passkey_credentials (approver, ceremony);
+      CREATE INDEX passkey_credentials_public_key ON passkey_credentials (public_key);
+    `,
+  },
 ];
 
 /**

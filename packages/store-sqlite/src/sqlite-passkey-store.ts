@@ -6,13 +6,14 @@ import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 
 const INSERT = `
-  INSERT INTO passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (credential_id) DO NOTHING`;
+  INSERT INTO passkey_credentials (credential_id, approver, public_key, counter, label, transports, created_at, ceremony)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (credential_id) DO NOTHING`;
 const ORDER = 'ORDER BY created_at, credential_id';
 const EXISTS = 'SELECT 1 FROM passkey_credentials WHERE credential_id = ?';
+const KEY_EXISTS = 'SELECT 1 FROM passkey_credentials WHERE public_key = ? LIMIT 1';
 const ACTIVE_OF = 'SELECT credential_id FROM passkey_credentials WHERE approver = ? AND removed_at IS NULL';
-// Any passkey of the approver, removed or not, registered since a step-up's ceremony began (see EnrolAuthority).
-const REGISTERED_SINCE = 'SELECT 1 FROM passkey_credentials WHERE approver = ? AND created_at > ? LIMIT 1';
+// Any passkey of the approver, removed or not, registered on this ceremony (see EnrolAuthority).
+const ON_CEREMONY = 'SELECT 1 FROM passkey_credentials WHERE approver = ? AND ceremony = ? LIMIT 1';
 // The counter rule of counterAdvances (core), as one compare-and-set.
 const RECORD_USE = `
   UPDATE passkey_credentials SET counter = ?, last_used_at = ?
@@ -41,11 +42,12 @@ export class SqlitePasskeyStore implements PasskeyStore {
   async add(c: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
     return this.#write((): AddCredentialResult => {
       if (this.#conn.statement(EXISTS).get(c.credentialId) !== undefined) return { ok: false, reason: 'credential_exists' };
+      if (this.#conn.statement(KEY_EXISTS).get(c.publicKey) !== undefined) return { ok: false, reason: 'public_key_exists' };
       const refused = this.#authorityProblem(c.approver, options.authority);
       if (refused !== undefined) return { ok: false, reason: refused };
       const changes = this.#conn
         .statement(INSERT)
-        .run(c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt).changes;
+        .run(c.credentialId, c.approver, c.publicKey, c.counter, c.label, c.transports === undefined ? null : JSON.stringify(c.transports), c.createdAt, options.authority?.ceremony ?? null).changes;
       return Number(changes) === 1 ? { ok: true } : { ok: false, reason: 'credential_exists' };
     }, options.audit);
   }
@@ -54,9 +56,10 @@ export class SqlitePasskeyStore implements PasskeyStore {
   #authorityProblem(approver: string, authority: EnrolAuthority | undefined): 'not_first' | 'authority_gone' | 'ceremony_spent' | undefined {
     if (authority === undefined) return undefined;
     const active = this.#conn.statement(ACTIVE_OF).all(approver).map((row) => String(row.credential_id));
-    if (authority.by === 'first') return active.length === 0 ? undefined : 'not_first';
-    if (!active.includes(authority.credentialId)) return 'authority_gone';
-    return this.#conn.statement(REGISTERED_SINCE).get(approver, authority.ceremonyStartedAt) === undefined ? undefined : 'ceremony_spent';
+    if (authority.by === 'first' && active.length > 0) return 'not_first';
+    if (authority.by === 'passkey' && !active.includes(authority.credentialId)) return 'authority_gone';
+    if (authority.ceremony === undefined) return undefined;
+    return this.#conn.statement(ON_CEREMONY).get(approver, authority.ceremony) === undefined ? undefined : 'ceremony_spent';
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {

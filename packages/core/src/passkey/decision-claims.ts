@@ -6,7 +6,12 @@ import type { CallClaims } from '../token/format.ts';
 
 /** Names what these bytes are, so a passkey challenge for a decision can never be mistaken for another signed object. */
 export const PASSKEY_CLAIMS_TYPE = 'countersign-passkey-decision';
-export const PASSKEY_CLAIMS_VERSION = 1;
+/**
+ * 2: the claims name the approver (`apr`). Version 1 claims (no `apr`) are still verified
+ * offline for records made before (see evidence-check.ts); the gate takes only version 2.
+ */
+export const PASSKEY_CLAIMS_VERSION = 2;
+export type PasskeyClaimsVersion = 1 | typeof PASSKEY_CLAIMS_VERSION;
 
 /**
  * What an approver's passkey signs: one decision on one call, exactly as the LEDGER
@@ -16,9 +21,14 @@ export const PASSKEY_CLAIMS_VERSION = 1;
  */
 export interface PasskeyDecisionClaims extends CallClaims {
   typ: typeof PASSKEY_CLAIMS_TYPE;
-  v: typeof PASSKEY_CLAIMS_VERSION;
+  v: PasskeyClaimsVersion;
   /** Approval request id. */
   req: string;
+  /**
+   * The approver deciding (version 2 on). One signature is one approver's consent: an
+   * assertion re-sent under another approver's credential carries another challenge.
+   */
+  apr?: string | undefined;
   /** An edit is an `approve` of the edited arguments. */
   dec: 'approve' | 'deny';
   /** Approve-with-edits: SHA-256 (hex) of the canonical edited arguments; null otherwise. */
@@ -28,17 +38,28 @@ export interface PasskeyDecisionClaims extends CallClaims {
 }
 
 export interface DecisionToSign {
+  /** The deciding approver's authenticated id. */
+  approver: string;
   decision: 'approve' | 'deny';
   /** Approve-with-edits: the digest of the canonical edited arguments. */
   editedArgsDigest?: string | undefined;
 }
 
-/** The claims for `decision` on the ledger's `proposal` and `request`. */
-export function passkeyDecisionClaims(proposal: ClaimedCall, request: Pick<ApprovalRequest, 'requestId' | 'expiresAt'>, decision: DecisionToSign): PasskeyDecisionClaims {
+/**
+ * The claims for `decision` on the ledger's `proposal` and `request`. `version` 1 only to
+ * verify a record made before claims named the approver.
+ */
+export function passkeyDecisionClaims(
+  proposal: ClaimedCall,
+  request: Pick<ApprovalRequest, 'requestId' | 'expiresAt'>,
+  decision: DecisionToSign,
+  version: PasskeyClaimsVersion = PASSKEY_CLAIMS_VERSION,
+): PasskeyDecisionClaims {
   return {
     typ: PASSKEY_CLAIMS_TYPE,
-    v: PASSKEY_CLAIMS_VERSION,
+    v: version,
     req: request.requestId,
+    ...(version === 1 ? {} : { apr: decision.approver }),
     ...callClaimsOf(proposal),
     dec: decision.decision,
     edit: decision.editedArgsDigest ?? null,

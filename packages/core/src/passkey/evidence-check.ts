@@ -24,6 +24,12 @@ export interface PasskeyEvidenceProblem {
 export interface PasskeyEvidenceReport {
   /** Decisions whose assertion verified under a key registered in the chain. */
   verified: number;
+  /**
+   * Of those, how many signed version 1 claims (made before claims named the approver):
+   * they bind the call, decision and edit but not the approver, which the chain's one-key-
+   * one-credential rule (a public key registered twice is a problem) stands in for.
+   */
+  unnamedApprover: number;
   /** `passkey_registered` records, and how many of them were an approver's first (sign-in alone: the bootstrap limit). */
   registered: number;
   firstRegistrations: number;
@@ -51,8 +57,12 @@ interface ChainKey {
  * the trail itself (`passkey_registered` records), never from the passkey table: an
  * assertion counts only if its credential was registered in the chain, by the approver
  * who decided, before the decision, and not removed before it. The challenge is rebuilt
- * from the records (never taken from the stored assertion). Every decision on a request
- * opened under a passkey rule without a valid assertion is reported.
+ * from the records (never taken from the stored assertion), claim by claim: the request
+ * and call (also compared with the server-signed decision record), the approver, the
+ * decision's kind and its edit (see `decisionKind`). Every decision on a request opened
+ * under a passkey rule without a valid assertion is reported. A public key is registered
+ * once: a second registration of it (any approver, any encoding via `publicKeyId`) is
+ * reported, so one touch never counts for two approvers, even under version 1 claims.
  *
  * Registrations and removals are held to the step-up rule too: a registration while the
  * approver had an active key, and an approver's removal, must carry an assertion of one
@@ -62,7 +72,8 @@ interface ChainKey {
  *
  * `table` (the store's passkey rows): every row must be a key registered in the chain,
  * with the same approver and public key, removed if the chain removed it; a row the chain
- * does not know is a planted key and is reported by credential id.
+ * does not know is a planted key and is reported by credential id, and so is a key of the
+ * chain that has no row (deleted).
  *
  * The chain is as good as its head: someone who can rewrite the store can rewrite the
  * chain too, which `--anchor` (a head kept elsewhere) and signed checkpoints detect.
@@ -70,26 +81,43 @@ interface ChainKey {
 export async function checkPasskeyEvidence(
   records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>,
   verify: OfflineAssertionCheck,
-  options: { table?: readonly PasskeyCredential[] | undefined } = {},
+  options: PasskeyEvidenceOptions = {},
 ): Promise<PasskeyEvidenceReport> {
-  const requests = new Map<string, { expiresAt: number; passkey: boolean }>();
+  const requests = new Map<string, ChainRequest>();
+  const edits = new Map<string, EditedProposal>();
   const keys = new Map<string, ChainKey>();
+  // Public keys already registered (by their `publicKeyId`), to whom: one key, one credential.
+  const publicKeys = new Map<string, string>();
+  const publicKeyId = options.publicKeyId ?? ((publicKey: string) => publicKey);
   // Registration ceremonies already used, by approver: one ceremony (and its step-up) registers one passkey.
   const ceremonies = new Set<string>();
-  const report: PasskeyEvidenceReport = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], problems: [] };
+  const report: PasskeyEvidenceReport = { verified: 0, unnamedApprover: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], problems: [] };
   const problem = (seq: number, reason: string) => report.problems.push({ seq, reason });
   for await (const record of records) {
     switch (record.type) {
       case 'approval_requested': {
         if (record.requestId === undefined) break;
         const detail = record.detail ?? {};
-        requests.set(record.requestId, { expiresAt: typeof detail.expiresAt === 'number' ? detail.expiresAt : Number.NaN, passkey: detail.passkey === 'required' });
+        requests.set(record.requestId, {
+          proposalId: record.proposalId,
+          expiresAt: typeof detail.expiresAt === 'number' ? detail.expiresAt : Number.NaN,
+          passkey: detail.passkey === 'required',
+        });
+        break;
+      }
+      case 'proposal': {
+        const editedFrom = record.detail?.editedFrom;
+        if (typeof editedFrom === 'string' && record.proposalId !== undefined && record.argsDigest !== undefined) {
+          edits.set(record.proposalId, { editedFrom, argsDigest: record.argsDigest });
+        }
         break;
       }
       case 'passkey_registered': {
         report.registered += 1;
         const found = await checkRegistration(record, keys, ceremonies, verify);
+        const duplicate = typeof found === 'string' ? undefined : duplicateKey(found, publicKeys, publicKeyId);
         if (typeof found === 'string') problem(record.seq, found);
+        else if (duplicate !== undefined) problem(record.seq, duplicate);
         else {
           if (found.authorizedBy === 'first') {
             report.firstRegistrations += 1;
@@ -109,20 +137,65 @@ export async function checkPasskeyEvidence(
       }
       case 'decision': {
         if (record.requestId === undefined) break;
-        const found = await checkDecision(record, requests.get(record.requestId), keys, verify);
-        if (found === 'verified') report.verified += 1;
-        else if (found !== undefined) problem(record.seq, found);
+        const found = await checkDecision(record, requests.get(record.requestId), edits, keys, verify);
+        if (found === 'verified' || found === 'verified_v1') report.verified += 1;
+        if (found === 'verified_v1') report.unnamedApprover += 1;
+        else if (found !== undefined && found !== 'verified') problem(record.seq, found);
         break;
       }
       default:
         break;
     }
   }
-  for (const row of options.table ?? []) {
-    const found = tableProblem(row, keys.get(row.credentialId));
-    if (found !== undefined) report.problems.push({ credentialId: row.credentialId, reason: found });
+  if (options.table !== undefined) {
+    for (const row of options.table) {
+      const found = tableProblem(row, keys.get(row.credentialId));
+      if (found !== undefined) report.problems.push({ credentialId: row.credentialId, reason: found });
+    }
+    // A row deleted from the table (removed rows stay: their keys check old decisions) is reported too.
+    const rows = new Set(options.table.map((row) => row.credentialId));
+    for (const key of keys.values()) {
+      if (rows.has(key.registration.credentialId)) continue;
+      const { credentialId, approver } = key.registration;
+      report.problems.push({ credentialId, reason: `passkey_row_missing: ${credentialId} (${approver}) was registered in the chain (seq ${key.seq}) but has no row in the passkey table` });
+    }
   }
   return report;
+}
+
+export interface PasskeyEvidenceOptions {
+  /** The store's passkey rows: each must match the chain, and each key of the chain must have its row. */
+  table?: readonly PasskeyCredential[] | undefined;
+  /**
+   * Names a public key independently of its encoding (the server's decodes the COSE key), or
+   * undefined when it is not a supported key. Default: the encoded text itself.
+   */
+  publicKeyId?: ((publicKey: string) => string | undefined) | undefined;
+}
+
+/** A request as its `approval_requested` record opened it. */
+interface ChainRequest {
+  proposalId: string | undefined;
+  expiresAt: number;
+  passkey: boolean;
+}
+
+/** A proposal an approver's edit created: the original it replaces and its arguments' digest. */
+interface EditedProposal {
+  editedFrom: string;
+  argsDigest: string;
+}
+
+/** Why a registration's public key does not count (unsupported, or registered before), or undefined; records it when it counts. */
+function duplicateKey(registration: ChainedRegistration, publicKeys: Map<string, string>, publicKeyId: (publicKey: string) => string | undefined): string | undefined {
+  const id = publicKeyId(registration.publicKey);
+  if (id === undefined) return `passkey_registration_malformed: the public key of ${registration.credentialId} is not a supported COSE key`;
+  const before = publicKeys.get(id);
+  if (before !== undefined) {
+    return `passkey_registration_duplicate_key: ${registration.credentialId} (${registration.approver}) carries the public key registered before as ${before}`;
+  }
+  publicKeys.set(id, `${registration.credentialId} (${registration.approver})`);
+  return undefined;
 }
 
 /** Keys of `approver` active in the chain right now (not removed). */
@@ -179,10 +252,11 @@ async function checkStepUp(stepUp: PasskeyEvidence, approver: string, active: re
 
 async function checkDecision(
   record: AuditRecord,
-  request: { expiresAt: number; passkey: boolean } | undefined,
+  request: ChainRequest | undefined,
+  edits: ReadonlyMap<string, EditedProposal>,
   keys: ReadonlyMap<string, ChainKey>,
   verify: OfflineAssertionCheck,
-): Promise<'verified' | string | undefined> {
+): Promise<'verified' | 'verified_v1' | string | undefined> {
   const detail = record.detail ?? {};
   if (detail.passkey === undefined) {
     return request?.passkey === true ? MISSING : undefined;
@@ -191,32 +265,86 @@ async function checkDecision(
   if (evidence === undefined) return 'passkey_malformed: the stored assertion is not one';
   if (request === undefined) return 'passkey_unbound: no approval_requested record precedes this decision';
   if (!Number.isSafeInteger(request.expiresAt)) return 'passkey_unbound: the approval_requested record has no deadline';
-  if (detail.decision !== 'approve' && detail.decision !== 'deny') return 'passkey_unbound: the decision is neither approve nor deny';
+  if (request.proposalId !== record.proposalId) return 'passkey_unbound: the decision is about another call than its approval_requested record';
   // Only what the chain registered BEFORE this record, and had not removed by then, counts.
   const key = keys.get(evidence.credentialId);
   if (key === undefined) return `passkey_unregistered: ${evidence.credentialId} has no passkey_registered record before this decision`;
   if (key.registration.approver !== record.actor) return `passkey_wrong_approver: the passkey belongs to ${key.registration.approver}, the decision to ${record.actor}`;
   if (key.removedSeq !== undefined) return `passkey_removed: ${evidence.credentialId} was removed at seq ${key.removedSeq}, before this decision`;
-  const call = signedCall(detail.record);
-  if (call === undefined) return 'passkey_unbound: the decision record does not name the call';
-  const edit = typeof detail.editedArgsDigest === 'string' ? detail.editedArgsDigest : undefined;
-  if (detail.editedProposalId !== undefined && edit === undefined) return 'passkey_unbound: an edit without its edited-argument digest';
-  // Rebuilt from the chained records: the assertion counts only if it signed exactly this call and decision.
-  const claims = passkeyDecisionClaims(
-    {
-      runId: String(record.runId),
-      sessionId: String(record.sessionId),
-      callId: String(record.callId),
-      toolName: String(record.toolName),
-      argsDigest: String(record.argsDigest),
-      principal: call.sub,
-      ...(call.def === null ? {} : { definitionDigest: call.def }),
-    },
-    { requestId: record.requestId as string, expiresAt: request.expiresAt },
-    { decision: edit === undefined ? detail.decision : 'approve', editedArgsDigest: edit },
-  );
-  const checked = await verify({ evidence, challenge: passkeyChallenge(claims), credential: credentialOf(key.registration) });
-  return checked.ok ? 'verified' : `passkey_invalid: ${checked.message}`;
+  const signed = signedDecision(record.detail?.record);
+  if (signed === undefined) return 'passkey_unbound: the decision record does not name the call';
+  const mismatch = recordMismatch(record, signed);
+  if (mismatch !== undefined) return `passkey_unbound: the signed decision record and the ledger's record differ in ${mismatch}`;
+  const kind = decisionKind(record, edits);
+  if (typeof kind === 'string') return kind;
+  // Rebuilt from the chained records, claim by claim: the assertion counts only if it signed
+  // exactly this call, request, approver, decision kind and edit.
+  const build = (version: 1 | 2) =>
+    passkeyChallenge(
+      passkeyDecisionClaims(
+        {
+          runId: signed.run,
+          sessionId: signed.sid,
+          callId: signed.call,
+          toolName: signed.tool,
+          argsDigest: signed.args,
+          principal: signed.sub,
+          ...(signed.def === null ? {} : { definitionDigest: signed.def }),
+        },
+        { requestId: signed.req, expiresAt: request.expiresAt },
+        { approver: signed.apr, ...kind },
+        version,
+      ),
+    );
+  const credential = credentialOf(key.registration);
+  const checked = await verify({ evidence, challenge: build(2), credential });
+  if (checked.ok) return 'verified';
+  // A record made before claims named the approver (version 1).
+  if ((await verify({ evidence, challenge: build(1), credential })).ok) return 'verified_v1';
+  return `passkey_invalid: ${checked.message}`;
+}
+
+/**
+ * What the approver must have signed for this record: a plain approve or deny (no edit),
+ * or an edit, which closes the original request (`deny` with `editedProposalId`) and must
+ * name the edited proposal the chain recorded, from this call, with the digest signed. An
+ * edit's signature is accepted only as an edit: an edited-arguments digest on any other
+ * record is refused, never read as approve-with-edits.
+ */
+function decisionKind(record: AuditRecord, edits: ReadonlyMap<string, EditedProposal>): { decision: 'approve' | 'deny'; editedArgsDigest?: string } | string {
+  const detail = record.detail ?? {};
+  const { decision, editedProposalId, editedArgsDigest } = detail;
+  if (decision !== 'approve' && decision !== 'deny') return 'passkey_unbound: the decision is neither approve nor deny';
+  if (editedProposalId === undefined) {
+    if (editedArgsDigest !== undefined) return 'passkey_edit_mismatch: an edited-arguments digest on a decision that is not an edit (an edit signed for another call is not an approval)';
+    return { decision };
+  }
+  if (typeof editedProposalId !== 'string' || typeof editedArgsDigest !== 'string') return 'passkey_unbound: an edit without its edited proposal or its edited-argument digest';
+  if (decision !== 'deny') return `passkey_edit_mismatch: an edit closes the original call, but this record ${decision}s it`;
+  const edited = edits.get(editedProposalId);
+  if (edited === undefined || edited.editedFrom !== record.proposalId) {
+    return `passkey_edit_mismatch: no edited proposal ${editedProposalId} from this call precedes the decision`;
+  }
+  if (edited.argsDigest !== editedArgsDigest) return `passkey_edit_mismatch: the edited proposal ${editedProposalId} carries other arguments than the edit signed`;
+  return { decision: 'approve', editedArgsDigest };
+}
+
+/** The first claim of the signed decision record that disagrees with the audit record around it. */
+function recordMismatch(record: AuditRecord, signed: SignedDecision): string | undefined {
+  const detail = record.detail ?? {};
+  const pairs: [string, unknown, unknown][] = [
+    ['run', signed.run, record.runId],
+    ['sid', signed.sid, record.sessionId],
+    ['call', signed.call, record.callId],
+    ['tool', signed.tool, record.toolName],
+    ['args', signed.args, record.argsDigest],
+    ['req', signed.req, record.requestId],
+    ['prop', signed.prop, record.proposalId],
+    ['apr', signed.apr, record.actor],
+    ['dec', signed.dec, detail.decision],
+    ['edit', signed.edit, detail.editedProposalId ?? null],
+  ];
+  return pairs.find(([, a, b]) => a !== b)?.[0];
 }
 
 /** What the passkey table says against what the chain says of the same credential. */
@@ -232,16 +360,36 @@ function credentialOf(registration: ChainedRegistration): PasskeyCredential {
   return { credentialId: registration.credentialId, approver: registration.approver, publicKey: registration.publicKey, counter: 0, label: '', createdAt: 0 };
 }
 
-/** The principal and definition digest from the signed decision record's payload (its signature is checked elsewhere). */
-function signedCall(record: unknown): { sub: string; def: string | null } | undefined {
+/** The claims of a signed decision record the passkey check compares (its signature is checked elsewhere, with the server key). */
+interface SignedDecision {
+  run: string;
+  sid: string;
+  call: string;
+  tool: string;
+  args: string;
+  def: string | null;
+  sub: string;
+  req: string;
+  prop: string;
+  apr: string;
+  dec: string;
+  edit: string | null;
+}
+
+const SIGNED_STRINGS = ['run', 'sid', 'call', 'tool', 'args', 'sub', 'req', 'prop', 'apr', 'dec'] as const;
+
+/** The signed decision record's payload, or undefined when it is not one. */
+function signedDecision(record: unknown): SignedDecision | undefined {
   if (typeof record !== 'string') return undefined;
+  let payload: unknown;
   try {
-    const payload: unknown = JSON.parse(Buffer.from(record.split('.')[1] ?? '', 'base64url').toString('utf8'));
-    if (typeof payload !== 'object' || payload === null) return undefined;
-    const { sub, def } = payload as Record<string, unknown>;
-    if (typeof sub !== 'string' || (def !== null && typeof def !== 'string')) return undefined;
-    return { sub, def };
+    payload = JSON.parse(Buffer.from(record.split('.')[1] ?? '', 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const p = payload as Record<string, unknown>;
+  if (!SIGNED_STRINGS.every((name) => typeof p[name] === 'string')) return undefined;
+  if ((p.def !== null && typeof p.def !== 'string') || (p.edit !== null && typeof p.edit !== 'string')) return undefined;
+  return p as unknown as SignedDecision;
 }

@@ -15,12 +15,20 @@ export {
   type DecisionToSign,
   PASSKEY_CLAIMS_TYPE,
   PASSKEY_CLAIMS_VERSION,
+  type PasskeyClaimsVersion,
   type PasskeyDecisionClaims,
   passkeyChallenge,
   passkeyChallengeText,
   passkeyDecisionClaims,
 } from './decision-claims.ts';
-export { checkPasskeyEvidence, type OfflineAssertionCheck, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from './evidence-check.ts';
+export {
+  checkPasskeyEvidence,
+  type OfflineAssertionCheck,
+  type PasskeyEvidenceOptions,
+  type PasskeyEvidenceProblem,
+  type PasskeyEvidenceReport,
+} from './evidence-check.ts';
+export { ledgerCopyProblems } from './ledger-copies.ts';
 export { counterAdvances, MemoryPasskeyStore } from './memory-passkey-store.ts';
 export {
   auditedPasskeyWrite,

@@ -11,6 +11,8 @@ import type { AddCredentialOptions, AddCredentialResult, EnrolAuthority, Passkey
 export class MemoryPasskeyStore implements PasskeyStore {
   readonly auditLog: MemoryAuditLog | undefined;
   readonly #byId = new Map<string, PasskeyCredential>();
+  /** The ceremony each credential was registered on, when its add named one. */
+  readonly #ceremonies = new Map<string, string>();
 
   constructor(options: { audit?: MemoryAuditLog | undefined } = {}) {
     this.auditLog = options.audit;
@@ -19,18 +21,22 @@ export class MemoryPasskeyStore implements PasskeyStore {
   async add(credential: PasskeyCredential, options: AddCredentialOptions = {}): Promise<AddCredentialResult> {
     const outcome = this.#addOutcome(credential, options.authority);
     return this.#commit(outcome, options.audit, () => {
-      if (outcome.ok) this.#byId.set(credential.credentialId, copy(credential));
+      if (!outcome.ok) return;
+      this.#byId.set(credential.credentialId, copy(credential));
+      if (options.authority?.ceremony !== undefined) this.#ceremonies.set(credential.credentialId, options.authority.ceremony);
     });
   }
 
   #addOutcome(credential: PasskeyCredential, authority: EnrolAuthority | undefined): AddCredentialResult {
     if (this.#byId.has(credential.credentialId)) return { ok: false, reason: 'credential_exists' };
+    if ([...this.#byId.values()].some((c) => c.publicKey === credential.publicKey)) return { ok: false, reason: 'public_key_exists' };
     if (authority === undefined) return { ok: true };
     const own = [...this.#byId.values()].filter((c) => c.approver === credential.approver);
     const active = own.filter((c) => c.removedAt === undefined);
-    if (authority.by === 'first') return active.length === 0 ? { ok: true } : { ok: false, reason: 'not_first' };
-    if (!active.some((c) => c.credentialId === authority.credentialId)) return { ok: false, reason: 'authority_gone' };
-    return own.some((c) => c.createdAt > authority.ceremonyStartedAt) ? { ok: false, reason: 'ceremony_spent' } : { ok: true };
+    if (authority.by === 'first' && active.length > 0) return { ok: false, reason: 'not_first' };
+    if (authority.by === 'passkey' && !active.some((c) => c.credentialId === authority.credentialId)) return { ok: false, reason: 'authority_gone' };
+    const ceremony = authority.ceremony;
+    return ceremony !== undefined && own.some((c) => this.#ceremonies.get(c.credentialId) === ceremony) ? { ok: false, reason: 'ceremony_spent' } : { ok: true };
   }
 
   async get(credentialId: string): Promise<PasskeyCredential | undefined> {

@@ -42,7 +42,7 @@ function setup(atomic = true) {
 describe('passkey changes: the first on sign-in, every later change only with a step-up from an own passkey', () => {
   it('the first passkey needs only sign-in and is audited with its public key', async () => {
     const { audit, store, deps } = setup();
-    expect(await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', ceremonyStartedAt: 1, algorithm: -7, now: 1 })).toEqual({ ok: true });
+    expect(await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', algorithm: -7, now: 1 })).toEqual({ ok: true });
     expect((await store.list('fiona')).map((c) => c.credentialId)).toEqual(['fiona-laptop']);
     expect(await audit.read()).toEqual([
       expect.objectContaining({ type: 'passkey_registered', actor: 'fiona', detail: { credentialId: 'fiona-laptop', approver: 'fiona', publicKey: 'pk-fiona-laptop', algorithm: -7, challenge: 'reg-1', authorizedBy: 'first' } }),
@@ -52,9 +52,9 @@ describe('passkey changes: the first on sign-in, every later change only with a 
   it('refuses a second registration without a step-up assertion: nothing stored, nothing audited', async () => {
     for (const atomic of [true, false]) {
       const { audit, store, deps } = setup(atomic);
-      await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', ceremonyStartedAt: 1, now: 1 });
+      await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', now: 1 });
       // Mallory holds fiona's password and registers her own authenticator.
-      expect(await enrolPasskey(deps, { credential: credentialOf(malloryKey, 2), registrationChallenge: 'reg-2', ceremonyStartedAt: 2, now: 2 })).toMatchObject({ ok: false, reason: 'step_up_required' });
+      expect(await enrolPasskey(deps, { credential: credentialOf(malloryKey, 2), registrationChallenge: 'reg-2', now: 2 })).toMatchObject({ ok: false, reason: 'step_up_required' });
       expect(await store.get('mallory-key')).toBeUndefined();
       expect((await audit.read()).map((r) => r.type)).toEqual(['passkey_registered']);
     }
@@ -62,9 +62,9 @@ describe('passkey changes: the first on sign-in, every later change only with a 
 
   it('refuses a step-up by ANOTHER approver’s passkey, and one made for another operation', async () => {
     const { audit, store, deps, enrolFor } = setup();
-    await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', ceremonyStartedAt: 1, now: 1 });
-    await enrolPasskey(deps, { credential: credentialOf(malloryOwn), registrationChallenge: 'reg-m', ceremonyStartedAt: 1, now: 1 });
-    const attempt = (stepUp: ReturnType<typeof fionaLaptop.sign>) => enrolPasskey(deps, { credential: credentialOf(malloryKey, 2), registrationChallenge: 'reg-2', ceremonyStartedAt: 2, stepUp, now: 2 });
+    await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', now: 1 });
+    await enrolPasskey(deps, { credential: credentialOf(malloryOwn), registrationChallenge: 'reg-m', now: 1 });
+    const attempt = (stepUp: ReturnType<typeof fionaLaptop.sign>) => enrolPasskey(deps, { credential: credentialOf(malloryKey, 2), registrationChallenge: 'reg-2', stepUp, now: 2 });
     // Mallory's own (genuine, active) passkey signs the right claims: not fiona's.
     expect(await attempt(malloryOwn.sign(enrolFor('fiona')))).toMatchObject({ ok: false, reason: 'step_up_invalid' });
     // Fiona's device signed something else: another registration ceremony, a removal, a decision.
@@ -73,7 +73,7 @@ describe('passkey changes: the first on sign-in, every later change only with a 
     const decision = passkeyDecisionClaims(
       { runId: 'r', sessionId: 's', callId: 'c', toolName: 't', argsDigest: '0'.repeat(64), principal: 'p' },
       { requestId: 'reg-2', expiresAt: 9 },
-      { decision: 'approve' },
+      { approver: 'fiona', decision: 'approve' },
     );
     expect(await attempt(fionaLaptop.sign(passkeyChallenge(decision)))).toMatchObject({ ok: false, reason: 'step_up_invalid' });
     expect(await store.get('mallory-key')).toBeUndefined();
@@ -86,12 +86,12 @@ describe('passkey changes: the first on sign-in, every later change only with a 
   it('a step-up adds ONE passkey: replayed for a second registration on the same ceremony, it is refused, nothing stored or audited', async () => {
     for (const atomic of [true, false]) {
       const { audit, store, deps, enrolFor } = setup(atomic);
-      await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', ceremonyStartedAt: 1, now: 1 });
+      await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', now: 1 });
       // Fiona adds her phone; her laptop (an authenticator that does not count) confirms ceremony reg-2, begun at 2.
       const stepUp = fionaLaptop.sign(enrolFor('fiona'));
-      expect(await enrolPasskey(deps, { credential: credentialOf(fionaPhone, 3), registrationChallenge: 'reg-2', ceremonyStartedAt: 2, stepUp, now: 3 })).toEqual({ ok: true });
+      expect(await enrolPasskey(deps, { credential: credentialOf(fionaPhone, 3), registrationChallenge: 'reg-2', stepUp, now: 3 })).toEqual({ ok: true });
       // Mallory (fiona's password, the captured step-up and challenge, a key that signs any clientDataJSON) replays it.
-      const replay = await enrolPasskey(deps, { credential: credentialOf(malloryKey, 4), registrationChallenge: 'reg-2', ceremonyStartedAt: 2, stepUp, now: 4 });
+      const replay = await enrolPasskey(deps, { credential: credentialOf(malloryKey, 4), registrationChallenge: 'reg-2', stepUp, now: 4 });
       expect(replay).toMatchObject({ ok: false, reason: 'step_up_invalid' });
       expect(await store.get('mallory-key')).toBeUndefined();
       // Atomic: no record. Two steps (record first): a record of the attempt, never a usable key.
@@ -101,8 +101,8 @@ describe('passkey changes: the first on sign-in, every later change only with a 
 
   it('removal needs a step-up over that removal; an operator removes without one, audited as operator', async () => {
     const { audit, store, deps, enrolFor } = setup();
-    await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', ceremonyStartedAt: 1, now: 1 });
-    await enrolPasskey(deps, { credential: credentialOf(fionaPhone, 2), registrationChallenge: 'reg-2', ceremonyStartedAt: 2, stepUp: fionaLaptop.sign(enrolFor('fiona')), now: 2 });
+    await enrolPasskey(deps, { credential: credentialOf(fionaLaptop), registrationChallenge: 'reg-1', now: 1 });
+    await enrolPasskey(deps, { credential: credentialOf(fionaPhone, 2), registrationChallenge: 'reg-2', stepUp: fionaLaptop.sign(enrolFor('fiona')), now: 2 });
     const remove = (stepUp?: ReturnType<typeof fionaLaptop.sign>) => removePasskey(deps, { approver: 'fiona', credentialId: 'fiona-phone', nonce: 'n-1', stepUp, now: 3 });
     expect(await remove()).toMatchObject({ ok: false, reason: 'step_up_required' });
     // Signed for removing another credential, or for an enrolment: refused.
@@ -120,6 +120,7 @@ describe('passkey changes: the first on sign-in, every later change only with a 
     // The whole story holds offline, from the chain alone.
     expect(await checkPasskeyEvidence(await audit.read(), testOfflineCheck, { table: await store.list() })).toEqual({
       verified: 0,
+      unnamedApprover: 0,
       registered: 2,
       firstRegistrations: 1,
       removed: 2,
@@ -128,7 +129,7 @@ describe('passkey changes: the first on sign-in, every later change only with a 
       problems: [],
     });
     // Her next passkey is a first one again (the bootstrap limit): accepted, and listed for a person to confirm.
-    expect(await enrolPasskey(deps, { credential: credentialOf(malloryKey, 6), registrationChallenge: 'reg-3', ceremonyStartedAt: 6, now: 6 })).toEqual({ ok: true });
+    expect(await enrolPasskey(deps, { credential: credentialOf(malloryKey, 6), registrationChallenge: 'reg-3', now: 6 })).toEqual({ ok: true });
     const again = await checkPasskeyEvidence(await audit.read(), testOfflineCheck, { table: await store.list() });
     expect(again).toMatchObject({ firstRegistrations: 2, reRegistrations: [{ approver: 'fiona', credentialId: 'mallory-key' }], problems: [] });
   });

@@ -29,6 +29,8 @@ export type PasskeyChangeFailure =
   /** The step-up assertion does not verify: another approver's passkey, another operation's challenge, no UV, a bad signature or counter. */
   | 'step_up_invalid'
   | 'credential_exists'
+  /** The credential's public key is registered already (to anyone): one key, one credential. */
+  | 'public_key_exists'
   /** No such active passkey of this approver. */
   | 'not_found';
 
@@ -42,12 +44,6 @@ export interface EnrolInput {
   algorithm?: number | undefined;
   /** Required when the approver has an active passkey: its assertion over `passkeyEnrolClaims`. */
   stepUp?: PasskeyAssertion | undefined;
-  /**
-   * When the registration ceremony (`registrationChallenge`) began, by the clock that
-   * stamps `credential.createdAt`. A step-up registers one passkey: a later registration
-   * on the same ceremony (the same step-up, replayed) is refused `step_up_invalid`.
-   */
-  ceremonyStartedAt: number;
   now: number;
 }
 
@@ -55,7 +51,8 @@ export interface EnrolInput {
 export async function enrolPasskey(deps: PasskeyChangeDeps, input: EnrolInput): Promise<PasskeyChangeResult> {
   const approver = input.credential.approver;
   const active = (await deps.store.list(approver)).filter((c) => c.removedAt === undefined);
-  let authority: EnrolAuthority = { by: 'first' };
+  // One ceremony registers one passkey: a later registration on it (the same step-up, replayed) is refused `step_up_invalid`.
+  let authority: EnrolAuthority = { by: 'first', ceremony: input.registrationChallenge };
   let stepUp: PasskeyEvidence | undefined;
   if (active.length > 0) {
     if (input.stepUp === undefined) return refused('step_up_required', 'you have a passkey already: confirm with it to add another');
@@ -66,7 +63,7 @@ export async function enrolPasskey(deps: PasskeyChangeDeps, input: EnrolInput): 
       now: input.now,
     });
     if (!checked.ok) return refused('step_up_invalid', `step-up assertion refused: ${checked.message}`);
-    authority = { by: 'passkey', credentialId: checked.evidence.credentialId, ceremonyStartedAt: input.ceremonyStartedAt };
+    authority = { by: 'passkey', credentialId: checked.evidence.credentialId, ceremony: input.registrationChallenge };
     stepUp = checked.evidence;
   }
   const event = registrationEvent(input.credential, {
@@ -85,12 +82,14 @@ export async function enrolPasskey(deps: PasskeyChangeDeps, input: EnrolInput): 
   switch (added.reason) {
     case 'credential_exists':
       return refused('credential_exists', 'this passkey is already registered');
+    case 'public_key_exists':
+      return refused('public_key_exists', 'this public key is already registered (to you or another approver): a passkey counts for one credential');
     case 'not_first':
       return refused('step_up_required', 'another passkey was registered meanwhile: confirm with it to add this one');
     case 'authority_gone':
       return refused('step_up_invalid', 'the passkey that confirmed this was removed meanwhile');
     case 'ceremony_spent':
-      return refused('step_up_invalid', 'a passkey was registered since this registration began (a confirmation adds one passkey): start again');
+      return refused('step_up_invalid', 'a passkey was registered on this registration ceremony already (a confirmation adds one passkey): start again');
   }
 }
 

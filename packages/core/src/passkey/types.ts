@@ -59,13 +59,15 @@ export interface PasskeyCredential {
  */
 /**
  * Why a registration may happen. `passkey`: a step-up by `credentialId`, for one
- * registration ceremony that began at `ceremonyStartedAt`. A step-up is not spent by its
+ * registration ceremony (`ceremony`, its WebAuthn challenge). A step-up is not spent by its
  * use (an authenticator that does not count signs the same bytes every time), so the
- * store spends the ceremony instead: it refuses the add if the approver has any passkey,
- * removed or not, created after that time, so one step-up registers one passkey. (After,
- * not at: a first passkey stamped in the millisecond a ceremony began is not one of its.)
+ * store spends the ceremony instead: it keeps the ceremony with the credential and refuses
+ * an add on a ceremony a row of the approver already carries, so one step-up registers
+ * one passkey. Comparing the challenge itself, never two timestamps, keeps the rule
+ * whatever the clocks of the replicas that began and finished the ceremony say.
+ * `first` may name its ceremony too (the server always does): spent the same way.
  */
-export type EnrolAuthority = { by: 'first' } | { by: 'passkey'; credentialId: string; ceremonyStartedAt: number };
+export type EnrolAuthority = { by: 'first'; ceremony?: string | undefined } | { by: 'passkey'; credentialId: string; ceremony: string };
 
 export type AddCredentialResult =
   | { ok: true }
@@ -75,10 +77,12 @@ export type AddCredentialResult =
        * `credential_exists`: the id is registered already (to anyone); `not_first`: the
        * authority was `first` but the approver has an active passkey now; `authority_gone`:
        * the stepping-up passkey is not an active passkey of this approver (any more);
-       * `ceremony_spent`: a passkey of this approver was registered since the step-up's
-       * ceremony began (the step-up was used already, or replayed).
+       * `ceremony_spent`: a passkey of this approver was registered on this ceremony
+       * already (the step-up was used already, or replayed); `public_key_exists`: the
+       * public key is registered already (to anyone, removed or not): one key, one
+       * credential, so one touch is never two approvers' consent.
        */
-      reason: 'credential_exists' | 'not_first' | 'authority_gone' | 'ceremony_spent';
+      reason: 'credential_exists' | 'public_key_exists' | 'not_first' | 'authority_gone' | 'ceremony_spent';
     };
 
 export interface AddCredentialOptions {
@@ -100,8 +104,9 @@ export interface PasskeyStore {
    */
   readonly auditLog?: AuditLog | undefined;
   /**
-   * Adds a credential; a credential id already registered (to anyone) is refused and
-   * nothing changes; so is one whose `authority` does not hold inside the write.
+   * Adds a credential; a credential id or a public key already registered (to anyone) is
+   * refused and nothing changes; so is one whose `authority` does not hold inside the write.
+   * Public keys are compared as stored text: the server stores them in one canonical form.
    */
   add(credential: PasskeyCredential, options?: AddCredentialOptions): Promise<AddCredentialResult>;
   get(credentialId: string): Promise<PasskeyCredential | undefined>;

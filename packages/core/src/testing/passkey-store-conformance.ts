@@ -15,7 +15,7 @@ const T0 = Date.UTC(2026, 0, 1);
 const rid = () => randomBytes(16).toString('base64url');
 
 function credential(overrides: Partial<PasskeyCredential> = {}): PasskeyCredential {
-  return { credentialId: rid(), approver: `approver-${rid()}`, publicKey: 'pQECAyYgASFYIA', counter: 0, label: 'laptop', createdAt: T0, ...overrides };
+  return { credentialId: rid(), approver: `approver-${rid()}`, publicKey: `pk-${rid()}`, counter: 0, label: 'laptop', createdAt: T0, ...overrides };
 }
 
 /** The behaviour every PasskeyStore must have (memory, SQLite, Postgres). */
@@ -45,7 +45,7 @@ export function runPasskeyStoreConformance(name: string, open: () => Promise<Pas
     it('a credential id is registered once, to one approver: a second add (by anyone) changes nothing', async () => {
       const c = credential();
       await harness.store.add(c);
-      expect(await harness.store.add({ ...c, approver: 'mallory', publicKey: 'AAAA' })).toEqual({ ok: false, reason: 'credential_exists' });
+      expect(await harness.store.add({ ...c, approver: 'mallory', publicKey: `pk-${rid()}` })).toEqual({ ok: false, reason: 'credential_exists' });
       expect(await harness.store.get(c.credentialId)).toEqual(c);
     });
 
@@ -111,31 +111,56 @@ export function runPasskeyStoreConformance(name: string, open: () => Promise<Pas
       await harness.store.add(own);
       await harness.store.add(other);
       const next = credential({ approver });
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: other.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: rid(), ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: other.credentialId, ceremony: rid() } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: rid(), ceremony: rid() } })).toEqual({ ok: false, reason: 'authority_gone' });
       expect(await harness.store.get(next.credentialId)).toBeUndefined();
-      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: own.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: true });
+      expect(await harness.store.add(next, { authority: { by: 'passkey', credentialId: own.credentialId, ceremony: rid() } })).toEqual({ ok: true });
       await harness.store.remove(approver, own.credentialId, T0 + 1);
-      expect(await harness.store.add(credential({ approver }), { authority: { by: 'passkey', credentialId: own.credentialId, ceremonyStartedAt: T0 + 1 } })).toEqual({ ok: false, reason: 'authority_gone' });
+      expect(await harness.store.add(credential({ approver }), { authority: { by: 'passkey', credentialId: own.credentialId, ceremony: rid() } })).toEqual({ ok: false, reason: 'authority_gone' });
     });
 
-    it('a step-up registers one passkey: a second add on the same ceremony, after or alongside the first, is refused', async () => {
+    it('a ceremony registers one passkey: a second add on it, after or alongside the first, is refused whatever the timestamps', async () => {
       const approver = `approver-${rid()}`;
       const own = credential({ approver, createdAt: T0 });
       await harness.store.add(own);
-      // The ceremony began at T0 + 10; its passkey is added at T0 + 20.
-      const authority = { by: 'passkey' as const, credentialId: own.credentialId, ceremonyStartedAt: T0 + 10 };
+      const authority = { by: 'passkey' as const, credentialId: own.credentialId, ceremony: rid() };
       expect(await harness.store.add(credential({ approver, createdAt: T0 + 20 }), { authority })).toEqual({ ok: true });
-      // The same step-up replayed (an authenticator that does not count signs the same bytes).
-      const replayed = credential({ approver, createdAt: T0 + 30 });
+      // The same step-up replayed (an authenticator that does not count signs the same bytes),
+      // stamped EARLIER by a replica whose clock is behind: still the same ceremony, still refused.
+      const replayed = credential({ approver, createdAt: T0 - 30_000 });
       expect(await harness.store.add(replayed, { authority })).toEqual({ ok: false, reason: 'ceremony_spent' });
       expect(await harness.store.get(replayed.credentialId)).toBeUndefined();
+      // A ceremony a "first" registration used is spent too.
+      const firstCeremony = rid();
+      const other = `approver-${rid()}`;
+      const first = credential({ approver: other });
+      expect(await harness.store.add(first, { authority: { by: 'first', ceremony: firstCeremony } })).toEqual({ ok: true });
+      expect(await harness.store.add(credential({ approver: other }), { authority: { by: 'passkey', credentialId: first.credentialId, ceremony: firstCeremony } })).toEqual({
+        ok: false,
+        reason: 'ceremony_spent',
+      });
       // Concurrent registrations on one fresh ceremony: exactly one lands.
-      const fresh = { ...authority, ceremonyStartedAt: T0 + 40 };
+      const fresh = { ...authority, ceremony: rid() };
       const raced = await Promise.all(Array.from({ length: 6 }, () => harness.store.add(credential({ approver, createdAt: T0 + 50 }), { authority: fresh })));
       expect(raced.filter((r) => r.ok)).toHaveLength(1);
       expect(raced.filter((r) => !r.ok)).toEqual(Array.from({ length: 5 }, () => ({ ok: false, reason: 'ceremony_spent' })));
-      expect((await harness.store.list(approver)).filter((c) => c.createdAt >= T0 + 40)).toHaveLength(1);
+      expect((await harness.store.list(approver)).filter((c) => c.createdAt >= T0 + 50)).toHaveLength(1);
+    });
+
+    it('a public key registered once is refused a second time, under any credential id and any approver, removed or not', async () => {
+      const c = credential();
+      await harness.store.add(c, { authority: { by: 'first' } });
+      const twin = credential({ publicKey: c.publicKey });
+      expect(await harness.store.add(twin, { authority: { by: 'first' } })).toEqual({ ok: false, reason: 'public_key_exists' });
+      expect(await harness.store.add({ ...twin, approver: c.approver })).toEqual({ ok: false, reason: 'public_key_exists' });
+      await harness.store.remove(c.approver, c.credentialId, T0 + 1);
+      expect(await harness.store.add(twin)).toEqual({ ok: false, reason: 'public_key_exists' });
+      expect(await harness.store.get(twin.credentialId)).toBeUndefined();
+      // Concurrent adds of one key by different approvers: exactly one lands.
+      const key = `pk-${rid()}`;
+      const raced = await Promise.all(Array.from({ length: 4 }, () => harness.store.add(credential({ publicKey: key }), { authority: { by: 'first' } })));
+      expect(raced.filter((r) => r.ok)).toHaveLength(1);
+      expect(raced.filter((r) => !r.ok)).toEqual(Array.from({ length: 3 }, () => ({ ok: false, reason: 'public_key_exists' })));
     });
 
     it('an audited add or remove commits its records with the change, and a failing record leaves no change', async (context) => {

@@ -19,7 +19,7 @@ async function setup() {
     const json = (await res.json()) as { challenge: string; claims: Record<string, unknown>; publicKey: { rpId: string; allowCredentials: Array<{ id: string }> } };
     return json;
   };
-  return { f, fiona, challengeFor };
+  return { f, fiona, challengeFor, store: passkeys };
 }
 
 describe('POST /decisions under a passkey rule (API and terminal approvers)', () => {
@@ -77,6 +77,32 @@ describe('POST /decisions under a passkey rule (API and terminal approvers)', ()
     const forB = await signedFor({ requestId: b.requestId, decision: 'deny' });
     expect((await f.fiona('POST', '/api/v1/decisions', { requestId: b.requestId, decision: 'deny', passkeyAssertion: forB })).status).toBe(200);
     expect(f.executions).toHaveLength(0);
+  });
+
+  it('POST /passkey-challenge answers a clear error for an expired or decided request, and for an approver with no passkey', async () => {
+    const { f, store, fiona: device } = await setup();
+    const { requestId } = await f.proposeTransfer();
+    const challenge = (body: Record<string, unknown>) => f.fiona('POST', '/api/v1/passkey-challenge', body);
+    // The claims name fiona (version 2): her signature is her consent, nobody else's.
+    expect(((await (await challenge({ requestId, decision: 'approve' })).json()) as { claims: unknown }).claims).toMatchObject({ v: 2, apr: 'fiona' });
+    // Decided already: 409 already_decided.
+    const other = await f.proposeTransfer({ amount: 7, to: 'bob' }, 'call-decided');
+    const denyFor = (await (await challenge({ requestId: other.requestId, decision: 'deny' })).json()) as { challenge: string };
+    const denied = await f.fiona('POST', '/api/v1/decisions', { requestId: other.requestId, decision: 'deny', passkeyAssertion: device.assertion(Buffer.from(denyFor.challenge, 'base64url')) });
+    expect(denied.status).toBe(200);
+    const decided = await challenge({ requestId: other.requestId, decision: 'approve' });
+    expect(decided.status).toBe(409);
+    expect(await decided.json()).toMatchObject({ error: { code: 'already_decided' } });
+    // No active passkey: nothing to sign with (403 passkey_required, not a challenge nobody can answer).
+    await store.remove('fiona', (await store.list('fiona'))[0]?.credentialId ?? '', f.clock());
+    const keyless = await challenge({ requestId, decision: 'approve' });
+    expect(keyless.status).toBe(403);
+    expect(await keyless.json()).toMatchObject({ error: { code: 'passkey_required', message: expect.stringMatching(/no passkey/) } });
+    // Past its deadline: 409 expired.
+    f.clock.advance(24 * 3600_000);
+    const late = await challenge({ requestId, decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({ error: { code: 'expired' } });
   });
 
   it('a service without passkeys enabled takes no decision under the rule', async () => {

@@ -151,6 +151,7 @@ export type ServerConfigErrorCode =
   | 'invalid_auth_config'
   | 'invalid_session_secret'
   | 'invalid_public_origin'
+  | 'invalid_passkey_origin'
   | 'invalid_webhook'
   | 'invalid_tuning'
   | 'invalid_mcp_mount';

@@ -13,7 +13,7 @@ export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
  * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
  * and the routes pass that on to the approver.
  */
-export async function decide(services: Services, approver: Approver, input: DecisionInput, requestUrl: string): Promise<DecisionSuccess> {
+export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
   const view = await eligibleView(services, approver, input.requestId);
   let effective = input;
   if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(input.editedArguments, view.proposal.argsDigest, services)) {
@@ -22,7 +22,7 @@ export async function decide(services: Services, approver: Approver, input: Deci
     effective = plain;
   }
   // Under a passkey rule the gate checks the assertion with the server's WebAuthn verifier.
-  const passkeys = services.passkeys?.verifier(requestUrl);
+  const passkeys = services.passkeys?.verifier();
   const outcome = await services.gate.approvals.decide(approver, effective, passkeys === undefined ? {} : { passkeys });
   if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
   // Waiters and the webhook hear of it from the gate's events, like any other decision.

@@ -1,7 +1,9 @@
 import type { AuditRecord } from '@countersign/core/audit';
+import type { Approver } from '@countersign/core/gate';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ChainStatus } from './chain-status.ts';
+import { visibleRecords } from './visible-records.ts';
 
 export interface AuditPage {
   records: AuditRecord[];
@@ -20,13 +22,17 @@ export function parseAuditQuery(afterSeqRaw: string | undefined, limitRaw: strin
   return { afterSeq, limit: Math.max(limit, 1) };
 }
 
-export async function readAuditPage(services: Services, afterSeq: number, limit: number): Promise<AuditPage> {
+/**
+ * One page of the chain as `viewer` may read it (see `visibleRecords`): a page may hold
+ * fewer than `limit` records, and `nextAfterSeq` still walks the whole chain.
+ */
+export async function readAuditPage(services: Services, viewer: Approver, afterSeq: number, limit: number): Promise<AuditPage> {
   try {
     const audit = services.gate.auditLog;
     const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), services.chainStatus.get()]);
     const page = records.slice(0, limit);
     return {
-      records: page,
+      records: await visibleRecords(services, viewer, page),
       chain: chain.status,
       chainCheckedAt: chain.checkedAt,
       nextAfterSeq: records.length > limit ? (page.at(-1)?.seq ?? null) : null,

@@ -1,68 +1,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enrolPasskey, passkeyChallenge, removePasskeyAsOperator, passkeyDecisionClaims, registrationEvent, removalEvent } from '@countersign/core/passkey';
+import { removePasskeyAsOperator, registrationEvent, removalEvent } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { CheckpointingAuditLog } from '@countersign/core/audit';
-import { FIXTURE_SECRET, makeGateFixture, requestView, PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
-import { hmacKey, Keyring, signDecisionRecord } from '@countersign/core/token';
+import { makeGateFixture, PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
+import { signDecisionRecord } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webauthnVerifier } from '../passkey/webauthn-verifier.ts';
 import { softAuthenticator } from '../testing/soft-authenticator.ts';
+import { signedPasskeyStore, verifyPasskeysJson } from './testing/signed-passkey-store.ts';
 import { runCaptured } from './testing/capture-io.ts';
 
 
 const cwd = mkdtempSync(join(tmpdir(), 'countersign-cli-passkeys-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-type Device = ReturnType<typeof softAuthenticator>;
-
-/**
- * A SQLite store with fiona's passkey registered as the server registers it (table row
- * and passkey_registered record in one transaction) and one transfer she approved with
- * it. `register: false` leaves the registration to the test.
- */
-async function storeWithSignedApproval(name: string, options: { register?: boolean } = {}) {
-  const path = join(cwd, `${name}.sqlite`);
-  const store = openSqliteStore({ path });
-  const fiona = softAuthenticator('fiona');
-  const keyring = new Keyring([hmacKey('k1', FIXTURE_SECRET)]);
-  // Checkpointed as `serve` does, so a keyed verify checks everything the server signs.
-  const audit = new CheckpointingAuditLog(store.audit, { keyring, everyRecords: 1000, everyMs: 0 });
-  const fx = makeGateFixture({ ledger: store.ledger, audit, keyring, policy: loadPolicy(POLICY, 'yaml') });
-  const passkeys = webauthnVerifier(store.passkeys, () => ({ rpId: fiona.rpId, origin: fiona.origin }));
-  const enrol = async (device: Device) => {
-    const enrolled = await enrolPasskey({ store: store.passkeys, audit, verifier: passkeys }, { credential: device.credential(fx.clock()), registrationChallenge: 'ceremony', ceremonyStartedAt: fx.clock(), algorithm: -7, now: fx.clock() });
-    if (!enrolled.ok) throw new Error(enrolled.message);
-  };
-  if (options.register !== false) await enrol(fiona);
-  const pending = async () => {
-    const proposed = await fx.gate.propose(fx.call());
-    if (proposed.status !== 'approval_required') throw new Error(proposed.status);
-    const view = await requestView(fx.gate, proposed.requestId);
-    if (view === undefined) throw new Error('no request');
-    return view;
-  };
-  /** A new transfer approved with `device`'s assertion, as the server takes it (it checks the table). */
-  const approveWith = async (device: Device) => {
-    const view = await pending();
-    const assertion = device.assertion(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { decision: 'approve' })));
-    const decided = await fx.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: view.request.requestId, decision: 'approve', passkeyAssertion: assertion }, { passkeys });
-    if (!decided.ok) throw new Error(decided.message);
-  };
-  if (options.register !== false) await approveWith(fiona);
-  const close = async () => {
-    await audit.close();
-    await store.close();
-  };
-  return { path, store, audit, fx, fiona, enrol, pending, approveWith, close };
-}
-
-async function verifyJson(path: string) {
-  const run = await runCaptured(['audit', 'verify', '--db', path, '--json'], { cwd });
-  return { code: run.code, report: JSON.parse(run.stdout) };
-}
+const storeWithSignedApproval = (name: string, options: { register?: boolean } = {}) => signedPasskeyStore(cwd, name, options);
+const verifyJson = (path: string) => verifyPasskeysJson(cwd, path);
 
 describe('countersign audit verify: passkey assertions', () => {
   it('re-verifies each assertion against the public key registered in the chain (no server key needed)', async () => {
@@ -70,7 +25,7 @@ describe('countersign audit verify: passkey assertions', () => {
     await close();
     const run = await runCaptured(['audit', 'verify', '--db', path], { cwd });
     expect(run.stdout).toContain('passkey assertions: 1 verified against public keys registered in the chain');
-    expect(run.stdout).toContain("passkey registrations: 1 (1 an approver's first, on sign-in alone), removals: 0 (0 by an operator); passkey table: 1 row, all registered in the chain");
+    expect(run.stdout).toContain("passkey registrations: 1 (1 an approver's first, on sign-in alone), removals: 0 (0 by an operator); passkey table: 1 row, matching the chain; ledger copies of passkey decisions match");
     expect(run.stdout).toContain('--anchor');
     expect(run.code).toBe(0);
     expect(await verifyJson(path)).toMatchObject({ code: 0, report: { ok: true, passkeys: { verified: 1, registered: 1, tableRows: 1 } } });

@@ -27,6 +27,9 @@ export async function decisionChallenge(
   editedArguments: unknown,
 ): Promise<DecisionChallenge> {
   const view = await eligibleView(services, approver, requestId);
+  // Nothing to sign for a request no decision can reach any more: say so, rather than hand out a challenge.
+  if (view.status === 'expired') throw new ApiError('expired', 'this request has expired: there is nothing to sign');
+  if (view.status !== 'pending') throw new ApiError('already_decided', `this request is ${view.status}: there is nothing to sign`);
   let editedArgsDigest: string | undefined;
   if (action === 'edit') {
     try {
@@ -37,6 +40,6 @@ export async function decisionChallenge(
     }
     if (editedArgsDigest === view.proposal.argsDigest) editedArgsDigest = undefined;
   }
-  const claims = passkeyDecisionClaims(view.proposal, view.request, { decision: action === 'deny' ? 'deny' : 'approve', editedArgsDigest });
+  const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: approver.id, decision: action === 'deny' ? 'deny' : 'approve', editedArgsDigest });
   return { challenge: passkeyChallengeText(claims), claims };
 }

@@ -11,6 +11,7 @@ export function passkeyChangeError(reason: PasskeyChangeFailure | 'invalid_regis
     case 'not_found':
       return new ApiError('not_found', message);
     case 'credential_exists':
+    case 'public_key_exists':
     case 'invalid_registration':
       return new ApiError('invalid_request', `passkey not registered: ${message}`);
   }

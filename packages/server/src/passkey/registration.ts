@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EnrolInput, PasskeyAssertion, PasskeyChangeFailure, PasskeyChangeResult, PasskeyCredential } from '@countersign/core/passkey';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
-import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
+import { readCredential, readTransports } from './registration-input.ts';
 import type { RelyingParty } from './relying-party.ts';
 
 /** How long a registration ceremony may take, start to finish. */
@@ -32,11 +32,6 @@ export function isRegistrationChallenge(key: Buffer, approver: string, challenge
  * core's `passkeyRemoveClaims`): made the same way as a registration challenge, bound to
  * this approver and this credential, live for REGISTRATION_TTL_MS.
  */
-/** When the ceremony of a (verified) registration challenge began: its deadline less the ceremony's time to live. */
-export function registrationStartedAt(challenge: string): number {
-  return Number(Buffer.from(challenge, 'base64url').subarray(16, 24).readBigUInt64BE()) - REGISTRATION_TTL_MS;
-}
-
 export function removalNonce(key: Buffer, approver: string, credentialId: string, now: number): string {
   return ceremonyToken(key, 'passkey-removal', [approver, credentialId], now);
 }
@@ -113,6 +108,9 @@ export async function registerPasskey(input: {
   now: number;
 }): Promise<RegisterResult> {
   const label = input.label.trim().slice(0, MAX_LABEL) || 'passkey';
+  // Everything that will be stored is checked before anything is: nothing malformed lands in the table.
+  const transports = readTransports(input.response);
+  if (!transports.ok) return { ok: false, reason: 'invalid_registration', message: transports.message };
   let challenge: string | undefined;
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -133,33 +131,24 @@ export async function registerPasskey(input: {
   }
   if (!verified.verified || challenge === undefined) return { ok: false, reason: 'invalid_registration', message: 'the registration does not verify' };
   const { credential } = verified.registrationInfo;
+  const read = readCredential(credential);
+  if (!read.ok) return { ok: false, reason: 'invalid_registration', message: read.message };
   const stored: PasskeyCredential = {
     credentialId: credential.id,
     approver: input.approver,
-    publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+    publicKey: read.value.publicKey,
     counter: credential.counter,
     label,
     createdAt: input.now,
-    ...(credential.transports === undefined ? {} : { transports: [...credential.transports] }),
+    ...(transports.value === undefined ? {} : { transports: transports.value }),
   };
+  // One step-up, one passkey: core refuses a second registration on this ceremony (its challenge).
   const enrolled = await input.enrol({
     credential: stored,
     registrationChallenge: challenge,
-    // One step-up, one passkey: core refuses a second registration on this ceremony.
-    ceremonyStartedAt: registrationStartedAt(challenge),
-    algorithm: algorithmOf(credential.publicKey),
+    algorithm: read.value.algorithm,
     stepUp: input.stepUp,
     now: input.now,
   });
   return enrolled.ok ? { ok: true, credential: stored } : enrolled;
-}
-
-/** The COSE algorithm id the key names (-7, -8, -257), for the audit record. */
-function algorithmOf(publicKey: Uint8Array): number | undefined {
-  try {
-    const alg = decodeCredentialPublicKey(publicKey as Parameters<typeof decodeCredentialPublicKey>[0]).get(cose.COSEKEYS.alg);
-    return typeof alg === 'number' && Number.isSafeInteger(alg) ? alg : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,10 +7,11 @@ export const LOCAL_AGENT_NAME = 'agent';
 export const LOCAL_APPROVER_ID = 'approver';
 /**
  * Enough to decide every rule of the example policy except the two-person deploy rule,
- * and (role admin, the example policy's `definitionReview`) the review of a tool
- * definition an agent registered.
+ * (role admin, the example policy's `definitionReview`) the review of a tool definition
+ * an agent registered, and (role auditor) reading the whole audit trail: the one local
+ * approver is also the operator.
  */
-export const LOCAL_APPROVER_ROLES: readonly string[] = ['approver', 'finance', 'release-manager', 'admin'];
+export const LOCAL_APPROVER_ROLES: readonly string[] = ['approver', 'finance', 'release-manager', 'admin', 'auditor'];
 
 export interface LocalCredential {
   value: string;

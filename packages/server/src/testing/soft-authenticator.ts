@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import type { PasskeyAssertion, PasskeyCredential } from '@countersign/core/passkey';
 
 /**
@@ -7,10 +7,12 @@ import type { PasskeyAssertion, PasskeyCredential } from '@countersign/core/pass
  * authenticatorData (RP id hash, flags, counter) followed by SHA-256 of clientDataJSON.
  * The Chromium tests use the browser's own virtual authenticator instead.
  */
-export function softAuthenticator(owner: string, options: { rpId?: string; origin?: string } = {}) {
+export function softAuthenticator(owner: string, options: { rpId?: string; origin?: string; keys?: SoftKeys } = {}) {
   const rpId = options.rpId ?? 'localhost';
   const origin = options.origin ?? 'http://localhost';
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  // `keys`: another authenticator's key pair, as an attacker copying a public key would register it.
+  const keys: SoftKeys = options.keys ?? generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey, publicKey } = keys;
   const jwk = publicKey.export({ format: 'jwk' });
   const x = Buffer.from(jwk.x ?? '', 'base64url');
   const y = Buffer.from(jwk.y ?? '', 'base64url');
@@ -51,27 +53,49 @@ export function softAuthenticator(owner: string, options: { rpId?: string; origi
    * A registration response (`none` attestation) over `challenge`, as a browser's
    * `navigator.credentials.create` returns it, serialized the way passkey.js sends it.
    */
-  const registration = (challenge: string, opts: { userVerified?: boolean } = {}) => {
+  const registration = (challenge: string, opts: { userVerified?: boolean; transports?: unknown; cose?: Buffer; credentialId?: Buffer; counter?: number } = {}) => {
     const flags = 0x01 | (opts.userVerified === false ? 0 : 0x04) | 0x40; // UP, UV, attested credential data
-    const id = Buffer.from(credentialId, 'base64url');
+    const id = opts.credentialId ?? Buffer.from(credentialId, 'base64url');
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(id.length);
-    const authData = Buffer.concat([createHash('sha256').update(rpId).digest(), Buffer.from([flags]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, cose]);
+    const count = Buffer.alloc(4);
+    count.writeUInt32BE(opts.counter ?? 0);
+    const authData = Buffer.concat([createHash('sha256').update(rpId).digest(), Buffer.from([flags]), count, Buffer.alloc(16), idLength, id, opts.cose ?? cose]);
     // CBOR {"fmt": "none", "attStmt": {}, "authData": bytes}
     const attestationObject = Buffer.concat([
       Buffer.from([0xa3, 0x63, ...Buffer.from('fmt'), 0x64, ...Buffer.from('none'), 0x67, ...Buffer.from('attStmt'), 0xa0, 0x68, ...Buffer.from('authData')]),
-      authData.length < 256 ? Buffer.from([0x58, authData.length]) : Buffer.from([0x59, authData.length >> 8, authData.length & 0xff]),
+      authData.length < 256
+        ? Buffer.from([0x58, authData.length])
+        : authData.length < 65536
+          ? Buffer.from([0x59, authData.length >> 8, authData.length & 0xff])
+          : Buffer.from([0x5a, ...u32(authData.length)]),
       authData,
     ]);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin, crossOrigin: false }));
+    const idText = id.toString('base64url');
     return {
-      id: credentialId,
-      rawId: credentialId,
+      id: idText,
+      rawId: idText,
       type: 'public-key',
       clientExtensionResults: {},
-      response: { clientDataJSON: clientDataJSON.toString('base64url'), attestationObject: attestationObject.toString('base64url'), transports: ['internal'] },
+      response: {
+        clientDataJSON: clientDataJSON.toString('base64url'),
+        attestationObject: attestationObject.toString('base64url'),
+        transports: 'transports' in opts ? opts.transports : ['internal'],
+      },
     };
   };
 
-  return { owner, credentialId, credential, assertion, registration, rpId, origin };
+  return { owner, credentialId, credential, assertion, registration, rpId, origin, keys, cose };
+}
+
+export interface SoftKeys {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+function u32(n: number): number[] {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return [...b];
 }

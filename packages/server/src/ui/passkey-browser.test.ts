@@ -138,7 +138,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
   });
   beforeEach(async () => {
     const passkeyStore = new MemoryPasskeyStore();
-    f = { ...makeServerFixture({ publicOrigin: undefined, passkeys: { store: passkeyStore } }, { policy: loadPolicy(POLICY, 'yaml') }), passkeyStore };
+    f = { ...makeServerFixture({ publicOrigin: undefined, passkeys: { store: passkeyStore, origin: () => base } }, { policy: loadPolicy(POLICY, 'yaml') }), passkeyStore };
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });

@@ -1,6 +1,6 @@
-import { MemoryPasskeyStore } from '@countersign/core/passkey';
+import { MemoryPasskeyStore, passkeyChallenge, passkeyDecisionClaims } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
-import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
+import { PASSKEY_POLICY_YAML as POLICY, requestView } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
 import { FIONA_PASSWORD, makeServerFixture } from '../testing/server-fixture.ts';
@@ -54,9 +54,13 @@ describe('passkey pages', () => {
     expect((await store.get(fiona.credentialId))?.removedAt).toBeDefined();
     // Signed with the removed passkey: refused.
     const { requestId } = await f.proposeTransfer();
-    const got = (await (await f.fiona('POST', '/api/v1/passkey-challenge', { requestId, decision: 'approve' })).json()) as { challenge: string; publicKey: { allowCredentials: unknown[] } };
-    expect(got.publicKey.allowCredentials).toEqual([]);
-    const res = await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve', passkeyAssertion: fiona.assertion(Buffer.from(got.challenge, 'base64url')) });
+    // With no active passkey there is nothing to sign with: the challenge says so.
+    const asked = await f.fiona('POST', '/api/v1/passkey-challenge', { requestId, decision: 'approve' });
+    expect(await asked.json()).toMatchObject({ error: { code: 'passkey_required' } });
+    const view = await requestView(f.gate, requestId);
+    if (view === undefined) throw new Error('no request');
+    const claims = passkeyDecisionClaims(view.proposal, view.request, { approver: 'fiona', decision: 'approve' });
+    const res = await f.fiona('POST', '/api/v1/decisions', { requestId, decision: 'approve', passkeyAssertion: fiona.assertion(passkeyChallenge(claims)) });
     expect(await res.json()).toMatchObject({ error: { code: 'passkey_invalid' } });
   });
 

@@ -29,7 +29,7 @@ async function setup() {
   const signFor = async (requestId: string, decision: 'approve' | 'deny', editedArgsDigest?: string, device = fiona) => {
     const view = await requestView(f.gate, requestId);
     if (view === undefined) throw new Error('no request');
-    return device.sign(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { decision, editedArgsDigest })));
+    return device.sign(passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { approver: device.owner, decision, editedArgsDigest })));
   };
   return { f, pending, signFor };
 }
@@ -183,8 +183,9 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
     const records = await f.audit.read();
     const decision = records.find((r) => r.type === 'decision') as AuditRecord;
     const moved: AuditRecord = { ...decision, detail: { ...decision.detail, decision: 'deny' } };
+    // The server-signed decision record still says approve: the two disagree before the passkey is even checked.
     expect((await checkPasskeyEvidence([...records.filter((r) => r !== decision), moved], testOfflineCheck)).problems[0]?.reason).toMatch(
-      /^passkey_invalid/,
+      /^passkey_unbound: .* differ in dec$/,
     );
     // Tampered records are reported, never a crash.
     const requested = records.find((r) => r.type === 'approval_requested') as AuditRecord;
@@ -206,6 +207,6 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
 /** The test devices' keys, registered in the chain as the server does (audit verify reads keys from there). */
 async function registerDevices(audit: AuditLog) {
   for (const d of [fiona, mallory]) {
-    await audit.append(registrationEvent({ credentialId: d.credentialId, approver: d.owner, publicKey: 'AA', counter: 0, label: d.owner, createdAt: 0 }, { challenge: 'AA', authorizedBy: 'first' }));
+    await audit.append(registrationEvent({ credentialId: d.credentialId, approver: d.owner, publicKey: `pk-${d.credentialId}`, counter: 0, label: d.owner, createdAt: 0 }, { challenge: 'AA', authorizedBy: 'first' }));
   }
 }

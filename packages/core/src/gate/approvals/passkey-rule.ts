@@ -19,7 +19,7 @@ export async function checkPasskeyRule(
   view: RequestView,
   approver: Approver,
   assertion: unknown,
-  decision: DecisionToSign,
+  decision: Omit<DecisionToSign, 'approver'>,
   verifier: PasskeyVerifier | undefined,
   now: number,
 ): Promise<PasskeyRuleOutcome> {
@@ -31,7 +31,7 @@ export async function checkPasskeyRule(
   if (!read.ok) return { ok: false, reason: 'passkey_invalid', message: read.message };
   // Fail closed: a gate with no way to check a passkey takes no decision under the rule.
   if (verifier === undefined) return { ok: false, reason: 'passkey_invalid', message: 'no passkey verifier is configured here' };
-  const challenge = passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, decision));
+  const challenge = passkeyChallenge(passkeyDecisionClaims(view.proposal, view.request, { ...decision, approver: approver.id }));
   const checked = await verifier.verify({ approver: approver.id, assertion: read.assertion, challenge, now });
   return checked.ok ? { ok: true, evidence: checked.evidence } : checked;
 }

@@ -24,7 +24,7 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
     const outcome: { request: ApprovalRequest; editedRequest?: ApprovalRequest | undefined; auditRecorded?: false } =
       decision === 'revoke'
         ? await revokeRequest(services, approverOf(c), body.requestId)
-        : await decideCall(services, approverOf(c), { ...rest, decision }, c.req.url);
+        : await decideCall(services, approverOf(c), { ...rest, decision });
     // Read back after the decision took effect: a failed read shows as null, never as a failed decision.
     const request = await services.gate.approvals.view(outcome.request.requestId);
     const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);
@@ -38,7 +38,7 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
   return routes;
 }
 
-function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }, requestUrl: string) {
+function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }) {
   return decide(
     services,
     approver,
@@ -50,6 +50,5 @@ function decideCall(services: Services, approver: Approver, body: DecisionBody &
       // Read strictly and verified by the gate against the claims it rebuilds from the ledger.
       ...(body.passkeyAssertion === undefined ? {} : { passkeyAssertion: body.passkeyAssertion }),
     },
-    requestUrl,
   );
 }

@@ -63,11 +63,15 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
   routes.post('/passkey-challenge', approverOnly, async (c) => {
     const body = validate(ChallengeBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
-    const rp = relyingParty(passkeys, c.req.url);
+    const rp = relyingParty(passkeys);
     const approver = approverOf(c);
     const edit = body.editedArguments !== undefined;
     const { challenge, claims } = await decisionChallenge(services, approver, body.requestId, edit ? 'edit' : body.decision, body.editedArguments);
-    return c.json({ claims, challenge, publicKey: assertionOptions(rp, await passkeys.store.list(approver.id), challenge) });
+    const mine = await passkeys.store.list(approver.id);
+    if (!mine.some((credential) => credential.removedAt === undefined)) {
+      throw new ApiError('passkey_required', 'you have no passkey to sign with: add one on the Passkeys page first');
+    }
+    return c.json({ claims, challenge, publicKey: assertionOptions(rp, mine, challenge) });
   });
 
   // Registration options; when the approver has a passkey already, also `stepUp`: what one
@@ -75,7 +79,7 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
   routes.post('/passkeys/registration-options', approverOnly, async (c) => {
     validate(RegistrationOptionsBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
-    const rp = relyingParty(passkeys, c.req.url);
+    const rp = relyingParty(passkeys);
     const approver = approverOf(c).id;
     const challenge = registrationChallenge(passkeys.registrationKey, approver, services.gate.now());
     const existing = await passkeys.store.list(approver);
@@ -90,8 +94,8 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
     const body = validate(RegisterBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
     const registered = await registerPasskey({
-      enrol: (input) => passkeys.enrol(c.req.url, input),
-      rp: relyingParty(passkeys, c.req.url),
+      enrol: (input) => passkeys.enrol(input),
+      rp: relyingParty(passkeys),
       key: passkeys.registrationKey,
       approver: approverOf(c).id,
       label: body.label,
@@ -108,7 +112,7 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
   routes.post('/passkeys/removal-challenge', approverOnly, async (c) => {
     const body = validate(RemovalChallengeBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
-    const rp = relyingParty(passkeys, c.req.url);
+    const rp = relyingParty(passkeys);
     const approver = approverOf(c).id;
     const mine = await passkeys.store.list(approver);
     if (!mine.some((credential) => credential.credentialId === body.credentialId && credential.removedAt === undefined)) throw new ApiError('not_found', 'no such passkey');
@@ -121,7 +125,7 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
   routes.post('/passkeys/remove', approverOnly, async (c) => {
     const body = validate(RemoveBody, await readJsonBody(c, services.bodyLimits));
     const passkeys = enabled(services);
-    const removedAt = await removeWithStepUp(services, passkeys, c.req.url, approverOf(c).id, body.credentialId, body.nonce, stepUpOf(body.stepUp));
+    const removedAt = await removeWithStepUp(services, passkeys, approverOf(c).id, body.credentialId, body.nonce, stepUpOf(body.stepUp));
     return c.json({ credentialId: body.credentialId, removedAt });
   });
 
@@ -135,7 +139,6 @@ export function passkeyApiRoutes(services: Services): Hono<AppEnv> {
 export async function removeWithStepUp(
   services: Services,
   passkeys: PasskeyServices,
-  requestUrl: string,
   approver: string,
   credentialId: string,
   nonce: string,
@@ -145,7 +148,7 @@ export async function removeWithStepUp(
   if (stepUp !== undefined && !isRemovalNonce(passkeys.registrationKey, approver, credentialId, nonce, now)) {
     throw new ApiError('step_up_invalid', 'the removal challenge is not ours, is for another passkey, or has expired: ask for a new one');
   }
-  const removed = await passkeys.remove(requestUrl, { approver, credentialId, nonce, stepUp, now });
+  const removed = await passkeys.remove({ approver, credentialId, nonce, stepUp, now });
   if (!removed.ok) throw passkeyChangeError(removed.reason, removed.message);
   return now;
 }
@@ -163,8 +166,8 @@ function enabled(services: Services): PasskeyServices {
   return services.passkeys;
 }
 
-function relyingParty(passkeys: PasskeyServices, requestUrl: string): RelyingParty {
-  const found = passkeys.relyingParty(requestUrl);
+function relyingParty(passkeys: PasskeyServices): RelyingParty {
+  const found = passkeys.relyingParty();
   if (!found.ok) throw new ApiError('invalid_request', found.message);
   return found.rp;
 }

@@ -3,7 +3,9 @@ import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier
 import { checkDecisionEvidence } from '@countersign/core/gate';
 import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from '@countersign/core/passkey';
 import type { Command } from 'commander';
+import { publicKeyId } from '../../passkey/public-key.ts';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
+import { passkeyLedgerProblems } from '../passkey-ledger-check.ts';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -58,7 +60,7 @@ type VerifyReport =
     };
 
 /** Filled in by withPasskeys. */
-const NOT_YET: PasskeysChecked = { verified: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
+const NOT_YET: PasskeysChecked = { verified: 0, unnamedApprover: 0, registered: 0, firstRegistrations: 0, removed: 0, operatorRemovals: 0, reRegistrations: [], tableRows: null };
 const NO_KEY = 'no key: pass --key-file, or set COUNTERSIGN_MASTER_SECRET, or keep master.key next to the SQLite database';
 
 export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
@@ -84,13 +86,15 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
         '--anchor, kept somewhere the store\'s writers cannot reach.\n' +
         'Always (no key needed): every passkey assertion is verified again against the public key of a\n' +
         'passkey_registered record in the chain (never the passkey table): registered by the approver who decided,\n' +
-        'before the decision, not removed before it; over the challenge rebuilt from the records. A decision on a\n' +
+        'before the decision, not removed before it; over the claims rebuilt from the records, claim by claim (an\n' +
+        "edit's signature counts only on a record of that edit, naming its edited call). A decision on a\n" +
         'request opened under a `passkey: required` rule without a valid assertion fails the check, signed decision\n' +
         'record or not. Registrations and removals must carry a step-up by an earlier key of the same approver\n' +
         "(an approver's first passkey and an operator's removal carry none; they are counted). For a store, every\n" +
-        'passkey table row must match the chain: a row the chain never registered (a planted key) or with another\n' +
-        'public key fails. The chain is trusted up to its head: --anchor and signed checkpoints are what detect a\n' +
-        'rewritten chain, with its registrations.\n' +
+        'passkey table row must match the chain: a row the chain never registered (a planted key), with another\n' +
+        'public key, or missing, fails, as does a table that cannot be read, or a ledger copy of a passkey decision\n' +
+        "that is not the chain's. A public key registered twice fails. The chain is trusted up to its head:\n" +
+        '--anchor and signed checkpoints are what detect a rewritten chain, with its registrations.\n' +
         'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
     )
     .action(async (flags: VerifyFlags) => {
@@ -148,7 +152,8 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   const decisions: AuditRecord[] = [];
   // What the passkey check reads: the requests' rules, passkey registrations and removals, the decisions.
   const passkeyRecords: AuditRecord[] = [];
-  let table: PasskeyCredential[] = [];
+  let table: PasskeyTable = { ok: true, rows: [] };
+  let ledgerProblems: PasskeyEvidenceProblem[] = [];
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
@@ -159,26 +164,41 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
         for (const record of page) {
           if (verifier.push(record) !== undefined) return verifier.finish();
           if (record.type === 'decision') decisions.push(record);
-          if (PASSKEY_EVIDENCE_TYPES.has(record.type)) passkeyRecords.push(record);
+          if (isPasskeyEvidence(record)) passkeyRecords.push(record);
         }
       }
+      ledgerProblems = await passkeyLedgerProblems(store.ledger, passkeyRecords);
       return verifier.finish();
     },
     { readOnly: true },
   );
-  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table);
+  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table, ledgerProblems);
 }
 
 const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
 
-/** Every row of the passkey table, removed ones included; none for a store from before passkeys existed (migration 7). */
-async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Promise<PasskeyCredential[]> {
+/** What the passkey check reads: those records, and the proposals an edit made (an edit's signature names their arguments). */
+function isPasskeyEvidence(record: AuditRecord): boolean {
+  return PASSKEY_EVIDENCE_TYPES.has(record.type) || (record.type === 'proposal' && record.detail?.editedFrom !== undefined);
+}
+
+type PasskeyTable = { ok: true; rows: PasskeyCredential[] } | { ok: false; reason: string };
+
+/**
+ * Every row of the passkey table, removed ones included. A table that cannot be read is a
+ * failure with its reason, never an empty table (which would skip the comparison).
+ */
+async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Promise<PasskeyTable> {
   try {
-    return await store.list();
-  } catch {
-    return [];
+    return { ok: true, rows: await store.list() };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    // A store from before passkeys existed has no table: compared as an empty one (every key the chain registered is then reported missing).
+    return NO_TABLE.test(reason) ? { ok: true, rows: [] } : { ok: false, reason };
   }
 }
+
+const NO_TABLE = /no such table: passkey_credentials|relation "[^"]*passkey_credentials" does not exist/;
 
 /**
  * Adds the passkey check to a report whose chain held: each assertion verifies under a
@@ -187,15 +207,26 @@ async function passkeyTable(store: { list(): Promise<PasskeyCredential[]> }): Pr
  * signed with a key planted in the passkey table, fails here even when everything else
  * holds. `table` undefined: an export, which has no passkey table.
  */
-async function withPasskeys(report: VerifyReport, records: readonly AuditRecord[], table: readonly PasskeyCredential[] | undefined): Promise<VerifyReport> {
+async function withPasskeys(
+  report: VerifyReport,
+  records: readonly AuditRecord[],
+  read: PasskeyTable | undefined,
+  ledgerProblems: readonly PasskeyEvidenceProblem[] = [],
+): Promise<VerifyReport> {
   if (!report.ok) return report;
-  const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table });
-  const problem = checked.problems[0];
-  if (problem !== undefined) {
-    return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems: checked.problems };
+  if (read?.ok === false) {
+    const message = `passkey_table_unreadable: the passkey table could not be read, so it was not compared with the chain: ${read.reason}`;
+    return { ok: false, source: report.source, seq: undefined, line: undefined, reason: 'passkey_evidence', message, problems: [{ reason: message }] };
   }
-  const { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
-  return { ...report, passkeys: { verified, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
+  const table = read?.rows;
+  const checked = await checkPasskeyEvidence(records, offlineAssertionCheck, { table, publicKeyId });
+  const problems = [...checked.problems, ...ledgerProblems];
+  const problem = problems[0];
+  if (problem !== undefined) {
+    return { ok: false, source: report.source, seq: problem.seq, line: undefined, reason: 'passkey_evidence', message: problem.reason, problems };
+  }
+  const { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations } = checked;
+  return { ...report, passkeys: { verified, unnamedApprover, registered, firstRegistrations, removed, operatorRemovals, reRegistrations, tableRows: table === undefined ? null : table.length } };
 }
 
 function keyId(ctx: CommandContext, flags: VerifyFlags): string {
@@ -291,7 +322,7 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
     writeLine(
       out,
       `passkey registrations: ${pk.registered} (${pk.firstRegistrations} an approver's first, on sign-in alone), removals: ${pk.removed} (${pk.operatorRemovals} by an operator); ` +
-        (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, all registered in the chain`),
+        (pk.tableRows === null ? 'passkey table: not checked (an export has none)' : `passkey table: ${pk.tableRows} row${pk.tableRows === 1 ? '' : 's'}, matching the chain; ledger copies of passkey decisions match`),
     );
     for (const again of pk.reRegistrations) {
       writeLine(out, `NOTE: seq ${again.seq}: ${again.approver} registered ${again.credentialId} on sign-in alone after losing all earlier passkeys: confirm it with them`);

@@ -85,7 +85,7 @@ export function approvalPages(services: Services): Hono<AppEnv> {
       // Passkey-signed approvals (passkey.js fills the field): the gate verifies it against the ledger's call.
       const assertion = passkeyAssertionFromForm(form);
       if (assertion !== undefined) input = { ...input, passkeyAssertion: assertion };
-      const outcome = await decide(services, identity.approver, input, c.req.url);
+      const outcome = await decide(services, identity.approver, input);
       const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
       const edited = outcome.editedRequest;
       if (edited !== undefined) {

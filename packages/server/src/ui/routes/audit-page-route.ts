@@ -19,7 +19,7 @@ export function auditPageRoute(services: Services): Hono<AppEnv> {
       const head = await services.gate.auditLog.head().catch(() => undefined);
       afterSeq = Math.max(0, (head?.seq ?? 0) - requested.limit);
     }
-    const page = await readAuditPage(services, afterSeq, requested.limit);
+    const page = await readAuditPage(services, identity.approver, afterSeq, requested.limit);
     return c.html(auditPage({ user: layoutUser(services, identity), page, afterSeq, limit: requested.limit }));
   });
   // A call id in the audit log: its approval request's page, when it had one.

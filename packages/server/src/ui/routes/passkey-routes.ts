@@ -39,7 +39,7 @@ export function passkeyRoutes(services: Services): Hono<AppEnv> {
   routes.get('/passkeys', signedIn, async (c) => {
     const identity = pageApprover(c);
     const passkeys = services.passkeys;
-    const rp = passkeys?.relyingParty(c.req.url);
+    const rp = passkeys?.relyingParty();
     const unavailable =
       passkeys === undefined ? 'Passkeys are not enabled on this service.' : rp?.ok === false ? rp.message : identity.csrfKey === undefined ? 'Sign in with the login form to add a passkey.' : undefined;
     const done = c.req.query('done');
@@ -61,7 +61,7 @@ export function passkeyRoutes(services: Services): Hono<AppEnv> {
     const form = await readCheckedForm(c, services, ['credentialId', 'nonce', STEP_UP_FIELD]);
     if (services.passkeys === undefined) throw new ApiError('not_found', 'passkeys are not enabled on this service');
     // Only the owner's own passkey: anyone else's id reads as not found.
-    await removeWithStepUp(services, services.passkeys, c.req.url, identity.approver.id, form.credentialId ?? '', form.nonce ?? '', stepUpOf(jsonField(form[STEP_UP_FIELD])));
+    await removeWithStepUp(services, services.passkeys, identity.approver.id, form.credentialId ?? '', form.nonce ?? '', stepUpOf(jsonField(form[STEP_UP_FIELD])));
     return c.redirect('/passkeys?done=removed', 303);
   });
 
