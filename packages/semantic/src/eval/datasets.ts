@@ -1,9 +1,27 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { MatchTool } from '../matcher/types.ts';
 import { type EvalRecord, loadCasaCatalogue, loadCasaSingleTurn, type MatchClass, type Split, splitOf } from './casa.ts';
 import type { MultiTurnRecord } from './multi-turn.ts';
 
 export const MULTI_TURN_FILE = new URL('../../data/casa-multi-turn.json', import.meta.url);
+/** The set the matcher was tuned on (see data/dev/SOURCE.md): a proxy, never the figure to quote. */
+export const DEV_SET_FILE = new URL('../../data/dev/dev-set.json', import.meta.url);
+/** Sets written blind by someone else, never tuned on; absent until they are merged. */
+export const INDEPENDENT_DIR = new URL('../../data/independent/', import.meta.url);
+
+/**
+ * Every set the harness knows, in report order: CASA single-turn, CASA multi-turn, the dev
+ * set, then each `*.json` under data/independent/ (sorted), when that folder exists.
+ */
+export function evalSetNames(dir: URL = INDEPENDENT_DIR): string[] {
+  const independent = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => new URL(f, dir).pathname)
+    : [];
+  return ['single', 'multi', DEV_SET_FILE.pathname, ...independent];
+}
 
 export interface Dataset {
   name: string;
@@ -51,7 +69,14 @@ export function loadDataset(which: string, readFile: (path: string) => string = 
   }
   const catalogue = Array.isArray(parsed.catalogue) ? (parsed.catalogue as MatchTool[]) : casa;
   const records = (parsed.records as FileRecord[]).map((r, i) => toRecord(r, i, catalogue, which));
-  return { name: which === 'multi' ? 'casa-multi-turn' : which, catalogue, records };
+  return { name: which === 'multi' ? 'casa-multi-turn' : displayName(path), catalogue, records };
+}
+
+const DATA_DIR = new URL('../../data/', import.meta.url).pathname;
+
+/** The package's own sets are named from its data folder (`dev/dev-set.json`), others by their path. */
+function displayName(path: string): string {
+  return path.startsWith(DATA_DIR) ? path.slice(DATA_DIR.length) : path;
 }
 
 function toRecord(r: FileRecord, i: number, catalogue: readonly MatchTool[], which: string): EvalRecord | MultiTurnRecord {

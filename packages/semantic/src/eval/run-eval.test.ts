@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLocalExtractor } from '../extract/local-extractor.ts';
 import { createLocalMatcher } from '../local/local-matcher.ts';
 import type { TaskToolMatcher } from '../matcher/types.ts';
 import { multiTurnFileText } from './build-multi-turn-file.ts';
 import { splitOf } from './casa.ts';
-import { DatasetError, type Dataset, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
+import { DatasetError, type Dataset, DEV_SET_FILE, evalSetNames, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
 import { formatReport } from './format-report.ts';
 import { runEval } from './run-eval.ts';
 
@@ -78,5 +81,18 @@ describe('evaluation harness', () => {
     expect(() => loadDataset('x.json', read('{"records": [{"tool": {"name": "get_me"}, "class": "correct"}]}'))).toThrow(/task or a conversation/);
     const ok = loadDataset('x.json', read('{"records": [{"id": "a", "task": "who am I", "tool": {"server": "github-official", "name": "get_me"}, "class": "correct"}]}'));
     expect(ok.records[0]!.tool.description).toBeTypeOf('string');
+  });
+});
+
+describe('the sets the harness reports', () => {
+  it('lists CASA, the dev set, then every JSON file of the independent folder, sorted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-independent-'));
+    writeFileSync(join(dir, 'b.json'), '{}');
+    writeFileSync(join(dir, 'a.json'), '{}');
+    writeFileSync(join(dir, 'SOURCE.md'), '');
+    const names = evalSetNames(pathToFileURL(`${dir}/`));
+    expect(names).toEqual(['single', 'multi', DEV_SET_FILE.pathname, join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(evalSetNames(pathToFileURL(join(dir, 'missing/')))).toHaveLength(3);
+    expect(loadDataset(DEV_SET_FILE.pathname).name).toBe('dev/dev-set.json');
   });
 });
