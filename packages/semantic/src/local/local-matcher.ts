@@ -1,14 +1,18 @@
-import type { MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import type { MatchDecision, MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import { readability } from '../text/readable.ts';
 import { createConceptLookup } from '../wordnet/concepts.ts';
+import { createGlossLookup } from '../wordnet/glosses.ts';
 import { loadWordnet } from '../wordnet/wordnet.ts';
 import { type DecisionThresholds, decide, type Standing } from './decide.ts';
+import { checkDefinition } from './definition-check.ts';
 import { createIndexCache } from './index-cache.ts';
+import { withoutToolMentions } from './mentions.ts';
 import { buildToolIndex, type IndexOptions, type ToolIndex, toolKey } from './tool-index.ts';
 
 export interface LocalMatcherOptions {
   /** Use WordNet synonyms and hypernyms (loads ~28 MB of dictionary files once per process). Default true. */
   wordnet?: boolean | undefined;
-  ranking?: Partial<Omit<IndexOptions, 'concepts'>> | undefined;
+  ranking?: Partial<Omit<IndexOptions, 'concepts' | 'glosses'>> | undefined;
   thresholds?: Partial<DecisionThresholds> | undefined;
   /** Senses per word used for WordNet concepts. */
   senses?: number | undefined;
@@ -19,12 +23,13 @@ export interface LocalMatcherOptions {
 }
 
 /** Tuned on the CASA tune split only (see data/README.md); the holdout split was not used. */
-export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts'> = {
-  weights: { name: 2, description: 1, parameters: 0.3, concepts: 0.3 },
+export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts' | 'glosses'> = {
+  weights: { name: 2, description: 1, parameters: 0.3, concepts: 0.3, gloss: 0 },
+  taskGlossWeight: 0,
   k1: 1.2,
   b: 0.75,
 };
-export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5 };
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5, minScore: 1, floorTerms: 8 };
 
 export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
 
@@ -38,8 +43,8 @@ export const BASELINE_MATCHER_ID = 'baseline-bm25-top3@1';
 export function createBaselineMatcher(): TaskToolMatcher {
   const inner = createLocalMatcher({
     wordnet: false,
-    ranking: { weights: { name: 1, description: 1, parameters: 0, concepts: 0 }, k1: 1.2, b: 0.75, plain: true },
-    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0 },
+    ranking: { weights: { name: 1, description: 1, parameters: 0, concepts: 0, gloss: 0 }, k1: 1.2, b: 0.75, plain: true },
+    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0, minScore: 0, floorTerms: 1 },
   });
   return {
     id: BASELINE_MATCHER_ID,
@@ -57,11 +62,17 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
   const thresholds: DecisionThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
   const maxTaskChars = options.maxTaskChars ?? 20_000;
   let indexOptions: IndexOptions | undefined;
+  const wordnetOnce = useWordnet ? loadWordnet : undefined;
   const indexOptionsOnce = (): IndexOptions => {
+    const wordnet = wordnetOnce?.();
+    const ranking = { ...DEFAULT_RANKING, ...options.ranking };
+    // Definitions are read only when something weighs them (off by default: see README, Local matcher).
+    const readGlosses = wordnet !== undefined && (ranking.weights.gloss > 0 || (ranking.taskGlossWeight ?? 0) > 0);
     indexOptions ??= {
-      ...DEFAULT_RANKING,
-      ...options.ranking,
-      concepts: useWordnet ? createConceptLookup(loadWordnet(), { senses: options.senses ?? 1, hypernyms: true, derivations: options.derivations ?? false }) : undefined,
+      ...ranking,
+      concepts: wordnet ? createConceptLookup(wordnet, { senses: options.senses ?? 1, hypernyms: true, derivations: options.derivations ?? false }) : undefined,
+      glosses: readGlosses ? createGlossLookup(wordnet, { senses: 1 }) : undefined,
+      distrusted: wordnet ? (tool) => !checkDefinition(tool, wordnet).ok : undefined,
     };
     return indexOptions;
   };
@@ -84,13 +95,34 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
       if (!catalogue.every(isMatchTool)) return uncertain('invalid_catalogue');
       const index = indexFor(catalogue);
       const at = index.find(input.tool);
-      const scores = index.score(input.task);
-      const standing = standingOf(index, scores, at);
-      if (standing === undefined) return uncertain('no_overlap');
-      const decision = decide(standing, thresholds);
-      return { decision, score: standing.catalogueRatio, matcher: id, detail: { ...standing } };
+      const offered = Array.isArray(input.offered) ? input.offered.filter((o): o is string => typeof o === 'string' && o.trim() !== '') : [];
+      // What the user wrote: the task without the assistant's offers it carries.
+      const userText = offered.reduce((text, offer) => text.split(offer).join(' '), input.task);
+      const onlyOffers = offered.length > 0 && index.termCount(userText) === 0;
+      const { task, mentioned } = withoutToolMentions(onlyOffers ? input.task : userText, catalogue);
+      if (index.termCount(task) === 0) return uncertain(mentioned.length > 0 ? 'only_tool_mentions' : 'no_overlap');
+      if (wordnetOnce !== undefined) {
+        const { readable, share } = readability(task, wordnetOnce(), index.vocabulary);
+        if (!readable) return { ...uncertain('unreadable_language'), detail: { reason: 'unreadable_language', englishShare: share } };
+      }
+      const judged = judge(index, task, at, thresholds);
+      if (judged === undefined) return uncertain('no_overlap');
+      const detail: Record<string, unknown> = { ...judged.standing, ...(mentioned.length > 0 ? { mentioned } : {}) };
+      const definition = wordnetOnce === undefined ? undefined : checkDefinition(input.tool, wordnetOnce());
+      if (definition !== undefined && !definition.ok) detail.definition = definition;
+      const score = judged.standing.catalogueRatio;
+      // What the user only accepted from the assistant is the assistant's: a tool that fits
+      // nothing but that goes to a person, never straight through.
+      const offerFits = onlyOffers ? judged.decision === 'match' : judged.decision !== 'match' && judge(index, withoutToolMentions(offered.join(' '), catalogue).task, at, thresholds)?.decision === 'match';
+      if (offerFits) return { decision: 'uncertain', score, matcher: id, detail: { ...detail, reason: 'assistant_offer' } };
+      return { decision: judged.decision, score, matcher: id, detail };
     },
   };
+}
+
+function judge(index: ToolIndex, task: string, at: number, thresholds: DecisionThresholds): { decision: MatchDecision; standing: Standing } | undefined {
+  const standing = standingOf(index, index.score(task), at, index.termCount(task));
+  return standing === undefined ? undefined : { decision: decide(standing, thresholds), standing };
 }
 
 const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
@@ -105,7 +137,7 @@ function isMatchTool(t: unknown): t is MatchTool {
   return Object.values(tool.parameters).every((p) => p !== null && typeof p === 'object' && optionalString((p as Record<string, unknown>).description));
 }
 
-function standingOf(index: ToolIndex, scores: Float64Array, at: number): Standing | undefined {
+function standingOf(index: ToolIndex, scores: Float64Array, at: number, taskTerms: number): Standing | undefined {
   const own = scores[at] ?? 0;
   const server = index.tools[at]?.tool.server;
   let bestServer = 0;
@@ -128,5 +160,8 @@ function standingOf(index: ToolIndex, scores: Float64Array, at: number): Standin
     catalogueRank,
     serverRatio: bestServer === 0 ? 0 : own / bestServer,
     catalogueRatio: own / bestCatalogue,
+    score: own,
+    bestScore: bestCatalogue,
+    taskTerms,
   };
 }
