@@ -72,7 +72,9 @@ function offerOf(assistant: string): { text: string; kind: 'action' | 'plan' } |
 
 /** Ends a sentence with a full stop unless it already ends with a mark. */
 function endSentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
+  // "Translate this mail:" loses its colon once the mail is gone.
+  const trimmed = text.replace(/[\s:;,]+$/, '');
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function capitalize(text: string): string {

@@ -29,13 +29,17 @@ export interface DecisionThresholds {
    * tools score. When even the best tool is under it, nothing fits the task (`uncertain`).
    */
   minScore: number;
-  /** Tasks longer than this many distinct words need proportionally more (square root) to clear the floor. */
-  floorTerms: number;
+  /**
+   * Per distinct word of the task: a long text must score in proportion to its length. A pasted
+   * document shares a few words with some tool by chance; a request uses most of its words to
+   * say what it wants.
+   */
+  minScorePerTerm: number;
 }
 
 /** The floor for a task of `terms` distinct words. */
 export function floorFor(terms: number, t: DecisionThresholds): number {
-  return t.minScore * Math.sqrt(Math.max(1, terms / t.floorTerms));
+  return Math.max(t.minScore, t.minScorePerTerm * terms);
 }
 
 /**

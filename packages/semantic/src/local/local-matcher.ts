@@ -29,7 +29,7 @@ export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts' | 'glosses'> = {
   k1: 1.2,
   b: 0.75,
 };
-export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5, minScore: 1, floorTerms: 8 };
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5, minScore: 1, minScorePerTerm: 0.3 };
 
 export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
 
@@ -44,7 +44,7 @@ export function createBaselineMatcher(): TaskToolMatcher {
   const inner = createLocalMatcher({
     wordnet: false,
     ranking: { weights: { name: 1, description: 1, parameters: 0, concepts: 0, gloss: 0 }, k1: 1.2, b: 0.75, plain: true },
-    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0, minScore: 0, floorTerms: 1 },
+    thresholds: { maxServerRank: 3, minServerRatio: 0, minCatalogueRatio: 0, minScore: 0, minScorePerTerm: 0 },
   });
   return {
     id: BASELINE_MATCHER_ID,
@@ -95,26 +95,30 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
       if (!catalogue.every(isMatchTool)) return uncertain('invalid_catalogue');
       const index = indexFor(catalogue);
       const at = index.find(input.tool);
+      // A keyword-list description is reported with every decision on that tool, so the reviewer sees why.
+      const definition = wordnetOnce === undefined ? undefined : checkDefinition(input.tool, wordnetOnce());
+      const flagged = definition !== undefined && !definition.ok ? { definition } : {};
+      const unsure = (reason: string, extra: Record<string, unknown> = {}): MatchResult => ({ ...uncertain(reason), detail: { reason, ...extra, ...flagged } });
       const offered = Array.isArray(input.offered) ? input.offered.filter((o): o is string => typeof o === 'string' && o.trim() !== '') : [];
       // What the user wrote: the task without the assistant's offers it carries.
       const userText = offered.reduce((text, offer) => text.split(offer).join(' '), input.task);
       const onlyOffers = offered.length > 0 && index.termCount(userText) === 0;
       const { task, mentioned } = withoutToolMentions(onlyOffers ? input.task : userText, catalogue);
-      if (index.termCount(task) === 0) return uncertain(mentioned.length > 0 ? 'only_tool_mentions' : 'no_overlap');
+      if (index.termCount(task) === 0) return mentioned.length > 0 ? unsure('only_tool_mentions', { mentioned }) : unsure('no_overlap');
       if (wordnetOnce !== undefined) {
         const { readable, share } = readability(task, wordnetOnce(), index.vocabulary);
-        if (!readable) return { ...uncertain('unreadable_language'), detail: { reason: 'unreadable_language', englishShare: share } };
+        if (!readable) return unsure('unreadable_language', { englishShare: share });
       }
       const judged = judge(index, task, at, thresholds);
-      if (judged === undefined) return uncertain('no_overlap');
-      const detail: Record<string, unknown> = { ...judged.standing, ...(mentioned.length > 0 ? { mentioned } : {}) };
-      const definition = wordnetOnce === undefined ? undefined : checkDefinition(input.tool, wordnetOnce());
-      if (definition !== undefined && !definition.ok) detail.definition = definition;
+      if (judged === undefined) return unsure('no_overlap', mentioned.length > 0 ? { mentioned } : {});
+      const detail: Record<string, unknown> = { ...judged.standing, ...(mentioned.length > 0 ? { mentioned } : {}), ...flagged };
       const score = judged.standing.catalogueRatio;
       // What the user only accepted from the assistant is the assistant's: a tool that fits
       // nothing but that goes to a person, never straight through.
       const offerFits = onlyOffers ? judged.decision === 'match' : judged.decision !== 'match' && judge(index, withoutToolMentions(offered.join(' '), catalogue).task, at, thresholds)?.decision === 'match';
       if (offerFits) return { decision: 'uncertain', score, matcher: id, detail: { ...detail, reason: 'assistant_offer' } };
+      // Under the relevance floor for every tool: the text asks for nothing this catalogue does.
+      if (judged.decision === 'uncertain') detail.reason = 'nothing_fits';
       return { decision: judged.decision, score, matcher: id, detail };
     },
   };
