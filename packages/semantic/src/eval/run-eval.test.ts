@@ -57,6 +57,7 @@ describe('evaluation harness', () => {
     const text = formatReport(report);
     expect(text).toContain('| tune |');
     expect(text).toContain('| holdout |');
+    expect(text).toMatch(/to a person \(uncertain\): \d+ of \d+ \(correct \d+, wrong \d+, null \d+\); FNR with uncertain counted apart/);
     expect(text).toMatch(/\| correct \| \d+ \| \d+ \| \d+ \|/);
   });
 

@@ -7,6 +7,10 @@ describe('tokenize', () => {
     expect(words('Привет мир')).toEqual(['привет', 'мир']);
   });
 
+  it('contractions, with straight or curly apostrophes, reduce to their stopword', () => {
+    expect(words("I’m sure we don't need what she’s built; it hasn’t shipped")).toEqual(['sure', 'need', 'built', 'shipped']);
+  });
+
   it('still splits identifiers and drops stopwords', () => {
     expect(words('listWorkflowRuns for the list_pull_requests tool')).toEqual(['list', 'workflow', 'runs', 'list', 'pull', 'requests', 'tool']);
     expect(words('ÜberweisungAusführen')).toEqual(['überweisung', 'ausführen']);

@@ -17,7 +17,11 @@ export function allWords(text: string): string[] {
     .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
     .toLowerCase();
   for (const match of spaced.matchAll(/\p{L}[\p{L}\p{M}\p{N}'\u2019]*/gu)) {
-    const word = match[0].replace(/['\u2019]s$/, '').replace(/['\u2019]/g, '');
+    // Contractions lose their clitic ("don't" → do, "I’m" → i), so they meet the stopword list.
+    const word = match[0]
+      .replace(/n['\u2019]t$/, '')
+      .replace(/['\u2019](?:s|m|ve|re|ll|d)$/, '')
+      .replace(/['\u2019]/g, '');
     if (word.length < 2 || word.length > MAX_WORD) continue;
     out.push(word);
   }
