@@ -1,5 +1,6 @@
+import { POSES } from '../wordnet/concepts.ts';
 import { baseForms } from '../wordnet/morphy.ts';
-import type { Wordnet, WordnetPos } from '../wordnet/wordnet.ts';
+import type { Wordnet } from '../wordnet/wordnet.ts';
 import { STOPWORDS } from './stopwords.ts';
 import { allWords } from './tokenize.ts';
 
@@ -7,7 +8,6 @@ import { allWords } from './tokenize.ts';
 const MIN_WORDS = 4;
 /** Below this share of English words, the task is in a language the matcher cannot read. */
 export const MIN_ENGLISH_SHARE = 0.5;
-const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
 
 /**
  * Whether the matcher can read a task: the share of its words that are English (a stopword, or

@@ -1,9 +1,7 @@
 import { STOPWORDS } from '../text/stopwords.ts';
 import { stemOf, words } from '../text/tokenize.ts';
-import { baseForms } from './morphy.ts';
-import type { Wordnet, WordnetPos } from './wordnet.ts';
-
-const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
+import { forEachSense, memoized } from './concepts.ts';
+import type { Wordnet } from './wordnet.ts';
 
 /**
  * Words a gloss uses for everything: "a person or thing that …" says nothing about the topic.
@@ -22,23 +20,13 @@ containing characterized small large much many`.split(/\s+/),
  * texts that share no word can share what their words are defined by.
  */
 export function createGlossLookup(wordnet: Wordnet, options: { senses: number }): (word: string) => readonly string[] {
-  const cache = new Map<string, readonly string[]>();
-  return (word) => {
-    const hit = cache.get(word);
-    if (hit !== undefined) return hit;
+  return memoized((word) => {
     const stems = new Set<string>();
-    for (const pos of POSES) {
-      for (const base of baseForms(wordnet, word, pos)) {
-        for (const offset of wordnet.synsets(base, pos).slice(0, options.senses)) {
-          const definition = wordnet.gloss(pos, offset).replace(/"[^"]*"/g, ' ').split(';')[0] ?? '';
-          for (const w of words(definition)) if (!STOPWORDS.has(w) && !GLOSS_FILLER.has(w) && w !== word) stems.add(stemOf(w));
-        }
-      }
-    }
+    forEachSense(wordnet, word, options.senses, (pos, offset) => {
+      const definition = wordnet.gloss(pos, offset).replace(/"[^"]*"/g, ' ').split(';')[0] ?? '';
+      for (const w of words(definition)) if (!STOPWORDS.has(w) && !GLOSS_FILLER.has(w)) stems.add(stemOf(w));
+    });
     stems.delete(stemOf(word));
-    const result = [...stems];
-    if (cache.size > 50_000) cache.clear();
-    cache.set(word, result);
-    return result;
-  };
+    return [...stems];
+  });
 }
