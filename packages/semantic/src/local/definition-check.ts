@@ -57,10 +57,25 @@ function topicOf(wordnet: Wordnet, item: string): number | undefined {
  * parameters only. A plain description of one capability never has such a list.
  */
 export function checkDefinition(tool: MatchTool, wordnet: Wordnet = loadWordnet()): DefinitionCheck {
-  const items = longestEnumeration(typeof tool.description === 'string' ? tool.description : '');
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  // The matcher asks on every decision: a long description is read once.
+  let check = checked.get(description);
+  if (check === undefined) {
+    check = checkDescription(description, wordnet);
+    if (checked.size > 1_000) checked.clear();
+    checked.set(description, check);
+  }
+  return check;
+}
+
+const checked = new Map<string, DefinitionCheck>();
+
+function checkDescription(description: string, wordnet: Wordnet): DefinitionCheck {
+  const items = longestEnumeration(description);
   if (items.length < BROAD_LIST_ITEMS) return { ok: true };
   const topics = new Set<number>();
-  for (const item of items) {
+  // Enough items to see the spread; a list of 50,000 keywords costs no more than one of 200.
+  for (const item of items.slice(0, 200)) {
     const topic = topicOf(wordnet, item);
     if (topic !== undefined) topics.add(topic);
   }

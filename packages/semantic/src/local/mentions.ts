@@ -1,7 +1,9 @@
 import type { MatchTool } from '../matcher/types.ts';
 
-/** A token written as an identifier: snake_case, kebab-case with a letter on both sides, or camelCase. */
-const IDENTIFIER = /[\p{L}\p{N}]+(?:[_-][\p{L}\p{N}]+)+|\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+/gu;
+/** Runs of identifier characters: one linear pass, no backtracking on long input. */
+const TOKEN = /[\p{L}\p{N}_-]+/gu;
+/** Written as an identifier: snake_case, kebab-case or camelCase, not a plain word ("search"). */
+const LOOKS_LIKE_IDENTIFIER = /[\p{L}\p{N}][_-][\p{L}\p{N}]|\p{Ll}\p{Lu}/u;
 
 /**
  * Removes the identifiers of catalogue tools from a task ("… and then export_table"): naming a
@@ -12,8 +14,8 @@ const IDENTIFIER = /[\p{L}\p{N}]+(?:[_-][\p{L}\p{N}]+)+|\p{Ll}+(?:\p{Lu}[\p{Ll}\
 export function withoutToolMentions(task: string, catalogue: readonly MatchTool[]): { task: string; mentioned: string[] } {
   const names = new Set(catalogue.map((t) => t.name.toLowerCase()));
   const mentioned: string[] = [];
-  const rest = task.replace(IDENTIFIER, (token) => {
-    if (!names.has(token.toLowerCase())) return token;
+  const rest = task.replace(TOKEN, (token) => {
+    if (!LOOKS_LIKE_IDENTIFIER.test(token) || !names.has(token.toLowerCase())) return token;
     mentioned.push(token);
     return ' ';
   });

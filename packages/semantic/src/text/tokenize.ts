@@ -14,7 +14,8 @@ export function allWords(text: string): string[] {
   const spaced = text
     .normalize('NFC')
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    // "HTTPServer" → HTTP Server; a lookahead, so a long run of capitals is one linear pass.
+    .replace(/(\p{Lu})(?=\p{Lu}\p{Ll})/gu, '$1 ')
     .toLowerCase();
   for (const match of spaced.matchAll(/\p{L}[\p{L}\p{M}\p{N}'\u2019]*/gu)) {
     // Contractions lose their clitic ("don't" → do, "I’m" → i), so they meet the stopword list.
