@@ -97,3 +97,15 @@ describe('the sets the harness reports', () => {
     expect(loadDataset(DEV_SET_FILE.pathname).name).toBe('dev/dev-set.json');
   });
 });
+
+describe('dataset files written by others', () => {
+  it('accept a JSON null class and MCP tool definitions (inputSchema) in the catalogue', () => {
+    const text = JSON.stringify({
+      records: [{ id: 'x1', task: 'what is the weather in Oslo', tool: { server: 'wx', name: 'get_forecast' }, class: null }],
+      catalogue: [{ server: 'wx', name: 'get_forecast', description: 'Weather forecast for a city.', inputSchema: { properties: { city: { description: 'City name', type: 'string' } } } }],
+    });
+    const dataset = loadDataset('independent.json', () => text);
+    expect(dataset.records[0]).toMatchObject({ class: 'null', tool: { name: 'get_forecast', parameters: { city: { description: 'City name' } } } });
+    expect(() => loadDataset('bad.json', () => JSON.stringify({ records: [], catalogue: [{ description: 'no name' }] }))).toThrow(DatasetError);
+  });
+});
