@@ -57,7 +57,9 @@ export function createBaselineMatcher(): TaskToolMatcher {
 /**
  * A matcher that needs no network and no model: BM25F over the pinned definitions of the
  * catalogue (name, description, parameter descriptions; Porter2 stems and WordNet concepts),
- * deciding from the requested tool's rank and margin to the best tool.
+ * deciding from an absolute relevance floor and the requested tool's rank and margin to the
+ * best tool. Before ranking, tool identifiers named in the task and offers the user only
+ * accepted are set apart, and a task it cannot read goes to a person (`uncertain`).
  */
 export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolMatcher {
   const useWordnet = options.wordnet ?? true;
