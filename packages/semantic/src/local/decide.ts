@@ -15,6 +15,12 @@ export interface Standing {
   bestScore: number;
   /** Distinct words of the task: a long text piles up score from incidental overlap. */
   taskTerms: number;
+  /**
+   * The weight of a word that only one tool of the catalogue has (its BM25 IDF). Scores grow
+   * with the catalogue's size, so the floor is counted in this unit: it means the same in a
+   * 2-tool and a 140-tool catalogue.
+   */
+  unit: number;
 }
 
 export interface DecisionThresholds {
@@ -25,8 +31,9 @@ export interface DecisionThresholds {
   /** Deny when its score is under this fraction of the best tool of the catalogue (a better tool elsewhere). */
   minCatalogueRatio: number;
   /**
-   * The absolute relevance floor: a score under it is no evidence of fit, whatever the other
-   * tools score. When even the best tool is under it, nothing fits the task (`uncertain`).
+   * The absolute relevance floor, in units of one catalogue-unique word (`Standing.unit`): a
+   * score under it is no evidence of fit, whatever the other tools score. When even the best
+   * tool is under it, nothing fits the task (`uncertain`).
    */
   minScore: number;
   /**
@@ -37,9 +44,9 @@ export interface DecisionThresholds {
   minScorePerTerm: number;
 }
 
-/** The floor for a task of `terms` distinct words. */
-export function floorFor(terms: number, t: DecisionThresholds): number {
-  return Math.max(t.minScore, t.minScorePerTerm * terms);
+/** The floor, in score, for a task of `terms` distinct words. */
+export function floorFor(terms: number, unit: number, t: DecisionThresholds): number {
+  return unit * Math.max(t.minScore, t.minScorePerTerm * terms);
 }
 
 /**
@@ -49,7 +56,7 @@ export function floorFor(terms: number, t: DecisionThresholds): number {
  * `uncertain`; anything else is a mismatch. The local matcher is only ever used to deny.
  */
 export function decide(standing: Standing, t: DecisionThresholds): MatchDecision {
-  const floor = floorFor(standing.taskTerms, t);
+  const floor = floorFor(standing.taskTerms, standing.unit, t);
   if (standing.bestScore < floor) return 'uncertain';
   if (standing.score < floor) return 'mismatch';
   if (standing.serverRank > t.maxServerRank) return 'mismatch';

@@ -29,7 +29,7 @@ export const DEFAULT_RANKING: Omit<IndexOptions, 'concepts' | 'glosses'> = {
   k1: 1.2,
   b: 0.75,
 };
-export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5, minScore: 1, minScorePerTerm: 0.3 };
+export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minServerRatio: 0.5, minCatalogueRatio: 0.5, minScore: 0.35, minScorePerTerm: 0.06 };
 
 const NO_FLOOR: Partial<DecisionThresholds> = { minScore: 0, minScorePerTerm: 0 };
 
@@ -135,6 +135,11 @@ function judge(index: ToolIndex, task: string, at: number, thresholds: DecisionT
   return standing === undefined ? undefined : { decision: decide(standing, thresholds), standing };
 }
 
+/** BM25 IDF of a term found in one tool of `n` (as tool-index.ts computes it). */
+function uniqueWordWeight(n: number): number {
+  return Math.log(1 + (n - 0.5) / 1.5);
+}
+
 const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
 
 /** The shape the index reads; anything else would make it throw. */
@@ -173,5 +178,6 @@ function standingOf(index: ToolIndex, scores: Float64Array, at: number, taskTerm
     score: own,
     bestScore: bestCatalogue,
     taskTerms,
+    unit: uniqueWordWeight(index.tools.length),
   };
 }

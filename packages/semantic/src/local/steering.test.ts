@@ -14,21 +14,47 @@ const tool = (name: string) => {
 };
 const matcher = createLocalMatcher();
 const decide = async (task: string, name: string) => (await matcher.match({ task, tool: tool(name), catalogue })).decision;
+// The MIT license's grant, as one pasted block.
 const LICENSE =
-  'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions.';
+  'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions: The above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.';
 
 describe('local matcher: what fits no tool is uncertain', () => {
-  it('a bare reply, pasted license text or an unrelated request allows no tool of the catalogue', async () => {
-    for (const text of ['ok', 'yes please go ahead', 'sounds good, thanks', LICENSE, 'what is 17 percent of 240', 'explain how photosynthesis works']) {
-      const allowed: string[] = [];
-      for (const t of catalogue) if ((await matcher.match({ task: text, tool: t, catalogue })).decision === 'match') allowed.push(t.name);
-      expect(allowed, text).toEqual([]);
+  const allowedFor = async (text: string) => {
+    const allowed: string[] = [];
+    for (const t of catalogue) if ((await matcher.match({ task: text, tool: t, catalogue })).decision === 'match') allowed.push(t.name);
+    return allowed;
+  };
+
+  it('a bare reply or an unrelated request allows no tool of the catalogue', async () => {
+    for (const text of ['ok', 'yes please go ahead', 'sounds good, thanks', 'what is 17 percent of 240', 'explain how photosynthesis works']) {
+      expect(await allowedFor(text), text).toEqual([]);
     }
     // One word in common is still enough for a tool whose name has it (a known limit, README).
     expect(await decide('cancel my gym membership', 'drop_table')).not.toBe('match');
     // Nothing fits, so a person decides: not a mismatch against some other tool.
     expect(await decide('yes please go ahead', 'find_nearby')).toBe('uncertain');
-    expect(await decide(LICENSE, 'send_message')).toBe('uncertain');
+  });
+
+  it('the whole pasted MIT license allows at most one tool', async () => {
+    // Known limits (README): it still lets `export_table` through ("copy", "files"), and its first
+    // sentence alone, being shorter, still clears the floor for three tools.
+    expect((await allowedFor(LICENSE)).length).toBeLessThanOrEqual(1);
+    expect(await decide(LICENSE, 'send_message')).not.toBe('match');
+  });
+
+  it('the floor means the same in a two-tool catalogue: the seed task still reaches its tool', async () => {
+    const seed: MatchTool[] = [
+      {
+        server: 'github',
+        name: 'list_workflow_runs',
+        description: 'List the CI workflow runs (builds and test runs) of a repository, optionally filtered by status such as failure.',
+        parameters: { repo: { description: 'Repository name' }, status: { description: 'Run status, e.g. failure' } },
+      },
+      { server: 'db-readonly', name: 'export_full_users_table', description: 'Export every row of the users table (names, emails, addresses) as CSV.' },
+    ];
+    const task = "Summarize last week's failing tests in auth-service";
+    expect((await matcher.match({ task, tool: seed[0]!, catalogue: seed })).decision).toBe('match');
+    expect((await matcher.match({ task, tool: seed[1]!, catalogue: seed })).decision).toBe('mismatch');
   });
 
   it('a request in the tools\' own words still matches', async () => {
