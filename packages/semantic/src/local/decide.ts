@@ -18,7 +18,7 @@ export interface Standing {
   /**
    * The weight of a word that only one tool of the catalogue has (its BM25 IDF). Scores grow
    * with the catalogue's size, so the floor is counted in this unit: it means the same in a
-   * 2-tool and a 140-tool catalogue.
+   * small and a large catalogue.
    */
   unit: number;
 }

@@ -74,7 +74,7 @@ function checkDescription(description: string, wordnet: Wordnet): DefinitionChec
   const items = longestEnumeration(description);
   if (items.length < BROAD_LIST_ITEMS) return { ok: true };
   const topics = new Set<number>();
-  // Enough items to see the spread; a list of 50,000 keywords costs no more than one of 200.
+  // Enough items to see the spread; a huge keyword list costs no more than a long one.
   for (const item of items.slice(0, 200)) {
     const topic = topicOf(wordnet, item);
     if (topic !== undefined) topics.add(topic);

@@ -36,7 +36,7 @@ describe('local matcher: what fits no tool is uncertain', () => {
   });
 
   it('the whole pasted MIT license allows at most one tool', async () => {
-    // Known limits (README): it still lets `export_table` through ("copy", "files"), and its first
+    // Known limits (README): it still lets `export_table` through, and its first
     // sentence alone, being shorter, still clears the floor for three tools.
     expect((await allowedFor(LICENSE)).length).toBeLessThanOrEqual(1);
     expect(await decide(LICENSE, 'send_message')).not.toBe('match');
