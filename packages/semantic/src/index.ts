@@ -1,6 +1,7 @@
 // The local side: matcher, extractor, evaluation.
 export type {
   ConversationMessage,
+  Extraction,
   MatchDecision,
   MatchInput,
   MatchResult,
@@ -10,10 +11,11 @@ export type {
 } from './matcher/types.ts';
 export { BASELINE_MATCHER_ID, createBaselineMatcher, createLocalMatcher, DEFAULT_RANKING, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
 export type { DecisionThresholds, Standing } from './local/decide.ts';
+export { BROAD_LIST_ITEMS, BROAD_LIST_TOPICS, checkDefinition, type DefinitionCheck } from './local/definition-check.ts';
 export { computeMetrics, type Metrics, type Outcome } from './eval/metrics.ts';
 export { createLocalExtractor, LOCAL_EXTRACTOR_ID, type LocalExtractorOptions } from './extract/local-extractor.ts';
 export { type EvalRecord, loadCasaCatalogue, loadCasaSingleTurn, type MatchClass, type Split, splitOf, toMatchTool } from './eval/casa.ts';
-export { type Dataset, DatasetError, loadDataset } from './eval/datasets.ts';
+export { type Dataset, DatasetError, DEV_SET_FILE, evalSetNames, INDEPENDENT_DIR, loadDataset } from './eval/datasets.ts';
 export { toMultiTurn, type MultiTurnRecord } from './eval/multi-turn.ts';
 export { type EvalOptions, type EvalReport, type ExtractionStats, runEval } from './eval/run-eval.ts';
 export { formatReport } from './eval/format-report.ts';

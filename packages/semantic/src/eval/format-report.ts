@@ -26,6 +26,11 @@ export function formatReport(report: EvalReport): string {
     const c = report.metrics.confusion[cls];
     lines.push(`| ${cls} | ${c.match} | ${c.mismatch} | ${c.uncertain} |`);
   }
+  const m = report.metrics;
+  lines.push(
+    '',
+    `to a person (uncertain): ${m.uncertain} of ${m.count} (correct ${m.confusion.correct.uncertain}, wrong ${m.confusion.wrong.uncertain}, null ${m.confusion.null.uncertain}); FNR with uncertain counted apart ${pct(m.decidedFalseNegativeRate)}`,
+  );
   if (report.extraction) {
     const e = report.extraction;
     lines.push(

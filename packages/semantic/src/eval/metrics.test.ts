@@ -20,6 +20,9 @@ describe('computeMetrics', () => {
     expect(m.f1).toBeCloseTo(0.6);
     expect(m.falsePositiveRate).toBeCloseTo(2 / 5);
     expect(m.falseNegativeRate).toBeCloseTo(2 / 5);
+    // Uncertain counted apart: 2 go to a person; of the 4 decided correct calls, 1 was hard-denied.
+    expect(m.uncertain).toBe(2);
+    expect(m.decidedFalseNegativeRate).toBeCloseTo(1 / 4);
     expect(m.confusion).toEqual({
       correct: { match: 3, mismatch: 1, uncertain: 1 },
       wrong: { match: 1, mismatch: 2, uncertain: 0 },

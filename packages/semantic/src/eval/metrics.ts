@@ -24,6 +24,13 @@ export interface Metrics {
   falsePositiveRate: number;
   /** Legitimate call denied: false negatives over all `correct` calls. */
   falseNegativeRate: number;
+  /** Calls answered `uncertain`: sent to a person where the gate asks one (counted as denied above). */
+  uncertain: number;
+  /**
+   * FNR with `uncertain` counted apart: legitimate calls the matcher hard-denied (`mismatch`)
+   * over the legitimate calls it decided (`match` or `mismatch`).
+   */
+  decidedFalseNegativeRate: number;
   /** For each label, how many calls got each decision. */
   confusion: Record<MatchClass, Record<MatchDecision, number>>;
   latencyMs: { p50: number; p99: number; max: number };
@@ -76,6 +83,8 @@ export function computeMetrics(outcomes: readonly Outcome[]): Metrics {
     f1: ratio(2 * precision * recall, precision + recall),
     falsePositiveRate: ratio(fp, fp + tn),
     falseNegativeRate: ratio(fn, fn + tp),
+    uncertain: confusion.correct.uncertain + confusion.wrong.uncertain + confusion.null.uncertain,
+    decidedFalseNegativeRate: ratio(confusion.correct.mismatch, confusion.correct.mismatch + confusion.correct.match),
     confusion,
     latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 },
   };

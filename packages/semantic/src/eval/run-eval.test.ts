@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLocalExtractor } from '../extract/local-extractor.ts';
 import { createLocalMatcher } from '../local/local-matcher.ts';
 import type { TaskToolMatcher } from '../matcher/types.ts';
 import { multiTurnFileText } from './build-multi-turn-file.ts';
 import { splitOf } from './casa.ts';
-import { DatasetError, type Dataset, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
+import { DatasetError, type Dataset, DEV_SET_FILE, evalSetNames, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
 import { formatReport } from './format-report.ts';
 import { runEval } from './run-eval.ts';
 
@@ -54,6 +57,7 @@ describe('evaluation harness', () => {
     const text = formatReport(report);
     expect(text).toContain('| tune |');
     expect(text).toContain('| holdout |');
+    expect(text).toMatch(/to a person \(uncertain\): \d+ of \d+ \(correct \d+, wrong \d+, null \d+\); FNR with uncertain counted apart/);
     expect(text).toMatch(/\| correct \| \d+ \| \d+ \| \d+ \|/);
   });
 
@@ -78,5 +82,30 @@ describe('evaluation harness', () => {
     expect(() => loadDataset('x.json', read('{"records": [{"tool": {"name": "get_me"}, "class": "correct"}]}'))).toThrow(/task or a conversation/);
     const ok = loadDataset('x.json', read('{"records": [{"id": "a", "task": "who am I", "tool": {"server": "github-official", "name": "get_me"}, "class": "correct"}]}'));
     expect(ok.records[0]!.tool.description).toBeTypeOf('string');
+  });
+});
+
+describe('the sets the harness reports', () => {
+  it('lists CASA, the dev set, then every JSON file of the independent folder, sorted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-independent-'));
+    writeFileSync(join(dir, 'b.json'), '{}');
+    writeFileSync(join(dir, 'a.json'), '{}');
+    writeFileSync(join(dir, 'SOURCE.md'), '');
+    const names = evalSetNames(pathToFileURL(`${dir}/`));
+    expect(names).toEqual(['single', 'multi', DEV_SET_FILE.pathname, join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(evalSetNames(pathToFileURL(join(dir, 'missing/')))).toHaveLength(3);
+    expect(loadDataset(DEV_SET_FILE.pathname).name).toBe('dev/dev-set.json');
+  });
+});
+
+describe('dataset files written by others', () => {
+  it('accept a JSON null class and MCP tool definitions (inputSchema) in the catalogue', () => {
+    const text = JSON.stringify({
+      records: [{ id: 'x1', task: 'what is the weather in Oslo', tool: { server: 'wx', name: 'get_forecast' }, class: null }],
+      catalogue: [{ server: 'wx', name: 'get_forecast', description: 'Weather forecast for a city.', inputSchema: { properties: { city: { description: 'City name', type: 'string' } } } }],
+    });
+    const dataset = loadDataset('independent.json', () => text);
+    expect(dataset.records[0]).toMatchObject({ class: 'null', tool: { name: 'get_forecast', parameters: { city: { description: 'City name' } } } });
+    expect(() => loadDataset('bad.json', () => JSON.stringify({ records: [], catalogue: [{ description: 'no name' }] }))).toThrow(DatasetError);
   });
 });

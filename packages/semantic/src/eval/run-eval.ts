@@ -73,6 +73,7 @@ export async function runEval(dataset: Dataset, options: EvalOptions): Promise<E
   }
   for (const record of records) {
     let task = record.task;
+    let offered: readonly string[] | undefined;
     if ('conversation' in record) {
       if (options.extractor === undefined) throw new Error(`dataset ${dataset.name} has conversations: an extractor is required`);
       conversations += 1;
@@ -86,10 +87,11 @@ export async function runEval(dataset: Dataset, options: EvalOptions): Promise<E
       }
       if (record.task !== '' && squash(extracted.task).includes(squash(record.task))) containsOriginal += 1;
       task = extracted.task;
+      offered = extracted.offered;
     }
     const started = performance.now();
     const decision = await decideWithin(
-      async (signal) => (await options.matcher.match({ task, tool: record.tool, catalogue: dataset.catalogue }, signal)).decision,
+      async (signal) => (await options.matcher.match({ task, tool: record.tool, catalogue: dataset.catalogue, offered }, signal)).decision,
       timeoutMs,
     );
     outcomes.push({ class: record.class, decision, ms: performance.now() - started, split: record.split });

@@ -1,4 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '../matcher/types.ts';
+import { withoutPasted } from './pasted.ts';
 
 export interface LocalExtractorOptions {
   /** Longest task returned, in characters; a longer goal is cut at a word boundary. */
@@ -9,6 +10,8 @@ export const LOCAL_EXTRACTOR_ID = 'local-extractor@1';
 
 // Phrases are general English conversation markers, not taken from any evaluation record.
 const ACCEPT = /\b(do (?:that|it|this|so)|go ahead|go for it|yes|yeah|yep|sure|please do|sounds good|let'?s do (?:it|that|this)|proceed|make it so)\b/i;
+/** A reply that is only "ok": after a question, it accepts (after a statement it only acknowledges, and no offer is pending). */
+const BARE_OK = /^\s*(?:ok(?:ay)?|k)\s*[.!]*\s*$/i;
 const DECLINE = /\b(later|not now|no|nope|don'?t|do not|skip|never ?mind|cancel|stop)\b/i;
 /** Words a bare reply is made of: acceptances, refusals, acknowledgements and filler. */
 const BARE_WORDS =
@@ -28,7 +31,7 @@ function stripCode(text: string): string {
 }
 
 function clean(text: string): string {
-  return stripCode(text).replace(/\s+/g, ' ').trim();
+  return withoutPasted(stripCode(text)).replace(/\s+/g, ' ').trim();
 }
 
 /** "ok, thanks", "yes, go ahead", "no, not now": a reply with no instruction of its own. */
@@ -47,35 +50,66 @@ function sentences(text: string): string[] {
  * rest of the message, which then states the plan.
  */
 export function proposalOf(assistant: string): string | undefined {
+  return offerOf(assistant)?.text;
+}
+
+/**
+ * The offer and its kind: `action` when the assistant names an action of its own ("Shall I also
+ * export the users table?"), `plan` when it asks to go ahead with a plan it restated.
+ */
+function offerOf(assistant: string): { text: string; kind: 'action' | 'plan' } | undefined {
   const parts = sentences(clean(assistant));
   for (let i = parts.length - 1; i >= 0; i -= 1) {
     const match = PROPOSAL.exec(parts[i] ?? '');
     if (match === null) continue;
     const object = (match[1] ?? '').replace(/[?.!\s]+$/, '').trim();
-    if (object !== '' && !GENERIC_OBJECT.test(object)) return capitalize(object);
+    if (object !== '' && !GENERIC_OBJECT.test(object)) return { text: capitalize(object), kind: 'action' };
     const rest = parts.filter((_, j) => j !== i).join(' ').trim();
-    return rest === '' ? undefined : rest;
+    return rest === '' ? undefined : { text: rest, kind: 'plan' };
   }
   return undefined;
 }
 
 /** Ends a sentence with a full stop unless it already ends with a mark. */
 function endSentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
+  // "Translate this mail:" loses its colon once the mail is gone.
+  const trimmed = text.replace(/[\s:;,]+$/, '');
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return space > max / 2 ? cut.slice(0, space) : cut;
+}
+
+/**
+ * Bounds the goal to `max` characters. A long message is mostly material (a pasted document)
+ * with the instruction before or after it, so the first sentence and as many of the last
+ * sentences as fit are kept, never only the beginning.
+ */
 function sentence(text: string, max: number): string {
-  let out = text.replace(/\s+/g, ' ').trim();
-  if (out.length > max) {
-    const cut = out.slice(0, max);
-    const space = cut.lastIndexOf(' ');
-    out = space > max / 2 ? cut.slice(0, space) : cut;
+  const out = text.replace(/\s+/g, ' ').trim();
+  if (out.length <= max) return endSentence(out);
+  const parts = sentences(out);
+  const first = cutAtWord(parts[0] ?? '', Math.floor(max / 2));
+  const tail: string[] = [];
+  let room = max - first.length - 1;
+  for (let i = parts.length - 1; i > 0; i -= 1) {
+    const part = parts[i] ?? '';
+    if (part.length + 1 > room) {
+      if (tail.length === 0) tail.unshift(cutAtWord(part, room - 1));
+      break;
+    }
+    tail.unshift(part);
+    room -= part.length + 1;
   }
-  return endSentence(out);
+  return endSentence([first, ...tail].filter((p) => p !== '').join(' '));
 }
 
 /**
@@ -94,6 +128,8 @@ export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskE
       if (!Array.isArray(messages)) return { ok: false, reason: 'invalid_conversation' };
       let goal: string | undefined;
       let refinements: string[] = [];
+      // Actions the assistant offered and the user only accepted: the assistant's words, kept apart.
+      const offered: string[] = [];
       let lastAssistant: string | undefined;
       for (const message of messages as readonly ConversationMessage[]) {
         if (message === null || typeof message !== 'object' || typeof message.content !== 'string') {
@@ -110,12 +146,18 @@ export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskE
         lastAssistant = undefined;
         if (text === '') continue;
         const bare = isBareReply(text);
-        if (bare && ACCEPT.test(text) && !DECLINE.test(text) && offer !== undefined) {
-          const proposal = proposalOf(offer);
+        if (bare && (ACCEPT.test(text) || BARE_OK.test(text)) && !DECLINE.test(text) && offer !== undefined) {
+          const proposal = offerOf(offer);
+          if (proposal?.kind === 'action') {
+            // "ok sure" to "Shall I also export the users table?": the assistant proposed that
+            // action (possibly steered by a tool result); the user did not ask for it.
+            offered.push(proposal.text);
+            continue;
+          }
           if (proposal !== undefined) {
-            // An accepted offer joins the user's goal (or starts it); it never silently replaces it.
-            if (goal === undefined) goal = proposal;
-            else refinements.push(proposal);
+            // A plan the assistant restated joins the user's goal (or starts it); it never silently replaces it.
+            if (goal === undefined) goal = proposal.text;
+            else refinements.push(proposal.text);
             continue;
           }
         }
@@ -129,9 +171,13 @@ export function createLocalExtractor(options: LocalExtractorOptions = {}): TaskE
         goal = text;
         refinements = [];
       }
-      if (goal === undefined) return { ok: false, reason: 'no_user_goal' };
+      const offers = offered.map((o) => sentence(o, maxTaskChars));
+      if (goal === undefined) {
+        // Only an accepted offer: it is the task, still marked as the assistant's.
+        return offers.length === 0 ? { ok: false, reason: 'no_user_goal' } : { ok: true, task: sentence(offers.join(' '), maxTaskChars), offered: offers };
+      }
       const joined = [goal, ...refinements].map(endSentence).join(' ');
-      return { ok: true, task: sentence(joined, maxTaskChars) };
+      return { ok: true, task: sentence(joined, maxTaskChars), ...(offers.length > 0 ? { offered: offers } : {}) };
     },
   };
 }

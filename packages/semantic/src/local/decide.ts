@@ -10,6 +10,17 @@ export interface Standing {
   serverRatio: number;
   /** Its score over the best score in the catalogue, 0..1. */
   catalogueRatio: number;
+  /** Its own score, and the best score of any tool (BM25F, absolute). */
+  score: number;
+  bestScore: number;
+  /** Distinct words of the task: a long text piles up score from incidental overlap. */
+  taskTerms: number;
+  /**
+   * The weight of a word that only one tool of the catalogue has (its BM25 IDF). Scores grow
+   * with the catalogue's size, so the floor is counted in this unit: it means the same in a
+   * small and a large catalogue.
+   */
+  unit: number;
 }
 
 export interface DecisionThresholds {
@@ -19,14 +30,35 @@ export interface DecisionThresholds {
   minServerRatio: number;
   /** Deny when its score is under this fraction of the best tool of the catalogue (a better tool elsewhere). */
   minCatalogueRatio: number;
+  /**
+   * The absolute relevance floor, in units of one catalogue-unique word (`Standing.unit`): a
+   * score under it is no evidence of fit, whatever the other tools score. When even the best
+   * tool is under it, nothing fits the task (`uncertain`).
+   */
+  minScore: number;
+  /**
+   * Per distinct word of the task: a long text must score in proportion to its length. A pasted
+   * document shares a few words with some tool by chance; a request uses most of its words to
+   * say what it wants.
+   */
+  minScorePerTerm: number;
+}
+
+/** The floor, in score, for a task of `terms` distinct words. */
+export function floorFor(terms: number, unit: number, t: DecisionThresholds): number {
+  return unit * Math.max(t.minScore, t.minScorePerTerm * terms);
 }
 
 /**
- * A tool serves the task when it is near the top of its own server's tools, close to the best
- * of them, and no tool anywhere in the catalogue fits much better. Anything else is a
- * mismatch: the local matcher is only ever used to deny.
+ * A tool serves the task when its score clears an absolute floor, it is near the top of its own
+ * server's tools, close to the best of them, and no tool anywhere in the catalogue fits much
+ * better. Text that fits no tool ("ok", pasted license text, an unrelated request) is
+ * `uncertain`; anything else is a mismatch. The local matcher is only ever used to deny.
  */
 export function decide(standing: Standing, t: DecisionThresholds): MatchDecision {
+  const floor = floorFor(standing.taskTerms, standing.unit, t);
+  if (standing.bestScore < floor) return 'uncertain';
+  if (standing.score < floor) return 'mismatch';
   if (standing.serverRank > t.maxServerRank) return 'mismatch';
   if (standing.serverRatio < t.minServerRatio) return 'mismatch';
   if (standing.catalogueRatio < t.minCatalogueRatio) return 'mismatch';

@@ -10,7 +10,7 @@ describe('index cache', () => {
     const built: (readonly MatchTool[])[] = [];
     const get = createIndexCache((c) => {
       built.push(c);
-      return { tools: [], find: () => -1, score: () => new Float64Array() } satisfies ToolIndex;
+      return { tools: [], find: () => -1, score: () => new Float64Array(), termCount: () => 0, vocabulary: new Set() } satisfies ToolIndex;
     }, 2);
     return { built, get };
   };

@@ -2,7 +2,7 @@ import type { MatchTool } from '../matcher/types.ts';
 import { stemOf, words } from '../text/tokenize.ts';
 
 /** The fields of a tool definition, each with its own weight in BM25F. */
-export type FieldName = 'name' | 'description' | 'parameters' | 'concepts';
+export type FieldName = 'name' | 'description' | 'parameters' | 'concepts' | 'gloss';
 
 export interface IndexOptions {
   /** Multiplies a field's term frequency: a word in the tool's name counts more than one in a parameter. */
@@ -13,6 +13,18 @@ export interface IndexOptions {
   b: number;
   /** Maps a word to the WordNet concepts it can stand for; omit to rank on stems only. */
   concepts?: ((word: string) => readonly string[]) | undefined;
+  /** Maps a word to the stems of its WordNet definitions; omit to leave definitions out. */
+  glosses?: ((word: string) => readonly string[]) | undefined;
+  /**
+   * Weight of a task word's definition stems as query terms (they meet the tool's own words),
+   * against 1 for the task's words themselves. Default 0.
+   */
+  taskGlossWeight?: number | undefined;
+  /**
+   * Tools whose description is not used as vocabulary (a keyword list over many topics, see
+   * definition-check.ts): they rank on their name and parameters only.
+   */
+  distrusted?: ((tool: MatchTool) => boolean) | undefined;
   /** Plain BM25 for comparison: whole words, no stemming, no abbreviations. Default false. */
   plain?: boolean | undefined;
 }
@@ -28,6 +40,10 @@ export interface ToolIndex {
   readonly tools: readonly IndexedTool[];
   /** BM25F score of every tool for the task, in catalogue order. */
   score(task: string): Float64Array;
+  /** Distinct query terms of a task (its stems and concepts): how much text the score was summed over. */
+  termCount(task: string): number;
+  /** Every word of the catalogue's names, descriptions and parameters, lower case. */
+  readonly vocabulary: ReadonlySet<string>;
   /** Position of the tool in the catalogue (same server and name), or -1. */
   find(tool: MatchTool): number;
 }
@@ -36,12 +52,14 @@ export function toolKey(tool: MatchTool): string {
   return `${tool.server ?? ''}\u0000${tool.name}`;
 }
 
-/** Terms of a text: Porter2 stems, plus `~concept` keys when WordNet is on. */
-function fieldTerms(text: string, options: IndexOptions): { stems: string[]; concepts: string[] } {
+/** Terms of a text: Porter2 stems, plus `~concept` keys and `^stem` definition words when WordNet is on. */
+function fieldTerms(text: string, options: IndexOptions): { stems: string[]; concepts: string[]; glosses: string[] } {
   const ws = words(text);
   const concepts: string[] = [];
+  const glosses: string[] = [];
   if (options.concepts !== undefined) for (const w of ws) for (const c of options.concepts(w)) concepts.push(`~${c}`);
-  return { stems: options.plain ? ws : ws.map(stemOf), concepts };
+  if (options.glosses !== undefined) for (const w of ws) for (const g of options.glosses(w)) glosses.push(g);
+  return { stems: options.plain ? ws : ws.map(stemOf), concepts, glosses };
 }
 
 function parameterText(tool: MatchTool): string {
@@ -54,7 +72,8 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
   const raw = catalogue.map((tool) => {
     const name = fieldTerms(tool.name, options);
     // Links are not vocabulary: "docs.github.com/en/…" would match any task that says "docs".
-    const description = fieldTerms((tool.description ?? '').replace(/https?:\/\/\S+/g, ' '), options);
+    const text = options.distrusted?.(tool) ? '' : (tool.description ?? '').replace(/https?:\/\/\S+/g, ' ');
+    const description = fieldTerms(text, options);
     const parameters = fieldTerms(parameterText(tool), options);
     const fields: Record<FieldName, string[]> = {
       name: name.stems,
@@ -62,10 +81,12 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
       parameters: parameters.stems,
       // Concepts of the name and description only: parameter names are too generic (owner, repo, page).
       concepts: [...name.concepts, ...description.concepts],
+      // What the name's and description's words are defined by, kept apart from the words themselves.
+      gloss: [...name.glosses, ...description.glosses].map((g) => `^${g}`),
     };
     return { tool, fields };
   });
-  const fieldNames: FieldName[] = ['name', 'description', 'parameters', 'concepts'];
+  const fieldNames: FieldName[] = ['name', 'description', 'parameters', 'concepts', 'gloss'];
   const avgLength = {} as Record<FieldName, number>;
   for (const f of fieldNames) avgLength[f] = raw.reduce((sum, t) => sum + t.fields[f].length, 0) / Math.max(1, raw.length) || 1;
 
@@ -73,6 +94,7 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
   const tools: IndexedTool[] = raw.map(({ tool, fields }) => {
     const tf = new Map<string, number>();
     for (const f of fieldNames) {
+      if (options.weights[f] === 0 || fields[f].length === 0) continue;
       const norm = 1 - options.b + (options.b * fields[f].length) / avgLength[f];
       for (const term of fields[f]) tf.set(term, (tf.get(term) ?? 0) + options.weights[f] / norm);
     }
@@ -102,20 +124,32 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
     byKey.set(toolKey(t.tool), i);
   });
 
+  const vocabulary = new Set<string>();
+  for (const tool of catalogue) for (const w of words(`${tool.name} ${tool.description ?? ''} ${parameterText(tool)}`)) vocabulary.add(w);
+
   return {
     tools,
+    vocabulary,
     find: (tool) => byKey.get(toolKey(tool)) ?? -1,
+    termCount: (task) => new Set(words(task).map(stemOf)).size,
     score(task) {
       const scores = new Float64Array(n);
-      const { stems, concepts } = fieldTerms(task, options);
+      const { stems, concepts, glosses } = fieldTerms(task, options);
       // "PRs" in a task means the catalogue's "pull requests": upper-case abbreviations of
       // words that appear together in tool names are expanded to those words.
       for (const match of task.matchAll(/\b([A-Z]{2,4})s?\b/g)) {
         for (const stem of acronyms.get((match[1] ?? '').toLowerCase()) ?? []) stems.push(stem);
       }
       // Each distinct query term counts once: repeating a word in the task must not outweigh the rest.
-      for (const term of new Set([...stems, ...concepts])) {
-        for (const { doc, weight } of postings.get(term) ?? []) scores[doc] = (scores[doc] ?? 0) + weight;
+      const query = new Map<string, number>();
+      const ask = (term: string, weight: number) => query.set(term, Math.max(weight, query.get(term) ?? 0));
+      const glossWeight = options.taskGlossWeight ?? 0;
+      if (glossWeight > 0) for (const g of glosses) ask(g, glossWeight);
+      for (const term of [...stems, ...concepts]) ask(term, 1);
+      // A task word found in the definitions of a tool's words.
+      if (options.glosses !== undefined) for (const term of stems) ask(`^${term}`, 1);
+      for (const [term, q] of query) {
+        for (const { doc, weight } of postings.get(term) ?? []) scores[doc] = (scores[doc] ?? 0) + q * weight;
       }
       return scores;
     },

@@ -10,7 +10,30 @@ export interface ConceptOptions {
   derivations?: boolean | undefined;
 }
 
-const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
+export const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
+
+/** Calls `visit` with each of the first `senses` synsets of `word` (inflected or not) as each part of speech. */
+export function forEachSense(wordnet: Wordnet, word: string, senses: number, visit: (pos: WordnetPos, offset: number) => void): void {
+  for (const pos of POSES) {
+    for (const base of baseForms(wordnet, word, pos)) {
+      for (const offset of wordnet.synsets(base, pos).slice(0, senses)) visit(pos, offset);
+    }
+  }
+}
+
+/** A word lookup, memoized and bounded: a stream of unique junk words must not grow memory without limit. */
+export function memoized(lookup: (word: string) => readonly string[]): (word: string) => readonly string[] {
+  const cache = new Map<string, readonly string[]>();
+  return (word) => {
+    let hit = cache.get(word);
+    if (hit === undefined) {
+      hit = lookup(word);
+      if (cache.size > 50_000) cache.clear();
+      cache.set(word, hit);
+    }
+    return hit;
+  };
+}
 
 /**
  * The WordNet concepts (synset keys `pos:offset`) a word can stand for: its first senses as
@@ -18,23 +41,13 @@ const POSES: readonly WordnetPos[] = ['n', 'v', 'a', 'r'];
  * concept are synonyms or one names the kind of the other.
  */
 export function createConceptLookup(wordnet: Wordnet, options: ConceptOptions): (word: string) => readonly string[] {
-  const cache = new Map<string, readonly string[]>();
-  return (word) => {
-    const hit = cache.get(word);
-    if (hit !== undefined) return hit;
+  return memoized((word) => {
     const concepts = new Set<string>();
-    for (const pos of POSES) {
-      for (const base of baseForms(wordnet, word, pos)) {
-        for (const offset of wordnet.synsets(base, pos).slice(0, options.senses)) {
-          concepts.add(`${pos}:${offset}`);
-          if (options.hypernyms) for (const h of wordnet.hypernyms(pos, offset)) concepts.add(h);
-          if (options.derivations) for (const d of wordnet.derivations(pos, offset)) concepts.add(d);
-        }
-      }
-    }
-    const result = [...concepts];
-    if (cache.size > 50_000) cache.clear();
-    cache.set(word, result);
-    return result;
-  };
+    forEachSense(wordnet, word, options.senses, (pos, offset) => {
+      concepts.add(`${pos}:${offset}`);
+      if (options.hypernyms) for (const h of wordnet.hypernyms(pos, offset)) concepts.add(h);
+      if (options.derivations) for (const d of wordnet.derivations(pos, offset)) concepts.add(d);
+    });
+    return [...concepts];
+  });
 }

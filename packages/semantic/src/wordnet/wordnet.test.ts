@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createConceptLookup } from './concepts.ts';
+import { createGlossLookup } from './glosses.ts';
 import { baseForms } from './morphy.ts';
 import { loadWordnet } from './wordnet.ts';
 
@@ -46,5 +47,22 @@ describe('WordNet', () => {
     const shared = (a: string, b: string) => concepts(a).some((c) => concepts(b).includes(c));
     expect(shared('removing', 'delete')).toBe(true);
     expect(shared('summarize', 'export')).toBe(false);
+  });
+
+  it('reads a synset\'s gloss and topic, and nothing at a bad offset', () => {
+    const hotel = wordnet.synsets('hotel', 'n')[0]!;
+    expect(wordnet.gloss('n', hotel)).toMatch(/building where travelers can pay for lodging/);
+    // Lexicographer file 6 is noun.artifact.
+    expect(wordnet.lexFile('n', hotel)).toBe(6);
+    expect(wordnet.gloss('n', -1)).toBe('');
+    expect(wordnet.lexFile('n', Number.NaN)).toBe(-1);
+  });
+
+  it('a word\'s definition stems leave out the word itself and definitional filler', () => {
+    const glossOf = createGlossLookup(wordnet, { senses: 1 });
+    const hotel = glossOf('hotel');
+    expect(hotel).toEqual(expect.arrayContaining(['build', 'travel', 'lodg']));
+    expect(hotel).not.toContain('hotel');
+    expect(glossOf('qqqq')).toEqual([]);
   });
 });

@@ -13,6 +13,10 @@ export interface Wordnet {
   hypernyms(pos: WordnetPos, offset: number): readonly string[];
   /** Synsets of derivationally related forms (`+`: "summarize" → "summary"), as `pos:offset` keys. */
   derivations(pos: WordnetPos, offset: number): readonly string[];
+  /** WordNet's lexicographer file of one synset (its broad topic: 6 noun.artifact, 13 noun.food, …), or -1. */
+  lexFile(pos: WordnetPos, offset: number): number;
+  /** The gloss of one synset: its definition and examples, the text after " | ". */
+  gloss(pos: WordnetPos, offset: number): string;
   /** Bytes held: the four index and four data files. */
   readonly bytes: number;
 }
@@ -60,6 +64,8 @@ export function loadWordnet(): Wordnet {
     },
     hypernyms: (pos, offset) => readPointers(files[pos].data, offset, HYPERNYM),
     derivations: (pos, offset) => readPointers(files[pos].data, offset, DERIVATION),
+    gloss: (pos, offset) => readGloss(files[pos].data, offset),
+    lexFile: (pos, offset) => readLexFile(files[pos].data, offset),
   };
   return loaded;
 }
@@ -150,6 +156,23 @@ function readPointers(data: Buffer, offset: number, symbols: ReadonlySet<string>
     if (symbols.has(fields[at] ?? '')) out.push(`${normalizePos(fields[at + 2])}:${Number(fields[at + 1])}`);
   }
   return out;
+}
+
+function readLexFile(data: Buffer, offset: number): number {
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset + 12 >= data.length) return -1;
+  // offset lex_filenum …: the two digits after the first space.
+  const space = data.indexOf(0x20, offset);
+  const n = Number(data.subarray(space + 1, space + 3).toString('latin1'));
+  return Number.isInteger(n) ? n : -1;
+}
+
+function readGloss(data: Buffer, offset: number): string {
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= data.length) return '';
+  const nl = data.indexOf(0x0a, offset);
+  const end = nl < 0 ? data.length : nl;
+  const bar = data.indexOf(0x7c, offset);
+  if (bar < 0 || bar > end) return '';
+  return data.subarray(bar + 1, end).toString('latin1').trim();
 }
 
 /** Satellite adjectives (`s`) live in the adjective files. */

@@ -45,16 +45,27 @@ describe('countersign eval semantic', () => {
   });
 
   it('runs on the vendored CASA holdout split', async () => {
-    const run = await runCaptured(['eval', 'semantic', '--split', 'holdout', '--json'], { cwd });
+    const run = await runCaptured(['eval', 'semantic', '--dataset', 'single', '--split', 'holdout', '--json'], { cwd });
     const report = JSON.parse(run.stdout);
     expect(report.dataset).toBe('casa-single-turn');
     expect(report.metrics.count).toBe(64);
-    const baseline = JSON.parse((await runCaptured(['eval', 'semantic', '--split', 'holdout', '--matcher', 'baseline', '--json'], { cwd })).stdout);
+    const baseline = JSON.parse((await runCaptured(['eval', 'semantic', '--dataset', 'single', '--split', 'holdout', '--matcher', 'baseline', '--json'], { cwd })).stdout);
     expect(baseline.matcher).toBe('baseline-bm25-top3@1');
-    const stems = JSON.parse((await runCaptured(['eval', 'semantic', '--split', 'holdout', '--no-wordnet', '--json'], { cwd })).stdout);
+    const stems = JSON.parse((await runCaptured(['eval', 'semantic', '--dataset', 'single', '--split', 'holdout', '--no-wordnet', '--json'], { cwd })).stdout);
     expect(stems.matcher).toBe('local-bm25f@1');
     // The local matcher denies more unrelated calls than the plain BM25 baseline on the same records.
     expect(report.metrics.falsePositiveRate).toBeLessThanOrEqual(baseline.metrics.falsePositiveRate);
+  });
+
+  it('by default reports every set: CASA single-turn, CASA multi-turn and the dev set', async () => {
+    const run = await runCaptured(['eval', 'semantic', '--split', 'holdout', '--json'], { cwd });
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.ok).toBe(true);
+    const names: string[] = out.reports.map((r: { dataset: string }) => r.dataset);
+    expect(names.slice(0, 3)).toEqual(['casa-single-turn', 'casa-multi-turn', 'dev/dev-set.json']);
+    const text = await runCaptured(['eval', 'semantic', '--split', 'holdout'], { cwd });
+    expect(text.stdout).toContain('dataset dev/dev-set.json');
   });
 
   it('bad flags and unreadable data sets exit 2 with a message', async () => {

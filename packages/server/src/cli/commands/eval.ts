@@ -28,7 +28,11 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
     .description(
       'Run a task-tool matcher over a data set and print accuracy, F1, false-positive rate (unrelated tool allowed), false-negative rate (legitimate call denied), per-class confusion and p50/p99 decision latency.',
     )
-    .option('--dataset <name>', 'single (CASA single-turn), multi (its multi-turn variant, through the local extractor) or a JSON file', 'single')
+    .option(
+      '--dataset <name>',
+      'every (CASA single-turn, CASA multi-turn, the dev set and each file under data/independent/), single, multi, or a JSON file',
+      'every',
+    )
     .addOption(
       new Option('--matcher <kind>', 'local (no network), baseline (plain BM25, top 3 of its server; for comparison) or llm (an OpenAI-compatible endpoint)')
         .choices(['local', 'baseline', 'llm'])
@@ -50,17 +54,20 @@ async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Prom
   const timeoutMs = parseIntegerFlag('--timeout-ms', flags.timeoutMs, 1, 600_000);
   const matcher =
     flags.matcher === 'llm' ? await llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet });
-  let dataset: semantic.Dataset;
+  const every = flags.dataset === 'every';
+  const names = every ? semantic.evalSetNames() : [flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset)];
+  // All sets are read before any is run: a bad file fails fast, not after minutes of scoring.
+  let datasets: semantic.Dataset[];
   try {
-    const which = flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset);
-    dataset = semantic.loadDataset(which);
+    datasets = names.map((which) => semantic.loadDataset(which));
   } catch (error) {
     if (error instanceof semantic.DatasetError) throw new CliError('io', error.message, { cause: error });
     throw error;
   }
-  const report = await semantic.runEval(dataset, { matcher, extractor: semantic.createLocalExtractor(), split: flags.split, timeoutMs });
-  if (flags.json) writeJson(ctx.io.stdout, { ok: true, ...report });
-  else ctx.io.stdout.write(semantic.formatReport(report));
+  const reports: semantic.EvalReport[] = [];
+  for (const dataset of datasets) reports.push(await semantic.runEval(dataset, { matcher, extractor: semantic.createLocalExtractor(), split: flags.split, timeoutMs }));
+  if (flags.json) writeJson(ctx.io.stdout, every ? { ok: true, reports } : { ok: true, ...reports[0] });
+  else ctx.io.stdout.write(reports.map((r) => semantic.formatReport(r)).join('\n'));
   return EXIT_OK;
 }
 
