@@ -58,6 +58,7 @@ const RESPONSES: ApiShape = {
 
 // Not streaming, so one decoder serves every request (constructing one per request shows in profiles).
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LENIENT_UTF8 = new TextDecoder('utf-8');
 // Tool schemas nest; 256 levels is far beyond any real request and still bounds the scan.
 const MAX_BODY_DEPTH = 256;
 const MODELS = /^\/v1\/models(\/[^/]+)?$/;
@@ -107,10 +108,11 @@ export function createProxy(options: ProxyOptions): Hono {
       if (events === null) return errorResponse(unreadableUpstream('an event stream without a body'));
       return passBack(upstream, guardStream(events, shape.watcher(), async (calls, ref) => recordCalls(ctx, calls, ref, calls.length === 0 ? undefined : await task())));
     }
-    const text = await upstream.text();
+    const answer = await upstream.bytes();
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      // Decoded as the client decodes it (invalid UTF-8 read as U+FFFD): the calls recorded are the ones it will read.
+      parsed = JSON.parse(LENIENT_UTF8.decode(answer));
     } catch {
       return errorResponse(unreadableUpstream('the response is not JSON'));
     }
@@ -119,8 +121,8 @@ export function createProxy(options: ProxyOptions): Hono {
     const responseRef = isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined;
     const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? undefined : await task());
     if (recorded !== undefined) return errorResponse(recorded);
-    // The upstream's bytes, unchanged: what the client reads is exactly what was recorded from.
-    return passBack(upstream, text);
+    // The upstream's bytes, unchanged (invalid UTF-8 included): what the client reads is exactly what was recorded from.
+    return passBack(upstream, answer);
   };
 
   app.post('/v1/chat/completions', limit, completion(CHAT, '/chat/completions'));

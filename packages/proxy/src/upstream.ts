@@ -16,13 +16,13 @@ export interface UpstreamConfig {
   fetch?: typeof fetch | undefined;
 }
 
-/** The upstream's answer, read once: as a stream (events, pass-through) or as text. */
+/** The upstream's answer, read once: as a stream (events, pass-through) or as its bytes. */
 export interface UpstreamResponse {
   status: number;
   statusText: string;
   headers: Headers;
   stream(): ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
+  bytes(): Promise<Uint8Array<ArrayBuffer>>;
 }
 
 export type UpstreamCall = { ok: true; response: UpstreamResponse } | { ok: false; error: ProxyError };
@@ -83,20 +83,21 @@ function fromNode(res: IncomingMessage): UpstreamResponse {
     statusText: res.statusMessage ?? '',
     headers,
     stream: () => Readable.toWeb(res) as ReadableStream<Uint8Array>,
-    async text() {
+    async bytes() {
       const chunks: Buffer[] = [];
       for await (const chunk of res) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      const all = Buffer.concat(chunks);
+      return new Uint8Array(all.buffer, all.byteOffset, all.byteLength) as Uint8Array<ArrayBuffer>;
     },
   };
 }
 
 function fromFetch(response: Response): UpstreamResponse {
-  return { status: response.status, statusText: response.statusText, headers: response.headers, stream: () => response.body, text: () => response.text() };
+  return { status: response.status, statusText: response.statusText, headers: response.headers, stream: () => response.body, bytes: async () => new Uint8Array(await response.arrayBuffer()) };
 }
 
 /** The upstream's status and headers, with `body` (its own, or the checked one). */
-export function passBack(upstream: UpstreamResponse, body: ReadableStream<Uint8Array> | string | null): Response {
+export function passBack(upstream: UpstreamResponse, body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null): Response {
   const headers = new Headers();
   upstream.headers.forEach((value, name) => {
     if (!DROPPED_RESPONSE_HEADERS.has(name)) headers.set(name, value);
