@@ -8,8 +8,10 @@ import type { ProxyError } from './refusal.ts';
 export interface UpstreamConfig {
   /** E.g. `https://api.openai.com/v1`: the proxy's `/v1/<path>` goes to `<baseUrl>/<path>`. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer`; read from the proxy's configuration, never from the agent. */
+  /** Sent as `Authorization: Bearer` (or `x-api-key`, see `keyHeader`); read from the proxy's configuration, never from the agent. */
   apiKey?: string | undefined;
+  /** How the key is sent: `authorization` (Bearer, OpenAI; the default) or `x-api-key` (Anthropic). */
+  keyHeader?: 'authorization' | 'x-api-key' | undefined;
   /** Extra headers for every upstream request (organization, project...). */
   headers?: Readonly<Record<string, string>> | undefined;
   /** Send with this `fetch` instead of Node's HTTP client (tests, custom transports). */
@@ -37,7 +39,10 @@ export async function callUpstream(config: UpstreamConfig, path: string, request
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
-  if (config.apiKey !== undefined) headers.set('authorization', `Bearer ${config.apiKey}`);
+  if (config.apiKey !== undefined) {
+    if (config.keyHeader === 'x-api-key') headers.set('x-api-key', config.apiKey);
+    else headers.set('authorization', `Bearer ${config.apiKey}`);
+  }
   const query = request.url.indexOf('?');
   const url = `${config.baseUrl.replace(/\/+$/, '')}${path}${query === -1 ? '' : request.url.slice(query)}`;
   try {

@@ -1,5 +1,5 @@
 import type { ModelCall, ModelCalls } from '../model-call.ts';
-import { errorBody, type ProxyError } from '../refusal.ts';
+import { type ErrorFormat, errorBody, type ProxyError } from '../refusal.ts';
 import { isEmptyEvent, parseEvent, type SseEvent, takeEvents } from './sse-event.ts';
 
 /** Reads a model's event stream: assembles its tool calls and says where the response starts to complete. */
@@ -35,7 +35,7 @@ const utf8 = new TextDecoder('utf-8');
  * invalid UTF-8 reaches the client exactly as it left the model. Only the watcher reads a
  * UTF-8 decoding, the same one an SSE client makes.
  */
-export function guardStream(upstream: ReadableStream<Uint8Array>, watcher: StreamWatcher, record: RecordStreamCalls): ReadableStream<Uint8Array> {
+export function guardStream(upstream: ReadableStream<Uint8Array>, watcher: StreamWatcher, record: RecordStreamCalls, format: ErrorFormat = errorBody): ReadableStream<Uint8Array> {
   let buffer = '';
   let holding = false;
   let failed = false;
@@ -44,7 +44,7 @@ export function guardStream(upstream: ReadableStream<Uint8Array>, watcher: Strea
   const fail = (controller: TransformStreamDefaultController<Uint8Array>, error: ProxyError) => {
     failed = true;
     held.length = 0;
-    controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`));
+    controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(format(error))}\n\n`));
     controller.terminate(); // cancels the upstream body: nothing after the refusal reaches the client
   };
 
