@@ -1,7 +1,7 @@
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
-import { unreadableUpstream } from '../upstream-error.ts';
 import { unrecordable } from './tool-calls.ts';
 
 interface PartialCall {
@@ -30,13 +30,9 @@ export function chatStreamWatcher(): StreamWatcher {
   return {
     observe(event) {
       if (event.data === '[DONE]') return 'hold';
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        return { error: unreadableUpstream('a stream event is not JSON') };
-      }
-      if (!isRecord(chunk)) return { error: unreadableUpstream('a stream event is not a JSON object') };
+      const parsed = eventJson(event);
+      if (!parsed.ok) return { error: parsed.error };
+      const chunk = parsed.data;
       if (typeof chunk.id === 'string') responseRef ??= chunk.id;
       if (!Array.isArray(chunk.choices)) return 'pass';
       let finished = false;

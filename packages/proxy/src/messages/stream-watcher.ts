@@ -1,6 +1,7 @@
 import { unrecordable } from '../chat/tool-calls.ts';
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
 import { isToolUse, toolUseIdentity } from './tool-uses.ts';
@@ -23,13 +24,9 @@ export function messagesStreamWatcher(): StreamWatcher {
   let responseRef: string | undefined;
   return {
     observe(event) {
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        return { error: unreadableUpstream('a stream event is not JSON') };
-      }
-      if (!isRecord(data)) return { error: unreadableUpstream('a stream event is not a JSON object') };
+      const parsed = eventJson(event);
+      if (!parsed.ok) return { error: parsed.error };
+      const data = parsed.data;
       const param = `content[${String(data.index)}]`;
       switch (data.type) {
         case 'message_start': {

@@ -1,6 +1,7 @@
 import { unrecordable } from '../chat/tool-calls.ts';
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
 import { functionCallOf } from './function-calls.ts';
@@ -31,13 +32,9 @@ export function responsesStreamWatcher(): StreamWatcher {
   return {
     observe(event) {
       if (event.data === '[DONE]') return 'hold';
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        return { error: unreadableUpstream('a stream event is not JSON') };
-      }
-      if (!isRecord(data)) return { error: unreadableUpstream('a stream event is not a JSON object') };
+      const parsed = eventJson(event);
+      if (!parsed.ok) return { error: parsed.error };
+      const data = parsed.data;
       const response = data.response;
       if (isRecord(response) && typeof response.id === 'string') responseRef ??= response.id;
       const param = `output[${String(data.output_index)}]`;

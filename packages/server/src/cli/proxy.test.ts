@@ -42,12 +42,7 @@ describe('countersign proxy --config --auth', () => {
     const captured = captureIo({ cwd: dir, env: { AGENT_TOKEN, OPENAI_API_KEY: 'sk-upstream' }, signal: stop.signal });
     const exited = runCli(['proxy', '--config', 'proxy.yaml', '--auth', 'auth.yaml'], captured.io);
     try {
-      let baseUrl: string | undefined;
-      for (let i = 0; i < 200 && baseUrl === undefined; i++) {
-        baseUrl = /base URL (http:\/\/\S+)/.exec(captured.stderr())?.[1];
-        if (baseUrl === undefined) await new Promise((r) => setTimeout(r, 25));
-      }
-      expect(baseUrl, captured.stderr()).toBeDefined();
+      const baseUrl = await listeningAt(captured.stderr);
       const response = await fetch(`${baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${AGENT_TOKEN}`, 'x-countersign-run': 'cli-run', 'content-type': 'application/json' },
@@ -76,12 +71,7 @@ describe('countersign proxy --config --auth', () => {
     const captured = captureIo({ cwd: dir, env: { AGENT_TOKEN, OPENAI_API_KEY: 'sk', ANTHROPIC_API_KEY: 'sk-ant-upstream' }, signal: stop.signal });
     const exited = runCli(['proxy', '--config', 'proxy.yaml', '--auth', 'auth.yaml'], captured.io);
     try {
-      let baseUrl: string | undefined;
-      for (let i = 0; i < 200 && baseUrl === undefined; i++) {
-        baseUrl = /base URL (http:\/\/\S+)/.exec(captured.stderr())?.[1];
-        if (baseUrl === undefined) await new Promise((r) => setTimeout(r, 25));
-      }
-      expect(baseUrl, captured.stderr()).toBeDefined();
+      const baseUrl = await listeningAt(captured.stderr);
       const ask = (modelName: string, run: string) =>
         fetch(`${baseUrl}/messages`, {
           method: 'POST',
@@ -110,3 +100,13 @@ describe('countersign proxy --config --auth', () => {
     }
   });
 });
+
+/** The base URL `countersign proxy` logs once it listens (fails the test if it never does). */
+async function listeningAt(stderr: () => string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const baseUrl = /base URL (http:\/\/\S+)/.exec(stderr())?.[1];
+    if (baseUrl !== undefined) return baseUrl;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`the proxy never listened: ${stderr()}`);
+}
