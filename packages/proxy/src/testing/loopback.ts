@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on a free loopback port; `close` also ends kept-alive connections, so tests end promptly. */
@@ -12,4 +12,11 @@ export async function listenOnLoopback(server: Server): Promise<{ port: number; 
         server.closeAllConnections();
       }),
   };
+}
+
+/** One JSON answer with its length, and the request-id header the provider's clients read. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, requestId: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...requestId });
+  res.end(text);
 }

@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './loopback.ts';
+import { listenOnLoopback, sendJson } from './loopback.ts';
 import type { ScriptedCall } from './scripted-model.ts';
 
 /** A tool use the scripted model makes: a client tool (`tool_use`) unless told (`server_tool_use`). */
@@ -50,9 +50,7 @@ export async function startScriptedMessages(reply: (body: Record<string, unknown
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': 'req_scripted' });
-  res.end(text);
+  sendJson(res, status, body, { 'request-id': 'req_scripted' });
 }
 
 function message(id: string, turn: MessagesTurn) {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './loopback.ts';
+import { listenOnLoopback, sendJson } from './loopback.ts';
 
 /** A tool call the scripted model makes. */
 export interface ScriptedCall {
@@ -66,9 +66,7 @@ export async function startScriptedModel(reply: (body: Record<string, unknown>, 
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': 'req-scripted' });
-  res.end(text);
+  sendJson(res, status, body, { 'x-request-id': 'req-scripted' });
 }
 
 function chatCompletion(id: number, turn: ScriptedTurn) {
