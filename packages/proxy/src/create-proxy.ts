@@ -54,7 +54,8 @@ export interface ProxyOptions {
 /** How one API shape is read: where its relayed results are, where its tool calls are, and how its clients read an error. */
 interface ApiShape {
   relayed(body: Record<string, unknown>): RelayedResults;
-  calls(response: unknown): ModelCalls;
+  /** `text` is the response as decoded, for a shape that must read it again. */
+  calls(response: unknown, text: string): ModelCalls;
   watcher(): StreamWatcher;
   error: ErrorFormat;
 }
@@ -123,14 +124,16 @@ export function createProxy(options: ProxyOptions): Hono {
       return passBack(upstream, guardStream(events, shape.watcher(), record, shape.error));
     }
     const answer = await upstream.bytes();
+    let text = '';
     let parsed: unknown;
     try {
       // Decoded as the client decodes it (invalid UTF-8 read as U+FFFD): the calls recorded are the ones it will read.
-      parsed = JSON.parse(LENIENT_UTF8.decode(answer));
+      text = LENIENT_UTF8.decode(answer);
+      parsed = JSON.parse(text);
     } catch {
       return refuse(unreadableUpstream('the response is not JSON'));
     }
-    const calls = shape.calls(parsed);
+    const calls = shape.calls(parsed, text);
     if (!calls.ok) return refuse(calls.error);
     const responseRef = isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined;
     const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? undefined : await task());

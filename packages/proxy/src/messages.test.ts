@@ -162,6 +162,49 @@ describe('the proxy on the Anthropic Messages API', () => {
     expect(model.received).toHaveLength(0);
   });
 
+  it('a tool use whose input JSON.parse would round (duplicate keys, lossy numbers) is refused, not recorded as the client reads it', async () => {
+    const bodies = [
+      '{"id":"msg_d","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_d","name":"transfer","input":{"to":"alice","to":"mallory"}}],"stop_reason":"tool_use"}',
+      '{"id":"msg_n","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_n","name":"transfer","input":{"amount":9007199254740993}}],"stop_reason":"tool_use"}',
+    ];
+    let next = 0;
+    const upstream = await startScriptedUpstream(() => ({ contentType: 'application/json', chunks: [bodies[next++]!] }));
+    const { gate, state } = fakeGate();
+    const proxy = await startProxy({ gate, authenticate: agentTokens([{ name: 'runtime', token: AGENT_TOKEN, principal: 'alice' }]), upstream: { baseUrl: upstream.baseUrl }, anthropic: { baseUrl: upstream.baseUrl } });
+    open.push(proxy, upstream);
+    const client = new Anthropic({ baseURL: proxy.baseUrl.replace(/\/v1$/, ''), apiKey: AGENT_TOKEN, defaultHeaders: { 'x-countersign-run': RUN }, maxRetries: 0 });
+    for (const code of ['duplicate_key', 'unsafe_integer']) {
+      const error = await client.messages.create({ model: 'm', max_tokens: 10, messages: USER }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 403 });
+      expect((error as APIError).error).toMatchObject({ error: { code: 'unrecordable_tool_call', param: 'content', message: expect.stringContaining(code) } });
+    }
+    expect(state.proposed).toEqual([]);
+  });
+
+  it('stream: a tool use whose whole input comes in content_block_start is read strictly too', async () => {
+    const ev = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+    const upstream = await startScriptedUpstream(() => ({
+      contentType: 'text/event-stream',
+      chunks: [
+        ev('message_start', '{"type":"message_start","message":{"id":"msg_s","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}'),
+        ev('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_s","name":"transfer","input":{"to":"alice","to":"mallory"}}}'),
+        ev('content_block_stop', '{"type":"content_block_stop","index":0}'),
+        ev('message_delta', '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":1}}'),
+        ev('message_stop', '{"type":"message_stop"}'),
+      ],
+    }));
+    const { gate, state } = fakeGate();
+    const proxy = await startProxy({ gate, authenticate: agentTokens([{ name: 'runtime', token: AGENT_TOKEN, principal: 'alice' }]), upstream: { baseUrl: upstream.baseUrl }, anthropic: { baseUrl: upstream.baseUrl } });
+    open.push(proxy, upstream);
+    const client = new Anthropic({ baseURL: proxy.baseUrl.replace(/\/v1$/, ''), apiKey: AGENT_TOKEN, defaultHeaders: { 'x-countersign-run': RUN }, maxRetries: 0 });
+    const error = await client.messages
+      .stream({ model: 'm', max_tokens: 10, messages: USER })
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect((error as APIError).error).toMatchObject({ error: { code: 'unrecordable_tool_call', message: expect.stringContaining('duplicate_key') } });
+    expect(state.proposed).toEqual([]);
+  });
+
   it('a message without tool use reaches the client byte for byte, invalid UTF-8 included', async () => {
     const text = Buffer.concat([Buffer.from('{"id":"msg_b","type":"message","role":"assistant","content":[{"type":"text","text":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}],"stop_reason":"end_turn"}')]);
     const upstream = await startScriptedUpstream(() => ({ contentType: 'application/json', chunks: [text] }));

@@ -4,6 +4,7 @@ import { isRecord } from '../relayed.ts';
 import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
+import { readStrictJson } from './strict-json.ts';
 import { isToolUse, toolUseIdentity } from './tool-uses.ts';
 
 /** A content block as the stream built it: a tool use (id, name, input) or anything else. */
@@ -44,7 +45,10 @@ export function messagesStreamWatcher(): StreamWatcher {
             return 'pass';
           }
           const identity = toolUseIdentity(block);
-          const input = block.input ?? {};
+          // The start's input is recorded when no fragment follows: read it strictly, as the gate would read text.
+          const strict = strictBlock(event.data);
+          if (!strict.ok) return { error: unrecordable(param, `a tool use's input must be strict JSON (${strict.why})`) };
+          const input = strict.block.input ?? {};
           if (identity === undefined || !isRecord(input)) return { error: unrecordable(param, `a ${String(block.type)} block needs an id, a name and an object input`) };
           blocks.push({ tool: true, ...identity, startInput: JSON.stringify(input), json: '', deltas: false });
           return 'pass';
@@ -81,4 +85,12 @@ export function messagesStreamWatcher(): StreamWatcher {
     },
     responseRef: () => responseRef,
   };
+}
+
+/** A content_block_start event read strictly: its content block, or why it is not strict JSON. */
+function strictBlock(data: string): { ok: true; block: Record<string, unknown> } | { ok: false; why: string } {
+  const strict = readStrictJson(data);
+  if (!strict.ok) return strict;
+  const block = isRecord(strict.value) ? strict.value.content_block : undefined;
+  return { ok: true, block: isRecord(block) ? block : {} };
 }

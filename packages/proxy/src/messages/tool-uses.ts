@@ -1,6 +1,7 @@
 import { unrecordable } from '../chat/tool-calls.ts';
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { readStrictJson } from './strict-json.ts';
 
 /**
  * Whether a Messages API content block is a tool call: `tool_use` (the client runs it),
@@ -19,14 +20,19 @@ export function toolUseIdentity(block: Record<string, unknown>): { id: string; n
 
 /**
  * The tool calls of a (non-streaming) Messages API response: every tool-use block of its
- * `content`, with its `input` as the argument text (the JSON the client reads it from,
- * written back without whitespace). A block without an id, a name or an object input
- * refuses the response.
+ * `content`, with its `input` as the argument text (written back without whitespace). The
+ * input arrives as JSON inside the response, not as text the gate could parse strictly,
+ * so a response with tool uses is read again strictly (`text`): duplicate keys, numbers
+ * that lose precision or lone surrogates refuse it rather than being recorded as
+ * `JSON.parse` rounds them. A block without an id, a name or an object input refuses it too.
  */
-export function messageToolUses(message: unknown): ModelCalls {
-  if (!isRecord(message) || !Array.isArray(message.content)) return { ok: true, calls: [] };
+export function messageToolUses(message: unknown, text: string): ModelCalls {
+  if (!isRecord(message) || !Array.isArray(message.content) || !message.content.some(isToolUse)) return { ok: true, calls: [] };
+  const strict = readStrictJson(text);
+  if (!strict.ok) return { ok: false, error: unrecordable('content', `a response with tool uses must be strict JSON (${strict.why})`) };
+  const content = isRecord(strict.value) && Array.isArray(strict.value.content) ? strict.value.content : [];
   const calls: ModelCall[] = [];
-  for (const [i, block] of message.content.entries()) {
+  for (const [i, block] of content.entries()) {
     if (!isToolUse(block)) continue;
     const identity = toolUseIdentity(block);
     if (identity === undefined || !isRecord(block.input)) return { ok: false, error: unrecordable(`content[${i}]`, `a ${String(block.type)} block needs an id, a name and an object input`) };
