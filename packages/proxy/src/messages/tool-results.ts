@@ -6,7 +6,8 @@ import { invalidRequest } from '../refusal.ts';
  * any message, whatever its shape (string content, content blocks, no content, `is_error`),
  * by `tool_use_id`. A missing `content` is relayed as the empty string the model reads.
  * Other `*_tool_result` blocks in a user message carry results of tools the proxy records
- * no result for: refused, never forwarded unchecked.
+ * no result for: refused, never forwarded unchecked. So is a text block inside a result
+ * with fields beside its text (`citations` quote text too): the check compares the text.
  */
 export function messagesToolResults(body: Record<string, unknown>): RelayedResults {
   const messages = body.messages;
@@ -21,6 +22,10 @@ export function messagesToolResults(body: Record<string, unknown>): RelayedResul
         if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') {
           return { ok: false, error: invalidRequest('invalid_tool_result', 'a tool_result needs its tool_use_id', `${param}.tool_use_id`) };
         }
+        const extra = Array.isArray(block.content) ? block.content.findIndex(carriesMoreThanText) : -1;
+        if (extra !== -1) {
+          return { ok: false, error: invalidRequest('unsupported_tool_result', 'a text block of a tool_result may carry only its text (and cache_control): citations and other fields are more text the model reads', `${param}.content[${extra}]`) };
+        }
         found.messages.push({ callId: block.tool_use_id, content: block.content ?? '' });
         found.params.push(param);
       } else if (block.type.endsWith('_tool_result') && message.role === 'user') {
@@ -29,4 +34,11 @@ export function messagesToolResults(body: Record<string, unknown>): RelayedResul
     }
   }
   return found;
+}
+
+/** Fields of a text block the relay check does not compare, which change nothing the model reads. */
+const INERT_TEXT_FIELDS = new Set(['type', 'text', 'cache_control']);
+
+function carriesMoreThanText(block: unknown): boolean {
+  return isRecord(block) && block.type === 'text' && Object.keys(block).some((key) => !INERT_TEXT_FIELDS.has(key));
 }
