@@ -40,10 +40,8 @@ export function responsesStreamWatcher(): StreamWatcher {
       const param = `output[${String(data.output_index)}]`;
       if (data.type === 'response.output_item.added') {
         const item = data.item;
-        if (isRecord(item) && item.type === 'function_call') {
-          if (typeof item.id !== 'string' || typeof item.call_id !== 'string' || typeof item.name !== 'string') {
-            return { error: unrecordable(param, 'a function_call needs an item id, a call_id and a name') };
-          }
+        // Without its ids the start cannot be matched with its end; the finished item is recorded (or refused) on its own.
+        if (isRecord(item) && item.type === 'function_call' && typeof item.id === 'string' && typeof item.call_id === 'string' && typeof item.name === 'string') {
           started.set(item.id, { callId: item.call_id, name: item.name, param });
         }
         return 'pass';
