@@ -2,7 +2,8 @@
  * `npm run bench -- proxy`: what the recording proxy adds to a completion. A scripted
  * OpenAI-compatible model on loopback answers 1 KB; each request goes once direct and once
  * through the proxy (interleaved, same client, keep-alive both ways), and the p50/p99 of
- * both are compared. The proxy runs with an embedded gate on the in-memory store.
+ * both are compared. The proxy runs with an embedded gate on the in-memory store. The same
+ * is measured for the Anthropic Messages API (`/v1/messages`) against a scripted Messages server.
  */
 import { MemoryAuditLog } from '@countersign/core/audit';
 import { Gate } from '@countersign/core/gate';
@@ -10,7 +11,7 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { agentTokens, startProxy } from '@countersign/proxy';
-import { type ScriptedTurn, startScriptedModel } from '@countersign/proxy/testing';
+import { type MessagesTurn, type ScriptedTurn, startScriptedMessages, startScriptedModel } from '@countersign/proxy/testing';
 import { formatMs, type Ratio } from './report.ts';
 
 export interface ProxyBenchResult {
@@ -35,6 +36,10 @@ export async function benchProxy(options: { requests: number; warmup: number }):
     (body): ScriptedTurn => (body.model === 'tool' ? { toolCalls: [{ id: `call_${++calls}`, name: 'search', arguments: ARGS_1KB }] } : { text: TEXT_1KB }),
     { record: false },
   );
+  const messages = await startScriptedMessages(
+    (body): MessagesTurn => (body.model === 'tool' ? { toolUses: [{ id: `toolu_${++calls}`, name: 'search', arguments: ARGS_1KB }] } : { text: TEXT_1KB }),
+    { record: false },
+  );
   const gate = new Gate({
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
@@ -43,7 +48,9 @@ export async function benchProxy(options: { requests: number; warmup: number }):
     trustOnFirstUse: true,
   });
   const agent = { id: 'bench-agent' };
-  const proxy = await startProxy({ gate, authenticate: agentTokens([{ name: agent.id, token: TOKEN, principal: 'alice' }]), upstream: { baseUrl: model.baseUrl, apiKey: 'sk-bench' } });
+  const proxy = await startProxy({ gate, authenticate: agentTokens([{ name: agent.id, token: TOKEN, principal: 'alice' }]), upstream: { baseUrl: model.baseUrl, apiKey: 'sk-bench' },
+    anthropic: { baseUrl: messages.baseUrl, apiKey: 'sk-ant-bench', keyHeader: 'x-api-key' },
+  });
 
   // One recorded, executed call whose result every "relay" request carries back (check 5 on each request).
   const port = gate.port(agent);
@@ -69,12 +76,15 @@ export async function benchProxy(options: { requests: number; warmup: number }):
       ],
     }),
     stream: JSON.stringify({ model: 'text', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+    messagesText: JSON.stringify({ model: 'text', max_tokens: 1024, messages: [{ role: 'user', content: 'hello' }] }),
+    messagesTool: JSON.stringify({ model: 'tool', max_tokens: 1024, messages: [{ role: 'user', content: 'search' }] }),
+    messagesToolStream: JSON.stringify({ model: 'tool', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'search' }] }),
   };
 
   /** One completion: total time, and for streams the time to the first body bytes (the first token's event). */
-  async function once(base: string, body: string): Promise<{ total: number; first: number }> {
+  async function once(base: string, body: string, path: string): Promise<{ total: number; first: number }> {
     const started = performance.now();
-    const response = await fetch(`${base}/chat/completions`, { method: 'POST', headers, body });
+    const response = await fetch(`${base}${path}`, { method: 'POST', headers, body });
     if (!response.ok) throw new Error(`${base}: HTTP ${response.status} ${await response.text()}`);
     const reader = response.body!.getReader();
     let first = Number.NaN;
@@ -86,21 +96,21 @@ export async function benchProxy(options: { requests: number; warmup: number }):
     return { total: performance.now() - started, first };
   }
 
-  const measure = async (body: string) => {
+  const measure = async (body: string, path = '/chat/completions', directBase = model.baseUrl) => {
     const direct: Array<{ total: number; first: number }> = [];
     const proxied: Array<{ total: number; first: number }> = [];
     for (let i = 0; i < options.warmup; i++) {
-      await once(model.baseUrl, body);
-      await once(proxy.baseUrl, body);
+      await once(directBase, body, path);
+      await once(proxy.baseUrl, body, path);
     }
     for (let i = 0; i < options.requests; i++) {
       // Alternate which goes first, so neither side always pays for the other's garbage collection.
       if (i % 2 === 0) {
-        direct.push(await once(model.baseUrl, body));
-        proxied.push(await once(proxy.baseUrl, body));
+        direct.push(await once(directBase, body, path));
+        proxied.push(await once(proxy.baseUrl, body, path));
       } else {
-        proxied.push(await once(proxy.baseUrl, body));
-        direct.push(await once(model.baseUrl, body));
+        proxied.push(await once(proxy.baseUrl, body, path));
+        direct.push(await once(directBase, body, path));
       }
     }
     return { direct, proxied };
@@ -130,9 +140,16 @@ export async function benchProxy(options: { requests: number; warmup: number }):
     const stream = await measure(bodies.stream);
     report('stream, time to first token', stream.direct.map((r) => r.first), stream.proxied.map((r) => r.first));
     report('stream, time to [DONE]', stream.direct.map((r) => r.total), stream.proxied.map((r) => r.total));
+    const messagesText = await measure(bodies.messagesText, '/messages', messages.baseUrl);
+    report('messages, text', messagesText.direct.map((r) => r.total), messagesText.proxied.map((r) => r.total));
+    const messagesTool = await measure(bodies.messagesTool, '/messages', messages.baseUrl);
+    report('messages, 1 tool use recorded (check 2)', messagesTool.direct.map((r) => r.total), messagesTool.proxied.map((r) => r.total));
+    const messagesStream = await measure(bodies.messagesToolStream, '/messages', messages.baseUrl);
+    report('messages stream, 1 tool use, time to message_stop', messagesStream.direct.map((r) => r.total), messagesStream.proxied.map((r) => r.total));
   } finally {
     await proxy.close();
     await model.close();
+    await messages.close();
   }
   return { rows, ratios };
 }

@@ -20,22 +20,25 @@ export interface AgentToken {
 }
 
 const BEARER = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
+const API_KEY = /^[\x21-\x7e]+$/;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
 /**
- * Authenticates `Authorization: Bearer <agent token>` against the agents' Countersign
- * tokens: compared over SHA-256 digests in constant time, every entry compared (timing
+ * Authenticates `Authorization: Bearer <agent token>` (or, without one, `x-api-key: <agent
+ * token>`, as Anthropic clients send their key) against the agents' Countersign tokens: compared over SHA-256 digests in constant time, every entry compared (timing
  * does not tell which one matched). The agent's own token, never the upstream key.
  */
 export function agentTokens(agents: readonly AgentToken[]): Authenticate {
   const digests = agents.map((a) => digest(a.token));
   return (request) => {
-    const match = BEARER.exec(request.headers.get('authorization') ?? '');
-    if (match === null) return undefined;
-    const presented = digest(match[1]!);
+    const authorization = request.headers.get('authorization');
+    const apiKey = authorization === null ? request.headers.get('x-api-key') : null;
+    const token = apiKey !== null && API_KEY.test(apiKey) ? apiKey : BEARER.exec(authorization ?? '')?.[1];
+    if (token === undefined) return undefined;
+    const presented = digest(token);
     let found = -1;
     for (let i = 0; i < digests.length; i++) if (timingSafeEqual(presented, digests[i]!) && found === -1) found = i;
     const entry = agents[found];

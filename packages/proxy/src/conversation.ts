@@ -5,8 +5,8 @@ import { isRecord } from './relayed.ts';
 const MAX_MESSAGES = 200;
 
 /**
- * The conversation of a chat completions (`messages`) or responses (`instructions`,
- * `input`) request body, as plain-text messages for task extraction. Text parts only;
+ * The conversation of a chat completions or Messages API (`system`, `messages`) or
+ * responses (`instructions`, `input`) request body, as plain-text messages for task extraction. Text parts only;
  * tool results keep the `tool` role so the extractor treats them as data. The raw
  * conversation goes no further than the proxy's extractor: only the task sentence it
  * yields reaches the approval service.
@@ -14,6 +14,9 @@ const MAX_MESSAGES = 200;
 export function conversationOf(body: Record<string, unknown>): ConversationMessage[] {
   const out: ConversationMessage[] = [];
   if (typeof body.instructions === 'string') out.push({ role: 'system', content: body.instructions });
+  // The Messages API's system prompt: a string or text blocks.
+  const system = textOf(body.system);
+  if (system !== '') out.push({ role: 'system', content: system });
   const items = Array.isArray(body.messages) ? body.messages : typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   for (const item of items) {
     if (!isRecord(item)) continue;

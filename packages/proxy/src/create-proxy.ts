@@ -9,11 +9,15 @@ import { chatToolCalls } from './chat/tool-calls.ts';
 import { chatToolMessages } from './chat/tool-messages.ts';
 import { checkRelayed } from './check-relayed.ts';
 import { PRINCIPAL_HEADER, RUN_HEADER, SESSION_HEADER } from './headers.ts';
-import type { ModelCalls } from './model-call.ts';
+import type { ModelCall, ModelCalls } from './model-call.ts';
 import { recordCalls } from './record-calls.ts';
 import type { RelayGate } from './relay-port.ts';
 import { isRecord, type RelayedResults } from './relayed.ts';
-import { errorResponse, invalidRequest, type ProxyError } from './refusal.ts';
+import { type ErrorFormat, errorBody, errorResponse, invalidRequest, type ProxyError } from './refusal.ts';
+import { messagesErrorBody } from './messages/error-body.ts';
+import { messagesStreamWatcher } from './messages/stream-watcher.ts';
+import { messagesToolResults } from './messages/tool-results.ts';
+import { messageToolUses } from './messages/tool-uses.ts';
 import { responseFunctionCalls } from './responses/function-calls.ts';
 import { responsesStreamWatcher } from './responses/stream-watcher.ts';
 import { responsesToolOutputs } from './responses/tool-outputs.ts';
@@ -29,6 +33,11 @@ export interface ProxyOptions {
   authenticate: Authenticate;
   /** The OpenAI-compatible endpoint the proxy forwards to, with the key the proxy (not the agent) holds. */
   upstream: UpstreamConfig;
+  /**
+   * The Anthropic Messages API endpoint (`https://api.anthropic.com/v1`) for `POST /v1/messages`,
+   * with the key the proxy holds (sent as `x-api-key`). Unset: `/v1/messages` is not proxied.
+   */
+  anthropic?: UpstreamConfig | undefined;
   /** Other requests forwarded unchanged (after authentication). Default: `GET /v1/models[/<id>]`. */
   passThrough?: ((method: string, path: string) => boolean) | undefined;
   /** Largest request body accepted. Default 16 MiB. */
@@ -42,22 +51,27 @@ export interface ProxyOptions {
   extractor?: TaskExtractor | undefined;
 }
 
-/** How one API shape is read: where its relayed results are, and where its tool calls are. */
+/** How one API shape is read: where its relayed results are, where its tool calls are, and how its clients read an error. */
 interface ApiShape {
   relayed(body: Record<string, unknown>): RelayedResults;
-  calls(response: unknown): ModelCalls;
+  /** `text` is the response as decoded, for a shape that must read it again. */
+  calls(response: unknown, text: string): ModelCalls;
   watcher(): StreamWatcher;
+  error: ErrorFormat;
 }
 
-const CHAT: ApiShape = { relayed: chatToolMessages, calls: chatToolCalls, watcher: chatStreamWatcher };
+const CHAT: ApiShape = { relayed: chatToolMessages, calls: chatToolCalls, watcher: chatStreamWatcher, error: errorBody };
 const RESPONSES: ApiShape = {
   relayed: responsesToolOutputs,
   calls: (response) => responseFunctionCalls(isRecord(response) ? response.output : undefined),
   watcher: responsesStreamWatcher,
+  error: errorBody,
 };
+const MESSAGES: ApiShape = { relayed: messagesToolResults, calls: messageToolUses, watcher: messagesStreamWatcher, error: messagesErrorBody };
 
 // Not streaming, so one decoder serves every request (constructing one per request shows in profiles).
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LENIENT_UTF8 = new TextDecoder('utf-8');
 // Tool schemas nest; 256 levels is far beyond any real request and still bounds the scan.
 const MAX_BODY_DEPTH = 256;
 const MODELS = /^\/v1\/models(\/[^/]+)?$/;
@@ -78,10 +92,11 @@ export function createProxy(options: ProxyOptions): Hono {
     onError: () => errorResponse({ status: 413, type: 'invalid_request_error', code: 'body_too_large', message: 'the request body is too large' }),
   });
 
-  const completion = (shape: ApiShape, upstreamPath: string) => async (c: { req: { raw: Request; arrayBuffer(): Promise<ArrayBuffer> } }) => {
+  const completion = (shape: ApiShape, upstreamConfig: UpstreamConfig, upstreamPath: string) => async (c: { req: { raw: Request; arrayBuffer(): Promise<ArrayBuffer> } }) => {
+    const refuse = (error: ProxyError) => errorResponse(error, shape.error);
     const request = c.req.raw;
     const ctx = await runContext(options, request);
-    if ('status' in ctx) return errorResponse(ctx);
+    if ('status' in ctx) return refuse(ctx);
     const bytes = await c.req.arrayBuffer();
     let body: unknown;
     try {
@@ -89,42 +104,47 @@ export function createProxy(options: ProxyOptions): Hono {
       body = parseStrictJson(UTF8.decode(bytes), { maxBytes: maxBody, maxDepth: MAX_BODY_DEPTH });
     } catch (error) {
       const why = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : 'not UTF-8 JSON';
-      return errorResponse(invalidRequest('invalid_json', `the request body is not strict JSON (${why})`));
+      return refuse(invalidRequest('invalid_json', `the request body is not strict JSON (${why})`));
     }
-    if (!isRecord(body)) return errorResponse(invalidRequest('invalid_json', 'the request body must be a JSON object'));
+    if (!isRecord(body)) return refuse(invalidRequest('invalid_json', 'the request body must be a JSON object'));
     const relayed = shape.relayed(body);
-    if (!relayed.ok) return errorResponse(relayed.error);
+    if (!relayed.ok) return refuse(relayed.error);
     const refusal = await checkRelayed(ctx, relayed);
-    if (refusal !== undefined) return errorResponse(refusal);
+    if (refusal !== undefined) return refuse(refusal);
 
     const task = taskOnce(options.extractor, body, request.signal);
-    const called = await callUpstream(options.upstream, upstreamPath, request, bytes);
-    if (!called.ok) return errorResponse(called.error);
+    const called = await callUpstream(upstreamConfig, upstreamPath, request, bytes);
+    if (!called.ok) return refuse(called.error);
     const upstream = called.response;
     if (upstream.status < 200 || upstream.status > 299) return passBack(upstream, upstream.stream());
     if ((upstream.headers.get('content-type') ?? '').includes('text/event-stream')) {
       const events = upstream.stream();
-      if (events === null) return errorResponse(unreadableUpstream('an event stream without a body'));
-      return passBack(upstream, guardStream(events, shape.watcher(), async (calls, ref) => recordCalls(ctx, calls, ref, calls.length === 0 ? undefined : await task())));
+      if (events === null) return refuse(unreadableUpstream('an event stream without a body'));
+      const record = async (calls: readonly ModelCall[], ref: string | undefined) => recordCalls(ctx, calls, ref, calls.length === 0 ? undefined : await task());
+      return passBack(upstream, guardStream(events, shape.watcher(), record, shape.error));
     }
-    const text = await upstream.text();
+    const answer = await upstream.bytes();
+    let text = '';
     let parsed: unknown;
     try {
+      // Decoded as the client decodes it (invalid UTF-8 read as U+FFFD): the calls recorded are the ones it will read.
+      text = LENIENT_UTF8.decode(answer);
       parsed = JSON.parse(text);
     } catch {
-      return errorResponse(unreadableUpstream('the response is not JSON'));
+      return refuse(unreadableUpstream('the response is not JSON'));
     }
-    const calls = shape.calls(parsed);
-    if (!calls.ok) return errorResponse(calls.error);
+    const calls = shape.calls(parsed, text);
+    if (!calls.ok) return refuse(calls.error);
     const responseRef = isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined;
     const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? undefined : await task());
-    if (recorded !== undefined) return errorResponse(recorded);
-    // The upstream's bytes, unchanged: what the client reads is exactly what was recorded from.
-    return passBack(upstream, text);
+    if (recorded !== undefined) return refuse(recorded);
+    // The upstream's bytes, unchanged (invalid UTF-8 included): what the client reads is exactly what was recorded from.
+    return passBack(upstream, answer);
   };
 
-  app.post('/v1/chat/completions', limit, completion(CHAT, '/chat/completions'));
-  app.post('/v1/responses', limit, completion(RESPONSES, '/responses'));
+  app.post('/v1/chat/completions', limit, completion(CHAT, options.upstream, '/chat/completions'));
+  app.post('/v1/responses', limit, completion(RESPONSES, options.upstream, '/responses'));
+  if (options.anthropic !== undefined) app.post('/v1/messages', limit, completion(MESSAGES, options.anthropic, '/messages'));
   app.all('*', async (c) => {
     const request = c.req.raw;
     if (!passThrough(request.method, c.req.path)) {

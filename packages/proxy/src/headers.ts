@@ -10,7 +10,7 @@ export const SESSION_HEADER = 'x-countersign-session';
 export const PRINCIPAL_HEADER = 'x-countersign-principal';
 
 /** Request headers passed on to the upstream: content negotiation only, never the agent's credentials. */
-export const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'openai-beta', 'idempotency-key'] as const;
+export const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'openai-beta', 'idempotency-key', 'anthropic-version', 'anthropic-beta'] as const;
 
 /** Response headers never copied back (hop-by-hop, or no longer true of the body the proxy sends). */
 export const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'set-cookie']);

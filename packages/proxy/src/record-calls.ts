@@ -7,7 +7,11 @@ import type { RunContext } from './run-context.ts';
  * `propose`, before the client may see the response complete. Calls that need approval
  * are recorded and passed on (the gateway holds them until approved); a call refused at
  * propose (denied, unpinned definition, invalid arguments, store down) refuses the whole
- * response, so the client never gets calls that were not recorded as runnable.
+ * response, so the client never gets calls that were not recorded as runnable, nor the
+ * siblings of a refused call (they were chosen together). The refusal names every refused
+ * call, in `countersign.refusals` (call id, tool, status, reason, message) and in the
+ * error's message, which a runtime can hand to the model as it is: the model learns which
+ * call was refused and why, and can answer without it.
  */
 export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined, task?: string): Promise<ProxyError | undefined> {
   if (calls.length === 0) return undefined;
@@ -26,13 +30,20 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
     return refused('store_unavailable', `recording the model's tool calls failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (outcomes.length !== calls.length) return refused('store_unavailable', 'the gate did not answer for every tool call');
+  const refusals: Array<Record<string, unknown>> = [];
   for (const [i, outcome] of outcomes.entries()) {
     if (outcome.status === 'allowed' || outcome.status === 'approval_required') continue;
     const call = calls[i]!;
-    const countersign: Record<string, unknown> = { check: 'request_authorization', callId: call.id, toolName: call.name, status: outcome.status };
-    if (outcome.status === 'denied' && outcome.proposalId !== undefined) countersign.proposalId = outcome.proposalId;
-    if (outcome.status === 'rejected' && outcome.reviewRequestId !== undefined) countersign.reviewRequestId = outcome.reviewRequestId;
-    return refused(outcome.reason, `Countersign refused the model's call ${call.id} (${call.name}): ${outcome.message}`, call.id, countersign);
+    const refusal: Record<string, unknown> = { callId: call.id, toolName: call.name, status: outcome.status, reason: outcome.reason, message: outcome.message };
+    if (outcome.status === 'denied' && outcome.proposalId !== undefined) refusal.proposalId = outcome.proposalId;
+    if (outcome.status === 'rejected' && outcome.reviewRequestId !== undefined) refusal.reviewRequestId = outcome.reviewRequestId;
+    refusals.push(refusal);
   }
-  return undefined;
+  const first = refusals[0];
+  if (first === undefined) return undefined;
+  // The first refused call gives the code and param (what OpenAI clients read); every refused call is listed.
+  const { message: _, ...firstFields } = first;
+  const countersign = { check: 'request_authorization', ...firstFields, refusals };
+  const text = refusals.map((r) => `${String(r.callId)} (${String(r.toolName)}): ${String(r.reason)}: ${String(r.message)}`).join('; ');
+  return refused(String(first.reason), `Countersign refused the model's call${refusals.length === 1 ? '' : 's'} ${text}`, String(first.callId), countersign);
 }

@@ -22,8 +22,11 @@ export function errorBody(error: ProxyError): ProxyErrorBody {
   return body;
 }
 
-export function errorResponse(error: ProxyError): Response {
-  return new Response(JSON.stringify(errorBody(error)), { status: error.status, headers: { 'content-type': 'application/json' } });
+/** How an API shape's clients read an error (OpenAI's `errorBody` unless told). */
+export type ErrorFormat = (error: ProxyError) => unknown;
+
+export function errorResponse(error: ProxyError, format: ErrorFormat = errorBody): Response {
+  return new Response(JSON.stringify(format(error)), { status: error.status, headers: { 'content-type': 'application/json' } });
 }
 
 /** A refusal by a check: 503 when the store could not answer (retrying may help), 403 otherwise. */

@@ -8,21 +8,23 @@ import type { ProxyError } from './refusal.ts';
 export interface UpstreamConfig {
   /** E.g. `https://api.openai.com/v1`: the proxy's `/v1/<path>` goes to `<baseUrl>/<path>`. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer`; read from the proxy's configuration, never from the agent. */
+  /** Sent as `Authorization: Bearer` (or `x-api-key`, see `keyHeader`); read from the proxy's configuration, never from the agent. */
   apiKey?: string | undefined;
+  /** How the key is sent: `authorization` (Bearer, OpenAI; the default) or `x-api-key` (Anthropic). */
+  keyHeader?: 'authorization' | 'x-api-key' | undefined;
   /** Extra headers for every upstream request (organization, project...). */
   headers?: Readonly<Record<string, string>> | undefined;
   /** Send with this `fetch` instead of Node's HTTP client (tests, custom transports). */
   fetch?: typeof fetch | undefined;
 }
 
-/** The upstream's answer, read once: as a stream (events, pass-through) or as text. */
+/** The upstream's answer, read once: as a stream (events, pass-through) or as its bytes. */
 export interface UpstreamResponse {
   status: number;
   statusText: string;
   headers: Headers;
   stream(): ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
+  bytes(): Promise<Uint8Array<ArrayBuffer>>;
 }
 
 export type UpstreamCall = { ok: true; response: UpstreamResponse } | { ok: false; error: ProxyError };
@@ -37,7 +39,10 @@ export async function callUpstream(config: UpstreamConfig, path: string, request
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
-  if (config.apiKey !== undefined) headers.set('authorization', `Bearer ${config.apiKey}`);
+  if (config.apiKey !== undefined) {
+    if (config.keyHeader === 'x-api-key') headers.set('x-api-key', config.apiKey);
+    else headers.set('authorization', `Bearer ${config.apiKey}`);
+  }
   const query = request.url.indexOf('?');
   const url = `${config.baseUrl.replace(/\/+$/, '')}${path}${query === -1 ? '' : request.url.slice(query)}`;
   try {
@@ -83,20 +88,21 @@ function fromNode(res: IncomingMessage): UpstreamResponse {
     statusText: res.statusMessage ?? '',
     headers,
     stream: () => Readable.toWeb(res) as ReadableStream<Uint8Array>,
-    async text() {
+    async bytes() {
       const chunks: Buffer[] = [];
       for await (const chunk of res) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      const all = Buffer.concat(chunks);
+      return new Uint8Array(all.buffer, all.byteOffset, all.byteLength) as Uint8Array<ArrayBuffer>;
     },
   };
 }
 
 function fromFetch(response: Response): UpstreamResponse {
-  return { status: response.status, statusText: response.statusText, headers: response.headers, stream: () => response.body, text: () => response.text() };
+  return { status: response.status, statusText: response.statusText, headers: response.headers, stream: () => response.body, bytes: async () => new Uint8Array(await response.arrayBuffer()) };
 }
 
 /** The upstream's status and headers, with `body` (its own, or the checked one). */
-export function passBack(upstream: UpstreamResponse, body: ReadableStream<Uint8Array> | string | null): Response {
+export function passBack(upstream: UpstreamResponse, body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null): Response {
   const headers = new Headers();
   upstream.headers.forEach((value, name) => {
     if (!DROPPED_RESPONSE_HEADERS.has(name)) headers.set(name, value);

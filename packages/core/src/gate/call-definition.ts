@@ -29,6 +29,12 @@ export function checkCallDefinition(deps: GateDeps, proposal: Proposal): CallDef
 async function checkResolved(deps: GateDeps, proposal: Proposal): Promise<CallDefinition> {
   const entry = await deps.catalog.resolve(proposal.toolName);
   if (entry === undefined) return { ok: false, status: 'denied', reason: 'unknown_tool', message: `no tool named ${proposal.toolName} is registered` };
+  if (proposal.definitionDigest === undefined && entry.definitionDigest !== undefined) {
+    // Recorded while the tool was unlisted (a recorder that saw the model's call before the gateway listed the tool):
+    // nothing about its definition was approved, which is not the same as a definition that changed.
+    const message = `${proposal.toolName} was not a listed tool when the model called it (no definition was recorded with the call); ask the model again now that it is listed`;
+    return { ok: false, status: 'denied', reason: 'unknown_tool', message };
+  }
   if (entry.definitionDigest !== proposal.definitionDigest) {
     // Still admitted, so a change first noticed at dispatch opens its review too.
     await admitDefinition(deps, entry);

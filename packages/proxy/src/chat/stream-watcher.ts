@@ -1,7 +1,7 @@
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
-import { unreadableUpstream } from '../upstream-error.ts';
 import { unrecordable } from './tool-calls.ts';
 
 interface PartialCall {
@@ -14,7 +14,15 @@ interface PartialCall {
 /**
  * Assembles a streamed chat completion's tool calls from their deltas (keyed by choice and
  * tool-call index: the id and name come first, the argument text in fragments), and holds
- * from the first chunk with a `finish_reason` (then `[DONE]`).
+ * from the first chunk with a `finish_reason` (then `[DONE]`). Every chunk is read, held or
+ * not: a delta after the finish chunk, or for another choice, is part of the calls.
+ *
+ * Id and name are assembled as the official `openai` client (openai-node's
+ * ChatCompletionStream) assembles them: a non-empty fragment replaces what was there, an
+ * empty one changes nothing; argument fragments are appended. A name sent again in a
+ * later delta is the same call; a name sent in two different fragments is refused as
+ * ambiguous, because clients that append fragments (hand-written loops, other SDKs) would
+ * read another name than the one recorded.
  */
 export function chatStreamWatcher(): StreamWatcher {
   const partial = new Map<string, PartialCall>();
@@ -22,13 +30,9 @@ export function chatStreamWatcher(): StreamWatcher {
   return {
     observe(event) {
       if (event.data === '[DONE]') return 'hold';
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        return { error: unreadableUpstream('a stream event is not JSON') };
-      }
-      if (!isRecord(chunk)) return { error: unreadableUpstream('a stream event is not a JSON object') };
+      const parsed = eventJson(event);
+      if (!parsed.ok) return { error: parsed.error };
+      const chunk = parsed.data;
       if (typeof chunk.id === 'string') responseRef ??= chunk.id;
       if (!Array.isArray(chunk.choices)) return 'pass';
       let finished = false;
@@ -43,7 +47,9 @@ export function chatStreamWatcher(): StreamWatcher {
           if (Array.isArray(delta.tool_calls)) {
             for (const toolCall of delta.tool_calls) {
               const problem = addDelta(partial, index, toolCall);
-              if (problem !== undefined) return { error: unrecordable(problem, 'a streamed tool call delta is malformed or not a function call') };
+              if (problem !== undefined) {
+                return { error: unrecordable(problem, 'a streamed tool call delta is malformed, not a function call, or names its call or tool ambiguously') };
+              }
             }
           }
         }
@@ -77,16 +83,16 @@ function addDelta(partial: Map<string, PartialCall>, choice: number, delta: unkn
     call = { id: '', name: '', arguments: '', param };
     partial.set(key, call);
   }
-  if (delta.id !== undefined) {
-    if (typeof delta.id !== 'string' || (call.id !== '' && call.id !== delta.id)) return param;
-    call.id = delta.id;
+  if (delta.id !== undefined && delta.id !== null) {
+    if (typeof delta.id !== 'string' || (call.id !== '' && delta.id !== '' && call.id !== delta.id)) return param;
+    if (delta.id !== '') call.id = delta.id;
   }
   if (fn !== undefined) {
-    if (fn.name !== undefined) {
-      if (typeof fn.name !== 'string') return param;
-      call.name += fn.name;
+    if (fn.name !== undefined && fn.name !== null) {
+      if (typeof fn.name !== 'string' || (call.name !== '' && fn.name !== '' && call.name !== fn.name)) return param;
+      if (fn.name !== '') call.name = fn.name;
     }
-    if (fn.arguments !== undefined) {
+    if (fn.arguments !== undefined && fn.arguments !== null) {
       if (typeof fn.arguments !== 'string') return param;
       call.arguments += fn.arguments;
     }

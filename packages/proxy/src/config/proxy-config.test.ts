@@ -18,6 +18,12 @@ describe('proxy configuration', () => {
     });
   });
 
+  it('an optional anthropic upstream for /v1/messages, its key variable defaulting to ANTHROPIC_API_KEY', () => {
+    const parsed = parseProxyConfig({ upstream: { baseUrl: 'https://api.openai.com/v1' }, anthropic: { baseUrl: 'https://api.anthropic.com/v1' }, policy: 'p.yaml' }, '/');
+    expect(parsed.ok && parsed.config.anthropic).toEqual({ baseUrl: 'https://api.anthropic.com/v1', apiKeyEnv: 'ANTHROPIC_API_KEY', headers: undefined });
+    expect(parseProxyConfig({ upstream: { baseUrl: 'https://a/v1' }, anthropic: { baseUrl: 'https://b/v1', apiKey: 'sk-ant' }, policy: 'p.yaml' }, '/').ok).toBe(false);
+  });
+
   it('refuses a key in the file, unknown fields and a non-http upstream, listing each problem', () => {
     const parsed = parseProxyConfig({ upstream: { baseUrl: 'file:///etc/passwd', apiKey: 'sk-live' }, policy: 'p.yaml', extra: 1 }, '/');
     expect(parsed.ok).toBe(false);

@@ -22,6 +22,8 @@ export interface ProxyConfig {
     apiKeyEnv: string;
     headers?: Record<string, string> | undefined;
   };
+  /** The Anthropic Messages API endpoint for `POST /v1/messages` (its key sent as `x-api-key`); unset, that path is not proxied. */
+  anthropic?: { baseUrl: string; apiKeyEnv: string; headers?: Record<string, string> | undefined } | undefined;
   /** The policy file (absolute path). */
   policy: string;
   store: ProxyStore;
@@ -47,6 +49,13 @@ const schema = z.strictObject({
     apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('OPENAI_API_KEY'),
     headers: z.record(z.string(), z.string()).optional(),
   }),
+  anthropic: z
+    .strictObject({
+      baseUrl: z.url({ protocol: /^https?$/ }),
+      apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable').default('ANTHROPIC_API_KEY'),
+      headers: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
   policy: z.string().min(1),
   store: storeConfigSchema,
   principal: id.optional(),
@@ -71,6 +80,7 @@ export function parseProxyConfig(value: unknown, baseDir: string): ProxyConfigRe
     ok: true,
     config: {
       upstream: { baseUrl: c.upstream.baseUrl, apiKeyEnv: c.upstream.apiKeyEnv, headers: c.upstream.headers },
+      ...(c.anthropic === undefined ? {} : { anthropic: { baseUrl: c.anthropic.baseUrl, apiKeyEnv: c.anthropic.apiKeyEnv, headers: c.anthropic.headers } }),
       policy: at(c.policy),
       store,
       principal: c.principal,

@@ -9,18 +9,19 @@ const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 const LINE_END = /\r\n|\n|\r/;
 
 /**
- * Splits a growing SSE text buffer into complete events, keeping each event's raw text
- * (so it is forwarded byte for byte) and its parsed fields. Returns the unconsumed rest.
+ * Splits a growing SSE buffer into the raw text of its complete events (with the blank
+ * line that ends each), so each is forwarded byte for byte. Returns the unconsumed rest.
+ * The delimiters are ASCII, so a buffer read as latin1 splits exactly as its bytes do.
  */
-export function takeEvents(buffer: string): { events: Array<{ raw: string; event: SseEvent }>; rest: string } {
-  const events: Array<{ raw: string; event: SseEvent }> = [];
+export function takeEvents(buffer: string): { events: string[]; rest: string } {
+  const events: string[] = [];
   let rest = buffer;
   for (;;) {
     const end = EVENT_END.exec(rest);
     if (end === null) break;
     const raw = rest.slice(0, end.index + end[0].length);
     rest = rest.slice(raw.length);
-    events.push({ raw, event: parseEvent(raw.slice(0, end.index)) });
+    events.push(raw);
   }
   return { events, rest };
 }

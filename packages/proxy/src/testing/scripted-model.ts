@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, sendJson } from './loopback.ts';
 
 /** A tool call the scripted model makes. */
 export interface ScriptedCall {
@@ -57,23 +57,16 @@ export async function startScriptedModel(reply: (body: Record<string, unknown>, 
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': 'req-scripted' });
-  res.end(text);
+  sendJson(res, status, body, { 'x-request-id': 'req-scripted' });
 }
 
 function chatCompletion(id: number, turn: ScriptedTurn) {

@@ -30,6 +30,9 @@ export function registerProxy(program: Command, ctx: CommandContext): void {
         '  upstream:\n' +
         '    baseUrl: https://api.openai.com/v1\n' +
         '    apiKeyEnv: OPENAI_API_KEY          # the upstream key, from the environment\n' +
+        '  anthropic:                           # optional: POST /v1/messages\n' +
+        '    baseUrl: https://api.anthropic.com/v1\n' +
+        '    apiKeyEnv: ANTHROPIC_API_KEY\n' +
         '  policy: ./policy.yaml                # relative paths: from the config file\n' +
         '  store: { sqlite: .countersign/countersign.sqlite }\n' +
         '  principal: alice                     # for requests without x-countersign-principal\n' +
@@ -49,6 +52,10 @@ async function runProxy(ctx: CommandContext, flags: ProxyFlags): Promise<number>
   const config = loaded.config;
   const apiKey = env[config.upstream.apiKeyEnv];
   if (apiKey === undefined || apiKey === '') throw new CliError('config', `${config.upstream.apiKeyEnv} must hold the upstream API key`);
+  const anthropicKey = config.anthropic === undefined ? undefined : env[config.anthropic.apiKeyEnv];
+  if (config.anthropic !== undefined && (anthropicKey === undefined || anthropicKey === '')) {
+    throw new CliError('config', `${config.anthropic.apiKeyEnv} must hold the Anthropic API key`);
+  }
   const auth = await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => {
     throw new CliError('config', `--auth ${flags.auth}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
@@ -66,6 +73,7 @@ async function runProxy(ctx: CommandContext, flags: ProxyFlags): Promise<number>
       gate,
       authenticate: agentTokens(agents),
       upstream: { baseUrl: config.upstream.baseUrl, apiKey, headers: config.upstream.headers },
+      anthropic: config.anthropic === undefined ? undefined : { baseUrl: config.anthropic.baseUrl, apiKey: anthropicKey, keyHeader: 'x-api-key', headers: config.anthropic.headers },
       host: config.listen.host,
       port: config.listen.port,
       maxBodyBytes: config.maxBodyBytes,
