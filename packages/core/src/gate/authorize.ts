@@ -111,7 +111,11 @@ export async function authorizeCall(
     let approvalRequest: ApprovalRequest | undefined;
     // A call the intent stage routed to a person at propose time needs that approval even
     // though policy allows it: the stage's verdict is kept, never re-derived here (no model at dispatch).
-    if (verdict.kind === 'approve' || routedByIntent(found.request)) {
+    // An edited call (approve-with-edits) exists only because a person changed a call that
+    // needed approval: it runs only with its own approval, consumed once, whatever policy
+    // now says about its arguments (an edit down to an allowed amount, or by one of two
+    // required approvers, must not turn it into a free call).
+    if (verdict.kind === 'approve' || routedByIntent(found.request) || proposal.parentProposalId !== undefined) {
       // A token that verifies is answered in this turn; only a refusal comes as a promise.
       const checking = checkApproval(deps, proposal, found.request, request.token, now);
       const checked = checking instanceof Promise ? await checking : checking;
