@@ -12,6 +12,7 @@ import type { CatalogEntry } from '../catalog/types.ts';
 import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
 import { issueGrant } from './issued-grants.ts';
+import { answerLostConsume } from './lost-consume.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
 import { errorMessage, eventAbout } from './propose.ts';
@@ -127,11 +128,17 @@ export async function authorizeCall(
     // The consume and its `dispatch` record commit together when the store holds both:
     // a spent approval never exists without its record, and no grant is handed out before
     // that record is durable. (Two steps with an unrelated audit log: see auditedWrite.)
-    const consumed = await auditedWrite<ConsumeResult>(
-      deps,
-      (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
-      (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
-    );
+    let consumed: ConsumeResult;
+    try {
+      consumed = await auditedWrite<ConsumeResult>(
+        deps,
+        (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
+        (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
+      );
+    } catch (error) {
+      // An error is not a refusal: the consume may have committed with its reply lost.
+      return await answerLostConsume(deps, found.proposal, error);
+    }
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
