@@ -1,8 +1,8 @@
 import { makeGateFixture } from '@countersign/core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';
-import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.ts';
-import { describePg, TEST_PG_URL, tempStore } from './testing/test-database.ts';
+import type { TcpProxy } from './testing/tcp-proxy.ts';
+import { describePg, proxiedTestDatabase, tempStore } from './testing/test-database.ts';
 
 describePg('postgres: an authorize whose COMMIT reply is lost', () => {
   let proxy: TcpProxy;
@@ -10,12 +10,9 @@ describePg('postgres: an authorize whose COMMIT reply is lost', () => {
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    const target = new URL(TEST_PG_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(TEST_PG_URL);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    ({ store, cleanup } = await tempStore({ connectionString: viaProxy.href, statementTimeoutMs: 2_000, pool: { connectionTimeoutMillis: 2_000, max: 4 } }));
+    let url: string;
+    ({ proxy, url } = await proxiedTestDatabase());
+    ({ store, cleanup } = await tempStore({ connectionString: url, statementTimeoutMs: 2_000, pool: { connectionTimeoutMillis: 2_000, max: 4 } }));
   });
   afterAll(async () => {
     await cleanup?.();
