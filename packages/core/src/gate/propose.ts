@@ -178,7 +178,8 @@ async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: A
     // The intent stage, after policy: it may deny or route to a person, never allow. A
     // denied call is not recorded, so no later authorize (which does not ask the
     // matcher again) can find it allowed by policy alone.
-    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now);
+    // The matcher ranks only against tools this agent may use: never another agent's registered tools.
+    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now, (t) => mayUseTool(deps, t, agent.id));
     if (step.kind === 'deny') {
       await auditRefusal(deps, call, agent, 'intent_mismatch', args.digest, entry?.definitionDigest, step.record);
       return { outcome: { status: 'denied', reason: 'intent_mismatch', message: step.message } };

@@ -31,7 +31,7 @@ export function resolveSharedTools(shared: SharedTools | undefined): ReadonlyMap
  * alike, unless the deployment shares it. Tools registered in code or served by a
  * configured catalogue carry no registering agent and are everyone's.
  */
-export function mayUseTool(deps: Pick<GateDeps, 'sharedTools'>, entry: CatalogEntry, agentId: string): boolean {
+export function mayUseTool(deps: Pick<GateDeps, 'sharedTools'>, entry: Pick<CatalogEntry, 'name' | 'registeredBy'>, agentId: string): boolean {
   if (entry.registeredBy === undefined || entry.registeredBy === agentId) return true;
   const shared = deps.sharedTools.get(entry.name);
   return shared !== undefined && (shared.has(ANY_AGENT) || shared.has(agentId));
