@@ -1,11 +1,16 @@
 import { verifyChain } from '@countersign/core/audit';
-import { makeGateFixture, runAtomicAuditConformance } from '@countersign/core/testing';
+import { makeGateFixture, runAtomicAuditConformance, runEditedCallConformance } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';
 import { describePg, tempStore } from './testing/test-database.ts';
 
 describePg('postgres: ledger and audit in one transaction', () => {
   runAtomicAuditConformance('postgres', async () => {
+    const { store, cleanup } = await tempStore();
+    return { ledger: store.ledger, audit: store.audit, cleanup };
+  });
+
+  runEditedCallConformance('postgres', async () => {
     const { store, cleanup } = await tempStore();
     return { ledger: store.ledger, audit: store.audit, cleanup };
   });

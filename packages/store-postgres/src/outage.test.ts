@@ -2,8 +2,8 @@ import { LedgerError } from '@countersign/core/ledger';
 import { sampleProposal } from '@countersign/core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PostgresStore } from './open.ts';
-import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.ts';
-import { describePg, TEST_PG_URL, tempStore } from './testing/test-database.ts';
+import type { TcpProxy } from './testing/tcp-proxy.ts';
+import { describePg, proxiedTestDatabase, tempStore } from './testing/test-database.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 /** connect timeout 500 ms, query timeout 1.5 s: nothing may take longer than this. */
@@ -16,14 +16,11 @@ describePg('postgres outage through a TCP proxy', () => {
   const known = sampleProposal();
 
   beforeAll(async () => {
-    const target = new URL(TEST_PG_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(TEST_PG_URL);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    let url: string;
+    ({ proxy, url } = await proxiedTestDatabase());
     // Timeouts this short make "quickly" testable; cleanup drops the schema directly.
     ({ store, cleanup } = await tempStore({
-      connectionString: viaProxy.href,
+      connectionString: url,
       statementTimeoutMs: 500,
       pool: { connectionTimeoutMillis: 500, max: 4 },
     }));

@@ -1,5 +1,5 @@
 import { verifyChain } from '@countersign/core/audit';
-import { runAtomicAuditConformance } from '@countersign/core/testing';
+import { runAtomicAuditConformance, runEditedCallConformance } from '@countersign/core/testing';
 import { makeGateFixture } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { tempStore } from './testing/temp-store.ts';
@@ -104,4 +104,9 @@ describe('sqlite: one durable commit per step', () => {
     expect(all.commits).toBeLessThanOrEqual(2);
     expect(verifyChain(await f.store.audit.read()).ok).toBe(true);
   });
+});
+
+runEditedCallConformance('sqlite', async () => {
+  const { store, cleanup } = tempStore();
+  return { ledger: store.ledger, audit: store.audit, cleanup };
 });

@@ -59,7 +59,9 @@ describe('sqlite: the database file deleted or replaced while open fails closed'
     const f = makeGateFixture({ ledger: store.ledger, audit: store.audit });
     const { call, token } = await f.proposeAndApprove();
     rmSync(path);
-    expect(await f.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'not_approved', reason: 'store_unavailable' });
+    // The store fails the consume and every read after it: the gate cannot learn whether
+    // the approval was spent, so it says so (outcome_unknown), and nothing runs.
+    expect(await f.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'not_approved', reason: 'outcome_unknown' });
     expect(await f.gate.propose(f.call())).toMatchObject({ reason: 'store_unavailable' });
     expect(f.executions).toHaveLength(0);
   });

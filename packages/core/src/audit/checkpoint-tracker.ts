@@ -1,5 +1,6 @@
 import type { Keyring } from '../token/keyring.ts';
 import { verifyAuditCheckpoint } from '../token/audit-checkpoint.ts';
+import { DEFAULT_CHECKPOINT_EVERY_RECORDS } from './checkpointing-audit-log.ts';
 import type { AuditHead, AuditRecord } from './types.ts';
 
 /**
@@ -10,8 +11,15 @@ import type { AuditHead, AuditRecord } from './types.ts';
  */
 export const CHECKPOINT_WINDOW = 4096;
 
-/** Default for `maxUnsignedTail`: twice CheckpointingAuditLog's default interval, for slack across replicas. */
-export const DEFAULT_MAX_UNSIGNED_TAIL = 1000;
+/**
+ * Default for `maxUnsignedTail`: one of CheckpointingAuditLog's default intervals (what
+ * `serve` writes), no more. Every replica signs once the chain is an interval past the
+ * newest checkpoint, so a longer tail means a checkpoint is missing (dropped, or never
+ * written because the service crashed or could not sign), and a dropped last checkpoint
+ * is caught whenever a record followed it. A verification racing a busy service can see
+ * the few records appended while the next checkpoint is being written: verify again.
+ */
+export const DEFAULT_MAX_UNSIGNED_TAIL = DEFAULT_CHECKPOINT_EVERY_RECORDS;
 
 export interface CheckpointOptions {
   /** Keys to check checkpoint signatures with (HS256 master secret or Ed25519 public key). */

@@ -4,7 +4,8 @@ import { signDecisionRecord } from '../token/decision-record.ts';
 import { generateEd25519Key, hmacKey, Keyring } from '../token/keyring.ts';
 import { signAuditCheckpoint, verifyAuditCheckpoint } from '../token/audit-checkpoint.ts';
 import { buildRecord } from './chain.ts';
-import { CheckpointingAuditLog } from './checkpointing-audit-log.ts';
+import { DEFAULT_MAX_UNSIGNED_TAIL } from './checkpoint-tracker.ts';
+import { CheckpointingAuditLog, DEFAULT_CHECKPOINT_EVERY_RECORDS } from './checkpointing-audit-log.ts';
 import { MemoryAuditLog } from './memory-audit-log.ts';
 import type { AuditEvent, AuditRecord } from './types.ts';
 import { verifyChain } from './verify-chain.ts';
@@ -148,6 +149,32 @@ describe('signed checkpoints against someone who can write the store but has no 
     expect(verifyChain(rehash(attacks[0]![1](records)), { checkpoints: { keyring: publicOnly } })).toMatchObject({ ok: false, reason: 'checkpoint_mismatch' });
     // An HMAC master secret with the same kid is not accepted for an EdDSA checkpoint.
     expect(verifyChain(records, { checkpoints: { keyring: new Keyring([hmacKey('ed1', SECRET)]) } })).toMatchObject({ ok: false, reason: 'bad_checkpoint' });
+  });
+});
+
+describe('the unsigned tail a verifier accepts by default is one of serve\'s checkpoint intervals', () => {
+  it('dropping the last checkpoint and rewriting the records it signed fails with the key', async () => {
+    // Written as `serve` writes it (default interval), then the process stops without a
+    // final checkpoint: a tail of 100 unsigned records follows the last checkpoint.
+    const inner = new MemoryAuditLog();
+    const log = new CheckpointingAuditLog(inner, { keyring, everyMs: 0 });
+    for (let call = 1; call <= 275; call++) for (const event of callEvents(call, 0)) await log.append(event);
+    const records = [...inner.records()];
+    const signed = records.filter((r) => r.type === 'checkpoint');
+    expect(signed.length).toBe(2);
+    expect(records.length - signed.at(-1)!.seq).toBeLessThanOrEqual(DEFAULT_CHECKPOINT_EVERY_RECORDS);
+    expect(verifyChain(records, { checkpoints })).toMatchObject({ ok: true });
+
+    // Drop the last checkpoint, rewrite a result it signed, re-hash.
+    const last = signed.at(-1)!;
+    const forged = rehash(
+      records
+        .filter((r) => r.seq !== last.seq)
+        .map((r) => (r.type === 'result' && r.seq > signed[0]!.seq && r.seq < last.seq ? { ...r, detail: { status: 'failed', resultDigest: 'e'.repeat(64) } } : r)),
+    );
+    expect(verifyChain(forged)).toMatchObject({ ok: true });
+    expect(verifyChain(forged, { checkpoints })).toMatchObject({ ok: false, reason: 'unsigned_tail' });
+    expect(DEFAULT_MAX_UNSIGNED_TAIL).toBe(DEFAULT_CHECKPOINT_EVERY_RECORDS);
   });
 });
 

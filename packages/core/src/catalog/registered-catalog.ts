@@ -12,21 +12,21 @@ import type { CatalogEntry, DefinitionStore, ToolCatalog } from './types.ts';
  */
 export function registeredCatalog(store: DefinitionStore): ToolCatalog {
   const sealed = new SealedTextCache();
-  const entryOf = async (name: string, digest: string): Promise<CatalogEntry> => {
+  const entryOf = async (name: string, digest: string, agent: string): Promise<CatalogEntry> => {
     const found = await store.getDefinitionText(digest);
     // A registration whose definition is missing or altered keeps its digest: the call is
     // recorded under it and the pin check refuses it, rather than inventing another definition.
     const definition = found === undefined ? undefined : sealed.definitionOf(digest, found.text);
-    return { name, definition, definitionDigest: digest, vouched: false };
+    return { name, definition, definitionDigest: digest, vouched: false, registeredBy: agent };
   };
   return {
     async resolve(name) {
       const registration = await store.getRegistration(name);
-      return registration === undefined ? undefined : entryOf(name, registration.definitionDigest);
+      return registration === undefined ? undefined : entryOf(name, registration.definitionDigest, registration.agent);
     },
     async list() {
       const registrations = await store.listRegistrations();
-      return Promise.all(registrations.map((r) => entryOf(r.toolName, r.definitionDigest)));
+      return Promise.all(registrations.map((r) => entryOf(r.toolName, r.definitionDigest, r.agent)));
     },
   };
 }

@@ -18,6 +18,12 @@ export interface CatalogEntry {
    * server) run only under the digest pinned in the store.
    */
   vouched?: boolean | undefined;
+  /**
+   * The agent that registered this tool at run time (`registerTools`): only that agent may
+   * propose, authorize or admit it unless the deployment shares it (`sharedTools`).
+   * Undefined for tools registered in code or served by a configured catalogue.
+   */
+  registeredBy?: string | undefined;
 }
 
 /** Where the gate looks tools up; the definition may change between two calls. */

@@ -2,7 +2,7 @@ import { type HiddenKind, hiddenKindOf, isOrdinaryControl } from './characters.t
 import { type LatinLookalike, latinLookalikes } from './confusable.ts';
 
 /** Why one character of a string is shown as an escape. */
-export type EscapeReason = HiddenKind | 'not_nfc' | 'confusable';
+export type EscapeReason = HiddenKind | 'not_nfc' | 'confusable' | 'edge_space';
 
 export interface StringAnalysis {
   /** UTF-16 offset of each character to show as an escape, and why. */
@@ -12,6 +12,8 @@ export interface StringAnalysis {
   /** The string is not in NFC: it looks like its NFC form but is other code points. */
   notNfc: boolean;
   lookalikes: LatinLookalike[];
+  /** UTF-16 offsets of the U+0020 spaces a string starts or ends with: ` alice` reads as `alice`. */
+  edgeSpaces: number[];
 }
 
 /** A base character and the marks on it; the unit NFC composes. Leading marks form their own. */
@@ -39,7 +41,18 @@ export function analyzeString(text: string): StringAnalysis {
   if (notNfc) markNotNfc(text, escapes);
   const lookalikes = latinLookalikes(text);
   for (const l of lookalikes) if (!escapes.has(l.index)) escapes.set(l.index, 'confusable');
-  return { escapes, hidden, notNfc, lookalikes };
+  const edgeSpaces = edgeSpacesOf(text);
+  for (const i of edgeSpaces) escapes.set(i, 'edge_space');
+  return { escapes, hidden, notNfc, lookalikes, edgeSpaces };
+}
+
+/** Offsets of the leading and trailing U+0020 (other spaces are escaped wherever they are). */
+function edgeSpacesOf(text: string): number[] {
+  const found: number[] = [];
+  let start = 0;
+  while (start < text.length && text[start] === ' ') found.push(start++);
+  for (let end = text.length - 1; end >= start && text[end] === ' '; end--) found.push(end);
+  return found.sort((a, b) => a - b);
 }
 
 /** Escapes the marks (or, for singleton decompositions like U+212B, the characters) NFC would change. */

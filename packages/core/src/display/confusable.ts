@@ -5,7 +5,7 @@ export interface LatinLookalike {
   /** UTF-16 offset in the string. */
   index: number;
   char: string;
-  /** The ASCII text it is confusable with, per Unicode's confusables.txt (UTS #39). */
+  /** The ASCII text it is confusable with, per Unicode's confusables.txt (UTS #39), or its NFKC form. */
   looksLike: string;
   script: string;
 }
@@ -30,30 +30,42 @@ function latinSkeleton(char: string): string | undefined {
 }
 
 /**
+ * The ASCII letters or digits a compatibility form stands for (NFKC): full-width `ｆ` and
+ * `１`, ligatures, super- and subscripts. They are Latin letters and digits in another
+ * costume, so they are reported wherever they are, even in a word of their own.
+ */
+function compatibilitySkeleton(char: string): string | undefined {
+  if (char.charCodeAt(0) < 0x80) return undefined;
+  const compatible = char.normalize('NFKC');
+  return compatible !== char && ASCII_ALNUM.test(compatible) ? compatible : undefined;
+}
+
+/**
  * Characters in `text` that pass for Latin (UTS #39 confusables via `unhomoglyph`):
  * - mixed script, per word: a word with ASCII letters or digits that also holds a
  *   look-alike (`аlice`, `раypal`, `1О0`); a word wholly in another script (`Москва`)
  *   beside Latin words is ordinary text and not reported;
  * - whole-script: a string with no ASCII letters or digits at all whose every letter
- *   and digit is a look-alike (`асе`, all Cyrillic, reads as `ace`).
+ *   and digit is a look-alike (`асе`, all Cyrillic, reads as `ace`);
+ * - compatibility forms anywhere (`user:ｆｕｌｌ`, `１００`): see `compatibilitySkeleton`.
  */
 export function latinLookalikes(text: string): LatinLookalike[] {
-  const found: LatinLookalike[] = [];
   if (!ASCII_WORD_CHAR.test(text)) {
     const whole = wholeScriptLookalikes(text);
     if (whole !== undefined) return whole;
   }
+  const found = new Map<number, LatinLookalike>();
   for (const match of text.matchAll(WORD)) {
     const word = match[0];
-    if (!ASCII_WORD_CHAR.test(word)) continue;
+    const mixed = ASCII_WORD_CHAR.test(word);
     let offset = match.index;
     for (const char of word) {
-      const looksLike = latinSkeleton(char);
-      if (looksLike !== undefined) found.push({ index: offset, char, looksLike, script: scriptOf(char) });
+      const looksLike = (mixed ? latinSkeleton(char) : undefined) ?? compatibilitySkeleton(char);
+      if (looksLike !== undefined) found.set(offset, { index: offset, char, looksLike, script: scriptOf(char) });
       offset += char.length;
     }
   }
-  return found;
+  return [...found.values()];
 }
 
 function wholeScriptLookalikes(text: string): LatinLookalike[] | undefined {
@@ -61,7 +73,7 @@ function wholeScriptLookalikes(text: string): LatinLookalike[] | undefined {
   let index = 0;
   for (const char of text) {
     if (/^[\p{L}\p{N}]$/u.test(char)) {
-      const looksLike = latinSkeleton(char);
+      const looksLike = latinSkeleton(char) ?? compatibilitySkeleton(char);
       if (looksLike === undefined) return undefined;
       found.push({ index, char, looksLike, script: scriptOf(char) });
     }

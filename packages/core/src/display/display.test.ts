@@ -60,6 +60,34 @@ describe('inspectString: what a reader cannot see is reported', () => {
   });
 });
 
+describe('compatibility forms and edge spaces read as plain ids', () => {
+  it.each([
+    ['\uFF46\uFF55\uFF4C\uFF4C', 'confusable'],
+    ['user:\uFF46\uFF55\uFF4C\uFF4C', 'confusable'],
+    ['\uFF4Dallory', 'confusable'],
+    ['acct-\uFF11\uFF10\uFF10', 'confusable'],
+    [' admin', 'edge_space'],
+    ['user:42 ', 'edge_space'],
+    ['  ', 'edge_space'],
+  ])('%j → %s', (text, kind) => {
+    expect(kinds(text)).toContain(kind);
+  });
+
+  it('flags a full-width or space-padded principal and id in a call, and shows them escaped', () => {
+    const { findings } = inspectForDisplay({ principal: 'user:\uFF46\uFF55\uFF4C\uFF4C', callId: 'call-1 ', runId: ' run-1', arguments: { memo: 'rent, June' } });
+    expect(findings.map((f) => [f.pointer, f.kind])).toEqual([
+      ['/principal', 'confusable'],
+      ['/callId', 'edge_space'],
+      ['/runId', 'edge_space'],
+    ]);
+    expect(findings[0]?.detail).toContain('U+FF46 (Latin) looks like Latin "f" at 5');
+    expect(findings[1]?.detail).toMatch(/^[\x20-\x7e]*$/);
+    expect(displayText('user:\uFF46\uFF55\uFF4C\uFF4C')).toBe('user:\\uFF46\\uFF55\\uFF4C\\uFF4C');
+    expect(displayText(' run-1 ')).toBe('\\u0020run-1\\u0020');
+    expect(displayText('a b')).toBe('a b');
+  });
+});
+
 describe('inspectForDisplay: keys, nesting and pointers', () => {
   it('finds nothing in a plain ASCII call', () => {
     expect(inspectForDisplay({ principal: 'user:42', toolName: 'transfer', arguments: { to: 'alice', amount: 500, tags: ['a', 'b'], n: null } })).toEqual({

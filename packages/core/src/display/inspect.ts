@@ -2,7 +2,7 @@ import { toJsonPointer, type PathSegment } from '../canonical/json-pointer.ts';
 import { analyzeString } from './analyze-string.ts';
 import { describeChar, type HiddenKind } from './characters.ts';
 
-export type DisplayFindingKind = HiddenKind | 'not_nfc' | 'confusable';
+export type DisplayFindingKind = HiddenKind | 'not_nfc' | 'confusable' | 'edge_space';
 
 /** Something in a value that a reader would not see, or would misread. */
 export interface DisplayFinding {
@@ -31,7 +31,8 @@ const MAX_CHARS_NAMED = 4;
  * Walks a JSON value (parsed arguments, or a record of fields such as
  * `{ principal, toolName, arguments }`) and reports, per string and per object key,
  * bidi controls, invisible and format characters, controls, unusual spaces, text
- * not in NFC and Latin look-alikes. Pointers use the raw keys: render them with
+ * not in NFC, Latin look-alikes (full-width and other compatibility forms included) and
+ * leading or trailing spaces. Pointers use the raw keys: render them with
  * `displaySegments` before showing them to a person.
  */
 export function inspectForDisplay(value: unknown): DisplayInspection {
@@ -80,6 +81,9 @@ function inspectOne(text: string, pointer: string, where: 'key' | 'value', add: 
   if (analysis.notNfc) {
     const changed = [...analysis.escapes].filter(([, r]) => r === 'not_nfc').map(([i]) => `${describeChar(String.fromCodePoint(text.codePointAt(i)!))} at ${i}`);
     add({ pointer, where, kind: 'not_nfc', detail: `not in Unicode NFC: looks like its composed form but is different code points (${named(changed)})` });
+  }
+  if (analysis.edgeSpaces.length > 0) {
+    add({ pointer, where, kind: 'edge_space', detail: `leading or trailing spaces: reads like the text without them (U+0020 at ${named(analysis.edgeSpaces.map(String))})` });
   }
   if (analysis.lookalikes.length > 0) {
     const chars = analysis.lookalikes.map((l) => `${describeChar(l.char)} (${l.script}) looks like Latin "${l.looksLike}" at ${l.index}`);

@@ -1,6 +1,7 @@
 import { admitDefinition } from './admit-definition.ts';
 import type { Agent } from './agent.ts';
 import type { GateDeps } from './config.ts';
+import { entryFor } from './tool-scope.ts';
 
 export type ToolAdmission =
   | { ok: true; toolName: string; definitionDigest?: string | undefined }
@@ -21,17 +22,14 @@ export type ToolAdmission =
  * Never throws: a store outage answers `store_unavailable` (the caller hides the tool).
  *
  * With `agent` (a remote gateway asking over HTTP), a tool another agent registered is
- * `unknown_tool`, exactly like one nobody registered: an agent learns nothing of another
- * agent's tools, and cannot open or move their reviews by asking.
+ * `unknown_tool`, exactly like one nobody registered (unless the deployment shares it,
+ * `sharedTools`): an agent cannot open or move another agent's reviews by asking.
  */
 export async function admitTool(deps: GateDeps, toolName: string, agent?: Agent): Promise<ToolAdmission> {
   const unknown: ToolAdmission = { ok: false, toolName, reason: 'unknown_tool', message: `no tool named ${toolName} is registered` };
   try {
-    if (agent !== undefined) {
-      const registration = await deps.definitions.getRegistration(toolName);
-      if (registration !== undefined && registration.agent !== agent.id) return unknown;
-    }
-    const entry = await deps.catalog.resolve(toolName);
+    const found = await deps.catalog.resolve(toolName);
+    const entry = agent === undefined ? found : entryFor(deps, found, agent.id);
     if (entry === undefined) return unknown;
     const admitted = await admitDefinition(deps, entry);
     if (admitted.ok) return { ok: true, toolName, definitionDigest: entry.definitionDigest };

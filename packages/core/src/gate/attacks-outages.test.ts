@@ -56,7 +56,12 @@ describe('gate: attacks are rejected with their reason code (outages and malform
       },
     });
     const g = makeGateFixture({ ledger: f.ledger, audit: brokenAudit });
-    expect(await g.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ reason: 'store_unavailable' });
+    // An unrelated audit log is a second write: the consume committed before the append
+    // failed, so the approval is spent. The answer says so (outcome_unknown, not a
+    // refusal), and nothing runs.
+    expect(await g.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'not_approved', reason: 'outcome_unknown' });
+    expect(g.executions).toHaveLength(0);
+    expect(await g.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
     expect(g.executions).toHaveLength(0);
   });
 

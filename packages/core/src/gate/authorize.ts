@@ -12,6 +12,7 @@ import type { CatalogEntry } from '../catalog/types.ts';
 import { checkCallDefinition } from './call-definition.ts';
 import type { GateDeps } from './config.ts';
 import { issueGrant } from './issued-grants.ts';
+import { answerLostConsume } from './lost-consume.ts';
 import type { NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from './port.ts';
 import { errorMessage, eventAbout } from './propose.ts';
@@ -111,7 +112,11 @@ export async function authorizeCall(
     let approvalRequest: ApprovalRequest | undefined;
     // A call the intent stage routed to a person at propose time needs that approval even
     // though policy allows it: the stage's verdict is kept, never re-derived here (no model at dispatch).
-    if (verdict.kind === 'approve' || routedByIntent(found.request)) {
+    // An edited call (approve-with-edits) exists only because a person changed a call that
+    // needed approval: it runs only with its own approval, consumed once, whatever policy
+    // now says about its arguments (an edit down to an allowed amount, or by one of two
+    // required approvers, must not turn it into a free call).
+    if (verdict.kind === 'approve' || routedByIntent(found.request) || proposal.parentProposalId !== undefined) {
       // A token that verifies is answered in this turn; only a refusal comes as a promise.
       const checking = checkApproval(deps, proposal, found.request, request.token, now);
       const checked = checking instanceof Promise ? await checking : checking;
@@ -123,11 +128,17 @@ export async function authorizeCall(
     // The consume and its `dispatch` record commit together when the store holds both:
     // a spent approval never exists without its record, and no grant is handed out before
     // that record is durable. (Two steps with an unrelated audit log: see auditedWrite.)
-    const consumed = await auditedWrite<ConsumeResult>(
-      deps,
-      (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
-      (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
-    );
+    let consumed: ConsumeResult;
+    try {
+      consumed = await auditedWrite<ConsumeResult>(
+        deps,
+        (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
+        (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
+      );
+    } catch (error) {
+      // An error is not a refusal: the consume may have committed with its reply lost.
+      return await answerLostConsume(deps, found.proposal, error);
+    }
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }

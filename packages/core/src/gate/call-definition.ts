@@ -3,6 +3,7 @@ import type { CatalogEntry } from '../catalog/types.ts';
 import type { Proposal } from '../ledger/types.ts';
 import { admitDefinition, admittedWithoutStore } from './admit-definition.ts';
 import type { GateDeps } from './config.ts';
+import { entryFor } from './tool-scope.ts';
 
 export type CallDefinition =
   | { ok: true; entry: CatalogEntry }
@@ -12,7 +13,8 @@ export type CallDefinition =
 /**
  * At dispatch (authorize), right before anything runs: the tool must still exist, its
  * current definition must be the one the call was proposed under, and that definition
- * must be trusted now (invariant 9). A definition that changed after the call was
+ * must be trusted now (invariant 9), and the tool must be one the call's agent may use
+ * (`mayUseTool`). A definition that changed after the call was
  * recorded disables the call even if it was approved; a change seen here also moves
  * the pin and opens the review, as at propose.
  */
@@ -27,7 +29,8 @@ export function checkCallDefinition(deps: GateDeps, proposal: Proposal): CallDef
 }
 
 async function checkResolved(deps: GateDeps, proposal: Proposal): Promise<CallDefinition> {
-  const entry = await deps.catalog.resolve(proposal.toolName);
+  // A tool registered by an agent other than the call's (and not shared) is unknown to it.
+  const entry = entryFor(deps, await deps.catalog.resolve(proposal.toolName), proposal.agent);
   if (entry === undefined) return { ok: false, status: 'denied', reason: 'unknown_tool', message: `no tool named ${proposal.toolName} is registered` };
   if (proposal.definitionDigest === undefined && entry.definitionDigest !== undefined) {
     // Recorded while the tool was unlisted (a recorder that saw the model's call before the gateway listed the tool):

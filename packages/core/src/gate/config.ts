@@ -15,6 +15,7 @@ import type { ApproverRule } from '../ledger/types.ts';
 import type { ToolRegistry } from './tools.ts';
 import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
 import { type ResolvedIntent, resolveIntent } from './intent/intent-stage.ts';
+import { resolveSharedTools, type SharedTools } from './tool-scope.ts';
 import type { IntentConfig } from './intent/types.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */
@@ -87,6 +88,12 @@ export interface GateConfig {
    * person. Its verdict is kept with the call: authorize and dispatch never ask again.
    */
   intent?: IntentConfig | undefined;
+  /**
+   * Registered tools that agents other than the registering one may use: tool name to
+   * agent ids, `"*"` for every agent. Default: none, so a tool an agent registered is
+   * `unknown_tool` to every other agent (propose, authorize, `admitTool`).
+   */
+  sharedTools?: SharedTools | undefined;
 }
 
 /** GateConfig with defaults filled in; shared by the gate and the approval service. */
@@ -109,6 +116,7 @@ export interface GateDeps {
   events: GateEvents;
   relayProjections: ReadonlySet<RelayProjection>;
   intent: ResolvedIntent | undefined;
+  sharedTools: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
@@ -135,6 +143,7 @@ export function resolveConfig(config: GateConfig): GateDeps {
     events: config.events ?? new MemoryGateEvents(),
     relayProjections: resolveRelayProjections(config.relayProjections),
     intent: resolveIntent(config.intent),
+    sharedTools: resolveSharedTools(config.sharedTools),
   };
 }
 

@@ -2,6 +2,7 @@ import { readDefinition } from '../catalog/read-definition.ts';
 import type { PinStatus } from '../catalog/types.ts';
 import type { Proposal } from '../ledger/types.ts';
 import type { GateDeps } from './config.ts';
+import { entryFor } from './tool-scope.ts';
 import { reviewSubjectOf } from './definition-review.ts';
 import type { ToolDefinition } from './tools.ts';
 
@@ -34,7 +35,7 @@ export interface DefinitionReviewView {
 
 export async function definitionViewOf(deps: GateDeps, proposal: Proposal): Promise<DefinitionView> {
   const recorded = (await readDefinition(deps.definitions, proposal.definitionDigest))?.definition;
-  const entry = await deps.catalog.resolve(proposal.toolName);
+  const entry = entryFor(deps, await deps.catalog.resolve(proposal.toolName), proposal.agent);
   if (entry === undefined) return compact({ status: 'unknown_tool', definition: recorded });
   if (proposal.definitionDigest === undefined && entry.definitionDigest === undefined) return { status: 'none' };
   const pin = entry.vouched === true ? undefined : await deps.definitions.getPin(proposal.toolName);

@@ -11,6 +11,7 @@ export {
   type TokenOutcome,
 } from './approvals.ts';
 export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
+export { ANY_AGENT, type SharedTools } from './tool-scope.ts';
 export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
 export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';

@@ -25,7 +25,13 @@ export type NotApprovedReason =
   | 'invalid_arguments'
   /** The ledger's stored arguments no longer hash to the stored digest. */
   | 'ledger_integrity'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /**
+   * The store failed while consuming the approval and may have committed it (a reply
+   * lost after COMMIT). Not a refusal: no grant was handed out and the call is never
+   * authorized twice; read the call's status (`callStatus`) to learn whether it is spent.
+   */
+  | 'outcome_unknown';
 
 /** Why policy or an approver refused the call outright. */
 export type DeniedReason =

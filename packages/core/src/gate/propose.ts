@@ -20,6 +20,7 @@ import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 import { checkIntent, intentAuditValue, MAX_TASK_LENGTH } from './intent/intent-stage.ts';
 import type { IntentRecord } from './intent/types.ts';
+import { mayUseTool } from './tool-scope.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -156,6 +157,12 @@ function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent): Pre
 async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: Agent, args: CanonicalArguments): Promise<Prepared> {
   try {
     const entry = await deps.catalog.resolve(call.toolName);
+    // A tool another agent registered is not this agent's to call (unless shared): refused
+    // as the unknown tool it is to this agent, before anything is recorded or approved.
+    if (entry !== undefined && !mayUseTool(deps, entry, agent.id)) {
+      await auditRefusal(deps, call, agent, 'unknown_tool', args.digest);
+      return { outcome: { status: 'denied', reason: 'unknown_tool', message: `no tool named ${call.toolName} is registered` } };
+    }
     // A call under a definition that is not the trusted one is refused before it is recorded (invariant 9).
     const admitted = entry === undefined ? { ok: true as const } : await admitDefinition(deps, entry);
     if (!admitted.ok) {
@@ -171,7 +178,8 @@ async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: A
     // The intent stage, after policy: it may deny or route to a person, never allow. A
     // denied call is not recorded, so no later authorize (which does not ask the
     // matcher again) can find it allowed by policy alone.
-    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now);
+    // The matcher ranks only against tools this agent may use: never another agent's registered tools.
+    const step = await checkIntent(deps.intent, deps.catalog, call, entry, tightened, now, (t) => mayUseTool(deps, t, agent.id));
     if (step.kind === 'deny') {
       await auditRefusal(deps, call, agent, 'intent_mismatch', args.digest, entry?.definitionDigest, step.record);
       return { outcome: { status: 'denied', reason: 'intent_mismatch', message: step.message } };

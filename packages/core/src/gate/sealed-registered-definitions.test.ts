@@ -28,8 +28,9 @@ class EditableDefinitionStore extends MemoryDefinitionStore {
 
 function setup(definitions = new MemoryDefinitionStore()) {
   const f = makeGateFixture({ definitions, tools: {}, policy: POLICY, trustOnFirstUse: true });
-  const propose = (callId: string) => f.gate.propose(f.call({ callId, toolName: 'fs__write', arguments: '{"path":"/tmp/a"}' }));
-  const authorize = (proposalId: string) => f.gate.authorize({ proposalId });
+  // The agent that registered the tools calls them: to any other agent they are unknown.
+  const propose = (callId: string) => f.gate.propose(f.call({ callId, toolName: 'fs__write', arguments: '{"path":"/tmp/a"}' }), AGENT);
+  const authorize = (proposalId: string) => f.gate.authorize({ proposalId }, AGENT);
   return { f, propose, authorize, definitions };
 }
 

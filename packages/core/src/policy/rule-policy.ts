@@ -13,6 +13,7 @@ import type { ApprovalRequirement, PolicyEngine, PolicyInput, ToolVisibility, Ve
 export class RulePolicy implements PolicyEngine {
   readonly #rules: readonly CompiledRule[];
   readonly #definitionReview: Readonly<DefinitionReviewRequirement> | undefined;
+  readonly #sharedTools: Readonly<Record<string, readonly string[]>> | undefined;
   // A copy of the validated document, for `warnings` (never consulted when deciding).
   readonly #document: unknown;
 
@@ -22,6 +23,7 @@ export class RulePolicy implements PolicyEngine {
     if (!result.ok) throw new PolicyError('invalid_policy', result.problems);
     this.#rules = result.rules;
     this.#definitionReview = result.definitionReview;
+    this.#sharedTools = result.sharedTools;
     this.#document = structuredClone(document);
   }
 
@@ -39,6 +41,15 @@ export class RulePolicy implements PolicyEngine {
     const review = this.#definitionReview;
     if (review === undefined) return undefined;
     return { eligible: copyEligible(review.eligible), requiredApprovals: review.requiredApprovals, ttlSeconds: review.ttlSeconds };
+  }
+
+  /**
+   * Registered tools shared with agents other than the one that registered them (the
+   * document's `sharedTools`), for the gate's `sharedTools` option. A fresh copy each time.
+   */
+  get sharedTools(): Record<string, string[]> | undefined {
+    const shared = this.#sharedTools;
+    return shared === undefined ? undefined : Object.fromEntries(Object.entries(shared).map(([tool, agents]) => [tool, [...agents]]));
   }
 
   /** Rule ids in evaluation order (for listings and audit). */

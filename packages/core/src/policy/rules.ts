@@ -58,6 +58,11 @@ export const policyDocumentSchema = z.strictObject({
   defaults: z.strictObject({ approvalTtlSeconds: ttlSeconds.optional() }).optional(),
   rules: z.array(ruleSchema),
   definitionReview: definitionReviewSchema.optional(),
+  /**
+   * Tools an agent registered that other agents may use too: tool name to agent ids
+   * (`"*"`: every agent). Without an entry a registered tool is its registering agent's only.
+   */
+  sharedTools: z.record(nonEmptyString, z.array(nonEmptyString).min(1, { error: 'must name at least one agent' })).optional(),
 });
 
 export type PolicyDocument = z.input<typeof policyDocumentSchema>;
@@ -88,6 +93,8 @@ export type PolicyValidation =
       rules: readonly CompiledRule[];
       /** The document's `definitionReview` block; undefined leaves the gate's default. */
       definitionReview: DefinitionReviewRequirement | undefined;
+      /** The document's `sharedTools` block; undefined shares nothing. */
+      sharedTools: Readonly<Record<string, readonly string[]>> | undefined;
     }
   | { ok: false; problems: string[] };
 
@@ -164,7 +171,7 @@ function compileDocument(doc: ParsedDocument): PolicyValidation {
   });
 
   const definitionReview = doc.definitionReview === undefined ? undefined : compileDefinitionReview(doc.definitionReview, problems);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, rules: Object.freeze(rules), definitionReview };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, rules: Object.freeze(rules), definitionReview, sharedTools: doc.sharedTools };
 }
 
 type ApprovalSpec = z.output<typeof approvalSchema>;

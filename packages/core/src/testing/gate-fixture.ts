@@ -9,6 +9,7 @@ import type { RequestView } from '../gate/approvals.ts';
 import type { Approver } from '../gate/eligibility.ts';
 import type { ModelToolCall } from '../gate/propose.ts';
 import type { IntentConfig } from '../gate/intent/types.ts';
+import type { SharedTools } from '../gate/tool-scope.ts';
 import type { Tool, ToolRegistry } from '../gate/tools.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
@@ -69,6 +70,8 @@ export interface GateFixtureOptions {
   events?: GateEvents;
   /** The gate's optional intent stage. */
   intent?: IntentConfig;
+  /** Registered tools shared with agents other than the registering one. */
+  sharedTools?: SharedTools;
 }
 
 /**
@@ -121,6 +124,7 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
     intent: options.intent,
+    sharedTools: options.sharedTools,
   });
   // Dispatch selects a call by the proposal id propose returned. Attack tests build
   // dispatch requests from the model call, so the fixture remembers each call's

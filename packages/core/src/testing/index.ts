@@ -11,6 +11,8 @@ export {
 } from './gate-fixture.ts';
 export { type LedgerHarness, runLedgerConformance } from './ledger-conformance.ts';
 export { sampleProposal } from './ledger-samples.ts';
+export { type ConsumeFault, faultyConsumeLedger } from './faulty-consume-ledger.ts';
+export { type EditedCallHarness, runEditedCallConformance } from './edited-call-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type AtomicAuditHarness, runAtomicAuditConformance } from './atomic-audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';

@@ -41,6 +41,7 @@ export const NotApprovedReasonSchema = z.union([
     'invalid_arguments',
     'ledger_integrity',
     'store_unavailable',
+    'outcome_unknown',
   ]),
 ]);
 

@@ -152,6 +152,32 @@ describe('hostile HTTP input gets typed 4xx, never a stack trace', () => {
     expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 
+  it('JSON declared in any charset but UTF-8 → 415, nothing changes', async () => {
+    f = makeServerFixture();
+    const { requestId } = await f.proposeTransfer();
+    const body = JSON.stringify({ requestId, decision: 'approve' });
+    for (const type of [
+      'application/json; charset=utf-16',
+      'application/json; charset=UTF-16LE',
+      'application/json;charset="iso-8859-1"',
+      'application/json; charset=utf-8; charset=utf-16',
+      'application/json; charset',
+    ]) {
+      const res = await f.send('POST', '/api/v1/decisions', FIONA_TOKEN, body, { 'content-type': type });
+      expect(res.status, type).toBe(415);
+      expect(await errorCode(res)).toBe('unsupported_media_type');
+    }
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
+    // UTF-8, however it is spelt, is read: the first approves, the second finds it decided.
+    const statuses = [];
+    for (const type of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"']) {
+      statuses.push((await f.send('POST', '/api/v1/decisions', FIONA_TOKEN, body, { 'content-type': type })).status);
+    }
+    expect(statuses[0]).toBe(200);
+    expect(statuses[1]).not.toBe(415);
+    expect((await requestView(f.gate, requestId))?.status).toBe('approved');
+  });
+
   it('a huge body → 413, with or without a content-length', async () => {
     f = makeServerFixture({ bodyLimitBytes: 4096 });
     const huge = JSON.stringify({ requestId: 'x', decision: 'approve', reason: 'a'.repeat(10_000) });

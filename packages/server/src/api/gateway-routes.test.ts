@@ -50,6 +50,23 @@ describe('POST /api/v1/tools/admission', () => {
   });
 });
 
+describe('a tool an agent registered is that agent\'s', () => {
+  it("another agent's proposal to it is denied unknown_tool over HTTP, nothing recorded; its owner's call goes to approval", async () => {
+    // `transfer` runs in the agent (no tool in code): the runtime registers it, trusted on first use.
+    const f = makeServerFixture({}, { definitions: new MemoryDefinitionStore(), tools: {}, trustOnFirstUse: true });
+    fixtures.push(f);
+    const transfer = { name: 'transfer', description: 'Move money to a recipient', inputSchema: { type: 'object' } };
+    expect((await f.agent('PUT', '/api/v1/tools', { tools: [transfer] })).status).toBe(200);
+    const call = [{ id: 'c-1', name: 'transfer', arguments: { amount: 500, to: 'mallory' } }];
+    const rival = await f.rival('POST', '/api/v1/proposals', f.proposalBody(call, 'run-rival'));
+    expect(rival.status).toBe(200);
+    expect(await json(rival)).toMatchObject({ outcomes: [{ status: 'denied', reason: 'unknown_tool' }] });
+    expect(await f.ledger.findProposalByCall('run-rival', 'c-1')).toBeUndefined();
+    const own = await f.agent('POST', '/api/v1/proposals', f.proposalBody(call, 'run-own'));
+    expect(await json(own)).toMatchObject({ outcomes: [{ status: 'approval_required' }] });
+  });
+});
+
 describe('POST /api/v1/authorize/recorded (checks 3 and 4 over HTTP)', () => {
   async function recorded(f: ServerFixture, callId = 'c-1', args: unknown = { path: '/tmp/a' }) {
     const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: callId, name: 'read_file', arguments: args }]));

@@ -43,6 +43,7 @@ export function embeddedGate(
     definitions: store.definitions,
     policy: settings.policy,
     definitionReview: definitionReviewOf(settings.policy),
+    sharedTools: settings.policy.sharedTools,
     trustOnFirstUse: settings.trustOnFirstUse,
     keyring: settings.keyring,
     events,

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Clock } from '@countersign/core';
 import type { AuditLog } from '@countersign/core/audit';
-import { type DefinitionReviewRule, Gate, type ToolRegistry } from '@countersign/core/gate';
+import { type DefinitionReviewRule, Gate, type SharedTools, type ToolRegistry } from '@countersign/core/gate';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { PolicyEngine } from '@countersign/core/policy';
 import type { SessionRevocationStore } from '@countersign/core/session';
@@ -28,6 +28,8 @@ export interface StartServerOptions {
   policy: PolicyEngine;
   /** Who re-approves a new or changed tool definition (the policy's `definitionReview`). Default: the gate's (role admin). */
   definitionReview?: DefinitionReviewRule | undefined;
+  /** Registered tools other agents may use too (the policy's `sharedTools`). Default: none, each is its registering agent's. */
+  sharedTools?: SharedTools | undefined;
   /** Trust the first definition seen of a tool nobody pinned yet. Default false (weakens invariant 9 when on). */
   trustOnFirstUse?: boolean | undefined;
   keyring: Keyring;
@@ -86,6 +88,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     clock: options.clock,
     definitions: options.definitions,
     definitionReview: options.definitionReview,
+    sharedTools: options.sharedTools,
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
     newId: timeOrderedId,

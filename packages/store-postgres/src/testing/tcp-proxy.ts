@@ -5,11 +5,17 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
  * - `cut('refuse')`: drops every connection and stops listening (ECONNREFUSED);
  * - `cut('stall')`: a partition: open connections stop moving bytes, new ones are
  *   accepted but never forwarded (so only timeouts can end the wait);
- * - `restore()`: listens/forwards again; stalled connections resume where they were.
+ * - `restore()`: listens/forwards again; stalled connections resume where they were;
+ * - `dropNextCommitReply()`: the next write a client sends that holds a COMMIT reaches
+ *   PostgreSQL, but nothing comes back: the reply is dropped and, once the database has
+ *   had time to commit, the connection is cut. The commit happened; the client only
+ *   sees its connection fail. Other connections are untouched.
  */
 export interface TcpProxy {
   readonly port: number;
   cut(mode: 'refuse' | 'stall'): Promise<void>;
+  /** Resolves once a COMMIT's reply was dropped and its connection cut. */
+  dropNextCommitReply(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,6 +29,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let mode: 'up' | 'refuse' | 'stall' = 'up';
   const pairs = new Set<Pair>();
   const held = new Set<Socket>();
+  let commitDrop: (() => void) | undefined;
 
   const server: Server = createServer((client) => {
     client.on('error', () => {});
@@ -44,6 +51,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.on('close', drop);
     client.pipe(upstream);
     upstream.pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      // A simple-query or Parse message carrying COMMIT; the pipe forwards the chunk itself.
+      if (commitDrop === undefined || !chunk.includes('COMMIT')) return;
+      const dropped = commitDrop;
+      commitDrop = undefined;
+      upstream.unpipe(client);
+      // Long enough for the server to commit what it was sent; then the client's side fails.
+      setTimeout(() => {
+        drop();
+        dropped();
+      }, 200);
+    });
   });
   await listen(server, 0);
   const address = server.address();
@@ -69,6 +88,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
           upstream.pause();
         }
       }
+    },
+    dropNextCommitReply() {
+      return new Promise<void>((resolve) => {
+        commitDrop = resolve;
+      });
     },
     async restore() {
       const was = mode;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { describe, it } from 'vitest';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../open.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 export const TEST_PG_URL = process.env.COUNTERSIGN_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -69,4 +70,14 @@ export async function tempStore(
       await dropSchema(schema);
     },
   };
+}
+
+/** A TCP proxy in front of the test database (for outage tests), and the connection string through it. */
+export async function proxiedTestDatabase(): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(TEST_PG_URL);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(TEST_PG_URL);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.href };
 }

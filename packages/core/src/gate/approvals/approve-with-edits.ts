@@ -189,7 +189,8 @@ function editFailure(reason: EditRefusal): DecisionFailure {
  * - `allow`: the original request's rule and deadline. Policy would let the edited call
  *   run without approval, but it exists only because an approver changed a call that
  *   needed one; it stays an approved request so the edit is recorded, signed and
- *   attributed to the editor, never a silent free call.
+ *   attributed to the editor, never a silent free call (authorize requires its token:
+ *   an edited call is always an approved call).
  */
 function editedRule(
   view: RequestView,

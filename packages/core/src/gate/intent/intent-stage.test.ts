@@ -45,4 +45,17 @@ describe('intent stage: what the matcher is shown', () => {
     fail = false;
     expect(await f.gate.propose(f.call({ toolName: 'read_file', arguments: '{}', task: INTENT_TASK }))).toMatchObject({ status: 'allowed' });
   });
+
+  it("another agent's registered tools are never in the catalogue the matcher ranks against", async () => {
+    const { matcher, asked } = scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 'scripted' }));
+    const f = makeGateFixture({ intent: { matcher }, trustOnFirstUse: true });
+    const secret = { name: 'a__payroll_export', description: 'Exports the payroll of agent A', inputSchema: { type: 'object' } };
+    expect(await f.gate.registerTools([secret], { id: 'agent-a' })).toMatchObject({ ok: true });
+    await f.gate.propose(f.call({ runId: 'run-b', toolName: 'read_file', arguments: '{}', task: INTENT_TASK }), { id: 'agent-b' });
+    await f.gate.propose(f.call({ runId: 'run-a', toolName: 'read_file', arguments: '{}', task: INTENT_TASK }), { id: 'agent-a' });
+    const names = asked.map((a) => a.catalogue.map((t) => t.name));
+    expect(names[0]).toContain('read_file');
+    expect(names[0]).not.toContain('a__payroll_export');
+    expect(names[1]).toContain('a__payroll_export');
+  });
 });

@@ -12,7 +12,7 @@ export interface ResolvedIntent {
   timeoutMs: number;
   catalogueTtlMs: number;
   /** The last catalogue listing and when it was read (see `catalogueTtlMs`). */
-  listed: { at: number; tools: Promise<readonly IntentTool[]> } | undefined;
+  listed: { at: number; tools: Promise<readonly ListedTool[]> } | undefined;
 }
 
 /** Longest task sentence a call may carry: a summary, not a conversation. */
@@ -60,10 +60,11 @@ export async function checkIntent(
   entry: CatalogEntry | undefined,
   verdict: Verdict,
   now: number,
+  mayList: ListFilter = LIST_ALL,
 ): Promise<IntentStep> {
   if (intent === undefined || verdict.kind === 'deny') return { kind: 'keep', verdict };
   const { task, problem } = await taskOf(intent, ref);
-  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry, now);
+  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry, now, mayList);
   const base = { taskDigest: task === undefined ? null : sha256Hex(task), matcher: answer.matcher, score: answer.score, decision: answer.decision };
   const withProblem = answer.problem === undefined ? {} : { problem: answer.problem };
   if (answer.decision === 'match') return { kind: 'keep', verdict, record: { ...base, effect: 'none', ...withProblem } };
@@ -110,7 +111,15 @@ function uncertainBecause(intent: ResolvedIntent, problem: string): Answer {
   return { decision: 'uncertain', score: 0, matcher: matcherId(intent), problem };
 }
 
-async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: string, toolName: string, entry: CatalogEntry | undefined, now: number): Promise<Answer> {
+async function askMatcher(
+  intent: ResolvedIntent,
+  catalog: ToolCatalog,
+  task: string,
+  toolName: string,
+  entry: CatalogEntry | undefined,
+  now: number,
+  mayList: ListFilter,
+): Promise<Answer> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   // A matcher that ignores its signal still loses the race: the stage never waits past the timeout.
@@ -122,7 +131,7 @@ async function askMatcher(intent: ResolvedIntent, catalog: ToolCatalog, task: st
   });
   try {
     const tool = withServer(intent, matchToolOf(toolName, entry?.definition));
-    const catalogue = await catalogueOf(intent, catalog, tool, now);
+    const catalogue = await catalogueOf(intent, catalog, tool, now, mayList);
     const result = await Promise.race([intent.config.matcher.match({ task, tool, catalogue }, controller.signal), timedOut]);
     if (result === 'timeout') return uncertainBecause(intent, 'timeout');
     return checkedResult(intent, result);
@@ -148,7 +157,7 @@ function matcherId(intent: ResolvedIntent): string {
 }
 
 /** The tools to rank against, the called tool always in its current pinned form (listing reused for `catalogueTtlMs`). */
-async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: IntentTool, now: number): Promise<readonly IntentTool[]> {
+async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: IntentTool, now: number, mayList: ListFilter): Promise<readonly IntentTool[]> {
   if (intent.listed === undefined || now - intent.listed.at > intent.catalogueTtlMs || now < intent.listed.at) {
     const tools = listTools(intent, catalog);
     intent.listed = { at: now, tools };
@@ -157,15 +166,28 @@ async function catalogueOf(intent: ResolvedIntent, catalog: ToolCatalog, tool: I
       if (intent.listed?.tools === tools) intent.listed = undefined;
     });
   }
-  const tools = await intent.listed.tools;
-  return [...tools.filter((t) => t.name !== tool.name), tool];
+  const listed = await intent.listed.tools;
+  // One listing serves every agent; each call ranks only against the tools its agent may use.
+  return [...listed.filter((t) => t.tool.name !== tool.name && mayList(t)).map((t) => t.tool), tool];
 }
 
-async function listTools(intent: ResolvedIntent, catalog: ToolCatalog): Promise<readonly IntentTool[]> {
-  if (intent.config.catalogue !== undefined) return await intent.config.catalogue();
+async function listTools(intent: ResolvedIntent, catalog: ToolCatalog): Promise<readonly ListedTool[]> {
+  if (intent.config.catalogue !== undefined) return (await intent.config.catalogue()).map((tool) => ({ name: tool.name, tool }));
   const entries = (await catalog.list?.()) ?? [];
-  return entries.map((e) => withServer(intent, matchToolOf(e.name, e.definition)));
+  return entries.map((e) => ({ name: e.name, registeredBy: e.registeredBy, tool: withServer(intent, matchToolOf(e.name, e.definition)) }));
 }
+
+/** A listed tool with the agent that registered it, if one did (see `mayUseTool`). */
+export interface ListedTool {
+  name: string;
+  registeredBy?: string | undefined;
+  tool: IntentTool;
+}
+
+/** Whether a listed tool may be shown to the matcher for this call. */
+export type ListFilter = (tool: ListedTool) => boolean;
+
+const LIST_ALL: ListFilter = () => true;
 
 function withServer(intent: ResolvedIntent, tool: IntentTool): IntentTool {
   const server = intent.config.serverOf?.(tool.name);

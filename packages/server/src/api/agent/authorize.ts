@@ -17,7 +17,9 @@ import { validate } from '../../http/validate.ts';
  * whether it does not exist or belongs to another agent.
  *
  * Not idempotent: a second authorize of the same call is `already_consumed`. A client
- * that lost the answer reads GET /calls/:proposalId instead of asking again.
+ * that lost the answer reads GET /calls/:proposalId instead of asking again, as does one
+ * answered `outcome_unknown` (the store failed mid-consume: the gate's answer, in 200 like
+ * every outcome).
  */
 export function authorizeRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();

@@ -169,6 +169,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       passkeys: store.passkeys,
       policy: policy.policy,
       definitionReview: review,
+      sharedTools: policy.policy.sharedTools,
       trustOnFirstUse,
       keyring: master.keyring,
       tools: demoTools((execution) => report.executed(execution)),
