@@ -27,7 +27,7 @@ describePg('postgres edited status migration (7)', () => {
         VALUES ('q-edited', 'p-1', 1, 99, 1, '{}', 'denied'), ('q-denied', 'p-2', 1, 99, 1, '{}', 'denied')`);
       await db.query(`INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id)
         VALUES ('q-edited', 1, 'alice', 'deny', 'edited', 2, 'p-3'), ('q-denied', 1, 'alice', 'deny', 'no', 2, NULL)`);
-      expect(await migrate(db, schema)).toEqual([7, 8, 9, 10]);
+      expect(await migrate(db, schema)).toEqual(MIGRATIONS.map((m) => m.version).filter((v) => v > 6));
       await expect(db.query(`UPDATE ${s}.approval_requests SET status = 'bogus' WHERE request_id = 'q-denied'`)).rejects.toThrow(/check constraint/);
     } finally {
       await db.close();
