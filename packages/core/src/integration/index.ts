@@ -6,6 +6,21 @@
  */
 export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
 export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
+export {
+  type ApprovalState,
+  approvalState,
+  finishCall,
+  type GuardedCallInput,
+  type GuardedContext,
+  type GuardedRefusal,
+  type GuardedStep,
+  type GuardOptions,
+  guardCall,
+  type RecordedCall,
+  recordedMismatch,
+  runGranted,
+  type Target,
+} from './guarded-call.ts';
 export { proposeOrReject } from './propose.ts';
 export {
   type CountersignDenial,
@@ -17,6 +32,7 @@ export {
   type RefusalText,
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
+export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';
 export { type ConversationMessage, type IntentOption, intentTask, type TaskExtractor, type TaskSource, textOfContent, textOfToolOutput } from './intent.ts';
