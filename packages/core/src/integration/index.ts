@@ -33,6 +33,7 @@ export {
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
 export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
+export { CountersignUnguardedTool } from './setup-error.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';
 export { type ConversationMessage, type IntentOption, intentTask, type TaskExtractor, type TaskSource, textOfContent, textOfToolOutput } from './intent.ts';

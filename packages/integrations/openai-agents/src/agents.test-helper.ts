@@ -11,7 +11,7 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
-import { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+import { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
 
 /**
@@ -33,7 +33,13 @@ rules:
   - id: no-deletes
     tool: delete_file
     verdict: deny
+  - id: handoff-to-billing
+    tool: transfer_to_billing
+    verdict: allow
 `;
+
+/** The handoff the tests' triage agent offers (its definition is registered with the gate). */
+export const BILLING_HANDOFF = { toolName: 'transfer_to_billing', toolDescription: 'Hand off to billing', inputJsonSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } };
 
 export const USER = 'user:42';
 
@@ -69,6 +75,8 @@ export interface Wiring {
   port: GatePort;
   /** An `ops` approver deciding in Countersign. */
   asOps: Decide;
+  /** The `ops` approver approves with edits: the edited call is the one to run. */
+  editAsOps(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
   close(): Promise<void>;
 }
@@ -82,7 +90,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
     audit,
     policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
     keyring: new Keyring([hmacKey('agents-k1', Buffer.alloc(32, 0x24))]),
-    tools: sdkToolRegistry(toolDefinitions(fileTools([]))),
+    tools: sdkToolRegistry([...toolDefinitions(fileTools([])), ...handoffDefinitions([BILLING_HANDOFF])]),
     clock,
     newId: () => `cs-${randomUUID()}`,
     ...(options.intent === undefined ? {} : { intent: options.intent }),
@@ -100,6 +108,10 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
     asOps: async (requestId, decision) => {
       const decided = await gate.approvals.decide({ id: 'olga', roles: ['ops'] }, { requestId, decision });
       if (!decided.ok) throw new Error(`decision failed: ${decided.reason}`);
+    },
+    async editAsOps(requestId, editedArguments) {
+      const decided = await gate.approvals.decide({ id: 'olga', roles: ['ops'] }, { requestId, decision: 'approve', editedArguments });
+      if (!decided.ok) throw new Error(`edit failed: ${decided.reason}`);
     },
     advanceClock: (ms) => clock.advance(ms),
     close: async () => {},
@@ -128,6 +140,16 @@ export function remoteWiring(): Wiring {
         }),
       );
       if (!response.ok) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
+    },
+    async editAsOps(requestId, editedArguments) {
+      const response = await pair.app.fetch(
+        new Request('http://countersign.linked/api/v1/decisions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ requestId, decision: 'approve', editedArguments }),
+        }),
+      );
+      if (!response.ok) throw new Error(`edit failed: ${response.status} ${await response.text()}`);
     },
     advanceClock: (ms) => clock.advance(ms),
     close: () => pair.close(),
