@@ -94,7 +94,7 @@ describe('the guarded-call state machine (guardCall)', () => {
       get: () => () => Promise.reject(new Error('down')),
     });
     const context = { runId: 'r', sessionId: 's', principal: 'p' };
-    expect(await guardCall(down, { context, callId: 'c', toolName: 't', arguments: {}, recorded: { proposalId: 'p1', toolName: 't', argsDigest: 'x', requestId: 'q1' } })).toMatchObject({
+    expect(await guardCall(down, { context, callId: 'c', toolName: 't', arguments: {}, recorded: { proposalId: 'p1', requestId: 'q1' } })).toMatchObject({
       kind: 'refused',
       refusal: { reason: 'store_unavailable', proposalId: 'p1' },
     });

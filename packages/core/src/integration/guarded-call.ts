@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, Completion, GatePort, Grant, ProposeOutcome, WaitOutcome } from '../gate/index.ts';
+import type { AuthorizeOutcome, Completion, GatePort, Grant, WaitOutcome } from '../gate/index.ts';
 import { CanonicalizationError, canonicalizeArguments } from '../canonical/index.ts';
 import type { IndexedCall } from './call-index.ts';
 import { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
@@ -17,7 +17,17 @@ export interface GuardedContext {
  * proposed in this process), the app's index entry (a resumed run), or nothing (a call
  * no model response of this run contained).
  */
-export type RecordedCall = ProposeOutcome | IndexedCall | undefined;
+export type RecordedCall = RefusedAtPropose | { status?: 'allowed' | 'approval_required' | undefined; proposalId: string; requestId?: string | undefined } | undefined;
+
+/** A call propose refused: nothing of it may run. */
+export interface RefusedAtPropose {
+  status: 'denied' | 'rejected';
+  reason: CountersignReason;
+  message: string;
+  proposalId?: string | undefined;
+}
+
+const refusedAtPropose = (recorded: NonNullable<RecordedCall>): recorded is RefusedAtPropose => recorded.status === 'denied' || recorded.status === 'rejected';
 
 /** One tool call the framework is about to run, as the framework names it. */
 export interface GuardedCallInput {
@@ -92,11 +102,8 @@ const refused = (status: CountersignRefusalStatus, reason: CountersignReason, me
  */
 export async function approvalState(port: GatePort, recorded: RecordedCall, context: GuardedContext, callId: string, options: GuardOptions = {}): Promise<ApprovalState> {
   if (recorded === undefined) return refused('not_approved', 'unknown_call', `no model response in run ${context.runId} contained call ${callId}`);
-  if ('status' in recorded) {
-    if (recorded.status === 'denied') return refused('denied', recorded.reason, recorded.message, recorded.proposalId);
-    if (recorded.status === 'rejected') return refused('rejected', recorded.reason, recorded.message);
-  }
-  let target: Target = { proposalId: recorded.proposalId, requestId: 'requestId' in recorded ? recorded.requestId : undefined };
+  if (refusedAtPropose(recorded)) return refused(recorded.status, recorded.reason, recorded.message, recorded.proposalId);
+  let target: Target = { proposalId: recorded.proposalId, requestId: recorded.requestId };
   for (let hop = 0; hop < MAX_EDIT_HOPS; hop++) {
     if (target.requestId === undefined) return { kind: 'approved', target };
     let waited: WaitOutcome;
@@ -197,8 +204,7 @@ export async function runGranted<T>(
  * as the index recorded)? `authorize` checks the same again; this lets a framework's
  * approval hook refuse early, in its own shape. Undefined when it matches.
  */
-export function recordedMismatch(recorded: Exclude<RecordedCall, undefined>, callId: string, toolName: string, args: unknown): GuardedRefusal | undefined {
-  if ('status' in recorded) return undefined;
+export function recordedMismatch(recorded: IndexedCall, callId: string, toolName: string, args: unknown): GuardedRefusal | undefined {
   const { proposalId } = recorded;
   if (recorded.toolName !== toolName) return { status: 'not_approved', reason: 'tool_mismatch', message: `call ${callId} was proposed for ${recorded.toolName}, not ${toolName}`, proposalId };
   let digest: string;

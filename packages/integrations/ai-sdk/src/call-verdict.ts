@@ -1,5 +1,4 @@
 import { approvalState, type GuardedRefusal, recordedMismatch } from '@countersign/core/integration';
-import type { ProposeOutcome } from '@countersign/core';
 import type { CountersignGuard } from './guard.ts';
 import type { CountersignDenial, CountersignReason } from './refusal.ts';
 
@@ -32,14 +31,13 @@ export async function verdictFor(guard: CountersignGuard, call: SdkToolCall): Pr
   }
   const fresh = guard.takeUnanswered(call.toolCallId);
   if (fresh?.status === 'allowed') return { kind: 'run' };
-  const recorded = fresh ?? (await guard.index.get(guard.context.runId, call.toolCallId));
-  if (fresh === undefined && recorded !== undefined) {
-    const mismatch = recordedMismatch(recorded, call.toolCallId, call.toolName, call.input);
-    if (mismatch !== undefined) return refuse(guard, call, mismatch);
-  }
+  const indexed = fresh === undefined ? await guard.index.get(guard.context.runId, call.toolCallId) : undefined;
+  const mismatch = indexed === undefined ? undefined : recordedMismatch(indexed, call.toolCallId, call.toolName, call.input);
+  if (mismatch !== undefined) return refuse(guard, call, mismatch);
+  const recorded = fresh ?? indexed;
   if (fresh?.status === 'approval_required' && guard.approval === 'ask') return { kind: 'ask', requestId: fresh.requestId };
   const waitMs = fresh !== undefined && guard.approval !== 'ask' ? guard.approval.waitMs : 0;
-  const state = await approvalState(guard.port, recorded as ProposeOutcome | undefined, guard.context, call.toolCallId, { waitMs });
+  const state = await approvalState(guard.port, recorded, guard.context, call.toolCallId, { waitMs });
   if (state.kind === 'approved') return { kind: 'run' };
   // A resent approval whose request is still pending: asked again, never run.
   if (state.kind === 'wait') return fresh === undefined ? refuse(guard, call, pendingRefusal(state.requestId, state.proposalId)) : { kind: 'ask', requestId: state.requestId };
