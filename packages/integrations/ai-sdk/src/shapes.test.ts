@@ -1,4 +1,4 @@
-import { generateText, type ModelMessage } from 'ai';
+import { generateText, jsonSchema, type ModelMessage, tool } from 'ai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appTools, approvalRequests, chatApp, scriptedModel, toolOutputs, USER, userMessage, WIRINGS, withApprovals } from './chat.test-helper.ts';
 import { countersign } from './countersign.ts';
@@ -78,6 +78,26 @@ for (const makeWiring of WIRINGS) {
         await expect(request, JSON.stringify(output)).rejects.toMatchObject({ code: 'relay_refused' });
         expect(model.doGenerateCalls).toHaveLength(0);
       }
+    });
+
+    it('an honest tool error relays back (the recorded error text passes the check)', async () => {
+      const app = chatApp(wiring);
+      const cs = () => countersign({ port: wiring.port, context: { runId: app.runId, sessionId: 'chat-session-1', principal: USER }, index: app.index });
+      const failing = {
+        read_balance: tool({
+          inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+          execute: async () => {
+            throw new Error('ledger offline');
+          },
+        }),
+      };
+      const first = cs();
+      const turn = await generateText({ model: first.model(scriptedModel([READ])), tools: first.tools(failing), toolApproval: first.toolApproval, messages: [userMessage('balance?')] });
+      expect(toolOutputs(turn.responseMessages)).toMatchObject([{ toolCallId: 'call-read', output: { type: 'error-text' } }]);
+      const next = cs();
+      const model = scriptedModel([]);
+      await generateText({ model: next.model(model), tools: next.tools(failing), toolApproval: next.toolApproval, messages: [userMessage('balance?'), ...turn.responseMessages, userMessage('and now?')], maxRetries: 0 });
+      expect(model.doGenerateCalls).toHaveLength(1);
     });
 
     it('a refusal the integration gave is recognised when relayed back (the model reads it)', async () => {
