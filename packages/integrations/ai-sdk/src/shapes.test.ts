@@ -86,7 +86,7 @@ for (const makeWiring of WIRINGS) {
       const failing = {
         read_balance: tool({
           inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
-          execute: async () => {
+          execute: async (_args: Record<string, unknown>): Promise<string> => {
             throw new Error('ledger offline');
           },
         }),
