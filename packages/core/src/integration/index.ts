@@ -23,6 +23,7 @@ export {
 } from './guarded-call.ts';
 export { proposeOrReject } from './propose.ts';
 export {
+  CountersignCallRefusal,
   type CountersignDenial,
   type CountersignReason,
   type CountersignRefusalStatus,

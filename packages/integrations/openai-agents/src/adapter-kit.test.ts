@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AdapterKitApp, type AdapterKitCall, describeAdapterAttacks } from '@countersign/core/testing';
-import { Agent, type AgentInputItem, type MCPServer } from '@openai/agents';
+import { Agent, type AgentInputItem } from '@openai/agents';
 import { afterAll } from 'vitest';
-import { agentApp, approvedInSdk, editPath, fileTools, runner, scriptedModel, USER, WIRINGS, type Wiring } from './agents.test-helper.ts';
+import { agentApp, approvedInSdk, bankServer, editPath, fileTools, runner, scriptedModel, USER, WIRINGS, type Wiring } from './agents.test-helper.ts';
 import { memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 
@@ -43,21 +43,6 @@ function injectCall(serialized: string, callId: string, inject: AdapterKitCall):
   return JSON.stringify(walk(JSON.parse(serialized)));
 }
 
-/** An MCP server whose tool records into `executions` if it ever runs. */
-function bankServer(executions: Array<{ tool: string; args: unknown }>): MCPServer {
-  return {
-    name: 'bank',
-    cacheToolsList: false,
-    connect: async () => {},
-    close: async () => {},
-    invalidateToolsCache: async () => {},
-    listTools: async () => [{ name: 'move_money', description: 'Move money', inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } }],
-    callTool: async (name, args) => {
-      executions.push({ tool: name, args });
-      return [{ type: 'text', text: 'moved' }];
-    },
-  } as MCPServer;
-}
 
 function kitApp(wiring: Wiring): AdapterKitApp {
   const app = agentApp(wiring);

@@ -4,7 +4,7 @@ import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
-import { Agent, type AgentInputItem, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
+import { Agent, type AgentInputItem, type MCPServer, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
 import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
 import { type CallIndex, memoryCallIndex } from './call-index.ts';
@@ -314,4 +314,20 @@ export function swapCallIds(serialized: string, a: { callId: string; path: strin
     return object;
   };
   return JSON.stringify(swap(JSON.parse(serialized)));
+}
+
+/** An MCP server (what the runner builds tools from at run time) whose `move_money` tool records into `executions` if it ever runs. */
+export function bankServer(executions: Array<{ tool: string; args: unknown }>): MCPServer {
+  return {
+    name: 'bank',
+    cacheToolsList: false,
+    connect: async () => {},
+    close: async () => {},
+    invalidateToolsCache: async () => {},
+    listTools: async () => [{ name: 'move_money', description: 'Move money', inputSchema: { type: 'object', properties: { amount: { type: 'number' } }, required: [], additionalProperties: false } }],
+    callTool: async (name, args) => {
+      executions.push({ tool: name, args });
+      return [{ type: 'text', text: 'moved' }];
+    },
+  } as MCPServer;
 }

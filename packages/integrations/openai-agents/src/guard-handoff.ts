@@ -1,7 +1,7 @@
-import { guardCall, type GuardedRefusal, runGranted } from '@countersign/core/integration';
+import { CountersignCallRefusal, guardCall, type GuardedRefusal, runGranted } from '@countersign/core/integration';
 import { getTransferMessage, Handoff, handoff } from '@openai/agents';
 import type { CountersignGuard } from './guard.ts';
-import { type CountersignDenial, formatRefusal } from './refusal.ts';
+import type { CountersignDenial } from './refusal.ts';
 import type { AnyAgent } from './sdk-types.ts';
 
 /**
@@ -9,14 +9,10 @@ import type { AnyAgent } from './sdk-types.ts';
  * no tool output for a handoff, so the run rejects with this typed error. Nothing
  * changed hands.
  */
-export class CountersignHandoffRefusal extends Error {
-  readonly code = 'countersign_refused' as const;
-  readonly countersign: CountersignDenial;
-
+export class CountersignHandoffRefusal extends CountersignCallRefusal<CountersignDenial> {
   constructor(denial: CountersignDenial) {
-    super(formatRefusal(denial));
+    super(denial);
     this.name = 'CountersignHandoffRefusal';
-    this.countersign = denial;
   }
 }
 

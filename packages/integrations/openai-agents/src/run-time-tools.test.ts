@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CountersignUnguardedTool } from '@countersign/core/integration';
-import { Agent, handoff, type MCPServer, Usage, webSearchTool } from '@openai/agents';
+import { Agent, handoff, Usage, webSearchTool } from '@openai/agents';
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BILLING_HANDOFF, type Executions, fileTools, runner, scriptedModel, USER, WIRINGS } from './agents.test-helper.ts';
+import { BILLING_HANDOFF, bankServer, type Executions, fileTools, runner, scriptedModel, USER, WIRINGS } from './agents.test-helper.ts';
 import { memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 
@@ -17,21 +17,6 @@ function turns(...outputs: unknown[][]): ScriptedModel {
   return new ScriptedModel(outputs.map((output) => modelResponder(() => ({ usage: new Usage(), responseId: `resp_${randomUUID()}`, output: output as never }))));
 }
 
-/** An MCP server whose `move_money` tool records every call it gets. */
-function moneyServer(calls: unknown[]): MCPServer {
-  return {
-    name: 'bank',
-    cacheToolsList: false,
-    connect: async () => {},
-    close: async () => {},
-    invalidateToolsCache: async () => {},
-    listTools: async () => [{ name: 'move_money', description: 'Move money', inputSchema: { type: 'object', properties: { amount: { type: 'number' } }, required: [], additionalProperties: false } }],
-    callTool: async (name, args) => {
-      calls.push({ name, args });
-      return [{ type: 'text', text: 'moved' }];
-    },
-  } as MCPServer;
-}
 
 for (const makeWiring of WIRINGS) {
   const wiring = makeWiring();
@@ -42,9 +27,9 @@ for (const makeWiring of WIRINGS) {
 
     it('a tool from mcpServers is refused at run start (unguarded_tool): the model is never offered it, it never runs', async () => {
       const cs = guardFor();
-      const mcpCalls: unknown[] = [];
+      const mcpCalls: Array<{ tool: string; args: unknown }> = [];
       const model = scriptedModel([{ callId: 'call-mcp', name: 'move_money', args: { amount: 1_000_000 } }]);
-      const agent = new Agent({ name: 'file-agent', model: cs.model(model), tools: cs.tools(fileTools([])), mcpServers: [moneyServer(mcpCalls)] });
+      const agent = new Agent({ name: 'file-agent', model: cs.model(model), tools: cs.tools(fileTools([])), mcpServers: [bankServer(mcpCalls)] });
       const run = runner.run(agent, 'pay');
       await expect(run).rejects.toBeInstanceOf(CountersignUnguardedTool);
       await expect(run).rejects.toMatchObject({ code: 'unguarded_tool', toolName: 'move_money' });
