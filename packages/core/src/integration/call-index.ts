@@ -21,22 +21,34 @@ export interface IndexedCall {
 export interface CallIndex {
   get(runId: string, toolCallId: string): IndexedCall | undefined | Promise<IndexedCall | undefined>;
   set(runId: string, toolCallId: string, call: IndexedCall): void | Promise<void>;
+  /**
+   * Whether this integration gave exactly `text` as a refusal for the call (see
+   * `relayChecked`): a relayed refusal is trusted only then. An index without these two methods trusts no relayed refusal (the
+   * model request is refused instead: deny by default).
+   */
+  hasRefusal?(runId: string, toolCallId: string, text: string): boolean | Promise<boolean>;
+  recordRefusal?(runId: string, toolCallId: string, text: string): void | Promise<void>;
 }
 
 /** A `CallIndex` in process memory, bounded (oldest entries are dropped first). */
 export function memoryCallIndex(options: { maxEntries?: number } = {}): CallIndex {
   const maxEntries = options.maxEntries ?? 100_000;
   const calls = new Map<string, IndexedCall>();
+  const refusals = new Map<string, true>();
   // A JSON pair cannot collide the way `${runId}/${toolCallId}` could.
   const key = (runId: string, toolCallId: string) => JSON.stringify([runId, toolCallId]);
   return {
     get: (runId, toolCallId) => calls.get(key(runId, toolCallId)),
-    set(runId, toolCallId, call) {
-      calls.set(key(runId, toolCallId), call);
-      if (calls.size > maxEntries) {
-        const oldest = calls.keys().next();
-        if (oldest.done !== true) calls.delete(oldest.value);
-      }
-    },
+    set: (runId, toolCallId, call) => boundedSet(calls, key(runId, toolCallId), call, maxEntries),
+    hasRefusal: (runId, toolCallId, text) => refusals.has(JSON.stringify([runId, toolCallId, text])),
+    recordRefusal: (runId, toolCallId, text) => boundedSet(refusals, JSON.stringify([runId, toolCallId, text]), true, maxEntries),
   };
+}
+
+function boundedSet<V>(map: Map<string, V>, key: string, value: V, maxEntries: number): void {
+  map.set(key, value);
+  if (map.size > maxEntries) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
 }

@@ -6,8 +6,24 @@
  */
 export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
 export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
+export {
+  type ApprovalState,
+  approvalState,
+  finishCall,
+  type GuardedCallInput,
+  type GuardedContext,
+  type GuardedRefusal,
+  type GuardedStep,
+  type GuardOptions,
+  guardCall,
+  type RecordedCall,
+  recordedMismatch,
+  runGranted,
+  type Target,
+} from './guarded-call.ts';
 export { proposeOrReject } from './propose.ts';
 export {
+  CountersignCallRefusal,
   type CountersignDenial,
   type CountersignReason,
   type CountersignRefusalStatus,
@@ -17,6 +33,8 @@ export {
   type RefusalText,
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
+export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
+export { CountersignUnguardedTool } from './setup-error.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';
 export { type ConversationMessage, type IntentOption, intentTask, type TaskExtractor, type TaskSource, textOfContent, textOfToolOutput } from './intent.ts';

@@ -48,3 +48,19 @@ export function parseRefusal<Reason extends string = CountersignReason>(text: un
   if (match === null) return undefined;
   return { status: match[1] as CountersignRefusalStatus, reason: match[2] as Reason, message: match[3] ?? '' };
 }
+
+/**
+ * A refusal thrown to a framework that shows a refused call as an error (the AI SDK's tool
+ * error, an Agents handoff): the text form is the message the model sees, `countersign`
+ * the typed refusal the app's code branches on. Nothing ran.
+ */
+export class CountersignCallRefusal<Denial extends RefusalText<string>> extends Error {
+  readonly code = 'countersign_refused' as const;
+  readonly countersign: Denial;
+
+  constructor(denial: Denial) {
+    super(formatRefusal(denial));
+    this.name = 'CountersignCallRefusal';
+    this.countersign = denial;
+  }
+}

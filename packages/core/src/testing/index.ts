@@ -17,6 +17,12 @@ export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type AtomicAuditHarness, runAtomicAuditConformance } from './atomic-audit-conformance.ts';
 export { type SessionRevocationHarness, runSessionRevocationConformance } from './session-conformance.ts';
 export {
+  type AdapterAttackHarness,
+  type AdapterKitApp,
+  type AdapterKitCall,
+  type AdapterKitExecutions,
+  type AdapterKitResume,
+  describeAdapterAttacks,
   ATTACK_KIT_POLICY_YAML,
   attackKitTools,
   describeGateAttacks,

@@ -52,6 +52,8 @@ export interface Wiring {
   asFinance: DecisionRecorder;
   /** An authenticated approver who is neither the call's principal nor in `finance`. */
   asStranger: DecisionRecorder;
+  /** The `finance` approver approves with edits: the edited call is the one to run. */
+  editAsFinance(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
   close(): Promise<void>;
 }
@@ -86,6 +88,10 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
     asUser: gateDecisions(gate.approvals, { id: USER }),
     asFinance: gateDecisions(gate.approvals, { id: 'fiona', roles: ['finance'] }),
     asStranger: gateDecisions(gate.approvals, { id: 'user:43' }),
+    async editAsFinance(requestId, editedArguments) {
+      const decided = await gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId, decision: 'approve', editedArguments });
+      if (!decided.ok) throw new Error(`edit refused: ${decided.reason}`);
+    },
     advanceClock: (ms) => clock.advance(ms),
     close: async () => {},
   };
@@ -118,6 +124,14 @@ export function remoteWiring(): Wiring {
     asUser: decider(userToken),
     asFinance: decider(financeToken),
     asStranger: decider(strangerToken),
+    async editAsFinance(requestId, editedArguments) {
+      const response = await fetchApp('http://countersign.linked/api/v1/decisions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${financeToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ requestId, decision: 'approve', editedArguments }),
+      });
+      if (!response.ok) throw new Error(`edit refused: ${response.status} ${await response.text()}`);
+    },
     advanceClock: (ms) => clock.advance(ms),
     close: () => pair.close(),
   };

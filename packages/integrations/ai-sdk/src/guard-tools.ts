@@ -1,7 +1,6 @@
-import type { AuthorizeOutcome, Completion, Grant } from '@countersign/core';
-import { completeOrReport, issuedToken, unreachable } from '@countersign/core/integration';
+import { approvalState, guardCall, runGranted } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
-import { CountersignRefusal, type CountersignReason, type CountersignRefusalStatus } from './refusal.ts';
+import { CountersignRefusal } from './refusal.ts';
 
 /** The part of an AI SDK tool the guard touches; everything else is kept as is. */
 interface GuardableTool {
@@ -51,72 +50,28 @@ async function needsApproval(guard: CountersignGuard, toolCallId: string): Promi
   const outcome = guard.takeUnanswered(toolCallId);
   if (outcome?.status !== 'approval_required') return false;
   if (guard.approval === 'ask') return true;
-  try {
-    const waited = await guard.port.waitForDecision(outcome.requestId, { timeoutMs: guard.approval.waitMs });
-    // Approved: execute fetches the token and authorizes. Denied or expired: execute refuses with the gate's reason.
-    return waited.ok && waited.status === 'pending';
-  } catch {
-    return false;
-  }
+  // Approved (or edited and the edit approved): execute authorizes. Refused: execute refuses with the gate's reason.
+  const state = await approvalState(guard.port, outcome, guard.context, toolCallId, { waitMs: guard.approval.waitMs });
+  return state.kind === 'wait';
 }
 
 type Execute = (input: unknown, options: ExecuteOptions) => unknown;
 
 async function runGuarded(guard: CountersignGuard, toolName: string, input: unknown, options: ExecuteOptions, execute: Execute): Promise<unknown> {
-  const grant = await authorizeCall(guard, toolName, input, options.toolCallId);
-  // The ledger's arguments, exactly as proposed and approved; never the (resent) input.
-  const args: unknown = JSON.parse(grant.canonicalArgs);
-  let result: unknown;
-  try {
-    result = await execute(args, options);
-    if (isAsyncIterable(result)) result = await lastOf(result);
-  } catch (error) {
-    await completeSafely(guard, grant, { status: 'failed', error: errorText(error) });
-    throw error;
+  const { toolCallId } = options;
+  const recorded = guard.proposedOutcome(toolCallId) ?? (await guard.index.get(guard.context.runId, toolCallId));
+  const step = await guardCall(guard.port, { context: guard.context, callId: toolCallId, toolName, arguments: input, recorded });
+  if (step.kind === 'wait') {
+    throw new CountersignRefusal(
+      guard.refuse({ status: 'not_approved', reason: 'approval_pending', message: `approval request ${step.requestId} has not been approved in Countersign`, toolCallId, toolName, proposalId: step.proposalId }),
+    );
   }
-  await completeSafely(guard, grant, { status: 'succeeded', result });
-  return result;
-}
-
-async function authorizeCall(guard: CountersignGuard, toolName: string, input: unknown, toolCallId: string): Promise<Grant> {
-  const { runId, sessionId, principal } = guard.context;
-  const fail = (status: CountersignRefusalStatus, reason: CountersignReason, message: string, proposalId?: string): never => {
-    throw new CountersignRefusal(guard.refuse({ status, reason, message, toolCallId, toolName, proposalId }));
-  };
-  const indexed = await guard.index.get(runId, toolCallId);
-  if (indexed === undefined) {
-    const proposed = guard.proposedOutcome(toolCallId);
-    if (proposed?.status === 'denied' || proposed?.status === 'rejected') return fail(proposed.status, proposed.reason, proposed.message, proposed.status === 'denied' ? proposed.proposalId : undefined);
-    return fail('not_approved', 'unknown_call', `no model response in run ${runId} contained call ${toolCallId}`);
-  }
-  let outcome: AuthorizeOutcome;
-  try {
-    // No token (pending, denied, used): authorize without one says which, with the gate's reason.
-    const token = await issuedToken(guard.port, indexed.requestId);
-    outcome = await guard.port.authorize({
-      proposalId: indexed.proposalId,
-      token,
-      runId,
-      sessionId,
-      principal,
-      callId: toolCallId,
-      toolName,
-      arguments: input,
-    });
-  } catch (error) {
-    // authorize is sent once; if its answer was lost the approval may be spent: nothing runs (at most once).
-    return fail('not_approved', 'store_unavailable', unreachable(error), indexed.proposalId);
-  }
-  if (outcome.status === 'authorized') return outcome.grant;
-  if (outcome.status === 'approval_required') {
-    return fail('not_approved', 'approval_pending', `approval request ${outcome.requestId} has not been approved`, outcome.proposalId);
-  }
-  return fail(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? indexed.proposalId);
-}
-
-function completeSafely(guard: CountersignGuard, grant: Grant, completion: Completion): Promise<void> {
-  // The tool ran; its result stands. An unrecorded result leaves the call `dispatched` ("ran, result unknown").
-  return completeOrReport(guard.port, grant, completion, (failure) => guard.completionFailures.push(failure));
+  if (step.kind === 'refused') throw new CountersignRefusal(guard.refuse({ ...step.refusal, toolCallId, toolName }));
+  // The ledger's arguments, exactly as proposed and approved (or as the approver edited them); never the (resent) input.
+  return runGranted(guard.port, step.grant, async () => {
+    const result = await execute(JSON.parse(step.grant.canonicalArgs), options);
+    return isAsyncIterable(result) ? lastOf(result) : result;
+  }, { errorText, onCompletionFailure: (failure) => guard.completionFailures.push(failure) });
 }
 
 /** The error text exactly as the SDK relays it to the model (its `getErrorMessage`), so relay checks can match it. */

@@ -1,9 +1,9 @@
 import type { GatePort, ProposeOutcome } from '@countersign/core';
-import { type IntentOption, intentTask, proposeOrReject } from '@countersign/core/integration';
+import { type IntentOption, intentTask, proposeOrReject, rememberRefusal } from '@countersign/core/integration';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
 import { conversationOfPrompt } from './conversation.ts';
-import type { CountersignDenial } from './refusal.ts';
+import { type CountersignDenial, formatRefusal } from './refusal.ts';
 
 /** A tool call as the model produced it (the provider's JSON text for the input). */
 export interface ModelToolCall {
@@ -121,6 +121,8 @@ export class CountersignGuard {
   /** Records a refusal and returns it. */
   refuse(denial: CountersignDenial): CountersignDenial {
     this.refusals.push(denial);
+    // What a later request may relay for this call: recognised by this record, never by its text format.
+    rememberRefusal(this.index, this.context.runId, denial.toolCallId, formatRefusal(denial));
     return denial;
   }
 }

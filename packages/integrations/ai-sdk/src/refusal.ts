@@ -1,4 +1,5 @@
 import {
+  CountersignCallRefusal,
   type CountersignReason as KitReason,
   type CountersignDenial as KitDenial,
   type CountersignRefusalStatus,
@@ -34,14 +35,10 @@ export function parseRefusal(text: unknown): Pick<CountersignDenial, 'status' | 
  * turns it into its native `tool-error` part (the model sees `message`, the app's code
  * sees this object with its typed `countersign` field). Nothing ran.
  */
-export class CountersignRefusal extends Error {
-  readonly code = 'countersign_refused' as const;
-  readonly countersign: CountersignDenial;
-
+export class CountersignRefusal extends CountersignCallRefusal<CountersignDenial> {
   constructor(denial: CountersignDenial) {
-    super(formatRefusal(denial));
+    super(denial);
     this.name = 'CountersignRefusal';
-    this.countersign = denial;
   }
 }
 

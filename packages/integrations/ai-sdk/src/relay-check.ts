@@ -1,5 +1,4 @@
-import type { RelayedToolMessage } from '@countersign/core/gate';
-import { checkRelayedOrThrow } from '@countersign/core/integration';
+import { type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 
 /**
@@ -15,27 +14,61 @@ interface PromptMessage {
   content: unknown;
 }
 
+interface ToolResultPart {
+  type?: unknown;
+  toolCallId?: unknown;
+  output?: { type?: unknown; value?: unknown; reason?: unknown } | undefined;
+}
+
 /**
- * The tool results a model request relays, as `checkRelayed` reads them: the SDK's
- * `json` output (the tool's raw result), `text` and `content` parts. Error outputs
- * (tool errors, Countersign refusals, `execution-denied`) carry no result and are not
- * checked.
+ * Every part of a model request that carries a tool's output to the model, whatever its
+ * shape: `tool-result` parts of tool messages AND of assistant messages (a
+ * provider-executed result, which a UI message converts into), with every output type
+ * (`text`, `json`, `content`, `error-text`, `error-json`, `execution-denied` with its
+ * reason). Deny by default: a part type or an output type not known here throws
+ * `CountersignRelayRefusal` (`invalid_request`) instead of being passed through; so does a
+ * `tool-approval-response` (it reaches a model only for a provider-executed tool, which
+ * Countersign refuses).
  */
-export function relayedToolResults(prompt: readonly PromptMessage[]): RelayedToolMessage[] {
-  const relayed: RelayedToolMessage[] = [];
+export function relayedToolResults(prompt: readonly PromptMessage[]): RelayedMessage[] {
+  const relayed: RelayedMessage[] = [];
   for (const message of prompt) {
-    if (message.role !== 'tool' || !Array.isArray(message.content)) continue;
-    for (const part of message.content as Array<{ type?: unknown; toolCallId?: unknown; output?: { type?: unknown; value?: unknown } }>) {
-      if (part.type !== 'tool-result' || typeof part.toolCallId !== 'string') continue;
-      const type = part.output?.type;
-      if (type === 'json' || type === 'text' || type === 'content') relayed.push({ callId: part.toolCallId, content: part.output?.value });
+    if ((message.role !== 'tool' && message.role !== 'assistant') || !Array.isArray(message.content)) continue;
+    for (const part of message.content as ToolResultPart[]) {
+      if (message.role === 'assistant' && part?.type !== 'tool-result') continue;
+      if (part?.type !== 'tool-result' || typeof part.toolCallId !== 'string') throw unknownShape(`a ${message.role} message`, part);
+      const content = outputContent(part.output);
+      if (content !== undefined) relayed.push({ callId: part.toolCallId, content });
     }
   }
   return relayed;
 }
 
-/** Checks the prompt's relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
+/** What the model reads of one tool output, as `checkRelayed` compares it. */
+function outputContent(output: ToolResultPart['output']): unknown {
+  switch (output?.type) {
+    case 'text':
+    case 'json':
+    case 'content':
+    case 'error-text':
+    case 'error-json':
+      return output.value;
+    case 'execution-denied':
+      // The model reads the reason; without one, the provider's own fixed text (nothing to check).
+      return output.reason === undefined ? undefined : output.reason;
+    default:
+      throw unknownShape('a tool result output', output);
+  }
+}
+
+/** The text of a relayed output as the refusal check reads it (the SDK prefixes a thrown refusal with its class name). */
+function refusalText(content: unknown): string | undefined {
+  if (typeof content !== 'string') return undefined;
+  return content.startsWith('CountersignRefusal: ') ? content.slice('CountersignRefusal: '.length) : content;
+}
+
+/** Checks every tool output in the prompt against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
 export async function checkRelayedPrompt(guard: CountersignGuard, prompt: unknown): Promise<void> {
   if (!Array.isArray(prompt)) return;
-  await checkRelayedOrThrow(guard.port, guard.context.runId, relayedToolResults(prompt as PromptMessage[]));
+  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayedToolResults(prompt as PromptMessage[]), refusalText);
 }

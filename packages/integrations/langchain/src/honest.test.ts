@@ -54,7 +54,9 @@ for (const makeWiring of WIRINGS) {
       expect(await wiring.asUser(request!.requestId, 'approve', { to: 'alice', amount: 1_000_000 })).toEqual({ ok: false, reason: 'edit_denied_by_policy' });
       const result = await app.resume('ok');
       expect(app.executions).toEqual([]);
-      expect(refusalOf(toolMessages(result)[0])).toMatchObject({ reason: 'approval_pending' });
+      // Still undecided in Countersign: interrupted again, nothing refused for good.
+      expect(toolMessages(result)).toEqual([]);
+      expect(pendingRequests(result)).toMatchObject([{ requestId: request!.requestId }]);
     });
 
     it('server-side agents (waitMs): an approver decides in Countersign while the tool call waits; no interrupt', async () => {

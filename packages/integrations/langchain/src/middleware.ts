@@ -1,5 +1,5 @@
 import type { GatePort } from '@countersign/core';
-import { type IntentOption, intentTask } from '@countersign/core/integration';
+import { type CallIndex, type IntentOption, intentTask, memoryCallIndex } from '@countersign/core/integration';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { type ContextSource, resolveContext, type RuntimeView } from './context.ts';
@@ -24,6 +24,12 @@ export interface CountersignMiddlewareOptions {
   checkRelayed?: boolean | undefined;
   /** Called with every refusal (also returned to the model as an error `ToolMessage`). */
   onRefusal?: ((denial: CountersignDenial) => void) | undefined;
+  /**
+   * Where the refusals this middleware gave are remembered, so a refusal relayed back to
+   * the model is trusted only when it was given here (never for its text). Default: in
+   * memory, per middleware; give a durable `CallIndex` when a thread resumes in another process.
+   */
+  index?: CallIndex | undefined;
   /** Called when a call ran but `complete` could not record its result. */
   onCompletionFailure?: ((failure: { proposalId: string; reason: string; message: string }) => void) | undefined;
   /**
@@ -65,6 +71,7 @@ export function countersignMiddleware(options: CountersignMiddlewareOptions) {
   const settings = {
     port: options.port,
     waitMs: options.waitMs ?? 0,
+    index: options.index ?? memoryCallIndex(),
     onRefusal: options.onRefusal ?? (() => {}),
     onCompletionFailure: options.onCompletionFailure ?? (() => {}),
   };
@@ -76,7 +83,7 @@ export function countersignMiddleware(options: CountersignMiddlewareOptions) {
     beforeModel: async (state, runtime) => {
       if (!checkRelayed) return undefined;
       const view = state as unknown as CountersignStateView;
-      await checkRelayedMessages(options.port, resolveContext(options.context, runtime as RuntimeView).runId, view.messages);
+      await checkRelayedMessages(options.port, { index: settings.index, runId: resolveContext(options.context, runtime as RuntimeView).runId }, view.messages);
       return undefined;
     },
     wrapModelCall: async (request, handler) => {

@@ -1,6 +1,5 @@
 import type { GatePort } from '@countersign/core';
-import type { RelayedToolMessage } from '@countersign/core/gate';
-import { checkRelayedOrThrow } from '@countersign/core/integration';
+import { type RefusalMemory, type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 
 /**
@@ -11,27 +10,30 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
  */
 export { CountersignRelayRefusal } from '@countersign/core/integration';
 
+/** Message types that carry no tool output: the conversation and the model's own turns. */
+const CARRIES_NO_OUTPUT = new Set(['human', 'ai', 'system', 'developer']);
+
 /**
- * The tool results the next model request relays, as `checkRelayed` reads them. Error
- * messages (refusals, tool errors) carry no result and are not checked. A result of a
- * call the approver edited names the edited ledger call; the claim is accepted only
- * for an edit of this very call (`<callId>~edit-…`, the id the gate gives edits), so a
- * message cannot borrow another call's recorded result.
+ * Every message the next model request relays that carries a tool's output: each
+ * `ToolMessage`, `status: 'error'` ones included (a tool's error must be its recorded
+ * error; a Countersign refusal is trusted only when this middleware gave it: see
+ * `relayChecked`). The result of a call the approver edited is relayed under the
+ * model's call id; the ledger links it to the edited call. Deny by default: any other
+ * message type (function messages, custom types) throws `CountersignRelayRefusal`.
  */
-export function relayedToolResults(messages: readonly BaseMessage[]): RelayedToolMessage[] {
-  const relayed: RelayedToolMessage[] = [];
+export function relayedToolResults(messages: readonly BaseMessage[]): RelayedMessage[] {
+  const relayed: RelayedMessage[] = [];
   for (const message of messages) {
-    if (message.type !== 'tool') continue;
+    const type = message.type as string;
+    if (CARRIES_NO_OUTPUT.has(type)) continue;
+    if (type !== 'tool') throw unknownShape('a LangChain message', { type });
     const tool = message as ToolMessage;
-    if (tool.status === 'error') continue;
-    const claimed = (tool.additional_kwargs?.countersign as { callId?: unknown } | undefined)?.callId;
-    const isEdit = typeof claimed === 'string' && claimed.startsWith(`${tool.tool_call_id}~edit-`);
-    relayed.push({ callId: isEdit ? claimed : tool.tool_call_id, content: tool.content });
+    relayed.push({ callId: tool.tool_call_id, content: tool.content });
   }
   return relayed;
 }
 
 /** Checks the relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
-export async function checkRelayedMessages(port: GatePort, runId: string, messages: readonly BaseMessage[]): Promise<void> {
-  await checkRelayedOrThrow(port, runId, relayedToolResults(messages));
+export async function checkRelayedMessages(port: GatePort, memory: RefusalMemory, messages: readonly BaseMessage[]): Promise<void> {
+  await relayChecked(port, memory, relayedToolResults(messages));
 }

@@ -101,13 +101,18 @@ for (const makeWiring of WIRINGS) {
       expect(app.executions).toEqual([{ tool: 'transfer', args: { to: 'alice', amount: 25 } }]);
     });
 
-    it('an unsigned resume payload approves nothing: approval_pending, nothing runs', async () => {
+    it('an unsigned resume payload approves nothing: nothing runs, and the call stays open on the thread (interrupted again)', async () => {
       const app = guardedAgent(wiring, [PAY_MALLORY]);
-      await app.start();
+      const [asked] = pendingRequests(await app.start());
       const result = await app.resume(approveAll());
       expect(app.executions).toEqual([]);
-      expect(app.refusals).toMatchObject([{ status: 'not_approved', reason: 'approval_pending', toolCallId: 'call-b' }]);
-      expect(refusalOf(toolMessages(result)[0])).toMatchObject({ reason: 'approval_pending' });
+      expect(app.refusals).toEqual([]);
+      expect(toolMessages(result)).toEqual([]);
+      expect(pendingRequests(result)).toMatchObject([{ toolCallId: 'call-b', requestId: asked!.requestId }]);
+      // Once the approver decides in Countersign, the next resume runs it (resuming early refused nothing for good).
+      expect(await wiring.asUser(asked!.requestId, 'approve')).toEqual({ ok: true });
+      await app.resume(approveAll());
+      expect(app.executions).toEqual([{ tool: 'transfer', args: { to: 'mallory', amount: 9999 } }]);
     });
 
     it('resuming again from the interrupted checkpoint: already_consumed, the call ran once', async () => {

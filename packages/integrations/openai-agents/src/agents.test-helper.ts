@@ -4,14 +4,14 @@ import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
-import { Agent, type AgentInputItem, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
+import { Agent, type AgentInputItem, type MCPServer, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
 import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
 import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
-import { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+import { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
 
 /**
@@ -33,7 +33,13 @@ rules:
   - id: no-deletes
     tool: delete_file
     verdict: deny
+  - id: handoff-to-billing
+    tool: transfer_to_billing
+    verdict: allow
 `;
+
+/** The handoff the tests' triage agent offers (its definition is registered with the gate). */
+export const BILLING_HANDOFF = { toolName: 'transfer_to_billing', toolDescription: 'Hand off to billing', inputJsonSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } };
 
 export const USER = 'user:42';
 
@@ -69,6 +75,8 @@ export interface Wiring {
   port: GatePort;
   /** An `ops` approver deciding in Countersign. */
   asOps: Decide;
+  /** The `ops` approver approves with edits: the edited call is the one to run. */
+  editAsOps(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
   close(): Promise<void>;
 }
@@ -82,7 +90,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
     audit,
     policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
     keyring: new Keyring([hmacKey('agents-k1', Buffer.alloc(32, 0x24))]),
-    tools: sdkToolRegistry(toolDefinitions(fileTools([]))),
+    tools: sdkToolRegistry([...toolDefinitions(fileTools([])), ...handoffDefinitions([BILLING_HANDOFF])]),
     clock,
     newId: () => `cs-${randomUUID()}`,
     ...(options.intent === undefined ? {} : { intent: options.intent }),
@@ -100,6 +108,10 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
     asOps: async (requestId, decision) => {
       const decided = await gate.approvals.decide({ id: 'olga', roles: ['ops'] }, { requestId, decision });
       if (!decided.ok) throw new Error(`decision failed: ${decided.reason}`);
+    },
+    async editAsOps(requestId, editedArguments) {
+      const decided = await gate.approvals.decide({ id: 'olga', roles: ['ops'] }, { requestId, decision: 'approve', editedArguments });
+      if (!decided.ok) throw new Error(`edit failed: ${decided.reason}`);
     },
     advanceClock: (ms) => clock.advance(ms),
     close: async () => {},
@@ -128,6 +140,16 @@ export function remoteWiring(): Wiring {
         }),
       );
       if (!response.ok) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
+    },
+    async editAsOps(requestId, editedArguments) {
+      const response = await pair.app.fetch(
+        new Request('http://countersign.linked/api/v1/decisions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ requestId, decision: 'approve', editedArguments }),
+        }),
+      );
+      if (!response.ok) throw new Error(`edit failed: ${response.status} ${await response.text()}`);
     },
     advanceClock: (ms) => clock.advance(ms),
     close: () => pair.close(),
@@ -292,4 +314,20 @@ export function swapCallIds(serialized: string, a: { callId: string; path: strin
     return object;
   };
   return JSON.stringify(swap(JSON.parse(serialized)));
+}
+
+/** An MCP server (what the runner builds tools from at run time) whose `move_money` tool records into `executions` if it ever runs. */
+export function bankServer(executions: Array<{ tool: string; args: unknown }>): MCPServer {
+  return {
+    name: 'bank',
+    cacheToolsList: false,
+    connect: async () => {},
+    close: async () => {},
+    invalidateToolsCache: async () => {},
+    listTools: async () => [{ name: 'move_money', description: 'Move money', inputSchema: { type: 'object', properties: { amount: { type: 'number' } }, required: [], additionalProperties: false } }],
+    callTool: async (name, args) => {
+      executions.push({ tool: name, args });
+      return [{ type: 'text', text: 'moved' }];
+    },
+  } as MCPServer;
 }

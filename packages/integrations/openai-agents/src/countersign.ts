@@ -1,9 +1,10 @@
-import type { Model, ModelProvider, RunToolApprovalItem } from '@openai/agents';
+import type { Handoff, Model, ModelProvider, RunToolApprovalItem } from '@openai/agents';
 import { applyCountersignDecisions, countersignApprovals } from './decisions.ts';
 import { CountersignGuard, type CountersignGuardOptions } from './guard.ts';
 import { guardModel, guardModelProvider } from './guard-model.ts';
+import { guardHandoff } from './guard-handoff.ts';
 import { guardTools } from './guard-tools.ts';
-import type { AnyRunState, AnyTool } from './sdk-types.ts';
+import type { AnyAgent, AnyRunState, AnyTool } from './sdk-types.ts';
 
 /**
  * Countersign for one OpenAI Agents SDK run (or one resumption of it): wrap the model
@@ -13,7 +14,7 @@ import type { AnyRunState, AnyTool } from './sdk-types.ts';
  *
  * ```ts
  * const cs = countersign({ port, context: { runId, sessionId, principal: `user:${user.id}` }, index });
- * const agent = new Agent({ name, model: cs.model(model), tools: cs.tools(tools) });
+ * const agent = new Agent({ name, model: cs.model(model), tools: cs.tools(tools), handoffs: [cs.handoff(billing)] });
  * let result = await run(agent, input);
  * // result.interruptions → await cs.approvals(result.interruptions): request ids for the approver.
  * // Later (any process, same index): state = await RunState.fromString(agent, saved);
@@ -30,6 +31,8 @@ export function countersign(options: CountersignGuardOptions) {
     model: (model: Model): Model => guardModel(model, guard),
     modelProvider: (provider: ModelProvider): ModelProvider => guardModelProvider(provider, guard),
     tools: <TOOLS extends readonly AnyTool[]>(tools: TOOLS): TOOLS => guardTools(tools, guard),
+    /** A handoff the model may call, recorded and authorized like any call (see `guardHandoff`). */
+    handoff: (target: AnyAgent | Handoff): Handoff => guardHandoff(target, guard),
     approvals: (interruptions: readonly RunToolApprovalItem[]) => countersignApprovals(guard, interruptions),
     applyDecisions: (state: AnyRunState) => applyCountersignDecisions(guard, state),
   };

@@ -1,9 +1,7 @@
-import type { CallStatus } from '@countersign/core';
-import { CanonicalizationError, canonicalizeArguments } from '@countersign/core/canonical';
 import type { RunToolApprovalItem } from '@openai/agents';
-import { unreachable } from '@countersign/core/integration';
+import { approvalState, type GuardedRefusal, recordedMismatch } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
-import { type CountersignDenial, type CountersignReason, type CountersignRefusalStatus, formatRefusal } from './refusal.ts';
+import { type CountersignDenial, formatRefusal } from './refusal.ts';
 import type { AnyRunState } from './sdk-types.ts';
 
 /** An interruption of the run, with the Countersign approval request the approver decides. */
@@ -71,52 +69,18 @@ export async function applyCountersignDecisions(guard: CountersignGuard, state: 
 
 type Verdict = { kind: 'approved' } | { kind: 'pending' } | { kind: 'refused'; denial: CountersignDenial };
 
+/**
+ * The guarded-call state machine's answer for an interrupted call: still the model's
+ * call (index: same tool, same canonical arguments), then its approval followed in
+ * Countersign (an approver's edit followed to the edited call, which `invoke` runs).
+ */
 async function decisionFor(guard: CountersignGuard, call: { callId: string; name: string; arguments: string }): Promise<Verdict> {
-  const refuse = (status: CountersignRefusalStatus, reason: CountersignReason, message: string, proposalId?: string): Verdict => ({
-    kind: 'refused',
-    denial: guard.refuse({ status, reason, message, callId: call.callId, toolName: call.name, proposalId }),
-  });
-  const { runId } = guard.context;
-  const indexed = await guard.index.get(runId, call.callId);
-  if (indexed === undefined) return refuse('not_approved', 'unknown_call', `no model response in run ${runId} contained call ${call.callId}`);
-  if (indexed.toolName !== call.name) {
-    return refuse('not_approved', 'tool_mismatch', `call ${call.callId} was proposed for ${indexed.toolName}, not ${call.name}`, indexed.proposalId);
-  }
-  const digest = argsDigestOf(call.arguments);
-  if (digest === undefined) return refuse('not_approved', 'invalid_arguments', 'the arguments are not valid canonical JSON', indexed.proposalId);
-  if (digest !== indexed.argsDigest) return refuse('not_approved', 'args_mismatch', 'the arguments differ from the ones the model proposed', indexed.proposalId);
-  let status: CallStatus;
-  try {
-    const read = await guard.port.callStatus(indexed.proposalId);
-    if (!read.ok) return refuse('not_approved', read.reason === 'not_found' ? 'unknown_call' : 'store_unavailable', read.message, indexed.proposalId);
-    status = read.call;
-  } catch (error) {
-    return refuse('not_approved', 'store_unavailable', unreachable(error), indexed.proposalId);
-  }
-  if (status.state !== 'proposed') {
-    return refuse('not_approved', 'already_consumed', `call ${call.callId} was already dispatched (${status.state})`, indexed.proposalId);
-  }
-  const request = status.request;
-  if (request === undefined || request.status === 'approved') return { kind: 'approved' };
-  if (request.status === 'pending') return { kind: 'pending' };
-  const [refusalStatus, reason, message] = REQUEST_REFUSALS[request.status] ?? ['not_approved', 'approval_pending', `approval request ${request.requestId} is ${request.status}`];
-  return refuse(refusalStatus, reason, message.replace('{request}', request.requestId), indexed.proposalId);
-}
-
-const REQUEST_REFUSALS: Record<string, [CountersignRefusalStatus, CountersignReason, string]> = {
-  denied: ['denied', 'approval_denied', 'approval request {request} was denied'],
-  revoked: ['not_approved', 'approval_revoked', 'approval request {request} was revoked'],
-  consumed: ['not_approved', 'already_consumed', 'approval request {request} was already used'],
-  expired: ['not_approved', 'expired', 'approval request {request} expired'],
-  edited: ['not_approved', 'approval_edited', 'the approver edited this call: the edited call is a new call'],
-};
-
-/** SHA-256 of the canonical form of the arguments as core computes it, or undefined when they have none. */
-function argsDigestOf(args: string): string | undefined {
-  try {
-    return canonicalizeArguments(args).digest;
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return undefined;
-    throw error;
-  }
+  const refuse = (refusal: GuardedRefusal): Verdict => ({ kind: 'refused', denial: guard.refuse({ ...refusal, callId: call.callId, toolName: call.name }) });
+  const indexed = await guard.index.get(guard.context.runId, call.callId);
+  const mismatch = indexed === undefined ? undefined : recordedMismatch(indexed, call.callId, call.name, call.arguments);
+  if (mismatch !== undefined) return refuse(mismatch);
+  const state = await approvalState(guard.port, indexed, guard.context, call.callId);
+  if (state.kind === 'approved') return { kind: 'approved' };
+  if (state.kind === 'wait') return { kind: 'pending' };
+  return refuse(state.refusal);
 }

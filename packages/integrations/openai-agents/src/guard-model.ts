@@ -1,4 +1,5 @@
 import type { Model, ModelProvider, ModelRequest, ModelResponse } from '@openai/agents';
+import { CountersignUnguardedTool } from '@countersign/core/integration';
 import type { CountersignGuard, ModelFunctionCall } from './guard.ts';
 import { checkRelayedInput } from './relay-check.ts';
 
@@ -18,12 +19,14 @@ import { checkRelayedInput } from './relay-check.ts';
 export function guardModel(model: Model, guard: CountersignGuard): Model {
   const guarded: Model = {
     async getResponse(request: ModelRequest): Promise<ModelResponse> {
+      refuseUnguardedTools(guard, request);
       await checkRelayedInput(guard, request.input);
       const response = await model.getResponse(request);
       await guard.proposeResponse(functionCallsOf(response.output), response.responseId, request);
       return response;
     },
     async *getStreamedResponse(request: ModelRequest) {
+      refuseUnguardedTools(guard, request);
       await checkRelayedInput(guard, request.input);
       for await (const event of model.getStreamedResponse(request)) {
         if (event.type === 'response_done') await guard.proposeResponse(functionCallsOf(event.response.output), event.response.id, request);
@@ -39,6 +42,22 @@ export function guardModel(model: Model, guard: CountersignGuard): Model {
 /** A `ModelProvider` whose models are guarded (for agents that name their model: `new Runner({ modelProvider })`). */
 export function guardModelProvider(provider: ModelProvider, guard: CountersignGuard): ModelProvider {
   return { getModel: async (name?: string) => guardModel(await provider.getModel(name), guard) };
+}
+
+/**
+ * Run start, before any model call: every tool and handoff the runner offers the model
+ * must be one wrapped with this guard (`cs.tools`, `cs.handoff`). Tools the runner
+ * builds at run time (from `mcpServers`), hosted tools and unguarded handoffs throw
+ * `CountersignUnguardedTool`: none runs unchecked.
+ */
+function refuseUnguardedTools(guard: CountersignGuard, request: ModelRequest): void {
+  for (const tool of request.tools) {
+    if (tool.type !== 'function') throw new CountersignUnguardedTool(tool.name, tool.type, 'it runs outside the agent process, where Countersign cannot hold it');
+    if (!guard.guarded.has(tool.name)) throw new CountersignUnguardedTool(tool.name, 'function', 'it was not wrapped with cs.tools (a tool built at run time, e.g. from mcpServers?)');
+  }
+  for (const handoff of request.handoffs) {
+    if (!guard.guarded.has(handoff.toolName)) throw new CountersignUnguardedTool(handoff.toolName, 'handoff', 'it was not wrapped with cs.handoff');
+  }
 }
 
 function functionCallsOf(output: readonly unknown[]): ModelFunctionCall[] {

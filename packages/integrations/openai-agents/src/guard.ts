@@ -1,9 +1,9 @@
-import { type IntentOption, intentTask, proposeOrReject } from '@countersign/core/integration';
+import { type IntentOption, intentTask, proposeOrReject, rememberRefusal } from '@countersign/core/integration';
 import type { GatePort, ProposeOutcome } from '@countersign/core';
 import { type CallIndex, defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
 import { conversationOfRequest } from './conversation.ts';
-import type { CountersignDenial } from './refusal.ts';
+import { type CountersignDenial, formatRefusal } from './refusal.ts';
 
 /** A function call as the model produced it (the Responses `function_call` item: JSON text arguments). */
 export interface ModelFunctionCall {
@@ -55,8 +55,12 @@ export class CountersignGuard {
   readonly refusals: CountersignDenial[] = [];
   /** Calls that ran but whose result `complete` could not record (they read `dispatched`). */
   readonly completionFailures: Array<{ proposalId: string; reason: string; message: string }> = [];
+  /** Names of the tools and handoffs wrapped with this guard: the only ones the model may be offered. */
+  readonly guarded = new Set<string>();
   /** Propose outcomes of the calls the model made through this guard, by call id. */
   readonly #proposed = new Map<string, ProposeOutcome>();
+  /** The calls of those responses not yet taken by a handoff, by call id. */
+  readonly #calls = new Map<string, ModelFunctionCall>();
 
   constructor(options: CountersignGuardOptions) {
     this.port = options.port;
@@ -89,6 +93,7 @@ export class CountersignGuard {
     for (const [i, call] of calls.entries()) {
       const outcome = outcomes[i] as ProposeOutcome;
       this.#proposed.set(call.callId, outcome);
+      this.#calls.set(call.callId, call);
       if (outcome.status === 'allowed' || outcome.status === 'approval_required') {
         await this.index.set(this.context.runId, call.callId, {
           proposalId: outcome.proposalId,
@@ -108,6 +113,21 @@ export class CountersignGuard {
   /** Records a refusal and returns it. */
   refuse(denial: CountersignDenial): CountersignDenial {
     this.refusals.push(denial);
+    // What a later request may relay for this call: recognised by this record, never by its text format.
+    rememberRefusal(this.index, this.context.runId, denial.callId, formatRefusal(denial));
     return denial;
+  }
+
+  /**
+   * The call id of a handoff call the model made through this guard with `toolName` and
+   * exactly `args`, once (the SDK does not pass the call id to a handoff).
+   */
+  takeCall(toolName: string, args: string): string | undefined {
+    for (const [callId, call] of this.#calls) {
+      if (call.name !== toolName || call.arguments !== args) continue;
+      this.#calls.delete(callId);
+      return callId;
+    }
+    return undefined;
   }
 }

@@ -5,6 +5,7 @@ export { countersign } from './countersign.ts';
 export { type AppliedDecisions, applyCountersignDecisions, type CountersignApproval, countersignApprovals } from './decisions.ts';
 export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelFunctionCall } from './guard.ts';
 export { guardModel, guardModelProvider } from './guard-model.ts';
+export { CountersignHandoffRefusal, guardHandoff } from './guard-handoff.ts';
 export { guardFunctionTool, guardTools } from './guard-tools.ts';
 export {
   type CountersignDenial,
@@ -16,4 +17,4 @@ export {
   refusalOf,
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedInput, relayedToolResults } from './relay-check.ts';
-export { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+export { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';

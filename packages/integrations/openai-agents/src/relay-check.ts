@@ -1,7 +1,5 @@
-import type { RelayedToolMessage } from '@countersign/core/gate';
-import { checkRelayedOrThrow } from '@countersign/core/integration';
+import { type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
-import { refusalOf } from './refusal.ts';
 
 /**
  * Thrown from the wrapped model before a request is sent when a tool result in its
@@ -13,30 +11,41 @@ export { CountersignRelayRefusal } from '@countersign/core/integration';
 
 interface InputItem {
   type?: unknown;
+  role?: unknown;
   callId?: unknown;
   output?: unknown;
 }
 
+/** Input items that carry no tool output: the conversation, the model's own calls and reasoning. */
+const CARRIES_NO_OUTPUT = new Set(['message', 'function_call', 'reasoning']);
+
 /**
- * The tool results a model request relays (`function_call_result` items), as
- * `checkRelayed` reads them: a `{ type: 'text', text }` output as its text, a string
- * as is, content-part arrays as parts. Countersign refusals carry no result (nothing
- * ran) and are not checked: a forged one tells the model only that a call was refused.
+ * Every item of a model request's input that carries a tool's output to the model:
+ * `function_call_result` items, whatever their output (a string, `{ type: 'text' }`,
+ * content parts), Countersign refusals included (trusted only when this integration gave
+ * exactly that refusal for the call: `relayChecked`). Deny by default: any other item
+ * type that is not a message, a function call or reasoning (hosted tool, computer,
+ * shell and apply-patch outputs, unknown items) throws `CountersignRelayRefusal`
+ * (`invalid_request`) instead of reaching the model.
  */
-export function relayedToolResults(input: unknown): RelayedToolMessage[] {
+export function relayedToolResults(input: unknown): RelayedMessage[] {
   if (!Array.isArray(input)) return [];
-  const relayed: RelayedToolMessage[] = [];
+  const relayed: RelayedMessage[] = [];
   for (const item of input as InputItem[]) {
-    if (item?.type !== 'function_call_result' || typeof item.callId !== 'string') continue;
-    if (refusalOf(item.output) !== undefined) continue;
-    const output = item.output as { type?: unknown; text?: unknown } | undefined;
-    const content = typeof output === 'object' && output !== null && output.type === 'text' ? output.text : output;
-    relayed.push({ callId: item.callId, content });
+    const type = item?.type ?? (typeof item?.role === 'string' ? 'message' : undefined);
+    if (typeof type === 'string' && CARRIES_NO_OUTPUT.has(type)) continue;
+    if (type !== 'function_call_result' || typeof item.callId !== 'string') throw unknownShape('a model request input item', item);
+    relayed.push({ callId: item.callId, content: contentOf(item.output) });
   }
   return relayed;
 }
 
-/** Checks a request's relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
+function contentOf(output: unknown): unknown {
+  const text = output as { type?: unknown; text?: unknown } | undefined;
+  return typeof text === 'object' && text !== null && text.type === 'text' ? text.text : output;
+}
+
+/** Checks every tool output a request relays against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
 export async function checkRelayedInput(guard: CountersignGuard, input: unknown): Promise<void> {
-  await checkRelayedOrThrow(guard.port, guard.context.runId, relayedToolResults(input));
+  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayedToolResults(input));
 }

@@ -16,6 +16,11 @@ export function toolDefinitions(tools: readonly AnyTool[]): ToolDefinition[] {
   );
 }
 
+/** The Countersign definitions of handoffs (the function tool the model sees for each): register them like tools. */
+export function handoffDefinitions(handoffs: ReadonlyArray<{ toolName: string; toolDescription: string; inputJsonSchema: unknown }>): ToolDefinition[] {
+  return handoffs.map((h) => ({ name: h.toolName, description: h.toolDescription, inputSchema: h.inputJsonSchema as Record<string, unknown> }));
+}
+
 /**
  * An in-process gate's registry for tools the Agents SDK runs: their pinned definitions.
  * The SDK runs them (guarded: authorize → invoke → complete); the gate's own `dispatch`

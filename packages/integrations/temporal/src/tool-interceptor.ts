@@ -1,4 +1,5 @@
 import type { AuthorizeOutcome, CallStatusResult, GatePort } from '@countersign/core/gate';
+import { runGranted } from '@countersign/core/integration';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import type { Context } from '@temporalio/activity';
@@ -71,19 +72,17 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
     });
     if (authorized.status !== 'authorized') return this.#refuse(proposalId, authorized);
     const { grant } = authorized;
-    let result: unknown;
     try {
-      // The ledger's arguments, never the workflow's (invariant 4).
-      result = await next({ ...input, args: [JSON.parse(grant.canonicalArgs)] });
+      // The ledger's arguments, never the workflow's (invariant 4). The outcome is recorded with
+      // `complete` by the guarded-call state machine's last step; the tool's result stands whatever
+      // happens there (an unrecorded result leaves the call `dispatched`: ran, result unknown).
+      return await runGranted(this.#port, grant, () => next({ ...input, args: [JSON.parse(grant.canonicalArgs)] }), {
+        onCompletionFailure: (failure) => this.#ctx.log.warn('countersign: result not recorded', { proposalId, reason: failure.reason }),
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await this.#port.complete(grant, { status: 'failed', error: message });
       throw refusal(FAILURE_TYPES.toolFailed, `${activityType} failed: ${message}`);
     }
-    const completed = await this.#port.complete(grant, { status: 'succeeded', result });
-    // The tool ran: its result stands. An unrecorded result leaves the call `dispatched` ("ran, result unknown").
-    if (!completed.ok) this.#ctx.log.warn('countersign: result not recorded', { proposalId, reason: completed.reason });
-    return result;
   }
 
   async #refuse(proposalId: string, outcome: Exclude<AuthorizeOutcome, { status: 'authorized' }>): Promise<never> {

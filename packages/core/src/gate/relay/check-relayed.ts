@@ -35,7 +35,8 @@ export async function checkRelayed(deps: GateDeps, request: CheckRelayedRequest,
     failed = [];
     for (const message of toolMessages) {
       const proposal = visible ? await deps.ledger.findProposalByCall(runId, message.callId) : undefined;
-      const found = proposal !== undefined && isOwnedBy(proposal.agent, agent) ? proposal : undefined;
+      const owned = proposal !== undefined && isOwnedBy(proposal.agent, agent) ? proposal : undefined;
+      const found = owned === undefined ? undefined : await followEdits(deps, owned);
       const forms = relayedForms(message.content);
       const failure = checkOne(deps.relayProjections, message, found, forms);
       if (failure !== undefined) failed.push({ failure, event: refusalEvent(deps, runId, message, found, forms, failure, agent), proposal: found });
@@ -58,6 +59,28 @@ export async function checkRelayed(deps: GateDeps, request: CheckRelayedRequest,
   const failures = failed.map((f) => f.failure);
   const summary = failures.map((f) => `${f.callId}: ${f.reason}`).join(', ');
   return { ok: false, reason: 'relay_refused', message: `relayed tool results refused (${summary})`, failures };
+}
+
+/** An edit of an edit is possible; a longer chain is not followed. */
+const MAX_EDIT_HOPS = 8;
+
+/**
+ * The call whose result stands for `proposal`: itself, or, when an approver edited it
+ * (its request is `edited`), the edited call the decision names, in the same run (an
+ * integration runs the approver's edit and relays its result under the model's call
+ * id). The link is the ledger's (`parentProposalId`), never the relayed message's.
+ */
+async function followEdits(deps: GateDeps, proposal: Proposal): Promise<Proposal> {
+  let current = proposal;
+  for (let hop = 0; hop < MAX_EDIT_HOPS && current.result === undefined; hop++) {
+    const request = await deps.ledger.findApprovalRequestByProposal(current.proposalId);
+    const editedId = request?.status === 'edited' ? request.decisions.find((d) => d.editedProposalId !== undefined)?.editedProposalId : undefined;
+    if (editedId === undefined) return current;
+    const edited = await deps.ledger.getProposal(editedId);
+    if (edited === undefined || edited.parentProposalId !== current.proposalId || edited.runId !== current.runId) return current;
+    current = edited;
+  }
+  return current;
 }
 
 function checkOne(

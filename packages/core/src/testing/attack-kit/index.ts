@@ -1,3 +1,11 @@
+export {
+  type AdapterAttackHarness,
+  type AdapterKitApp,
+  type AdapterKitCall,
+  type AdapterKitExecutions,
+  type AdapterKitResume,
+  describeAdapterAttacks,
+} from './adapter-attacks.ts';
 export type { GateAttackAdapter } from './adapter.ts';
 export { describeGateAttacks } from './describe-gate-attacks.ts';
 export {
