@@ -14,7 +14,7 @@ import { type ScriptedMessagesServer, type ScriptedTurn, startScriptedMessagesSe
 // The package's exports do not include its package.json: read it beside the entry point.
 export const RUNTIME_VERSION = JSON.parse(readFileSync(new URL('package.json', import.meta.resolve('@anthropic-ai/claude-agent-sdk')), 'utf8')).version as string;
 
-/** Echo commands run freely; any other shell command and every file write need an ops approver; no rule names Glob. */
+/** Echo commands and subagents run freely; any other shell command and every file write need an ops approver; no rule names Read. */
 const POLICY = `
 version: 1
 rules:
@@ -29,6 +29,9 @@ rules:
     tool: Bash
     verdict: approve
     approval: { approvers: { roles: [ops] }, ttlSeconds: 600 }
+  - id: subagents
+    tool: Agent
+    verdict: allow
   - id: writes
     tool: Write
     verdict: approve
@@ -43,7 +46,7 @@ export type Wiring = 'in-process' | 'client';
 export async function claudeHarness(wiring: Wiring) {
   const fixture = makeGateFixture({
     policy: loadPolicy(POLICY, 'yaml'),
-    tools: frameworkToolRegistry(runtimeToolDefinitions(['Bash', 'Write', 'Read', 'Glob'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
+    tools: frameworkToolRegistry(runtimeToolDefinitions(['Bash', 'Write', 'Read', 'Agent'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
   });
   const pair = wiring === 'client' ? linkedPair({ gate: fixture.gate }) : undefined;
   const port: GatePort = pair?.client ?? new InProcessGatePort(fixture.gate);

@@ -88,6 +88,18 @@ describe.each<Wiring>(['in-process', 'client'])('Claude Agent SDK through Counte
     expect(JSON.stringify(h.model.toolResults)).not.toContain('the original');
   }, 60_000);
 
+  it("a subagent's tool calls go through the same hooks: its shell command waits for approval and does not run", async () => {
+    h = await claudeHarness(wiring);
+    const marker = join(h.work, 'subagent-ran.txt');
+    const { sessionId } = await h.run([
+      [{ id: 'toolu_agent', name: 'Agent', input: { description: 'tidy up', prompt: 'tidy the folder', subagent_type: 'general-purpose' } }],
+      [{ id: 'toolu_sub_touch', name: 'Bash', input: { command: `touch ${marker}` } }],
+    ]);
+    expect(existsSync(marker)).toBe(false);
+    const proposal = await proposalOf(sessionId, 'toolu_sub_touch');
+    expect(await h.fixture.ledger.findApprovalRequestByProposal(proposal.proposalId)).toMatchObject({ status: 'pending' });
+  }, 60_000);
+
   it('a gate that cannot be reached refuses the call (store_unavailable); the shell command never runs', async () => {
     h = await claudeHarness(wiring);
     const marker = join(h.work, 'ran.txt');
