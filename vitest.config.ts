@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@countersign\/dbos$/, replacement: `${packagesDir}integrations/dbos/src/index.ts` },
       { find: /^@countersign\/temporal$/, replacement: `${packagesDir}integrations/temporal/src/index.ts` },
       { find: /^@countersign\/temporal\/workflow$/, replacement: `${packagesDir}integrations/temporal/src/workflow/index.ts` },
+      { find: /^@countersign\/claude-agent-sdk$/, replacement: `${packagesDir}integrations/claude-agent-sdk/src/index.ts` },
       { find: /^@countersign\/openai-agents$/, replacement: `${packagesDir}integrations/openai-agents/src/index.ts` },
       { find: /^@countersign\/([^/]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
       { find: /^@countersign\/([^/]+)\/(.+)$/, replacement: `${packagesDir}$1/src/$2/index.ts` },

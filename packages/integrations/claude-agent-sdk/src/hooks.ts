@@ -1,0 +1,133 @@
+import type { GatePort, Grant } from '@countersign/core/gate';
+import {
+  type CompletionFailure,
+  finishCall,
+  formatRefusal,
+  type GuardedContext,
+  type GuardedRefusal,
+  guardCall,
+  proposeOrReject,
+  unreachable,
+} from '@countersign/core/integration';
+
+/** The hook shapes this integration reads and answers (a structural subset of the SDK's types). */
+interface ToolHookInput {
+  hook_event_name: string;
+  session_id: string;
+  tool_name?: string;
+  tool_input?: unknown;
+  tool_use_id?: string;
+  tool_response?: unknown;
+  error?: string;
+}
+type HookOutput = Record<string, unknown>;
+type Hook = (input: ToolHookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<HookOutput>;
+interface HookMatcher {
+  hooks: Hook[];
+  timeout?: number;
+  onFailure: 'block';
+}
+
+export interface CountersignClaudeOptions {
+  /** The gate: `InProcessGatePort` around a `Gate`, or `@countersign/client`. */
+  port: GatePort;
+  /** On whose behalf the agent acts. */
+  principal: string;
+  /**
+   * The Countersign run of an SDK session. Default: the SDK's session id, so a session
+   * the SDK resumes keeps its run (and its approvals); a forked session is a new run.
+   */
+  runIdOf?: ((sdkSessionId: string) => string) | undefined;
+  /** The Countersign session id (default: the SDK's session id). */
+  sessionId?: string | undefined;
+  /**
+   * How long the hook waits for an approver before refusing the call as
+   * `approval_pending` (the model sees the request id; a later attempt of the same
+   * call runs once it is approved). Default 0: refuse at once.
+   */
+  waitMs?: number | undefined;
+  /** Every refusal, for the app's own log (the model sees it as the hook's reason). */
+  onRefusal?: ((refusal: GuardedRefusal, call: { toolUseId: string; toolName: string }) => void) | undefined;
+  /** A completion the gate did not record: the call then reads "ran, result unknown". */
+  onCompletionFailure?: ((failure: CompletionFailure) => void) | undefined;
+}
+
+/** What to spread into `query({ options })`: the hooks that guard every tool call. */
+export interface CountersignClaudeHooks {
+  hooks: { PreToolUse: HookMatcher[]; PostToolUse: HookMatcher[]; PostToolUseFailure: HookMatcher[] };
+}
+
+const deny = (reason: string): HookOutput => ({
+  hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+});
+
+/**
+ * Guards every tool call of a Claude Agent SDK agent with Countersign. The runtime calls
+ * `PreToolUse` for every tool call, including those it would run without asking (a
+ * "safe" shell command, a read) and those of MCP servers: the hook records the call,
+ * asks the gate (policy, approval, consume once) and answers `allow` with the LEDGER's
+ * arguments as `updatedInput` (after an approver's edit, the edited ones), or `deny`
+ * with the typed refusal. `PostToolUse` / `PostToolUseFailure` complete the call. Hooks
+ * that fail block the call (`onFailure: 'block'`), and the hook itself never throws.
+ */
+export function countersignHooks(options: CountersignClaudeOptions): CountersignClaudeHooks {
+  const { port } = options;
+  const grants = new Map<string, Grant>();
+  const contextOf = (sdkSessionId: string): GuardedContext => ({
+    runId: options.runIdOf?.(sdkSessionId) ?? sdkSessionId,
+    sessionId: options.sessionId ?? sdkSessionId,
+    principal: options.principal,
+  });
+  const refuse = (refusal: GuardedRefusal, toolUseId: string, toolName: string): HookOutput => {
+    options.onRefusal?.(refusal, { toolUseId, toolName });
+    return deny(formatRefusal(refusal));
+  };
+
+  const preToolUse: Hook = async (input, _id, { signal }) => {
+    const { tool_use_id: callId, tool_name: toolName } = input;
+    if (input.hook_event_name !== 'PreToolUse' || typeof callId !== 'string' || typeof toolName !== 'string') {
+      return deny('countersign: a tool call this integration cannot identify does not run');
+    }
+    const context = contextOf(input.session_id);
+    try {
+      const [recorded] = await proposeOrReject(port, { ...context, toolCalls: [{ id: callId, name: toolName, arguments: input.tool_input }] });
+      const step = await guardCall(port, { context, callId, toolName, arguments: input.tool_input, recorded }, { waitMs: options.waitMs ?? 0, signal });
+      if (step.kind === 'refused') return refuse(step.refusal, callId, toolName);
+      if (step.kind === 'wait') {
+        const message = `approval request ${step.requestId} has not been decided in Countersign; try this call again once it is approved`;
+        return refuse({ status: 'not_approved', reason: 'approval_pending', message, proposalId: step.proposalId }, callId, toolName);
+      }
+      grants.set(callId, step.grant);
+      const updatedInput = JSON.parse(step.grant.canonicalArgs) as Record<string, unknown>;
+      return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput } };
+    } catch (error) {
+      return refuse({ status: 'not_approved', reason: 'store_unavailable', message: unreachable(error) }, callId, toolName);
+    }
+  };
+
+  const complete =
+    (event: 'PostToolUse' | 'PostToolUseFailure'): Hook =>
+    async (input) => {
+      const callId = input.tool_use_id;
+      const grant = callId === undefined ? undefined : grants.get(callId);
+      if (input.hook_event_name !== event || callId === undefined || grant === undefined) return {};
+      grants.delete(callId);
+      const failure = await finishCall(
+        port,
+        grant,
+        event === 'PostToolUse' ? { status: 'succeeded', result: input.tool_response ?? null } : { status: 'failed', error: input.error ?? 'the tool failed' },
+      );
+      if (failure !== undefined) options.onCompletionFailure?.(failure);
+      return {};
+    };
+
+  // The runtime's own hook timeout must outlast the wait for an approver.
+  const timeout = Math.ceil((options.waitMs ?? 0) / 1000) + 60;
+  return {
+    hooks: {
+      PreToolUse: [{ hooks: [preToolUse], timeout, onFailure: 'block' }],
+      PostToolUse: [{ hooks: [complete('PostToolUse')], onFailure: 'block' }],
+      PostToolUseFailure: [{ hooks: [complete('PostToolUseFailure')], onFailure: 'block' }],
+    },
+  };
+}
