@@ -5,7 +5,9 @@ import { claudeHarness, OPS, type Wiring } from './agent.test-helper.ts';
 
 // The real Claude Agent SDK runtime (its platform package from the npm registry) against a
 // scripted Messages API on loopback: no network, no API key.
-describe.each<Wiring>(['in-process', 'client'])('Claude Agent SDK through Countersign (%s)', (wiring) => {
+/** Every case, with the real runtime, on one wiring (two files, so the two wirings run side by side). */
+export function describeClaudeHooks(wiring: Wiring): void {
+describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
   let h: Awaited<ReturnType<typeof claudeHarness>>;
   afterEach(async () => h?.close());
 
@@ -111,3 +113,4 @@ describe.each<Wiring>(['in-process', 'client'])('Claude Agent SDK through Counte
     expect(existsSync(marker)).toBe(false);
   }, 60_000);
 });
+}

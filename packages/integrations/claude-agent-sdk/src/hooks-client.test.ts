@@ -1,0 +1,3 @@
+import { describeClaudeHooks } from './hooks.test-helper.ts';
+
+describeClaudeHooks('client');
