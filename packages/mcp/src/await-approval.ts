@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatePort, Grant, WaitOutcome } from '@countersign/core/gate';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { RelaySite } from './client-relay.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 
 /**
@@ -17,8 +18,12 @@ export interface ApprovalChannel {
   elicitUrl?: ((request: { elicitationId: string; url: string; message: string }, timeoutMs: number) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
   /** `notifications/elicitation/complete`: the decision the elicitation asked for is in. */
   completeElicitation?: ((elicitationId: string) => Promise<void>) | undefined;
-  /** Aborted when the client cancels the call or goes away: the wait ends at once. */
+  /** Aborted when the client cancels the call or goes away: the wait ends at once, and so does the upstream call. */
   signal?: AbortSignal | undefined;
+  /** The upstream's progress on the call, relayed on the client's token (only when the client sent one). */
+  relayProgress?: ((progress: Progress) => void) | undefined;
+  /** The client the call came from: what the upstream asks during the call (sampling, elicitation, roots) goes there. */
+  site?: RelaySite | undefined;
 }
 
 /** The gateway's settings for a call that needs approval. */

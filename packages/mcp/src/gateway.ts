@@ -17,13 +17,18 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
   type ServerCapabilities,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
+import { ClientRelay } from './client-relay.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
@@ -111,23 +116,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
   };
   let resources: ResourceRouter | undefined;
+  const relay = new ClientRelay();
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged));
+    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged, relay));
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;
   }
+  relay.use(upstreams);
   catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
   const router = resources;
   const completions = new CompletionRelay(upstreams.values(), naming, router);
   // Each capability only when some upstream has it: a client sees what it would see directly.
+  const declared = [...upstreams.values()].map((u) => u.capabilities);
+  const subscribe = declared.some((c) => c.resources?.subscribe === true);
+  const logging = declared.some((c) => c.logging !== undefined);
   const capabilities: ServerCapabilities = {
     tools: { listChanged: true },
     ...(prompts.available ? { prompts: { listChanged: true } } : {}),
-    ...(router.available ? { resources: { listChanged: true } } : {}),
+    ...(router.available ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
     ...(completions.available ? { completions: {} } : {}),
+    ...(logging ? { logging: {} } : {}),
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
   const visibleTools = async () => {
@@ -151,6 +162,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? false,
+    relay,
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
@@ -184,6 +196,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           if (params === undefined) return undefined;
           const channel = approvalChannel(server, {
             signal: extra.signal,
+            requestId: message.id,
             ...(params._meta === undefined ? {} : { _meta: params._meta }),
             sendNotification: async (notification) => {
               if (!extra.signal.aborted) await server.notification(notification, { relatedRequestId: message.id });
@@ -204,10 +217,32 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await router.list() }));
         server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
         server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
+        if (subscribe) {
+          server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+            await relay.subscribe(server, await router.route(request.params.uri), request.params.uri);
+            return {};
+          });
+          server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+            await relay.unsubscribe(server, await router.route(request.params.uri), request.params.uri);
+            return {};
+          });
+        }
       }
+      // Replaces the SDK Server's own handler: the level filters this client's messages and goes upstream.
+      if (logging) {
+        server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+          await relay.setLevel(server, request.params.level);
+          return {};
+        });
+      }
+      server.setNotificationHandler(RootsListChangedNotificationSchema, () => relay.rootsChanged());
       if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
-      server.onclose = () => servers.delete(server);
+      server.onclose = () => {
+        servers.delete(server);
+        relay.removed(server);
+      };
       servers.add(server);
+      relay.added(server);
       await server.connect(transport);
       return server;
     },
@@ -226,19 +261,34 @@ const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What `approvalChannel` uses of a request's extra: the SDK Server's, or the direct path's equivalent. */
-type ChannelExtra = Pick<CallExtra, 'signal' | '_meta' | 'sendNotification' | 'sendRequest'>;
+type ChannelExtra = Pick<CallExtra, 'signal' | '_meta' | 'sendNotification' | 'sendRequest' | 'requestId'>;
 
 /** What this client can be offered while its call waits for approval (see `ApprovalChannel`). */
 function approvalChannel(server: Server, extra: ChannelExtra): ApprovalChannel {
   const progressToken = extra._meta?.progressToken;
   // Only a client that declared it gets a URL elicitation (2025-11-25); the SDK refuses to send one otherwise.
   const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;
+  // Progress on one token only increases: the upstream's counts on from the approval wait's last step.
+  let waited = 0;
+  let base: number | undefined;
   return {
     signal: extra.signal,
+    site: { server, relatedRequestId: extra.requestId },
     progress:
       progressToken === undefined
         ? undefined
-        : (progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+        : (progress, message) => {
+            waited = progress;
+            return extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+          },
+    relayProgress:
+      progressToken === undefined
+        ? undefined
+        : ({ progress, total, message }) => {
+            base ??= waited;
+            const params = { progressToken, progress: base + progress, ...(total === undefined ? {} : { total: base + total }), ...(message === undefined ? {} : { message }) };
+            void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+          },
     elicitUrl: urlElicitation
       ? async (params, timeoutMs) => {
           // Sent as part of the tools/call (related request): over Streamable HTTP it rides the call's own stream.

@@ -69,11 +69,12 @@ export class ResourceRouter {
   }
 
   async read(uri: string): Promise<ReadResourceResult> {
-    const upstream = await this.#route(uri);
+    const upstream = await this.route(uri);
     return relayed(upstream, 'resources/read', () => upstream.readResource(uri));
   }
 
-  async #route(uri: string): Promise<Upstream> {
+  /** The one upstream a read (or a subscription) of `uri` goes to; a typed JSON-RPC error when none or several claim it. */
+  async route(uri: string): Promise<Upstream> {
     const only = this.#upstreams.length === 1 ? this.#upstreams[0] : undefined;
     if (only !== undefined) return only;
     if (this.#upstreams.length === 0) throw new McpError(ErrorCode.MethodNotFound, 'no upstream has resources');
