@@ -54,6 +54,11 @@ export async function callTool(
       return refusalResult({ reason, message: errorText(error), toolName });
     }
   }
+  // An upstream that is down runs nothing: refused before anything is proposed or an approval spent.
+  const upstream = parsed === undefined ? undefined : ctx.upstreams.get(parsed.upstream);
+  if (upstream !== undefined && !upstream.available) {
+    return refusalResult({ reason: 'upstream_unavailable', message: `upstream ${upstream.name} is unavailable; the gateway reconnects with backoff`, toolName });
+  }
   if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
   const named = taskFromMeta(meta, toolName);
   if (!named.ok) return named.refusal;

@@ -104,7 +104,7 @@ export class ClientRelay implements UpstreamRelay {
   async setLevel(server: Server, level: LoggingLevel): Promise<void> {
     this.#levels.set(server, level);
     const wanted = [...this.#levels.values()].reduce((a, b) => (severity(b) < severity(a) ? b : a));
-    const upstreams = [...this.#upstreams.values()].filter((u) => u.capabilities.logging !== undefined);
+    const upstreams = [...this.#upstreams.values()].filter((u) => u.available && u.capabilities.logging !== undefined);
     await Promise.all(upstreams.map((u) => u.client.setLoggingLevel(wanted)));
   }
 
@@ -126,7 +126,7 @@ export class ClientRelay implements UpstreamRelay {
 
   /** A client's roots changed: every upstream is told (it lists them again through `roots/list`). */
   rootsChanged(): void {
-    for (const upstream of this.#upstreams.values()) void upstream.client.sendRootsListChanged().catch(() => undefined);
+    for (const upstream of this.#upstreams.values()) if (upstream.available) void upstream.client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** An upstream's request, relayed to a client that can answer it; its answer (or error) goes back as it came. */

@@ -38,7 +38,8 @@ import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { PromptRelay } from './prompts.ts';
 import { ResourceRouter } from './resources.ts';
-import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+import { SupervisedUpstream } from './supervised-upstream.ts';
+import type { Upstream, UpstreamConfig } from './upstream.ts';
 
 export interface GatewayOptions {
   upstreams: readonly UpstreamConfig[];
@@ -75,6 +76,10 @@ export interface GatewayOptions {
    * further call is proposed, on every upstream `list_changed` (see `ToolCatalogue.beforeCall`).
    */
   relistBeforeCall?: boolean | undefined;
+  /** Where the gateway reports (an upstream down or back, each upstream's stderr under its name). Default: stderr. */
+  log?: ((line: string) => void) | undefined;
+  /** First delay before reconnecting an upstream that is down; it doubles per failed attempt, up to 30 s. Default 250 ms. */
+  reconnectBackoffMs?: number | undefined;
 }
 
 export interface Gateway {
@@ -117,8 +122,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   let resources: ResourceRouter | undefined;
   const relay = new ClientRelay();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged, relay));
+    // Supervised: an upstream down at start (or later) is retried with backoff while the others serve.
+    for (const config of options.upstreams) {
+      const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs };
+      upstreams.set(config.name, await SupervisedUpstream.start(config, hooks));
+    }
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;

@@ -23,8 +23,11 @@ export class PromptRelay {
   }
 
   async list(): Promise<Prompt[]> {
+    // An upstream that is down (see supervised-upstream.ts) lists nothing until it is back; the others list as always.
     const listed = await Promise.all(
-      this.#upstreams.map(async (upstream) => {
+      this.#upstreams
+        .filter((u) => u.available)
+        .map(async (upstream) => {
         const prompts = await relayed(upstream, 'prompts/list', () => upstream.listPrompts());
         return prompts.map((prompt) => ({ ...prompt, name: this.#naming.served(upstream.name, prompt.name) }));
       }),

@@ -36,7 +36,8 @@ export class ResourceRouter {
   }
 
   async list(): Promise<Resource[]> {
-    const listed = await Promise.all(this.#upstreams.map(async (u) => ({ upstream: u.name, resources: await relayed(u, 'resources/list', () => u.listResources()) })));
+    // An upstream that is down (see supervised-upstream.ts) lists nothing until it is back; the others list as always.
+    const listed = await Promise.all(this.#live().map(async (u) => ({ upstream: u.name, resources: await relayed(u, 'resources/list', () => u.listResources()) })));
     const routes = new Map<string, string[]>();
     for (const { upstream, resources } of listed) {
       for (const resource of resources) {
@@ -51,7 +52,7 @@ export class ResourceRouter {
 
   async listTemplates(): Promise<ResourceTemplate[]> {
     const listed = await Promise.all(
-      this.#upstreams.map(async (u) => ({ upstream: u.name, templates: await relayed(u, 'resources/templates/list', () => u.listResourceTemplates()) })),
+      this.#live().map(async (u) => ({ upstream: u.name, templates: await relayed(u, 'resources/templates/list', () => u.listResourceTemplates()) })),
     );
     const owners = new Map<string, Set<string>>();
     for (const { upstream, templates } of listed) for (const t of templates) owners.set(t.uriTemplate, (owners.get(t.uriTemplate) ?? new Set()).add(upstream));
@@ -89,6 +90,10 @@ export class ResourceRouter {
     const [owner] = matching;
     if (owner === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     return this.#upstream(owner);
+  }
+
+  #live(): Upstream[] {
+    return this.#upstreams.filter((u) => u.available);
   }
 
   #upstream(name: string): Upstream {

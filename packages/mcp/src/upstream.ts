@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,6 +38,8 @@ export type UpstreamConfig =
 export interface Upstream {
   readonly name: string;
   readonly client: Client;
+  /** Connected now: false once its connection closed (a stdio upstream exited), or while it is down (supervised-upstream.ts). */
+  readonly available: boolean;
   /** What the upstream declared at initialize: the gateway relays prompts and resources only from those that have them. */
   readonly capabilities: ServerCapabilities;
   listTools(): Promise<Tool[]>;
@@ -89,6 +92,7 @@ export async function connectUpstream(
   onToolsChanged: () => void,
   onListChanged?: (kind: 'prompts' | 'resources') => void,
   relay?: UpstreamRelay,
+  log?: (line: string) => void,
 ): Promise<Upstream> {
   const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' }, relay === undefined ? {} : { capabilities: relay.capabilities });
   relay?.attach(client, config.name);
@@ -96,6 +100,12 @@ export async function connectUpstream(
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged?.('prompts'));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged?.('resources'));
   const transport = transportOf(config);
+  // A stdio upstream's stderr is its log: each line goes to the gateway's, under its name (an upstream that fails at start says why there).
+  if (transport instanceof StdioClientTransport) logLines(transport, (line) => (log ?? defaultLog)(`[${config.name}] ${line}`));
+  let closed = false;
+  client.onclose = () => {
+    closed = true;
+  };
   await client.connect(transport);
   const capabilities = client.getServerCapabilities() ?? {};
   // Streamable HTTP upstreams: tools/call goes out on the lean path (upstream-tool-call.ts), in the SDK client's session.
@@ -125,6 +135,9 @@ export async function connectUpstream(
   return {
     name: config.name,
     client,
+    get available() {
+      return !closed;
+    },
     capabilities,
     listTools: () =>
       allPages('tools/list', async (cursor) => {
@@ -190,7 +203,26 @@ function transportOf(config: UpstreamConfig): Transport {
     // The SDK's safe default environment (PATH, HOME...), not the gateway's secrets, plus what the operator names.
     env: { ...getDefaultEnvironment(), ...(config.env ?? {}) },
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-    // The upstream's log is not the gateway's to relay (a stdio gateway's stdout is its MCP channel).
-    stderr: 'ignore',
+    // Read line by line into the gateway's log (logLines): never the gateway's stdout, its MCP channel.
+    stderr: 'pipe',
+  });
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** Each line the process writes on stderr, as it comes (the stream exists before the process starts). */
+function logLines(transport: StdioClientTransport, log: (line: string) => void): void {
+  let partial = '';
+  const stream = transport.stderr as Readable | null;
+  stream?.on('data', (chunk: Buffer | string) => {
+    const lines = (partial + chunk.toString()).split(/\r?\n/);
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') log(line);
+  });
+  stream?.on('end', () => {
+    if (partial.trim() !== '') log(partial);
+    partial = '';
   });
 }

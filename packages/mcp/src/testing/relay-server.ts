@@ -68,6 +68,9 @@ export function relayServer(): McpServer {
     if (subscribed.has(COUNTER_URI)) await server.server.sendResourceUpdated({ uri: COUNTER_URI });
     return text(String(counter));
   });
+  server.registerTool('crash', { description: 'Exits the server process in the middle of the call.', inputSchema: {} }, async () => {
+    process.exit(3);
+  });
   server.registerResource('counter', COUNTER_URI, { mimeType: 'text/plain' }, async () => ({ contents: [{ uri: COUNTER_URI, text: String(counter) }] }));
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     subscribed.add(request.params.uri);
@@ -80,4 +83,8 @@ export function relayServer(): McpServer {
   return server;
 }
 
-if (import.meta.main) await relayServer().connect(new StdioServerTransport());
+if (import.meta.main) {
+  await relayServer().connect(new StdioServerTransport());
+  // On stderr, where a stdio server logs: the gateway's log shows it under the upstream's name.
+  process.stderr.write(`relay-test ready (pid ${process.pid})\n`);
+}

@@ -90,7 +90,7 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   let stdioClosed: Promise<void> | undefined;
   try {
     const gate = await service.open();
-    gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
+    gateway = await createGateway(gatewayOptions(config, gate, log)).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
     const where = service.where;
@@ -183,8 +183,9 @@ function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
 }
 
-function gatewayOptions(config: GatewayConfig, gate: GatewayGate) {
+function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: string) => void) {
   return {
+    log,
     upstreams: config.upstreams,
     gate,
     agent: { id: config.agent },
