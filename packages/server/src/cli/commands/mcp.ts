@@ -80,7 +80,8 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   const log = (line: string) => writeLine(ctx.io.stderr, `countersign mcp: ${line}`);
 
   // Everything that can be wrong with the configuration fails before the store is touched.
-  const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config));
+  // `{ env: NAME }` references of upstream environments read the CLI's environment.
+  const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config), 'standalone', ctx.io.env);
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
   const http = flags.http === true ? httpSettings(ctx, config) : undefined;
