@@ -39,6 +39,25 @@ describe('admitTool: may a listed tool be shown now (a gateway hides it otherwis
     expect(review.ok).toBe(true);
   });
 
+  it('a tool that goes back to its trusted definition is admitted again, with no review of a change to what was already trusted', async () => {
+    const f = makeGateFixture({ definitions: new MemoryDefinitionStore(), tools: {}, trustOnFirstUse: true });
+    await f.gate.registerTools([V1], AGENT);
+    expect((await f.gate.admitTool('transfer')).ok).toBe(true);
+    await f.gate.registerTools([V2], AGENT);
+    const refused = await f.gate.admitTool('transfer');
+    expect(refused).toMatchObject({ ok: false, reason: 'definition_mismatch' });
+    const reviewsBefore = (await f.gate.auditLog.read()).filter((r) => r.type === 'definition_changed').length;
+    // The upstream rolls back.
+    await f.gate.registerTools([V1], AGENT);
+    expect(await f.gate.admitTool('transfer')).toMatchObject({ ok: true, toolName: 'transfer' });
+    const records = await f.gate.auditLog.read();
+    expect(records.filter((r) => r.type === 'definition_changed')).toHaveLength(reviewsBefore);
+    expect(records.at(-1)).toMatchObject({ type: 'definition_pinned', toolName: 'transfer', detail: { status: 'trusted', via: 'reverted_to_trusted' } });
+    // The reviewed change is still a change: served again, it is refused and reviewed anew.
+    await f.gate.registerTools([V2], AGENT);
+    expect(await f.gate.admitTool('transfer')).toMatchObject({ ok: false, reason: 'definition_mismatch', reviewRequestId: expect.any(String) });
+  });
+
   it("asked for an agent, another agent's tool is unknown_tool (its review is neither shown nor opened)", async () => {
     const f = makeGateFixture({ definitions: new MemoryDefinitionStore(), tools: {} });
     await f.gate.registerTools([V1], AGENT);
