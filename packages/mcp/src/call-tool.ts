@@ -105,7 +105,15 @@ async function callRecorded(
 /** Waits for the decision (see await-approval.ts) and runs the approved call. */
 async function approveThenRun(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string, channel: ApprovalChannel): Promise<CallToolResult> {
   const approved = await awaitApproval(ctx, proposed, toolName, channel);
-  return approved.ok ? forward(ctx, approved.grant, channel) : approved.result;
+  if (!approved.ok) return approved.result;
+  const result = await forward(ctx, approved.grant, channel);
+  if (approved.edited === undefined) return result;
+  // The client asked for one call and another ran: it is told which, beside the result (recorded as the upstream sent it).
+  const { grant } = approved;
+  const edited = { originalProposalId: approved.edited.originalProposalId, proposalId: grant.proposalId, toolName: grant.toolName, arguments: JSON.parse(grant.canonicalArgs) as unknown };
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  const countersign = (meta.countersign ?? {}) as Record<string, unknown>;
+  return { ...result, _meta: { ...meta, countersign: { ...countersign, edited } } };
 }
 
 /**

@@ -62,6 +62,11 @@ export interface GatewayOptions {
   namespaced?: boolean | undefined;
   /** How long a `tools/call` that needs approval waits for the decision. Default 0 (answer at once). */
   approvalWaitMs?: number | undefined;
+  /**
+   * The longest of that wait for a client that sent no progress token, so it gets the link
+   * before its own request timeout ends the call (the MCP SDKs' default is 60 s). Default 45 s.
+   */
+  noProgressWaitMs?: number | undefined;
   /** How long a call waits once the client's user opened the approval page (URL elicitation). Default 10 minutes. */
   elicitationWaitMs?: number | undefined;
   /** How often a call waiting for approval sends `notifications/progress` (when the client sent a progress token). Default 5 s. */
@@ -168,6 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessionId: options.sessionId ?? `mcp-session-${randomUUID()}`,
     principal: options.principal,
     approvalWaitMs: options.approvalWaitMs ?? 0,
+    noProgressWaitMs: options.noProgressWaitMs,
     elicitationWaitMs: options.elicitationWaitMs ?? DEFAULT_ELICITATION_WAIT_MS,
     progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
