@@ -65,7 +65,15 @@ export class ToolCatalogue {
     );
     const tools = [...this.#tools.values()];
     const admitted = await Promise.all(tools.map(async (tool) => ({ tool, admission: await this.#gate.admitTool(tool.name) })));
+    this.#unreviewed = admitted.filter(({ admission }) => !admission.ok && admission.reason === 'definition_mismatch').map(({ tool }) => tool.name);
     return admitted.filter(({ admission }) => admission.ok).map(({ tool }) => tool);
+  }
+
+  #unreviewed: string[] = [];
+
+  /** The tools the last `refresh` left out because their definition waits for a person (unpinned, or changed). */
+  get unreviewed(): readonly string[] {
+    return this.#unreviewed;
   }
 
   /**

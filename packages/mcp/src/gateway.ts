@@ -163,6 +163,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const seen = await Promise.all(admitted.map((tool) => toolVisibility.call(options.gate, tool.name, options.principal)));
     return admitted.filter((_, i) => seen[i]?.visible === true);
   };
+  // A first run without a lock or trust on first use lists nothing: the user is told why, once per set of waiting tools.
+  let toldUnreviewed = '';
+  const unreviewedNotice = () => {
+    const waiting = catalogue.unreviewed;
+    if (waiting.length === 0) return undefined;
+    const where = options.approvalUrl === undefined ? 'on the approval page' : `at ${options.approvalUrl}`;
+    const message = `${waiting.length} tool(s) are not served until a person trusts their definitions: pin them with \`countersign mcp pin --config <gateway.yaml>\` and \`lock:\` in the config, or approve their definition reviews ${where}`;
+    const key = waiting.join('\u0000');
+    if (key !== toldUnreviewed) log(`${message} (${waiting.join(', ')})`);
+    toldUnreviewed = key;
+    return { unreviewed: [...waiting], message };
+  };
   const port = options.gate.port(options.agent);
   const context = {
     port,
@@ -196,7 +208,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        const tools = (await visibleTools()).map(servedTool);
+        const unreviewed = unreviewedNotice();
+        return unreviewed === undefined ? { tools } : { tools, _meta: { countersign: unreviewed } };
+      });
       // Protocol's registration, not Server's: Server's wraps tools/call to parse the request a
       // second time and the result once more, and every result here is already checked (the
       // upstream's against CallToolResultSchema, refusals built by the gateway).

@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream';
+import { CheckpointingAuditLog } from '@countersign/core/audit';
 import { MemoryGateEvents } from '@countersign/core/events';
 import { createClient } from '@countersign/client';
 import {
@@ -140,6 +141,11 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
   const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
   if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
   const store = await openStoreForCli(config.store);
+  // Signed checkpoints of the chain head, as `serve` signs them: a gateway running alone leaves a verifiable log too.
+  const audit = new CheckpointingAuditLog(store.audit, {
+    keyring: master.keyring,
+    onError: (error) => log(`warning: audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`),
+  });
   let events: StoreEvents | undefined;
   return {
     where: `store ${describeStoreTarget(config.store)}, policy ${policyFile}`,
@@ -148,8 +154,11 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
       ...(config.trustOnFirstUse ? ['trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)'] : []),
     ],
     async open() {
+      // What is there at start is signed first (a log from before checkpoints is covered from here on).
+      await audit.checkpoint().catch((error: unknown) => log(`warning: audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
       events = await openStoreEvents(store);
-      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent: semantic && { ...semantic.intent, serverOf: upstreamOf(config) } });
+      const intent = semantic && { ...semantic.intent, serverOf: upstreamOf(config) };
+      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent, audit });
       if (lock?.ok === true) {
         // Operator pins first, so nothing is served (or trusted) before the lock says what is.
         // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
@@ -162,6 +171,8 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
     },
     async close() {
       await events?.close().catch(() => undefined);
+      // The last checkpoint, after the last call: a clean stop leaves no unsigned tail.
+      await audit.close().catch((error: unknown) => log(`warning: final audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
       await store.close().catch(() => undefined);
     },
   };
