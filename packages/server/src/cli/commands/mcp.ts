@@ -54,7 +54,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  principal: alice\n' +
         '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
-        '  approvalWaitMs: 60000\n' +
+        '  approvalWaitMs: 45000             # a client without a progress token gets the link within 45 s (its SDK times out at 60)\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
         '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
         '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n' +
