@@ -12,12 +12,12 @@ import {
   type LoggingLevel,
   LoggingLevelSchema,
   LoggingMessageNotificationSchema,
-  McpError,
   type RequestId,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { NO_CEILING_MS, type Upstream, type UpstreamRelay } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 /** The client a relayed request goes back to: its server side, and the `tools/call` it is part of. */
 export interface RelaySite {
@@ -110,7 +110,7 @@ export class ClientRelay implements UpstreamRelay {
 
   /** Subscribes `server` to `uri` at `upstream` (which is subscribed once, for every client). */
   async subscribe(server: Server, upstream: Upstream, uri: string): Promise<void> {
-    if (upstream.capabilities.resources?.subscribe !== true) throw new McpError(ErrorCode.MethodNotFound, `${upstream.name} does not support resource subscriptions`);
+    if (upstream.capabilities.resources?.subscribe !== true) throw new JsonRpcError(ErrorCode.MethodNotFound, `${upstream.name} does not support resource subscriptions`);
     const servers = this.#subscribers.get(uri);
     if (servers === undefined || servers.size === 0) await upstream.client.subscribeResource({ uri });
     this.#subscribers.set(uri, (servers ?? new Set()).add(server));
@@ -132,7 +132,7 @@ export class ClientRelay implements UpstreamRelay {
   /** An upstream's request, relayed to a client that can answer it; its answer (or error) goes back as it came. */
   async #ask<S extends z.ZodType>(upstream: string, asked: Asked, request: { method: string; params?: Record<string, unknown> | undefined }, schema: S, signal: AbortSignal) {
     const site = this.#site(upstream, asked);
-    if (site === undefined) throw new McpError(ErrorCode.InvalidRequest, `no client connected to the gateway supports ${asked === 'elicitation-url' ? 'URL elicitation' : asked}`);
+    if (site === undefined) throw new JsonRpcError(ErrorCode.InvalidRequest, `no client connected to the gateway supports ${asked === 'elicitation-url' ? 'URL elicitation' : asked}`);
     // The upstream's progress token names nothing on the client's side.
     const { _meta: meta, ...params } = request.params ?? {};
     const { progressToken: _token, ...rest } = (meta ?? {}) as Record<string, unknown>;

@@ -40,6 +40,7 @@ import { PromptRelay } from './prompts.ts';
 import { ResourceRouter } from './resources.ts';
 import { SupervisedUpstream } from './supervised-upstream.ts';
 import type { Upstream, UpstreamConfig } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 export interface GatewayOptions {
   upstreams: readonly UpstreamConfig[];
@@ -201,7 +202,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   /** One tools/call from a 1.x client, whichever path brought it. */
   const toolCall = async (request: CallToolRequest, headerRun: string | undefined, channel: ApprovalChannel) => {
     const { name, arguments: args, _meta: meta } = request.params;
-    if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (naming.parse(name) === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     return callTool(context, name, args ?? {}, meta, headerRun, channel);
   };
 

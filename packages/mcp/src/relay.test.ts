@@ -90,8 +90,8 @@ describe('the gateway relays the protocol around tool calls (a stdio upstream wr
   });
 });
 
-describe('resources/templates/list with an upstream that has resources but no templates', () => {
-  it('lists the others’ templates instead of failing for all', async () => {
+describe('two upstreams with resources, one without templates', () => {
+  it('lists the others’ templates instead of failing for all; a URI nobody serves is one JSON-RPC error', async () => {
     // A low-level server with resources/list only: templates/list is "Method not found" there.
     const bare = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { resources: {} } });
     bare.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'bare://one', name: 'one' }] }));
@@ -107,6 +107,12 @@ describe('resources/templates/list with an upstream that has resources but no te
       const client = await capableClient(gateway);
       expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
       expect((await client.listResources()).resources.map((r) => r.uri).sort()).toEqual(['bare://one', COUNTER_URI]);
+      // The gateway's own JSON-RPC error, with one "MCP error" prefix (not "MCP error -32002: MCP error -32002: …").
+      const unknown = await client.readResource({ uri: 'nowhere://x' }).then(
+        () => undefined,
+        (error: { code?: unknown; message?: unknown }) => ({ code: error.code, message: error.message }),
+      );
+      expect(unknown).toEqual({ code: -32002, message: 'MCP error -32002: Resource not found: nowhere://x' });
       await client.close();
     } finally {
       await gateway.close();

@@ -102,6 +102,13 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
     expect(completed.completion.values.length).toBeGreaterThan(0);
   });
 
+  it('an upstream’s JSON-RPC error reaches the client as the server sent it: same code, same message', async () => {
+    const failure = async (p: Promise<unknown>) => p.then(() => undefined, (error: unknown) => ({ code: (error as { code?: unknown }).code, message: (error as Error).message }));
+    const viaGateway = await failure(client.getPrompt({ name: 'args-prompt', arguments: {} }));
+    expect(viaGateway).toEqual(await failure(direct.getPrompt({ name: 'args-prompt', arguments: {} })));
+    expect(viaGateway?.code).toBe(-32602);
+  });
+
   it('an unknown prompt or resource is a JSON-RPC error, as it would be directly', async () => {
     await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow();
     await expect(direct.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow();
