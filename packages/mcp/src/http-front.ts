@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
+import { frontRefusal, loopbackOrigins, NOT_JSON } from './front-refusal.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
@@ -17,7 +18,11 @@ export interface HttpFrontOptions {
   path?: string | undefined;
   /** `Host` header values accepted. Default: `127.0.0.1:<port>` and `localhost:<port>` (DNS rebinding). */
   allowedHosts?: readonly string[] | undefined;
-  /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
+  /**
+   * Browser origins accepted, beside the endpoint's own on a loopback bind
+   * (`http://127.0.0.1:<port>`, `localhost`, `[::1]`). A request with no `Origin` (not a
+   * browser) is accepted; any other origin is refused.
+   */
   allowedOrigins?: readonly string[] | undefined;
   /** Largest request body accepted. Default 4 MiB. */
   maxBodyBytes?: number | undefined;
@@ -44,7 +49,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const expected = digest(options.bearerToken);
   const sessions = new Map<string, NodeStreamableHttpTransport>();
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  let allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins ?? []);
 
   // The request target exactly as the path (what clients send): no URL parse per request; anything else is parsed.
   const pathIsNormal = new URL(path, 'http://gateway').pathname === path;
@@ -100,6 +105,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   });
   const port = (server.address() as AddressInfo).port;
   if (options.allowedHosts === undefined) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  allowedOrigins = new Set([...allowedOrigins, ...loopbackOrigins(host, port)]);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${path}`,
@@ -135,8 +141,11 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
       size += chunk.length;
       if (size <= maxBytes) return void chunks.push(chunk);
       req.off('data', onData);
-      resolve({ ok: false, status: 413, message: 'request body too large' });
-      req.destroy(); // the rest is not read (an endless body must not keep the gateway busy)
+      resolve({ ok: false, status: 413, message: `request body too large (at most ${maxBytes} bytes)` });
+      // The 413 is answered while the rest is read and dropped (closing now would reset the connection
+      // before the client reads the answer); an endless body is cut off after a grace period.
+      req.resume();
+      setTimeout(() => req.destroy(), BODY_GRACE_MS).unref();
     };
     req.on('data', onData);
     req.once('error', reject);
@@ -145,13 +154,17 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
       try {
         resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {
-        resolve({ ok: false, status: 400, message: 'the body is not JSON' });
+        resolve({ ok: false, status: 400, message: NOT_JSON });
       }
     });
   });
 }
 
+const BODY_GRACE_MS = 2_000;
+
+/** A refusal before MCP sees the request (front-refusal.ts); a too-large body also closes the connection. */
 function plain(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end(message);
+  const refusal = frontRefusal(status, message);
+  res.writeHead(status, { ...refusal.headers, ...(status === 413 ? { connection: 'close' } : {}) });
+  res.end(refusal.body);
 }
