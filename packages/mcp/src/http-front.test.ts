@@ -129,6 +129,19 @@ describe('the gateway served over Streamable HTTP (in front of server-memory)', 
     }
   });
 
+  it('serves without a token only when asked to, and only on a loopback bind', async () => {
+    await expect(startHttpFront({ gateway, bearerToken: undefined })).rejects.toThrow(/bearer token is required/);
+    await expect(startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true, host: '0.0.0.0' })).rejects.toThrow(/loopback bind only/);
+    const open = await startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true });
+    try {
+      expect((await raw(open.url, {})).status).toBe(200);
+      // Host and Origin are still checked.
+      expect((await raw(open.url, { host: 'evil.example' })).status).toBe(403);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('refuses a short bearer token at startup', async () => {
     await expect(startHttpFront({ gateway, bearerToken: 'short' })).rejects.toThrow(/at least 32/);
   });

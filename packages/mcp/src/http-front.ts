@@ -3,13 +3,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
-import { frontRefusal, loopbackOrigins, NOT_JSON } from './front-refusal.ts';
+import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON } from './front-refusal.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
   gateway: Gateway;
-  /** The bearer token every request must carry (`Authorization: Bearer …`). */
-  bearerToken: string;
+  /**
+   * The bearer token every request must carry (`Authorization: Bearer …`). `undefined` only
+   * with `noTokenOnLoopback` (local development): then any local process may call the gateway.
+   */
+  bearerToken: string | undefined;
+  /** Serve without a bearer token. Refused unless `host` is a loopback address. */
+  noTokenOnLoopback?: boolean | undefined;
   /** Default 127.0.0.1: the gateway is a local endpoint unless the operator says otherwise. */
   host?: string | undefined;
   /** Default 0 (a free port). */
@@ -42,11 +47,14 @@ const MIN_TOKEN_LENGTH = 32;
  * bearer token must match (401). Only an `initialize` opens a session.
  */
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
-  if (options.bearerToken.length < MIN_TOKEN_LENGTH) throw new Error(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters`);
   const host = options.host ?? '127.0.0.1';
+  if (options.bearerToken === undefined) {
+    if (options.noTokenOnLoopback !== true) throw new Error('a bearer token is required');
+    if (!isLoopback(host)) throw new Error(`serving without a bearer token is for a loopback bind only, not ${host}`);
+  } else if (options.bearerToken.length < MIN_TOKEN_LENGTH) throw new Error(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters`);
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const expected = digest(options.bearerToken);
+  const expected = options.bearerToken === undefined ? undefined : digest(options.bearerToken);
   const sessions = new Map<string, NodeStreamableHttpTransport>();
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
   let allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins ?? []);
@@ -67,7 +75,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return plain(res, 403, 'origin not allowed');
     if (!onPath(req.url)) return plain(res, 404, 'not found');
-    if (!authorized(req.headers.authorization, expected)) {
+    if (expected !== undefined && !authorized(req.headers.authorization, expected)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'a valid bearer token is required');
     }

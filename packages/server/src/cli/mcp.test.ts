@@ -177,6 +177,21 @@ describe('countersign mcp: a bad configuration', () => {
   }, 20_000);
 });
 
+describe('countersign mcp --http --insecure-no-token', () => {
+  it('is refused on a host that is not loopback, before anything starts', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-notoken-')));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), POLICY);
+      writeFileSync(join(dir, 'gateway.json'), JSON.stringify({ upstreams: [{ name: 'memory', command: process.execPath, args: [MEMORY_BIN] }], policy: 'policy.yaml', principal: 'user-1', http: { host: '0.0.0.0', port: 0 } }));
+      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--http', '--insecure-no-token', '--config', 'gateway.json'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain('--insecure-no-token: 0.0.0.0 is not a loopback address');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
 describe('countersign mcp --http (Streamable HTTP front)', () => {
   const TOKEN = 'http-front-test-token-0123456789abcdef';
 

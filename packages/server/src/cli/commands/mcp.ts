@@ -31,6 +31,7 @@ import { registerMcpPin } from './mcp-pin.ts';
 interface McpFlags {
   config?: string;
   http?: true;
+  insecureNoToken?: true;
 }
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
@@ -40,6 +41,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     // Not `requiredOption`: `mcp pin` reads the same option, and commander would demand it of the parent first.
     .option('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
     .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
+    .option('--insecure-no-token', 'with --http on a loopback host: serve without a bearer token (local development only; any local process can then call the gateway)')
     .addHelpText(
       'after',
       '\nstdout carries only MCP messages; everything the gateway reports goes to stderr.\n' +
@@ -85,7 +87,9 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config), 'standalone', ctx.io.env);
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
-  const http = flags.http === true ? httpSettings(ctx, config) : undefined;
+  const http = flags.http === true ? httpSettings(ctx, config, flags.insecureNoToken === true) : undefined;
+  if (flags.insecureNoToken === true && http === undefined) throw new CliError('usage', '--insecure-no-token goes with --http');
+  if (http?.bearerToken === undefined && http !== undefined) log('warning: serving without a bearer token (--insecure-no-token): any process on this machine can call the gateway');
   const service = config.approvalService === undefined ? await embeddedService(ctx, config, log) : remoteService(ctx, config.approvalService);
   let gateway: Gateway | undefined;
   let front: HttpFront | undefined;
@@ -191,8 +195,11 @@ function remoteService(ctx: CommandContext, settings: GatewayApprovalService): A
 }
 
 function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  return isLoopbackHost(new URL(url).hostname);
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || host === '::1' || host.startsWith('127.');
 }
 
 function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: string) => void) {
@@ -215,12 +222,17 @@ function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: st
 }
 
 /** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */
-function httpSettings(ctx: CommandContext, config: GatewayConfig): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
+function httpSettings(ctx: CommandContext, config: GatewayConfig, noToken: boolean): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
   const http = config.http;
   if (http === undefined) throw new CliError('config', '--http needs an `http` section in the gateway configuration (host, port, tokenEnv)');
+  const where = { host: http.host, port: http.port, path: http.path, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+  if (noToken) {
+    if (!isLoopbackHost(http.host)) throw new CliError('usage', `--insecure-no-token: ${http.host} is not a loopback address`);
+    return { ...where, bearerToken: undefined, noTokenOnLoopback: true };
+  }
   const token = ctx.io.env[http.tokenEnv];
   if (token === undefined || token.length < 32) throw new CliError('config', `${http.tokenEnv} must hold the bearer token, at least 32 characters (create one with \`countersign keygen\`)`);
-  return { host: http.host, port: http.port, path: http.path, bearerToken: token, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+  return { ...where, bearerToken: token };
 }
 
 /** The upstream a served tool name belongs to (the gateway's own naming), for the intent matcher to rank among its tools. */
