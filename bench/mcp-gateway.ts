@@ -103,6 +103,7 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
             { label: `MCP ${store.label} byte relay (baseline: extra hop, no work) added p99, ${at}`, value: added(relay, direct, 0.99), kind: 'ms' },
             { label: `MCP ${store.label} byte relay (baseline) throughput / direct, ${at}`, value: perRound(relay, direct), kind: 'ratio' },
             { label: `MCP ${store.label} gateway added p50 beyond the byte relay, ${at}`, value: added(gateway, relay, 0.5), kind: 'ms' },
+            { label: `MCP ${store.label} gateway added p99 beyond the byte relay, ${at}`, value: added(gateway, relay, 0.99), kind: 'ms' },
             { label: `MCP ${store.label} gateway throughput / byte relay, ${at}`, value: perRound(gateway, relay), kind: 'ratio' },
           );
           for (const cell of CELLS.filter((c) => c.target !== 'direct' && c.target !== 'relay')) {

@@ -124,6 +124,28 @@ describe('the approval experience of a tools/call that needs approval', () => {
     expect(upstream.ran).toHaveLength(1);
   });
 
+  it('an approver’s edit: the retry runs the edited call and its result says in _meta which call ran', async () => {
+    const { upstream, gate, client, pendingRequestId } = await setup({});
+    expect(refusalOf(await pay(client))).toMatchObject({ reason: 'approval_required' });
+    const requestId = String(await pendingRequestId());
+    expect((await gate.approvals.decide(FINANCE, { requestId, decision: 'approve', editedArguments: { to: 'bob', amount: 4 } })).ok).toBe(true);
+    const result = await pay(client);
+    expect(textOf(result)).toBe('paid 4 to bob');
+    expect(upstream.ran).toEqual([{ to: 'bob', amount: 4 }]);
+    expect(result.isError).toBeUndefined();
+    expect((result._meta as { countersign?: unknown } | undefined)?.countersign).toMatchObject({
+      edited: { toolName: 'pay', arguments: { to: 'bob', amount: 4 }, proposalId: expect.any(String), originalProposalId: expect.any(String) },
+    });
+  });
+
+  it('a client that sent no progress token gets the link before its request timeout, however long approvalWaitMs is', async () => {
+    // approvalWaitMs past the client's timeout (the README once advised 60 s, the SDK's default timeout).
+    const { upstream, client } = await setup({}, { approvalWaitMs: 60_000, noProgressWaitMs: 300 });
+    const result = (await client.callTool({ name: 'pay', arguments: { to: 'bob', amount: 5 } }, undefined, { timeout: 1_000 })) as CallToolResult;
+    expect(refusalOf(result)).toMatchObject({ reason: 'approval_required', approvalUrl: expect.stringContaining(`${APPROVALS}/requests/`) });
+    expect(upstream.ran).toEqual([]);
+  });
+
   it('a client without elicitation.url gets no elicitation: progress notifications while it waits, then the typed refusal with the link', async () => {
     const { upstream, client } = await setup({ elicitation: { form: {} } }, { approvalWaitMs: 300 });
     let asked = 0;

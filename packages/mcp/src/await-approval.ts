@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatePort, Grant, WaitOutcome } from '@countersign/core/gate';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { RelaySite } from './client-relay.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 
 /**
@@ -17,8 +18,12 @@ export interface ApprovalChannel {
   elicitUrl?: ((request: { elicitationId: string; url: string; message: string }, timeoutMs: number) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
   /** `notifications/elicitation/complete`: the decision the elicitation asked for is in. */
   completeElicitation?: ((elicitationId: string) => Promise<void>) | undefined;
-  /** Aborted when the client cancels the call or goes away: the wait ends at once. */
+  /** Aborted when the client cancels the call or goes away: the wait ends at once, and so does the upstream call. */
   signal?: AbortSignal | undefined;
+  /** The upstream's progress on the call, relayed on the client's token (only when the client sent one). */
+  relayProgress?: ((progress: Progress) => void) | undefined;
+  /** The client the call came from: what the upstream asks during the call (sampling, elicitation, roots) goes there. */
+  site?: RelaySite | undefined;
 }
 
 /** The gateway's settings for a call that needs approval. */
@@ -30,10 +35,16 @@ export interface ApprovalSettings {
   elicitationWaitMs: number;
   /** How often a waiting call sends a progress notification. */
   progressIntervalMs: number;
+  /** The longest wait (within `approvalWaitMs`) for a client that sent no progress token. Default `NO_PROGRESS_WAIT_MS`. */
+  noProgressWaitMs?: number | undefined;
   approvalUrl?: string | undefined;
 }
 
-export type ApprovalOutcome = { ok: true; grant: Grant } | { ok: false; result: CallToolResult };
+/** `edited`: an approver changed the call; the grant is for the edited call, whose original is `originalProposalId`. */
+/** The longest wait for a client that sent no progress token: well inside the MCP SDKs' default request timeout (60 s). */
+export const NO_PROGRESS_WAIT_MS = 45_000;
+
+export type ApprovalOutcome = { ok: true; grant: Grant; edited?: { originalProposalId: string } | undefined } | { ok: false; result: CallToolResult };
 
 /**
  * A call the gate says needs approval: offers the client the best its protocol allows,
@@ -78,6 +89,8 @@ export async function awaitApproval(
     }
   }
 
+  // A client with no progress token has nothing to reset its request timeout (the SDK's is 60 s): it gets the link before that, never a timeout.
+  if (channel.progress === undefined && elicitationId === undefined) waitMs = Math.min(waitMs, settings.noProgressWaitMs ?? NO_PROGRESS_WAIT_MS);
   const waited = await waitWithProgress(settings, proposed.requestId, waitMs, toolName, link, channel);
   if (elicitationId !== undefined && waited.ok && waited.status !== 'pending') {
     await channel.completeElicitation?.(elicitationId).catch(() => undefined);
@@ -93,7 +106,9 @@ export async function awaitApproval(
   const token = await settings.port.token(requestId);
   if (!token.ok) return refuse(token.reason === 'not_approved' ? `approval_${token.status ?? 'pending'}` : token.reason, token.message);
   const authorized = await settings.port.authorize({ proposalId, token: token.token });
-  if (authorized.status === 'authorized') return { ok: true, grant: authorized.grant };
+  if (authorized.status === 'authorized') {
+    return { ok: true, grant: authorized.grant, ...(waited.status === 'edited' ? { edited: { originalProposalId: proposed.proposalId } } : {}) };
+  }
   const reason = authorized.status === 'approval_required' ? 'approval_required' : authorized.reason;
   const message = authorized.status === 'approval_required' ? 'the approval was not accepted' : authorized.message;
   return { ok: false, result: refusalResult({ toolName, reason, message, proposalId: authorized.proposalId }) };

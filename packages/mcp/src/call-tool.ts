@@ -3,6 +3,7 @@ import { canonicalizeArguments } from '@countersign/core/canonical';
 import type { Grant, ProposeOutcome } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, type ToolCatalogue } from './catalogue.ts';
+import type { ClientRelay } from './client-relay.ts';
 import type { ToolNaming } from './names.ts';
 import { type ApprovalChannel, type ApprovalSettings, awaitApproval } from './await-approval.ts';
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
@@ -22,6 +23,8 @@ export interface CallContext extends ApprovalSettings {
   relistBeforeCall: boolean;
   /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
   recorded: RecordedSettings;
+  /** Where what an upstream asks during a call goes (client-relay.ts). */
+  relay: Pick<ClientRelay, 'during'>;
 }
 
 /**
@@ -51,6 +54,11 @@ export async function callTool(
       return refusalResult({ reason, message: errorText(error), toolName });
     }
   }
+  // An upstream that is down runs nothing: refused before anything is proposed or an approval spent.
+  const upstream = parsed === undefined ? undefined : ctx.upstreams.get(parsed.upstream);
+  if (upstream !== undefined && !upstream.available) {
+    return refusalResult({ reason: 'upstream_unavailable', message: `upstream ${upstream.name} is unavailable; the gateway reconnects with backoff`, toolName });
+  }
   if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
   const named = taskFromMeta(meta, toolName);
   if (!named.ok) return named.refusal;
@@ -58,14 +66,14 @@ export async function callTool(
   const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args), task);
   if (proposed.status === 'allowed') {
     const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
-    if (first.status === 'authorized') return forward(ctx, first.grant);
+    if (first.status === 'authorized') return forward(ctx, first.grant, channel);
     if (first.status !== 'not_approved' || first.reason !== 'already_consumed') return refuseAuthorize(first, toolName);
     // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
     const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`, task);
     if (again.status === 'approval_required') return approveThenRun(ctx, again, toolName, channel);
     if (again.status !== 'allowed') return refusePropose(ctx, again, toolName);
     const second = await ctx.port.authorize({ proposalId: again.proposalId });
-    return second.status === 'authorized' ? forward(ctx, second.grant) : refuseAuthorize(second, toolName);
+    return second.status === 'authorized' ? forward(ctx, second.grant, channel) : refuseAuthorize(second, toolName);
   }
   if (proposed.status === 'approval_required') return approveThenRun(ctx, proposed, toolName, channel);
   return refusePropose(ctx, proposed, toolName);
@@ -83,7 +91,7 @@ async function callRecorded(
   channel: ApprovalChannel,
 ): Promise<CallToolResult> {
   const outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
-  if (outcome.status === 'authorized') return forward(ctx, outcome.grant);
+  if (outcome.status === 'authorized') return forward(ctx, outcome.grant, channel);
   if (outcome.status === 'approval_required') return approveThenRun(ctx, outcome, toolName, channel);
   if (outcome.status === 'not_approved' && outcome.reason === 'missing' && outcome.proposalId !== undefined) {
     // Approved while no token was presented (the gateway holds none yet): fetch it for that request and authorize.
@@ -97,11 +105,22 @@ async function callRecorded(
 /** Waits for the decision (see await-approval.ts) and runs the approved call. */
 async function approveThenRun(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string, channel: ApprovalChannel): Promise<CallToolResult> {
   const approved = await awaitApproval(ctx, proposed, toolName, channel);
-  return approved.ok ? forward(ctx, approved.grant) : approved.result;
+  if (!approved.ok) return approved.result;
+  const result = await forward(ctx, approved.grant, channel);
+  if (approved.edited === undefined) return result;
+  // The client asked for one call and another ran: it is told which, beside the result (recorded as the upstream sent it).
+  const { grant } = approved;
+  const edited = { originalProposalId: approved.edited.originalProposalId, proposalId: grant.proposalId, toolName: grant.toolName, arguments: JSON.parse(grant.canonicalArgs) as unknown };
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  const countersign = (meta.countersign ?? {}) as Record<string, unknown>;
+  return { ...result, _meta: { ...meta, countersign: { ...countersign, edited } } };
 }
 
-/** Runs the ledger's call upstream and records its raw result. */
-async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> {
+/**
+ * Runs the ledger's call upstream and records its raw result. The client's cancellation
+ * and progress token go with it; what the upstream asks meanwhile goes back to that client.
+ */
+async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel): Promise<CallToolResult> {
   const target = ctx.naming.parse(grant.toolName);
   const upstream = target === undefined ? undefined : ctx.upstreams.get(target.upstream);
   if (target === undefined || upstream === undefined) {
@@ -111,7 +130,8 @@ async function forward(ctx: CallContext, grant: Grant): Promise<CallToolResult> 
   let result: CallToolResult;
   try {
     // The ledger's canonical arguments, as text: what runs is exactly what was authorized.
-    result = await upstream.callTool(target.tool, grant.canonicalArgs);
+    const options = { signal: channel.signal, onprogress: channel.relayProgress };
+    result = await ctx.relay.during(upstream.name, channel.site, () => upstream.callTool(target.tool, grant.canonicalArgs, options));
   } catch (error) {
     await ctx.port.complete(grant, { status: 'failed', error: errorText(error) });
     return refusalResult({ reason: 'upstream_failed', message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });

@@ -54,10 +54,26 @@ export class ToolCatalogue {
   /** Lists every upstream again, registers what changed, and returns the tools the gate admits now. */
   async refresh(): Promise<ServedTool[]> {
     // Through each upstream's relist queue, so two listings of one upstream never register out of order.
-    await Promise.all([...this.#upstreams.keys()].map((name) => this.relist(name)));
+    // An upstream that cannot be listed (down, restarting) serves nothing meanwhile; the others list as always.
+    // The approval service refusing a registration is not an outage: the listing fails with it.
+    await Promise.all(
+      [...this.#upstreams.keys()].map((name) =>
+        this.relist(name).catch((error: unknown) => {
+          if (error instanceof GatewayError && error.code === 'registration_refused') throw error;
+        }),
+      ),
+    );
     const tools = [...this.#tools.values()];
     const admitted = await Promise.all(tools.map(async (tool) => ({ tool, admission: await this.#gate.admitTool(tool.name) })));
+    this.#unreviewed = admitted.filter(({ admission }) => !admission.ok && admission.reason === 'definition_mismatch').map(({ tool }) => tool.name);
     return admitted.filter(({ admission }) => admission.ok).map(({ tool }) => tool);
+  }
+
+  #unreviewed: string[] = [];
+
+  /** The tools the last `refresh` left out because their definition waits for a person (unpinned, or changed). */
+  get unreviewed(): readonly string[] {
+    return this.#unreviewed;
   }
 
   /**
@@ -131,6 +147,10 @@ export class ToolCatalogue {
       this.#stale.delete(upstreamName);
     } catch (error) {
       this.#stale.add(upstreamName);
+      // Tools of an upstream that cannot be listed are hidden until it can be (a call is refused `upstream_unavailable`).
+      if (!(error instanceof GatewayError && error.code === 'registration_refused')) {
+        for (const [name, tool] of this.#tools) if (tool.upstream === upstreamName) this.#tools.delete(name);
+      }
       throw error;
     }
   }

@@ -1,8 +1,9 @@
-import { type CompleteRequest, type CompleteResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CompleteRequest, type CompleteResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolNaming } from './names.ts';
 import { relayed } from './prompts.ts';
 import type { ResourceRouter } from './resources.ts';
 import type { Upstream } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 /**
  * `completion/complete` passes through to the upstream that owns the prompt (by its
@@ -30,12 +31,12 @@ export class CompletionRelay {
     if (ref.type === 'ref/prompt') {
       const target = this.#naming.parse(ref.name);
       const upstream = target === undefined ? undefined : this.#completing(target.upstream);
-      if (target === undefined || upstream === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      if (target === undefined || upstream === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
       return relayed(upstream, 'completion/complete', () => upstream.complete({ ...params, ref: { ...ref, name: target.tool } }));
     }
     const owner = await this.#resources.templateOwner(ref.uri);
     const upstream = owner === undefined ? undefined : this.#completing(owner.name);
-    if (upstream === undefined) throw new McpError(ErrorCode.InvalidParams, `No single upstream serves the resource template ${ref.uri}`);
+    if (upstream === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `No single upstream serves the resource template ${ref.uri}`);
     return relayed(upstream, 'completion/complete', () => upstream.complete(params));
   }
 

@@ -17,13 +17,18 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
   type ServerCapabilities,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
+import { ClientRelay } from './client-relay.ts';
 import { type ServedTool, ToolCatalogue } from './catalogue.ts';
 import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
@@ -33,7 +38,9 @@ import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { PromptRelay } from './prompts.ts';
 import { ResourceRouter } from './resources.ts';
-import { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
+import { SupervisedUpstream } from './supervised-upstream.ts';
+import type { Upstream, UpstreamConfig } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 export interface GatewayOptions {
   upstreams: readonly UpstreamConfig[];
@@ -56,6 +63,11 @@ export interface GatewayOptions {
   namespaced?: boolean | undefined;
   /** How long a `tools/call` that needs approval waits for the decision. Default 0 (answer at once). */
   approvalWaitMs?: number | undefined;
+  /**
+   * The longest of that wait for a client that sent no progress token, so it gets the link
+   * before its own request timeout ends the call (the MCP SDKs' default is 60 s). Default 45 s.
+   */
+  noProgressWaitMs?: number | undefined;
   /** How long a call waits once the client's user opened the approval page (URL elicitation). Default 10 minutes. */
   elicitationWaitMs?: number | undefined;
   /** How often a call waiting for approval sends `notifications/progress` (when the client sent a progress token). Default 5 s. */
@@ -70,6 +82,10 @@ export interface GatewayOptions {
    * further call is proposed, on every upstream `list_changed` (see `ToolCatalogue.beforeCall`).
    */
   relistBeforeCall?: boolean | undefined;
+  /** Where the gateway reports (an upstream down or back, each upstream's stderr under its name). Default: stderr. */
+  log?: ((line: string) => void) | undefined;
+  /** First delay before reconnecting an upstream that is down; it doubles per failed attempt, up to 30 s. Default 250 ms. */
+  reconnectBackoffMs?: number | undefined;
 }
 
 export interface Gateway {
@@ -111,23 +127,34 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
   };
   let resources: ResourceRouter | undefined;
+  const relay = new ClientRelay();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   try {
-    for (const config of options.upstreams) upstreams.set(config.name, await connectUpstream(config, () => onToolsChanged(config.name), onListChanged));
+    // Supervised: an upstream down at start (or later) is retried with backoff while the others serve.
+    for (const config of options.upstreams) {
+      const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs };
+      upstreams.set(config.name, await SupervisedUpstream.start(config, hooks));
+    }
   } catch (error) {
     await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     throw error;
   }
+  relay.use(upstreams);
   catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
   const router = resources;
   const completions = new CompletionRelay(upstreams.values(), naming, router);
   // Each capability only when some upstream has it: a client sees what it would see directly.
+  const declared = [...upstreams.values()].map((u) => u.capabilities);
+  const subscribe = declared.some((c) => c.resources?.subscribe === true);
+  const logging = declared.some((c) => c.logging !== undefined);
   const capabilities: ServerCapabilities = {
     tools: { listChanged: true },
     ...(prompts.available ? { prompts: { listChanged: true } } : {}),
-    ...(router.available ? { resources: { listChanged: true } } : {}),
+    ...(router.available ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
     ...(completions.available ? { completions: {} } : {}),
+    ...(logging ? { logging: {} } : {}),
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
   const visibleTools = async () => {
@@ -136,6 +163,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (toolVisibility === undefined) return admitted;
     const seen = await Promise.all(admitted.map((tool) => toolVisibility.call(options.gate, tool.name, options.principal)));
     return admitted.filter((_, i) => seen[i]?.visible === true);
+  };
+  // A first run without a lock or trust on first use lists nothing: the user is told why, once per set of waiting tools.
+  let toldUnreviewed = '';
+  const unreviewedNotice = () => {
+    const waiting = catalogue.unreviewed;
+    if (waiting.length === 0) return undefined;
+    const where = options.approvalUrl === undefined ? 'on the approval page' : `at ${options.approvalUrl}`;
+    const message = `${waiting.length} tool(s) are not served until a person trusts their definitions: pin them with \`countersign mcp pin --config <gateway.yaml>\` and \`lock:\` in the config, or approve their definition reviews ${where}`;
+    const key = waiting.join('\u0000');
+    if (key !== toldUnreviewed) log(`${message} (${waiting.join(', ')})`);
+    toldUnreviewed = key;
+    return { unreviewed: [...waiting], message };
   };
   const port = options.gate.port(options.agent);
   const context = {
@@ -147,10 +186,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessionId: options.sessionId ?? `mcp-session-${randomUUID()}`,
     principal: options.principal,
     approvalWaitMs: options.approvalWaitMs ?? 0,
+    noProgressWaitMs: options.noProgressWaitMs,
     elicitationWaitMs: options.elicitationWaitMs ?? DEFAULT_ELICITATION_WAIT_MS,
     progressIntervalMs: options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? false,
+    relay,
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
@@ -161,14 +202,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   /** One tools/call from a 1.x client, whichever path brought it. */
   const toolCall = async (request: CallToolRequest, headerRun: string | undefined, channel: ApprovalChannel) => {
     const { name, arguments: args, _meta: meta } = request.params;
-    if (naming.parse(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (naming.parse(name) === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     return callTool(context, name, args ?? {}, meta, headerRun, channel);
   };
 
   return {
     async connect(transport) {
       const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await visibleTools()).map(servedTool) }));
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        const tools = (await visibleTools()).map(servedTool);
+        const unreviewed = unreviewedNotice();
+        return unreviewed === undefined ? { tools } : { tools, _meta: { countersign: unreviewed } };
+      });
       // Protocol's registration, not Server's: Server's wraps tools/call to parse the request a
       // second time and the result once more, and every result here is already checked (the
       // upstream's against CallToolResultSchema, refusals built by the gateway).
@@ -184,6 +229,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           if (params === undefined) return undefined;
           const channel = approvalChannel(server, {
             signal: extra.signal,
+            requestId: message.id,
             ...(params._meta === undefined ? {} : { _meta: params._meta }),
             sendNotification: async (notification) => {
               if (!extra.signal.aborted) await server.notification(notification, { relatedRequestId: message.id });
@@ -204,10 +250,32 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await router.list() }));
         server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
         server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
+        if (subscribe) {
+          server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+            await relay.subscribe(server, await router.route(request.params.uri), request.params.uri);
+            return {};
+          });
+          server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+            await relay.unsubscribe(server, await router.route(request.params.uri), request.params.uri);
+            return {};
+          });
+        }
       }
+      // Replaces the SDK Server's own handler: the level filters this client's messages and goes upstream.
+      if (logging) {
+        server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+          await relay.setLevel(server, request.params.level);
+          return {};
+        });
+      }
+      server.setNotificationHandler(RootsListChangedNotificationSchema, () => relay.rootsChanged());
       if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
-      server.onclose = () => servers.delete(server);
+      server.onclose = () => {
+        servers.delete(server);
+        relay.removed(server);
+      };
       servers.add(server);
+      relay.added(server);
       await server.connect(transport);
       return server;
     },
@@ -226,19 +294,34 @@ const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What `approvalChannel` uses of a request's extra: the SDK Server's, or the direct path's equivalent. */
-type ChannelExtra = Pick<CallExtra, 'signal' | '_meta' | 'sendNotification' | 'sendRequest'>;
+type ChannelExtra = Pick<CallExtra, 'signal' | '_meta' | 'sendNotification' | 'sendRequest' | 'requestId'>;
 
 /** What this client can be offered while its call waits for approval (see `ApprovalChannel`). */
 function approvalChannel(server: Server, extra: ChannelExtra): ApprovalChannel {
   const progressToken = extra._meta?.progressToken;
   // Only a client that declared it gets a URL elicitation (2025-11-25); the SDK refuses to send one otherwise.
   const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;
+  // Progress on one token only increases: the upstream's counts on from the approval wait's last step.
+  let waited = 0;
+  let base: number | undefined;
   return {
     signal: extra.signal,
+    site: { server, relatedRequestId: extra.requestId },
     progress:
       progressToken === undefined
         ? undefined
-        : (progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+        : (progress, message) => {
+            waited = progress;
+            return extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+          },
+    relayProgress:
+      progressToken === undefined
+        ? undefined
+        : ({ progress, total, message }) => {
+            base ??= waited;
+            const params = { progressToken, progress: base + progress, ...(total === undefined ? {} : { total: base + total }), ...(message === undefined ? {} : { message }) };
+            void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+          },
     elicitUrl: urlElicitation
       ? async (params, timeoutMs) => {
           // Sent as part of the tools/call (related request): over Streamable HTTP it rides the call's own stream.

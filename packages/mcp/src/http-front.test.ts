@@ -100,6 +100,48 @@ describe('the gateway served over Streamable HTTP (in front of server-memory)', 
     expect((await raw(`${front.url}/other`, auth)).status).toBe(404);
   });
 
+  it('accepts the endpoint’s own loopback origin (any other port is still foreign)', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const port = Number(new URL(front.url).port);
+    expect((await raw(front.url, { ...auth, host, origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+    expect((await raw(front.url, { ...auth, host, origin: `http://localhost:${port}` })).status).toBe(200);
+    expect((await raw(front.url, { ...auth, host, origin: `http://127.0.0.1:${port + 1}` })).status).toBe(403);
+  });
+
+  it('answers every refusal with its status and one JSON-RPC error shape', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const unauthorized = await raw(front.url, {});
+    expect(JSON.parse(unauthorized.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'a valid bearer token is required' } });
+    const notInit = await raw(front.url, auth, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    expect(JSON.parse(notInit.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    expect(JSON.parse((await raw(front.url, { ...auth, origin: 'https://evil.example' })).text)).toMatchObject({ error: { code: -32000, message: 'origin not allowed' } });
+  });
+
+  it('a body over the limit gets 413 with the limit, not a connection reset', async () => {
+    const small = await startHttpFront({ gateway, bearerToken: TOKEN, maxBodyBytes: 1024 });
+    try {
+      const big = { ...INIT, params: { ...INIT.params, padding: 'x'.repeat(256 * 1024) } };
+      const answer = await raw(small.url, { authorization: `Bearer ${TOKEN}` }, big);
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { message: 'request body too large (at most 1024 bytes)' } });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('serves without a token only when asked to, and only on a loopback bind', async () => {
+    await expect(startHttpFront({ gateway, bearerToken: undefined })).rejects.toThrow(/bearer token is required/);
+    await expect(startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true, host: '0.0.0.0' })).rejects.toThrow(/loopback bind only/);
+    const open = await startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true });
+    try {
+      expect((await raw(open.url, {})).status).toBe(200);
+      // Host and Origin are still checked.
+      expect((await raw(open.url, { host: 'evil.example' })).status).toBe(403);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('refuses a short bearer token at startup', async () => {
     await expect(startHttpFront({ gateway, bearerToken: 'short' })).rejects.toThrow(/at least 32/);
   });

@@ -3,12 +3,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
+import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON } from './front-refusal.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
   gateway: Gateway;
-  /** The bearer token every request must carry (`Authorization: Bearer …`). */
-  bearerToken: string;
+  /**
+   * The bearer token every request must carry (`Authorization: Bearer …`). `undefined` only
+   * with `noTokenOnLoopback` (local development): then any local process may call the gateway.
+   */
+  bearerToken: string | undefined;
+  /** Serve without a bearer token. Refused unless `host` is a loopback address. */
+  noTokenOnLoopback?: boolean | undefined;
   /** Default 127.0.0.1: the gateway is a local endpoint unless the operator says otherwise. */
   host?: string | undefined;
   /** Default 0 (a free port). */
@@ -17,7 +23,11 @@ export interface HttpFrontOptions {
   path?: string | undefined;
   /** `Host` header values accepted. Default: `127.0.0.1:<port>` and `localhost:<port>` (DNS rebinding). */
   allowedHosts?: readonly string[] | undefined;
-  /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
+  /**
+   * Browser origins accepted, beside the endpoint's own on a loopback bind
+   * (`http://127.0.0.1:<port>`, `localhost`, `[::1]`). A request with no `Origin` (not a
+   * browser) is accepted; any other origin is refused.
+   */
   allowedOrigins?: readonly string[] | undefined;
   /** Largest request body accepted. Default 4 MiB. */
   maxBodyBytes?: number | undefined;
@@ -37,14 +47,17 @@ const MIN_TOKEN_LENGTH = 32;
  * bearer token must match (401). Only an `initialize` opens a session.
  */
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
-  if (options.bearerToken.length < MIN_TOKEN_LENGTH) throw new Error(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters`);
   const host = options.host ?? '127.0.0.1';
+  if (options.bearerToken === undefined) {
+    if (options.noTokenOnLoopback !== true) throw new Error('a bearer token is required');
+    if (!isLoopback(host)) throw new Error(`serving without a bearer token is for a loopback bind only, not ${host}`);
+  } else if (options.bearerToken.length < MIN_TOKEN_LENGTH) throw new Error(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters`);
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const expected = digest(options.bearerToken);
+  const expected = options.bearerToken === undefined ? undefined : digest(options.bearerToken);
   const sessions = new Map<string, NodeStreamableHttpTransport>();
   let allowedHosts: ReadonlySet<string> = new Set(options.allowedHosts ?? []);
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  let allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins ?? []);
 
   // The request target exactly as the path (what clients send): no URL parse per request; anything else is parsed.
   const pathIsNormal = new URL(path, 'http://gateway').pathname === path;
@@ -62,7 +75,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return plain(res, 403, 'origin not allowed');
     if (!onPath(req.url)) return plain(res, 404, 'not found');
-    if (!authorized(req.headers.authorization, expected)) {
+    if (expected !== undefined && !authorized(req.headers.authorization, expected)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'a valid bearer token is required');
     }
@@ -100,6 +113,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   });
   const port = (server.address() as AddressInfo).port;
   if (options.allowedHosts === undefined) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  allowedOrigins = new Set([...allowedOrigins, ...loopbackOrigins(host, port)]);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${path}`,
@@ -135,8 +149,11 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
       size += chunk.length;
       if (size <= maxBytes) return void chunks.push(chunk);
       req.off('data', onData);
-      resolve({ ok: false, status: 413, message: 'request body too large' });
-      req.destroy(); // the rest is not read (an endless body must not keep the gateway busy)
+      resolve({ ok: false, status: 413, message: `request body too large (at most ${maxBytes} bytes)` });
+      // The 413 is answered while the rest is read and dropped (closing now would reset the connection
+      // before the client reads the answer); an endless body is cut off after a grace period.
+      req.resume();
+      setTimeout(() => req.destroy(), BODY_GRACE_MS).unref();
     };
     req.on('data', onData);
     req.once('error', reject);
@@ -145,13 +162,17 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
       try {
         resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {
-        resolve({ ok: false, status: 400, message: 'the body is not JSON' });
+        resolve({ ok: false, status: 400, message: NOT_JSON });
       }
     });
   });
 }
 
+const BODY_GRACE_MS = 2_000;
+
+/** A refusal before MCP sees the request (front-refusal.ts); a too-large body also closes the connection. */
 function plain(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end(message);
+  const refusal = frontRefusal(status, message);
+  res.writeHead(status, { ...refusal.headers, ...(status === 413 ? { connection: 'close' } : {}) });
+  res.end(refusal.body);
 }

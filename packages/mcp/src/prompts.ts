@@ -1,6 +1,7 @@
 import { ErrorCode, type GetPromptResult, McpError, type Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolNaming } from './names.ts';
 import type { Upstream } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 /**
  * Prompts pass through: listed from every upstream that has them, under the same names
@@ -23,8 +24,11 @@ export class PromptRelay {
   }
 
   async list(): Promise<Prompt[]> {
+    // An upstream that is down (see supervised-upstream.ts) lists nothing until it is back; the others list as always.
     const listed = await Promise.all(
-      this.#upstreams.map(async (upstream) => {
+      this.#upstreams
+        .filter((u) => u.available)
+        .map(async (upstream) => {
         const prompts = await relayed(upstream, 'prompts/list', () => upstream.listPrompts());
         return prompts.map((prompt) => ({ ...prompt, name: this.#naming.served(upstream.name, prompt.name) }));
       }),
@@ -35,7 +39,7 @@ export class PromptRelay {
   async get(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
     const target = this.#naming.parse(name);
     const upstream = target === undefined ? undefined : this.#upstreams.find((u) => u.name === target.upstream);
-    if (target === undefined || upstream === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    if (target === undefined || upstream === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return relayed(upstream, 'prompts/get', () => upstream.getPrompt(target.tool, args));
   }
 }
@@ -51,8 +55,8 @@ export async function relayed<T>(upstream: Upstream, what: string, request: () =
   } catch (error) {
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout) {
       // The SDK prefixed "MCP error <code>: " on receipt; the client's SDK adds it again.
-      throw new McpError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
+      throw new JsonRpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
     }
-    throw new McpError(ErrorCode.InternalError, `${upstream.name}: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new JsonRpcError(ErrorCode.InternalError, `${upstream.name}: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,7 +1,8 @@
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { relayed } from './prompts.ts';
 import type { Upstream } from './upstream.ts';
+import { JsonRpcError } from './json-rpc-error.ts';
 
 // MCP's "resource not found" (the spec's code; the SDK's enum does not name it).
 const RESOURCE_NOT_FOUND = -32002;
@@ -36,7 +37,8 @@ export class ResourceRouter {
   }
 
   async list(): Promise<Resource[]> {
-    const listed = await Promise.all(this.#upstreams.map(async (u) => ({ upstream: u.name, resources: await relayed(u, 'resources/list', () => u.listResources()) })));
+    // An upstream that is down (see supervised-upstream.ts) lists nothing until it is back; the others list as always.
+    const listed = await Promise.all(this.#live().map(async (u) => ({ upstream: u.name, resources: await relayed(u, 'resources/list', () => u.listResources()) })));
     const routes = new Map<string, string[]>();
     for (const { upstream, resources } of listed) {
       for (const resource of resources) {
@@ -51,7 +53,7 @@ export class ResourceRouter {
 
   async listTemplates(): Promise<ResourceTemplate[]> {
     const listed = await Promise.all(
-      this.#upstreams.map(async (u) => ({ upstream: u.name, templates: await relayed(u, 'resources/templates/list', () => u.listResourceTemplates()) })),
+      this.#live().map(async (u) => ({ upstream: u.name, templates: await relayed(u, 'resources/templates/list', () => u.listResourceTemplates()) })),
     );
     const owners = new Map<string, Set<string>>();
     for (const { upstream, templates } of listed) for (const t of templates) owners.set(t.uriTemplate, (owners.get(t.uriTemplate) ?? new Set()).add(upstream));
@@ -69,14 +71,15 @@ export class ResourceRouter {
   }
 
   async read(uri: string): Promise<ReadResourceResult> {
-    const upstream = await this.#route(uri);
+    const upstream = await this.route(uri);
     return relayed(upstream, 'resources/read', () => upstream.readResource(uri));
   }
 
-  async #route(uri: string): Promise<Upstream> {
+  /** The one upstream a read (or a subscription) of `uri` goes to; a typed JSON-RPC error when none or several claim it. */
+  async route(uri: string): Promise<Upstream> {
     const only = this.#upstreams.length === 1 ? this.#upstreams[0] : undefined;
     if (only !== undefined) return only;
-    if (this.#upstreams.length === 0) throw new McpError(ErrorCode.MethodNotFound, 'no upstream has resources');
+    if (this.#upstreams.length === 0) throw new JsonRpcError(ErrorCode.MethodNotFound, 'no upstream has resources');
     // A client may read a URI it learned elsewhere (a tool result) before any listing.
     if (this.#routes === undefined || !this.#routes.has(uri)) await this.list();
     const listedBy = this.#routes?.get(uri) ?? [];
@@ -86,19 +89,23 @@ export class ResourceRouter {
     const matching = new Set((this.#templates ?? []).filter((t) => t.template?.match(uri) != null).map((t) => t.upstream));
     if (matching.size > 1) throw ambiguous(uri, [...matching]);
     const [owner] = matching;
-    if (owner === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (owner === undefined) throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     return this.#upstream(owner);
+  }
+
+  #live(): Upstream[] {
+    return this.#upstreams.filter((u) => u.available);
   }
 
   #upstream(name: string): Upstream {
     const upstream = this.#upstreams.find((u) => u.name === name);
-    if (upstream === undefined) throw new McpError(RESOURCE_NOT_FOUND, `no upstream named ${name}`);
+    if (upstream === undefined) throw new JsonRpcError(RESOURCE_NOT_FOUND, `no upstream named ${name}`);
     return upstream;
   }
 }
 
-function ambiguous(uri: string, upstreams: string[]): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Resource ${uri} is served by several upstreams (${upstreams.join(', ')}); the gateway does not guess which one`, {
+function ambiguous(uri: string, upstreams: string[]): JsonRpcError {
+  return new JsonRpcError(ErrorCode.InvalidParams, `Resource ${uri} is served by several upstreams (${upstreams.join(', ')}); the gateway does not guess which one`, {
     uri,
     countersign: { reason: 'ambiguous_resource' },
   });

@@ -183,3 +183,31 @@ describe('rug pull, default mode: no upstream listing per call', () => {
     expect(upstream.state.calls).not.toContain('pear');
   });
 });
+
+describe('a first run with no lock and no trust on first use', () => {
+  it('lists nothing, and says why and how to pin, in the listing’s _meta and once in the log', async () => {
+    const upstream = await rugServer();
+    const lines: string[] = [];
+    const gateway = await createGateway({
+      upstreams: [{ name: 'rug', transport: upstream.transport }],
+      gate: makeTestGate(POLICY, false),
+      agent: { id: 'mcp-gateway' },
+      principal: 'user-1',
+      approvalUrl: 'http://127.0.0.1:8787',
+      log: (line) => lines.push(line),
+    });
+    const client = await connectClient(gateway);
+    try {
+      const listed = await client.listTools();
+      expect(listed.tools).toEqual([]);
+      expect(listed._meta?.countersign).toMatchObject({ unreviewed: ['lookup'], message: expect.stringContaining('countersign mcp pin --config') });
+      await client.listTools();
+      const told = lines.filter((l) => l.includes('not served until a person trusts their definitions'));
+      expect(told).toEqual([expect.stringMatching(/approve their definition reviews at http:\/\/127\.0\.0\.1:8787 \(lookup\)$/)]);
+    } finally {
+      await client.close();
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+});

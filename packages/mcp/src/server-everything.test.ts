@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
-import { call, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
+import { CAPABLE, call, capableClient, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
 // The reference "everything" server from npm (tools, prompts, resources and templates), started with this node over stdio.
 const EVERYTHING_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -18,6 +18,9 @@ rules:
     verdict: deny
   - id: reads
     tools: [echo, "get-*"]
+    verdict: allow
+  - id: protocol-demos
+    tools: [trigger-sampling-request, trigger-long-running-operation]
     verdict: allow
 `;
 
@@ -34,7 +37,8 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
   let gate: ReturnType<typeof makeTestGate>;
 
   beforeAll(async () => {
-    direct = new Client({ name: 'direct', version: '1.0.0' });
+    // Declaring what the gateway declares upstream (it relays sampling, elicitation and roots), so both list the same tools.
+    direct = new Client({ name: 'direct', version: '1.0.0' }, { capabilities: CAPABLE });
     await direct.connect(new StdioClientTransport({ ...upstream(), stderr: 'ignore' }));
     gate = makeTestGate(POLICY, true);
     gateway = await createGateway({ upstreams: [upstream()], gate, agent: { id: 'mcp-gateway' }, principal: 'user-1' });
@@ -49,7 +53,8 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
 
   it('lists exactly the tools policy lets the principal call, identical to the server’s own', async () => {
     const all = (await direct.listTools()).tools;
-    const allowed = all.filter((t) => t.name === 'echo' || (t.name.startsWith('get-') && t.name !== 'get-env')).map(pinned);
+    const demos = ['echo', 'trigger-sampling-request', 'trigger-long-running-operation'];
+    const allowed = all.filter((t) => demos.includes(t.name) || (t.name.startsWith('get-') && t.name !== 'get-env')).map(pinned);
     expect(allowed.length).toBeGreaterThan(3);
     expect((await client.listTools()).tools).toEqual(allowed);
     // Denied (get-env) and unclassified (toggle-*, ...) tools are hidden.
@@ -97,9 +102,46 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
     expect(completed.completion.values.length).toBeGreaterThan(0);
   });
 
+  it('an upstream’s JSON-RPC error reaches the client as the server sent it: same code, same message', async () => {
+    const failure = async (p: Promise<unknown>) => p.then(() => undefined, (error: unknown) => ({ code: (error as { code?: unknown }).code, message: (error as Error).message }));
+    const viaGateway = await failure(client.getPrompt({ name: 'args-prompt', arguments: {} }));
+    expect(viaGateway).toEqual(await failure(direct.getPrompt({ name: 'args-prompt', arguments: {} })));
+    expect(viaGateway?.code).toBe(-32602);
+  });
+
   it('an unknown prompt or resource is a JSON-RPC error, as it would be directly', async () => {
     await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow();
     await expect(direct.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow();
     await expect(client.readResource({ uri: 'demo://resource/nope' })).rejects.toThrow();
+  });
+});
+
+describe('the protocol around tool calls, through the gateway, with server-everything (stdio)', () => {
+  let gateway: Gateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    gateway = await createGateway({ upstreams: [upstream()], gate: makeTestGate(POLICY, true), agent: { id: 'mcp-gateway' }, principal: 'user-1' });
+    client = await capableClient(gateway);
+  }, 30_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+  });
+
+  it('sampling and roots round trips: the server’s requests reach the client and its answers come back', async () => {
+    const sampled = await call(client, 'trigger-sampling-request', { prompt: 'ping', maxTokens: 5 });
+    expect(textOf(sampled)).toContain('model says Resource trigger-sampling-request context: ping');
+    const roots = await call(client, 'get-roots-list', {});
+    expect(textOf(roots)).toContain('file:///home/ada/project');
+  });
+
+  it('a long-running operation outlives the client’s request timeout on the server’s progress', async () => {
+    const seen: Progress[] = [];
+    const params = { name: 'trigger-long-running-operation', arguments: { duration: 3, steps: 10 } };
+    const result = await client.request({ method: 'tools/call', params }, CallToolResultSchema, { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) });
+    expect(textOf(result)).toContain('completed');
+    expect(seen.length).toBeGreaterThanOrEqual(8);
   });
 });

@@ -3,7 +3,6 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
 
@@ -41,7 +40,7 @@ interface Pending {
  * answer is resumed by the SDK transport (`send` with the resumption token, which replays
  * under this call's id); a redirect is reported so the caller repeats the call through the
  * SDK client, which follows redirects within the origin (a redirected POST did not run).
- * The SDK's request timeout and its `notifications/cancelled` on timeout are kept.
+ * The SDK's `notifications/cancelled` is kept, sent when the client cancels the call.
  */
 export class LeanToolCaller {
   readonly #url: URL;
@@ -73,20 +72,25 @@ export class LeanToolCaller {
     };
   }
 
-  /** Calls `tool` with `argsJson` (JSON text of the arguments object, sent as it is). */
-  call(tool: string, argsJson: string): Promise<LeanAnswer> {
+  /**
+   * Calls `tool` with `argsJson` (JSON text of the arguments object, sent as it is). No
+   * timeout of its own: the call ends when the upstream answers or `signal` (the client's
+   * cancellation) aborts it, and then the upstream is told, as the SDK client would.
+   */
+  call(tool: string, argsJson: string, signal?: AbortSignal): Promise<LeanAnswer> {
     if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    if (signal?.aborted === true) return Promise.reject(abortError(signal));
     const id = `countersign-${++this.#next}`;
     const body = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argsJson}}}`;
     return new Promise<LeanAnswer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        fail(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: DEFAULT_REQUEST_TIMEOUT_MSEC }));
+      const onAbort = () => {
+        fail(abortError(signal));
         request.destroy();
-        // As the SDK's client: the upstream is told the call is abandoned.
-        void this.#client.notification({ method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } }).catch(() => undefined);
-      }, DEFAULT_REQUEST_TIMEOUT_MSEC);
+        void this.#client.notification({ method: 'notifications/cancelled', params: { requestId: id, reason: 'the client cancelled the call' } }).catch(() => undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => {
-        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         this.#pending.delete(id);
       };
       const fail = (error: Error) => {
@@ -212,6 +216,12 @@ function settle(pending: Pending, message: JSONRPCMessage): void {
     pending.reject(new McpError(code, typeof error?.message === 'string' ? error.message : 'upstream error', error?.data));
   } else if (result === undefined) pending.reject(new StreamableHTTPError(-1, 'the upstream answered the call with neither a result nor an error'));
   else pending.resolve(result);
+}
+
+/** The error a cancelled call rejects with (the SDK client's wording for the same case). */
+function abortError(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new McpError(ErrorCode.RequestTimeout, `Request cancelled${reason === undefined ? '' : `: ${String(reason)}`}`);
 }
 
 function readAll(res: IncomingMessage, onText: (text: string) => void, onError: (error: Error) => void): void {

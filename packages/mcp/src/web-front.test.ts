@@ -88,6 +88,19 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
   const rawPost = (session: string, body: unknown, headers: Record<string, string> = {}) =>
     handler.handle(new Request(URL_BASE, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session, ...headers }, body: JSON.stringify(body) }));
 
+  it('refuses with the standalone front’s JSON-RPC error shape (a foreign Origin, an unknown session, bad JSON)', async () => {
+    const post = (headers: Record<string, string>, body: string) => handler.handle(new Request(URL_BASE, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body }));
+    const foreign = await post({ origin: 'https://evil.example' }, '{}');
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'origin not allowed' } });
+    const unknown = await post({ 'mcp-session-id': 'made-up' }, '{}');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: -32000 } });
+    const garbled = await post({}, '{not json');
+    expect(garbled.status).toBe(400);
+    expect(await garbled.json()).toMatchObject({ error: { code: -32700, message: 'the body is not JSON' } });
+  });
+
   it('an allowed call is answered as one JSON body, with the raw result recorded; a call needing approval is refused as before', async () => {
     const client = await connect();
     answeredAs.length = 0;

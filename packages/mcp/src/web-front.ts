@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { frontRefusal, NOT_JSON } from './front-refusal.ts';
 import type { Gateway } from './gateway.ts';
 import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
 import { type WebSession, webPost } from './web-direct-call.ts';
@@ -56,7 +57,7 @@ export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOp
     try {
       body = JSON.parse(await request.text());
     } catch {
-      return plain(400, 'the body is not JSON');
+      return plain(400, NOT_JSON);
     }
     // One endpoint, both revisions: 2026-07-28 requests (per-request envelope, no session) go to the 2.x front.
     if (modern !== undefined && !(await isLegacyRequest(original.clone(), body))) return modern.fetch(original);
@@ -89,6 +90,8 @@ export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOp
   };
 }
 
+/** A refusal before MCP sees the request: the same JSON-RPC error shape as the standalone front (front-refusal.ts). */
 function plain(status: number, message: string): Response {
-  return new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  const refusal = frontRefusal(status, message);
+  return new Response(refusal.body, { status: refusal.status, headers: refusal.headers });
 }

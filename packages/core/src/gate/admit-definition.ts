@@ -74,6 +74,14 @@ async function decide(deps: GateDeps, toolName: string, digest: string): Promise
   }
   if (pin?.status === 'disabled') return refuse(`${toolName} is disabled: a reviewer refused its definition; an operator must pin one`);
   if (pin?.status === 'changed' && pin.pendingDigest === digest) return await followReview(deps, pin, now);
+  if (pin?.status === 'changed' && pin.trustedDigest === digest) {
+    // The tool went back to the definition a person trusted: trusted again, nothing to review
+    // (the review of the change it reverted is left stale: it no longer matches the pin).
+    const reverted: ToolPin = { toolName, status: 'trusted', trustedDigest: digest, updatedAt: Math.max(now, pin.updatedAt + 1) };
+    if (!(await deps.definitions.replacePin(pin, reverted))) return 'retry';
+    await auditPin(deps, reverted, pin.pendingDigest, 'reverted_to_trusted', 'system');
+    return { ok: true };
+  }
   // Unpinned (without TOFU), or a definition other than the trusted or the reviewed one.
   const changed: ToolPin = { toolName, status: 'changed', trustedDigest: pin?.trustedDigest, pendingDigest: digest, updatedAt: now };
   if (!(await deps.definitions.replacePin(pin, changed))) return 'retry';

@@ -23,6 +23,18 @@ describe('gateway configuration', () => {
     });
   });
 
+  it('an upstream environment reads `{ env: NAME }` from the gateway’s environment and passes `passEnv` through; an unset reference is a problem', () => {
+    const upstream = { name: 'gh', command: 'node', env: { LITERAL: 'x', GITHUB_TOKEN: { env: 'GH_SECRET' } }, passEnv: ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY'] };
+    const env = { GH_SECRET: 's3cret', NODE_EXTRA_CA_CERTS: '/etc/corp-ca.pem', UNRELATED: 'no' };
+    const parsed = parseGatewayConfig({ ...MINIMAL, upstreams: [upstream] }, '/x', 'standalone', env);
+    expect(parsed).toMatchObject({ ok: true });
+    // Exactly these: the reference resolved, the set passEnv variable, nothing else of the gateway's (HTTPS_PROXY is unset).
+    expect(parsed.ok && parsed.config.upstreams[0]).toEqual({ name: 'gh', command: 'node', env: { LITERAL: 'x', GITHUB_TOKEN: 's3cret', NODE_EXTRA_CA_CERTS: '/etc/corp-ca.pem' } });
+    const unset = parseGatewayConfig({ ...MINIMAL, upstreams: [upstream] }, '/x', 'standalone', {});
+    expect(unset).toEqual({ ok: false, problems: ['upstreams.0.env.GITHUB_TOKEN: the environment variable GH_SECRET is not set'] });
+    expect(parseGatewayConfig({ ...MINIMAL, upstreams: [{ ...upstream, env: { A: { env: 'lower-case' } } }] }, '/x', 'standalone', env)).toMatchObject({ ok: false });
+  });
+
   it('resolves the lock path, and refuses a lock together with trust on first use', () => {
     expect(parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json' }, '/etc/countersign')).toMatchObject({ ok: true, config: { lock: '/etc/countersign/mcp.lock.json' } });
     const both = parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json', trustOnFirstUse: true }, '/etc/countersign');

@@ -80,11 +80,18 @@ export const DEFAULT_GATEWAY_STORE_PATH = DEFAULT_CONFIG_STORE_PATH;
 const id = z.string().trim().min(1).max(200);
 const stringMap = z.record(z.string(), z.string());
 
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable');
+
+/** An upstream's environment variable: a literal, or `{ env: NAME }`, the gateway's own variable NAME (secrets stay out of the file). */
+const envValue = z.union([z.string(), z.strictObject({ env: envName })]);
+
 const stdioUpstream = z.strictObject({
   name: z.string(),
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
+  env: z.record(z.string(), envValue).optional(),
+  /** The gateway's variables passed through as they are, when set (beside the SDK's safe default set: HOME, PATH, ...). */
+  passEnv: z.array(envName).optional(),
   cwd: z.string().min(1).optional(),
 });
 const httpUpstream = z.strictObject({
@@ -92,8 +99,6 @@ const httpUpstream = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: stringMap.optional(),
 });
-
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable');
 
 const fields = z.strictObject({
   upstreams: z
@@ -180,10 +185,13 @@ function schemaFor(mode: GatewayConfigMode) {
 export type GatewayConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
 
 /** Checks a parsed configuration value; relative paths are taken from `baseDir` (the file's folder). */
-export function parseGatewayConfig(value: unknown, baseDir: string, mode: GatewayConfigMode = 'standalone'): GatewayConfigResult {
+export function parseGatewayConfig(value: unknown, baseDir: string, mode: GatewayConfigMode = 'standalone', env: Environment = process.env): GatewayConfigResult {
   const parsed = schemaFor(mode).safeParse(value);
   if (!parsed.success) return { ok: false, problems: describeZodIssues(parsed.error.issues) };
   const c = parsed.data;
+  const environments = c.upstreams.map((u, i) => ('command' in u ? upstreamEnvironment(u, i, env) : undefined));
+  const missing = environments.flatMap((e) => (e?.ok === false ? e.problems : []));
+  if (missing.length > 0) return { ok: false, problems: missing };
   // Operator pins and first-sight trust contradict each other: with a lock, an unlisted tool waits for review.
   if (c.lock !== undefined && c.trustOnFirstUse) return { ok: false, problems: ['lock: a lock pins tools itself; remove trustOnFirstUse (tools the lock does not list wait for review)'] };
   const at = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
@@ -191,7 +199,12 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
   return {
     ok: true,
     config: {
-      upstreams: c.upstreams.map((u) => ('command' in u ? { ...u, ...(u.cwd === undefined ? {} : { cwd: at(u.cwd) }) } : u)),
+      upstreams: c.upstreams.map((u, i) => {
+        if (!('command' in u)) return u;
+        const { passEnv: _passEnv, env: _env, ...rest } = u;
+        const resolved = environments[i];
+        return { ...rest, ...(resolved?.ok === true && resolved.env !== undefined ? { env: resolved.env } : {}), ...(u.cwd === undefined ? {} : { cwd: at(u.cwd) }) };
+      }),
       policy: c.policy === undefined ? undefined : at(c.policy),
       store,
       approvalService: c.approvalService,
@@ -215,12 +228,40 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
   };
 }
 
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A stdio upstream's environment: its literals, its `{ env: NAME }` references read from
+ * the gateway's environment, and the `passEnv` variables that are set. A reference to a
+ * variable that is not set is a configuration problem (the upstream would start without
+ * its credential and fail later, less clearly).
+ */
+function upstreamEnvironment(
+  upstream: { env?: Record<string, string | { env: string }> | undefined; passEnv?: string[] | undefined },
+  index: number,
+  env: Environment,
+): { ok: true; env: Record<string, string> | undefined } | { ok: false; problems: string[] } {
+  if (upstream.env === undefined && upstream.passEnv === undefined) return { ok: true, env: undefined };
+  const resolved: Record<string, string> = {};
+  for (const name of upstream.passEnv ?? []) {
+    const value = env[name];
+    if (value !== undefined) resolved[name] = value;
+  }
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(upstream.env ?? {})) {
+    if (typeof value === 'string') resolved[name] = value;
+    else if (env[value.env] !== undefined) resolved[name] = env[value.env] as string;
+    else problems.push(`upstreams.${index}.env.${name}: the environment variable ${value.env} is not set`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, env: resolved };
+}
+
 /** Reads and checks a gateway configuration file (.yaml, .yml or .json) with core's strict reader. Never throws. */
-export async function loadGatewayConfigFile(path: string, mode: GatewayConfigMode = 'standalone'): Promise<GatewayConfigResult> {
+export async function loadGatewayConfigFile(path: string, mode: GatewayConfigMode = 'standalone', env: Environment = process.env): Promise<GatewayConfigResult> {
   const file = await readConfigFile(path, 'gateway configuration');
   if (!file.ok) return { ok: false, problems: [file.problem] };
   const parsed = parseConfigText(file.text, file.format);
   if (!parsed.ok) return { ok: false, problems: parsed.problems.map((p) => `${path}: ${p}`) };
-  const checked = parseGatewayConfig(parsed.value, dirname(path), mode);
+  const checked = parseGatewayConfig(parsed.value, dirname(path), mode, env);
   return checked.ok ? checked : { ok: false, problems: checked.problems.map((p) => `${path}: ${p}`) };
 }

@@ -5,7 +5,7 @@ import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '../gateway.ts';
 
 /** An embedded gate on memory stores, with the real clock (approval waits use real time). */
@@ -24,6 +24,28 @@ export async function connectClient(gateway: Gateway): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await gateway.connect(serverSide);
   const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** What `capableClient` declares: sampling, form elicitation and roots, as a desktop app may. */
+export const CAPABLE = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } };
+
+/**
+ * A client that declares sampling, elicitation and roots, and answers them as a desktop
+ * app would: the model "says" the prompt back, the user accepts with the name Ada, one root.
+ */
+export async function capableClient(gateway: Gateway): Promise<Client> {
+  const client = new Client({ name: 'capable', version: '1.0.0' }, { capabilities: CAPABLE });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const first = request.params.messages[0]?.content;
+    const said = first !== undefined && 'text' in first ? first.text : '?';
+    return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `model says ${said}` } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///home/ada/project', name: 'project' }] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.connect(serverSide);
   await client.connect(clientSide);
   return client;
 }

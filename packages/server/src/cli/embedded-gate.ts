@@ -1,3 +1,4 @@
+import type { AuditLog } from '@countersign/core/audit';
 import { Gate, type IntentConfig } from '@countersign/core/gate';
 import { buildSemantic, type BuiltSemantic, type SemanticConfig, SemanticConfigError } from '@countersign/semantic';
 import { loadPolicyFile, PolicyError } from '@countersign/core/policy';
@@ -35,11 +36,12 @@ export async function openStoreEvents(store: OpenedStore): Promise<StoreEvents |
 export function embeddedGate(
   store: OpenedStore,
   events: StoreEvents | undefined,
-  settings: { policy: Policy; keyring: MasterKey['keyring']; trustOnFirstUse: boolean; intent?: IntentConfig | undefined },
+  settings: { policy: Policy; keyring: MasterKey['keyring']; trustOnFirstUse: boolean; intent?: IntentConfig | undefined; audit?: AuditLog | undefined },
 ): Gate {
   return new Gate({
     ledger: store.ledger,
-    audit: store.audit,
+    // The store's log, or the same log wrapped to sign checkpoints (CheckpointingAuditLog).
+    audit: settings.audit ?? store.audit,
     definitions: store.definitions,
     policy: settings.policy,
     definitionReview: definitionReviewOf(settings.policy),

@@ -11,6 +11,7 @@ import { hmacKey, Keyring } from '@countersign/core/token';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateMasterKeyFile, masterKeyPathFor } from '../serve/master-key-file.ts';
+import { runCaptured } from './testing/capture-io.ts';
 import { childEnv, MEMORY_BIN, memoryUpstreamYaml } from './testing/memory-upstream.ts';
 
 // `countersign mcp` as a desktop MCP client runs it: a child process spoken to over stdio.
@@ -127,6 +128,36 @@ describe('countersign mcp --config (stdio front)', () => {
   });
 });
 
+describe('countersign mcp running alone: signed audit checkpoints', () => {
+  it('signs the chain head at start and at a clean stop, so `audit verify` with the key covers every record', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-checkpoints-')));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), POLICY);
+      writeFileSync(join(dir, 'gateway.yaml'), [...memoryUpstreamYaml(dir), 'policy: policy.yaml', 'principal: user-1', 'trustOnFirstUse: true'].join('\n'));
+      const transport = new StdioClientTransport({ command: process.execPath, args: ['--conditions=countersign-source', MAIN, 'mcp', '--config', 'gateway.yaml'], cwd: dir, env: childEnv(), stderr: 'ignore' });
+      const client = new Client({ name: 'desktop-client', version: '1.0.0' });
+      await client.connect(transport);
+      expect(((await client.callTool({ name: 'read_graph', arguments: {} })) as CallToolResult).isError).not.toBe(true);
+      // The client closes stdin, as a desktop app does on quit; the gateway stops cleanly.
+      const exited = new Promise<void>((resolve) => {
+        transport.onclose = () => resolve();
+      });
+      await client.close();
+      await exited;
+      const db = join(dir, '.countersign', 'countersign.sqlite');
+      // With the key (master.key beside the database): before, `no_checkpoint`.
+      const verified = await runCaptured(['audit', 'verify', '--db', db, '--json'], { cwd: dir });
+      expect(JSON.parse(verified.stdout), verified.stdout).toMatchObject({ ok: true });
+      // The last record is the checkpoint written at the stop, signing everything before it.
+      const exported = await runCaptured(['audit', 'export', '--db', db], { cwd: dir });
+      expect(JSON.parse(exported.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ type: 'checkpoint' });
+      expect(verified.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('countersign mcp: a bad configuration', () => {
   it('is refused before anything starts, with every problem on stderr and nothing on stdout', () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-bad-')));
@@ -140,6 +171,21 @@ describe('countersign mcp: a bad configuration', () => {
       expect(run.stderr).toContain('policy');
       expect(run.stderr).toContain('principal');
       expect(run.stderr).toContain('surprise');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
+describe('countersign mcp --http --insecure-no-token', () => {
+  it('is refused on a host that is not loopback, before anything starts', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-notoken-')));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), POLICY);
+      writeFileSync(join(dir, 'gateway.json'), JSON.stringify({ upstreams: [{ name: 'memory', command: process.execPath, args: [MEMORY_BIN] }], policy: 'policy.yaml', principal: 'user-1', http: { host: '0.0.0.0', port: 0 } }));
+      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--http', '--insecure-no-token', '--config', 'gateway.json'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain('--insecure-no-token: 0.0.0.0 is not a loopback address');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -234,7 +280,8 @@ describe('countersign mcp pin: the operator lock', () => {
         env: childEnv(),
         encoding: 'utf8',
       });
-      expect(run.stderr).toBe('');
+      // Nothing of its own; the upstream's stderr, under its name, is all there is.
+      expect(run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('[memory] '))).toEqual([]);
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^locked \d+ tools of memory in .*pinned\.json/);
       const lock = JSON.parse(readFileSync(join(dir, 'pinned.json'), 'utf8'));

@@ -35,7 +35,7 @@ export function registerMcpPin(mcp: Command, ctx: CommandContext): void {
 
 async function pin(ctx: CommandContext, configFile: string, flags: PinFlags): Promise<number> {
   const configPath = ctx.resolvePath(configFile);
-  const loaded = await loadGatewayConfigFile(configPath);
+  const loaded = await loadGatewayConfigFile(configPath, 'standalone', ctx.io.env);
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
   const out = flags.out !== undefined ? ctx.resolvePath(flags.out) : (config.lock ?? join(dirname(configPath), DEFAULT_LOCK_FILE));

@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream';
+import { CheckpointingAuditLog } from '@countersign/core/audit';
 import { MemoryGateEvents } from '@countersign/core/events';
 import { createClient } from '@countersign/client';
 import {
@@ -30,6 +31,7 @@ import { registerMcpPin } from './mcp-pin.ts';
 interface McpFlags {
   config?: string;
   http?: true;
+  insecureNoToken?: true;
 }
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
@@ -39,6 +41,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     // Not `requiredOption`: `mcp pin` reads the same option, and commander would demand it of the parent first.
     .option('--config <file>', 'gateway configuration (.yaml, .yml or .json)')
     .option('--http', "serve Streamable HTTP (the config's `http` section, bearer token from its `tokenEnv`) instead of stdio")
+    .option('--insecure-no-token', 'with --http on a loopback host: serve without a bearer token (local development only; any local process can then call the gateway)')
     .addHelpText(
       'after',
       '\nstdout carries only MCP messages; everything the gateway reports goes to stderr.\n' +
@@ -53,7 +56,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         '  principal: alice\n' +
         '  agent: mcp-gateway                # the agent id the runtime records model calls under\n' +
         '  calls: direct                     # or recorded: every tools/call must match a recorded model call\n' +
-        '  approvalWaitMs: 60000\n' +
+        '  approvalWaitMs: 45000             # a client without a progress token gets the link within 45 s (its SDK times out at 60)\n' +
         '  approvalUrl: http://127.0.0.1:8787\n' +
         '  lock: ./mcp.lock.json              # operator pins (`countersign mcp pin` writes it) instead of trust on first use\n' +
         '  relistBeforeCall: false           # true: list the upstream before every call (catches unannounced changes; a round trip per call)\n' +
@@ -80,17 +83,20 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   const log = (line: string) => writeLine(ctx.io.stderr, `countersign mcp: ${line}`);
 
   // Everything that can be wrong with the configuration fails before the store is touched.
-  const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config));
+  // `{ env: NAME }` references of upstream environments read the CLI's environment.
+  const loaded = await loadGatewayConfigFile(ctx.resolvePath(flags.config), 'standalone', ctx.io.env);
   if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
   const config = loaded.config;
-  const http = flags.http === true ? httpSettings(ctx, config) : undefined;
+  const http = flags.http === true ? httpSettings(ctx, config, flags.insecureNoToken === true) : undefined;
+  if (flags.insecureNoToken === true && http === undefined) throw new CliError('usage', '--insecure-no-token goes with --http');
+  if (http?.bearerToken === undefined && http !== undefined) log('warning: serving without a bearer token (--insecure-no-token): any process on this machine can call the gateway');
   const service = config.approvalService === undefined ? await embeddedService(ctx, config, log) : remoteService(ctx, config.approvalService);
   let gateway: Gateway | undefined;
   let front: HttpFront | undefined;
   let stdioClosed: Promise<void> | undefined;
   try {
     const gate = await service.open();
-    gateway = await createGateway(gatewayOptions(config, gate)).catch((error: unknown) => {
+    gateway = await createGateway(gatewayOptions(config, gate, log)).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
     const where = service.where;
@@ -139,6 +145,11 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
   const lock = config.lock === undefined ? undefined : await readLockFile(config.lock);
   if (lock !== undefined && !lock.ok) throw new CliError('config', `invalid lock: ${lock.message}`);
   const store = await openStoreForCli(config.store);
+  // Signed checkpoints of the chain head, as `serve` signs them: a gateway running alone leaves a verifiable log too.
+  const audit = new CheckpointingAuditLog(store.audit, {
+    keyring: master.keyring,
+    onError: (error) => log(`warning: audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`),
+  });
   let events: StoreEvents | undefined;
   return {
     where: `store ${describeStoreTarget(config.store)}, policy ${policyFile}`,
@@ -147,8 +158,11 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
       ...(config.trustOnFirstUse ? ['trustOnFirstUse: the first definition seen of an unpinned tool is trusted without review (weakens invariant 9)'] : []),
     ],
     async open() {
+      // What is there at start is signed first (a log from before checkpoints is covered from here on).
+      await audit.checkpoint().catch((error: unknown) => log(`warning: audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
       events = await openStoreEvents(store);
-      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent: semantic && { ...semantic.intent, serverOf: upstreamOf(config) } });
+      const intent = semantic && { ...semantic.intent, serverOf: upstreamOf(config) };
+      const gate = embeddedGate(store, events, { policy, keyring: master.keyring, trustOnFirstUse: config.trustOnFirstUse, intent, audit });
       if (lock?.ok === true) {
         // Operator pins first, so nothing is served (or trusted) before the lock says what is.
         // On the store itself, as `tools pin` does (the server keeps to the gate's public surface).
@@ -161,6 +175,8 @@ async function embeddedService(ctx: CommandContext, config: GatewayConfig, log: 
     },
     async close() {
       await events?.close().catch(() => undefined);
+      // The last checkpoint, after the last call: a clean stop leaves no unsigned tail.
+      await audit.close().catch((error: unknown) => log(`warning: final audit checkpoint not written: ${error instanceof Error ? error.message : String(error)}`));
       await store.close().catch(() => undefined);
     },
   };
@@ -179,12 +195,16 @@ function remoteService(ctx: CommandContext, settings: GatewayApprovalService): A
 }
 
 function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  return isLoopbackHost(new URL(url).hostname);
 }
 
-function gatewayOptions(config: GatewayConfig, gate: GatewayGate) {
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || host === '::1' || host.startsWith('127.');
+}
+
+function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: string) => void) {
   return {
+    log,
     upstreams: config.upstreams,
     gate,
     agent: { id: config.agent },
@@ -202,12 +222,17 @@ function gatewayOptions(config: GatewayConfig, gate: GatewayGate) {
 }
 
 /** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */
-function httpSettings(ctx: CommandContext, config: GatewayConfig): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
+function httpSettings(ctx: CommandContext, config: GatewayConfig, noToken: boolean): Omit<HttpFrontOptions, 'gateway'> & { host: string; port: number } {
   const http = config.http;
   if (http === undefined) throw new CliError('config', '--http needs an `http` section in the gateway configuration (host, port, tokenEnv)');
+  const where = { host: http.host, port: http.port, path: http.path, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+  if (noToken) {
+    if (!isLoopbackHost(http.host)) throw new CliError('usage', `--insecure-no-token: ${http.host} is not a loopback address`);
+    return { ...where, bearerToken: undefined, noTokenOnLoopback: true };
+  }
   const token = ctx.io.env[http.tokenEnv];
   if (token === undefined || token.length < 32) throw new CliError('config', `${http.tokenEnv} must hold the bearer token, at least 32 characters (create one with \`countersign keygen\`)`);
-  return { host: http.host, port: http.port, path: http.path, bearerToken: token, allowedOrigins: http.allowedOrigins, allowedHosts: http.allowedHosts };
+  return { ...where, bearerToken: token };
 }
 
 /** The upstream a served tool name belongs to (the gateway's own naming), for the intent matcher to rank among its tools. */
