@@ -41,3 +41,17 @@ export {
   runIntentConformance,
   scriptedMatcher,
 } from './intent-conformance.ts';
+export {
+  type Action,
+  emptyStats,
+  FaultLedger,
+  KNOWN_DEFECTS,
+  type KnownDefect,
+  type LifecycleHarness,
+  type LifecycleRunOptions,
+  type LifecycleStats,
+  LifecycleViolation,
+  type OpenedStores,
+  runLifecycleModel,
+  type Step,
+} from './lifecycle-model/index.ts';

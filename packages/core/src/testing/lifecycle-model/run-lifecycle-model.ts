@@ -41,6 +41,8 @@ export interface LifecycleRunOptions {
   /** Replays one recorded failure (fast-check's `path`). */
   path?: string | undefined;
   stats?: LifecycleStats | undefined;
+  /** A history that takes longer is a hang, reported as a violation (default 20 s). */
+  historyTimeoutMs?: number | undefined;
   /** Which known defects to tolerate (default: `KNOWN_DEFECTS`). */
   knownDefects?: Readonly<Record<KnownDefect, boolean>> | undefined;
 }
@@ -59,7 +61,7 @@ export async function runLifecycleModel(options: LifecycleRunOptions): Promise<L
     const system = new RealSystem(harness);
     await system.start();
     try {
-      await runHistory(system, steps, scheduler, stats, tolerated);
+      await withDeadline(runHistory(system, steps, scheduler, stats, tolerated), options.historyTimeoutMs ?? 20_000);
     } catch (error) {
       if (error instanceof LifecycleViolation) stats.violations++;
       throw error;
@@ -255,6 +257,19 @@ async function runConcurrent(system: RealSystem, model: ModelState, actions: Act
   throw new LifecycleViolation(
     `${where}: concurrent ${JSON.stringify(actions)} answered ${JSON.stringify(observed)}: no order of them explains the answers and the store (${await readSnapshot(system, model)})`,
   );
+}
+
+/** No hang: a history that does not finish in time fails like any other violation (with its seed). */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LifecycleViolation(`the history did not finish within ${ms} ms (a hang)`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function countAnswers(stats: LifecycleStats, action: Action, observed: Observed[]): void {
