@@ -121,20 +121,20 @@ async function runSingle(
   where: string,
 ): Promise<ModelState> {
   const predicted = step(model, action);
-  const injectedBefore = system.faults.injected.length;
-  system.faults.arm(fault);
+  const injectedBefore = system.injected;
+  system.arm(fault);
   let observed: Observed[];
   try {
     observed = await system.perform(action, model);
   } catch (error) {
     throw new LifecycleViolation(`${where}: ${action.kind} threw instead of answering: ${String(error)}`);
   } finally {
-    system.faults.arm(undefined);
+    system.arm(undefined);
   }
-  const faulted = system.faults.injected.length > injectedBefore;
+  const faulted = system.injected > injectedBefore;
   countAnswers(stats, action, observed);
   if (faulted) stats.faults++;
-  const show = () => `${where}: ${JSON.stringify(action)}${faulted ? ` under ${JSON.stringify(system.faults.injected.at(-1))}` : ''}: answered ${JSON.stringify(observed)}`;
+  const show = () => `${where}: ${JSON.stringify(action)}${faulted ? ` under ${JSON.stringify(system.lastInjected)}` : ''}: answered ${JSON.stringify(observed)}`;
 
   // Which state the store holds: the predicted one or, after a fault, one the fault explains.
   await system.learnIds(predicted.next);
@@ -214,14 +214,14 @@ function withAgentKnowledge(after: ModelState, before: ModelState, action: Actio
  * time through the model, gives the same answers and the state the store holds.
  */
 async function runConcurrent(system: RealSystem, model: ModelState, actions: Action[], scheduler: fc.Scheduler, stats: LifecycleStats, where: string): Promise<ModelState> {
-  system.faults.beforeCall = (method) => scheduler.schedule(Promise.resolve(method), method).then(() => undefined);
+  system.schedule((method) => scheduler.schedule(Promise.resolve(method), method).then(() => undefined));
   let observed: Observed[][];
   try {
     observed = await scheduler.waitFor(Promise.all(actions.map((a) => system.perform(a, model))));
   } catch (error) {
     throw new LifecycleViolation(`${where}: a concurrent action threw instead of answering: ${String(error)}`);
   } finally {
-    system.faults.beforeCall = undefined;
+    system.schedule(undefined);
   }
   for (const [i, action] of actions.entries()) countAnswers(stats, action, observed[i]!);
   const orders = permutations(actions.map((_, i) => i));

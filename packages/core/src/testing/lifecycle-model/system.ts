@@ -21,8 +21,13 @@ export interface OpenedStores {
 
 /** A store under test: a fresh one per history. */
 export interface LifecycleHarness {
-  /** Opens the history's store (again after a restart: from disk or the database). */
+  /**
+   * Opens the history's store (again after a restart: from disk or the database). Called
+   * once per replica when `replicas` > 1: each is a separate connection to the same data.
+   */
   open(): Promise<OpenedStores>;
+  /** Gate instances on the same data (default 1); steps go to them in turn, a restart kills one. */
+  replicas?: number | undefined;
   /** Closes and removes everything. */
   destroy(): Promise<void>;
 }
@@ -62,54 +67,87 @@ export class RealSystem {
   readonly clock = manualClock(MODEL_START);
   readonly refs: Record<string, CallRefs> = {};
   readonly grants: GrantRecord[] = [];
-  #nextId = 0;
-  #opened!: OpenedStores;
-  faults!: FaultLedger;
-  gate!: Gate;
-
   readonly harness: LifecycleHarness;
+  #nextId = 0;
+  #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
+  /** Which replica the next action goes to. */
+  #turn = 0;
 
   constructor(harness: LifecycleHarness) {
     this.harness = harness;
   }
 
   async start(): Promise<void> {
-    this.#opened = await this.harness.open();
-    this.faults = new FaultLedger(this.#opened.ledger);
-    this.gate = new Gate({
-      ledger: this.faults.store,
-      audit: this.#opened.audit,
+    const count = Math.max(1, this.harness.replicas ?? 1);
+    for (let i = 0; i < count; i++) this.#replicas.push(await this.#open());
+  }
+
+  async #open() {
+    const opened = await this.harness.open();
+    const faults = new FaultLedger(opened.ledger);
+    const gate = new Gate({
+      ledger: faults.store,
+      audit: opened.audit,
       policy,
       keyring: new Keyring([hmacKey('k1', SECRET)]),
       tools,
       clock: this.clock,
-      // Deterministic ids, never reused across restarts: a replayed seed makes the same calls.
+      // Deterministic ids, never reused across restarts or replicas: a replayed seed makes the same calls.
       newId: () => `id-${++this.#nextId}`,
     });
+    return { opened, faults, gate };
   }
 
-  /** Process death between two steps: everything in memory is dropped, the store is reopened. */
+  /** The replica the next action goes to (in turn). */
+  #next() {
+    const replica = this.#replicas[this.#turn % this.#replicas.length]!;
+    this.#turn++;
+    return replica;
+  }
+
+  /** Process death between two steps: one replica's memory is dropped and its store reopened. */
   async restart(): Promise<void> {
-    await this.#opened.close();
-    await this.start();
+    const index = this.#turn % this.#replicas.length;
+    await this.#replicas[index]!.opened.close();
+    this.#replicas[index] = await this.#open();
+  }
+
+  /** Arms the same fault on every replica: only the one the action goes to makes store calls. */
+  arm(fault: Parameters<FaultLedger['arm']>[0]): void {
+    for (const r of this.#replicas) r.faults.arm(fault);
+  }
+
+  /** Faults injected so far, over all replicas. */
+  get injected(): number {
+    return this.#replicas.reduce((n, r) => n + r.faults.injected.length, 0);
+  }
+
+  /** The last fault injected (for messages). */
+  get lastInjected() {
+    return this.#replicas.flatMap((r) => r.faults.injected).at(-1);
+  }
+
+  /** Lets a scheduler decide which store call goes next, on every replica (undefined: no scheduling). */
+  schedule(beforeCall: FaultLedger['beforeCall']): void {
+    for (const r of this.#replicas) r.faults.beforeCall = beforeCall;
   }
 
   /** The store without faults or scheduling: where the truth is read. */
   get ledger(): LedgerStore {
-    return this.faults.target;
+    return this.#replicas[0]!.faults.target;
   }
 
   get audit(): AuditLog {
-    return this.#opened.audit;
+    return this.#replicas[0]!.opened.audit;
   }
 
   async stop(): Promise<void> {
-    await this.#opened.close();
+    for (const r of this.#replicas) await r.opened.close().catch(() => undefined);
   }
 
   /** Performs one action; `model` is the state before it (for which held token an `other` authorize presents). */
   async perform(action: Action, model: ModelState): Promise<Observed[]> {
-    const gate = this.gate;
+    const gate = this.#next().gate;
     switch (action.kind) {
       case 'tick':
         this.clock.advance(action.seconds * 1000);
