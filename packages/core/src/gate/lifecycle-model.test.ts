@@ -63,4 +63,19 @@ describe('the lifecycle model finds what it is for', () => {
     );
     expect(violation).toMatch(/lost_reply.*the write committed but the answer says otherwise/);
   });
+
+  it('today an edited call that policy allows runs without consuming its own approval (known defect editedCallRunsWithoutItsApproval)', async () => {
+    expect(KNOWN_DEFECTS.editedCallRunsWithoutItsApproval).toBe(true);
+    const violation = await violationOf(
+      runLifecycleModel({
+        harness: memoryHarness(),
+        numRuns: 300,
+        maxSteps: 40,
+        seed: 1,
+        knownDefects: { ...KNOWN_DEFECTS, editedCallRunsWithoutItsApproval: false },
+        steps: { faults: false, restarts: false, concurrency: false },
+      }),
+    );
+    expect(violation).toMatch(/authorize[^\n]*~edit/);
+  });
 });

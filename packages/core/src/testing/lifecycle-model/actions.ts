@@ -81,7 +81,7 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
 );
 
 export const faultArbitrary: fc.Arbitrary<Fault> = fc.record({
-  nth: fc.nat({ max: 2 }),
+  nth: fc.nat({ max: 4 }),
   kind: fc.constantFrom('before' as const, 'rollback' as const, 'lost_reply' as const),
 });
 

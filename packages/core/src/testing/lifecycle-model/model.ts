@@ -35,6 +35,8 @@ export interface ModelCall {
 }
 
 export interface ModelState {
+  /** Rules still moving in core (rules.ts `KNOWN_DEFECTS`): which behaviour the model predicts. */
+  rules: { editedAllowedCallSkipsApproval: boolean };
   now: number;
   runOwner: Record<string, ModelAgent>;
   calls: Record<string, ModelCall>;
@@ -56,8 +58,8 @@ export interface StepResult {
 
 export const MODEL_START = Date.UTC(2026, 5, 1, 12);
 
-export function initialState(): ModelState {
-  return { now: MODEL_START, runOwner: {}, calls: {} };
+export function initialState(rules: ModelState['rules'] = { editedAllowedCallSkipsApproval: false }): ModelState {
+  return { rules, now: MODEL_START, runOwner: {}, calls: {} };
 }
 
 /** The effective status of a request at `now`: pending or approved past the deadline reads expired. */
@@ -231,7 +233,9 @@ function edit(state: ModelState, action: Extract<Action, { kind: 'edit' }>): Ste
     agent: call.agent,
     tool: 'transfer',
     amount: action.amount,
-    verdict: verdict.kind === 'allow' ? 'allow' : 'approve',
+    // An edited call runs only by consuming its own approval; today's core authorizes an
+    // allowed one as allowed (known defect `editedCallRunsWithoutItsApproval`).
+    verdict: verdict.kind === 'allow' && state.rules.editedAllowedCallSkipsApproval ? 'allow' : 'approve',
     state: 'proposed',
     hasToken: false,
     hasGrant: false,

@@ -115,6 +115,15 @@ export const KNOWN_DEFECTS = {
    * step"). The rule: the audit chain tells the ledger's story, edits included.
    */
   editAuditAfterLedger: true,
+  /**
+   * An edited call that policy allows is authorized as an allowed call: its approval
+   * (the editor's) is not consumed, so it can still be revoked, and a revoked one still
+   * runs. The rule (issue #32, and the parallel change "edited calls always need their
+   * own approval"): an edited call runs only by consuming its own approval. While this
+   * is `true` the model predicts today's behaviour for such calls and counts the
+   * broken invariant instead of failing.
+   */
+  editedCallRunsWithoutItsApproval: true,
 } satisfies Record<string, boolean>;
 
 export type KnownDefect = keyof typeof KNOWN_DEFECTS;

@@ -80,7 +80,10 @@ export async function runLifecycleModel(options: LifecycleRunOptions): Promise<L
 }
 
 async function runHistory(system: RealSystem, steps: Step[], scheduler: fc.Scheduler, stats: LifecycleStats, tolerated: Readonly<Record<KnownDefect, boolean>>): Promise<void> {
-  let model = initialState();
+  let model = initialState({ editedAllowedCallSkipsApproval: tolerated.editedCallRunsWithoutItsApproval });
+  const seen = (defect: KnownDefect) => {
+    stats.knownDefects[defect] = (stats.knownDefects[defect] ?? 0) + 1;
+  };
   // The history as it ran, with real call keys: printed with any violation.
   const ran: unknown[] = [];
   try {
@@ -101,11 +104,9 @@ async function runHistory(system: RealSystem, steps: Step[], scheduler: fc.Sched
         if (action.kind === 'restart') stats.restarts++;
         model = await runSingle(system, model, action, next.fault, stats, tolerated, where);
       }
-      await checkGrantsStillHold(system);
+      await checkGrantsStillHold(system, model, tolerated, seen);
     }
-    await checkAuditStory(system, model, tolerated, (defect) => {
-      stats.knownDefects[defect] = (stats.knownDefects[defect] ?? 0) + 1;
-    });
+    await checkAuditStory(system, model, tolerated, seen);
   } catch (error) {
     if (error instanceof LifecycleViolation) throw new LifecycleViolation(`${error.message}\nhistory as run:\n${ran.map((a) => `  ${JSON.stringify(a)}`).join('\n')}`);
     throw error;
