@@ -60,6 +60,8 @@ async function harness(): Promise<LifecycleHarness> {
 
 const started = Date.now();
 const stats: LifecycleStats = emptyStats();
+// Progress on stderr, so a slow database shows as slow rather than as silence.
+const progress = setInterval(() => console.error(`soak: ${stats.histories} histories, ${stats.commands} commands so far`), 15_000);
 const half = Math.ceil(histories / 2);
 let failed: unknown;
 try {
@@ -84,6 +86,7 @@ try {
 } catch (error) {
   failed = error;
 } finally {
+  clearInterval(progress);
   await proxy.close();
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
-import { KNOWN_DEFECTS, type LifecycleHarness, runLifecycleModel } from '../testing/lifecycle-model/index.ts';
+import { KNOWN_DEFECTS, type LifecycleHarness, LifecycleViolation, replayHistory, runLifecycleModel } from '../testing/lifecycle-model/index.ts';
 
 /** The memory store lives in the process: a "restart" here is a new gate on the same store. */
 function memoryHarness(wrap: (ledger: MemoryLedger) => LedgerStore = (l) => l): () => Promise<LifecycleHarness> {
@@ -62,6 +62,24 @@ describe('the lifecycle model finds what it is for', () => {
       runLifecycleModel({ harness: memoryHarness(), numRuns: 300, maxSteps: 40, seed: 1, knownDefects: NO_KNOWN_DEFECTS, steps: { faults: true, restarts: false, concurrency: false } }),
     );
     expect(violation).toMatch(/lost_reply.*the write committed but the answer says otherwise/);
+  });
+
+  it('today approve-with-edits appends its audit records after the ledger write (known defect editAuditAfterLedger)', async () => {
+    expect(KNOWN_DEFECTS.editAuditAfterLedger).toBe(true);
+    const violations: string[] = [];
+    // The reply of recordEdit is lost, at whichever store call of the edit it is.
+    for (let nth = 0; nth <= 6; nth++) {
+      await replayHistory({
+        harness: memoryHarness(),
+        knownDefects: { ...KNOWN_DEFECTS, editAuditAfterLedger: false },
+        steps: [
+          { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 500 }] } },
+          { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 }, fault: { nth, kind: 'lost_reply' } },
+        ],
+      }).catch((error: unknown) => violations.push(error instanceof LifecycleViolation ? error.message : String(error)));
+    }
+    expect(violations).toHaveLength(1);
+    expect(violations[0]).toMatch(/0 decision records for 1 decisions/);
   });
 
   it('today an edited call that policy allows runs without consuming its own approval (known defect editedCallRunsWithoutItsApproval)', async () => {

@@ -3,5 +3,5 @@ export { FaultLedger, InjectedFault } from './fault-ledger.ts';
 export { LifecycleViolation } from './invariants.ts';
 export { initialState, type ModelState, step } from './model.ts';
 export { KNOWN_DEFECTS, type KnownDefect, MODEL_POLICY_YAML } from './rules.ts';
-export { emptyStats, type LifecycleRunOptions, type LifecycleStats, runLifecycleModel } from './run-lifecycle-model.ts';
+export { emptyStats, type LifecycleRunOptions, type LifecycleStats, replayHistory, runLifecycleModel } from './run-lifecycle-model.ts';
 export { type LifecycleHarness, type OpenedStores, RealSystem } from './system.ts';

@@ -58,6 +58,9 @@ export interface StepResult {
 
 export const MODEL_START = Date.UTC(2026, 5, 1, 12);
 
+/** The gate's default clock tolerance for token expiry (`clockToleranceSeconds`). */
+const TOKEN_CLOCK_TOLERANCE_MS = 5_000;
+
 export function initialState(rules: ModelState['rules'] = { editedAllowedCallSkipsApproval: false }): ModelState {
   return { rules, now: MODEL_START, runOwner: {}, calls: {} };
 }
@@ -306,8 +309,11 @@ function authorize(state: ModelState, action: Extract<Action, { kind: 'authorize
         return same(state, { status: 'not_approved', reason: 'approval_edited' });
     }
   }
-  // The call's own token: minted when the request was approved, carrying its deadline.
-  if (status === 'expired') return same(state, { status: 'not_approved', reason: 'expired' });
+  // The call's own token, minted when the request was approved, carries its deadline: the
+  // verifier refuses it past the deadline (plus the gate's clock tolerance) whatever the
+  // request's status; inside the tolerance the store's consume decides.
+  if (state.now >= request.expiresAt + TOKEN_CLOCK_TOLERANCE_MS) return same(state, { status: 'not_approved', reason: 'expired' });
+  if (status === 'expired') return refusedAtConsume('expired');
   if (status === 'approved') return grant();
   if (status === 'revoked') return refusedAtConsume('approval_revoked');
   if (status === 'consumed') return refusedAtConsume('already_consumed');

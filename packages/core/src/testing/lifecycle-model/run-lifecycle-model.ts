@@ -207,7 +207,8 @@ function withAgentKnowledge(after: ModelState, before: ModelState, action: Actio
   const handed = observed[0]?.status === (action.kind === 'token' ? 'ok' : 'authorized');
   const next = structuredClone(after);
   const call = next.calls[action.call]!;
-  if (action.kind === 'token') call.hasToken = handed;
+  // A failed fetch leaves a token fetched before where it was.
+  if (action.kind === 'token') call.hasToken = handed || before.calls[action.call]!.hasToken;
   else call.hasGrant = handed || before.calls[action.call]!.hasGrant;
   return next;
 }
@@ -261,6 +262,31 @@ async function runConcurrent(system: RealSystem, model: ModelState, actions: Act
   throw new LifecycleViolation(
     `${where}: concurrent ${JSON.stringify(actions)} answered ${JSON.stringify(observed)}: no order of them explains the answers and the store (${await readSnapshot(system, model)})`,
   );
+}
+
+/**
+ * Runs one given history (no generation): replays a history printed by a failing run
+ * (without its concurrent steps' interleaving, which only a seed and path replay), or
+ * states a specific one in a test. Throws `LifecycleViolation` like a generated run.
+ */
+export async function replayHistory(options: {
+  harness: () => Promise<LifecycleHarness>;
+  steps: Step[];
+  knownDefects?: Readonly<Record<KnownDefect, boolean>> | undefined;
+  stats?: LifecycleStats | undefined;
+}): Promise<LifecycleStats> {
+  const stats = options.stats ?? emptyStats();
+  const [scheduler] = fc.sample(fc.scheduler(), { numRuns: 1, seed: 0 });
+  const harness = await options.harness();
+  const system = new RealSystem(harness);
+  await system.start();
+  try {
+    await runHistory(system, options.steps, scheduler!, stats, options.knownDefects ?? KNOWN_DEFECTS);
+  } finally {
+    await system.stop().catch(() => undefined);
+    await harness.destroy();
+  }
+  return stats;
 }
 
 /** No hang: a history that does not finish in time fails like any other violation (with its seed). */
