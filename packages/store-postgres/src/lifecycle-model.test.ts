@@ -1,5 +1,4 @@
-import { type LifecycleHarness, runLifecycleModel } from '@countersign/core/testing';
-import { it } from 'vitest';
+import { describeLifecycleModel, type LifecycleHarness } from '@countersign/core/testing';
 import { openPostgresStore } from './open.ts';
 import { describePg, dropSchema, randomSchema, TEST_PG_URL } from './testing/test-database.ts';
 
@@ -15,12 +14,6 @@ async function postgresHarness(): Promise<LifecycleHarness> {
   };
 }
 
-describePg('the approval lifecycle model, Postgres store', () => {
-  it('random histories with store faults and restarts from the database match the model', async () => {
-    await runLifecycleModel({ harness: postgresHarness, numRuns: 15, maxSteps: 30, steps: { faults: true, restarts: true, concurrency: false } });
-  }, 60_000);
-
-  it('concurrent actions under a controlled scheduler are explained by some order of them', async () => {
-    await runLifecycleModel({ harness: postgresHarness, numRuns: 15, maxSteps: 25, steps: { faults: false, restarts: false, concurrency: true } });
-  }, 60_000);
+describePg('Postgres', () => {
+  describeLifecycleModel('Postgres store', postgresHarness, { numRuns: 15, maxSteps: 30, timeoutMs: 60_000 });
 });

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LifecycleHarness, runLifecycleModel } from '@countersign/core/testing';
-import { describe, it } from 'vitest';
+import { describeLifecycleModel, type LifecycleHarness } from '@countersign/core/testing';
 import { openSqliteStore } from './open.ts';
 
 /** A fresh file per history; a restart closes the store and reopens the file, as after process death. */
@@ -18,12 +17,4 @@ async function sqliteHarness(): Promise<LifecycleHarness> {
   };
 }
 
-describe('the approval lifecycle model, SQLite store', () => {
-  it('random histories with store faults and restarts from the file match the model', async () => {
-    await runLifecycleModel({ harness: sqliteHarness, numRuns: 30, maxSteps: 30, steps: { faults: true, restarts: true, concurrency: false } });
-  }, 60_000);
-
-  it('concurrent actions under a controlled scheduler are explained by some order of them', async () => {
-    await runLifecycleModel({ harness: sqliteHarness, numRuns: 25, maxSteps: 25, steps: { faults: false, restarts: false, concurrency: true } });
-  }, 60_000);
-});
+describeLifecycleModel('SQLite store', sqliteHarness, { numRuns: 30, maxSteps: 30, timeoutMs: 60_000 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
-import { KNOWN_DEFECTS, type LifecycleHarness, LifecycleViolation, replayHistory, runLifecycleModel } from '../testing/lifecycle-model/index.ts';
+import { describeLifecycleModel, KNOWN_DEFECTS, type LifecycleHarness, LifecycleViolation, replayHistory, runLifecycleModel } from '../testing/lifecycle-model/index.ts';
 
 /** The memory store lives in the process: a "restart" here is a new gate on the same store. */
 function memoryHarness(wrap: (ledger: MemoryLedger) => LedgerStore = (l) => l): () => Promise<LifecycleHarness> {
@@ -27,15 +27,7 @@ async function violationOf(run: Promise<unknown>): Promise<string> {
 
 const NO_KNOWN_DEFECTS = Object.fromEntries(Object.keys(KNOWN_DEFECTS).map((k) => [k, false])) as Record<keyof typeof KNOWN_DEFECTS, boolean>;
 
-describe('the approval lifecycle model, memory store', () => {
-  it('random histories of several agents and approvers, with store faults and gate restarts, match the model', async () => {
-    await runLifecycleModel({ harness: memoryHarness(), numRuns: 150, maxSteps: 40, steps: { faults: true, restarts: true, concurrency: false } });
-  });
-
-  it('concurrent actions under a controlled scheduler are explained by some order of them', async () => {
-    await runLifecycleModel({ harness: memoryHarness(), numRuns: 150, maxSteps: 30, steps: { faults: false, restarts: false, concurrency: true } });
-  });
-});
+describeLifecycleModel('memory store', memoryHarness(), { numRuns: 150, maxSteps: 40 });
 
 describe('the lifecycle model finds what it is for', () => {
   it('a ledger whose consume ignores the approval (spends a revoked, expired or pending one) fails the model', async () => {

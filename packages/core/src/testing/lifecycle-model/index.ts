@@ -5,3 +5,4 @@ export { initialState, type ModelState, step } from './model.ts';
 export { KNOWN_DEFECTS, type KnownDefect, MODEL_POLICY_YAML } from './rules.ts';
 export { emptyStats, type LifecycleRunOptions, type LifecycleStats, replayHistory, runLifecycleModel } from './run-lifecycle-model.ts';
 export { type LifecycleHarness, type OpenedStores, RealSystem } from './system.ts';
+export { describeLifecycleModel, type LifecycleBudget } from './describe-lifecycle-model.ts';

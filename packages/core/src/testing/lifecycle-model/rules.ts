@@ -1,41 +1,18 @@
 import type { Approver } from '../../gate/eligibility.ts';
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '../../policy/rules.ts';
+import { FIXTURE_POLICY_YAML } from '../gate-fixture.ts';
 
 /**
  * The world the lifecycle model runs in, and the rules of the lifecycle that are still
  * moving, each stated once here so a change in core is a change of one line here.
  */
 
-/** Policy: small transfers run, larger ones need one finance approver, deploys need 2 of 3, deletes are denied. */
-export const MODEL_POLICY_YAML = `
-version: 1
-rules:
-  - id: reads
-    tool: read_file
-    verdict: allow
-  - id: small-transfers
-    tool: transfer
-    when:
-      type: object
-      properties: { amount: { type: number, maximum: 100 } }
-      required: [amount]
-    verdict: allow
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance], principalSelf: false }
-      ttlSeconds: 600
-  - id: deploys
-    tool: deploy
-    verdict: approve
-    approval:
-      approvers: { approvers: [alice, bob, carol] }
-      required: 2
-      ttlSeconds: 900
-  - id: no-deletes
-    tool: "delete_*"
-    verdict: deny
-`;
+/**
+ * Policy: the shared gate fixture's (small transfers run, larger ones need one finance
+ * approver for 600 s, deploys 2 of alice, bob and carol for the default TTL, deletes are
+ * denied); `verdictOf` below is the model's reading of it.
+ */
+export const MODEL_POLICY_YAML = FIXTURE_POLICY_YAML;
 
 export const MODEL_TOOLS = ['read_file', 'transfer', 'deploy', 'delete_repo'] as const;
 export type ModelTool = (typeof MODEL_TOOLS)[number];
@@ -72,7 +49,7 @@ export function verdictOf(tool: ModelTool, amount: number): ModelVerdict {
     case 'transfer':
       return amount <= 100 ? { kind: 'allow' } : { kind: 'approve', eligible: ['fiona', 'gina'], required: 1, ttlMs: 600_000 };
     case 'deploy':
-      return { kind: 'approve', eligible: ['alice', 'bob', 'carol'], required: 2, ttlMs: 900_000 };
+      return { kind: 'approve', eligible: ['alice', 'bob', 'carol'], required: 2, ttlMs: DEFAULT_APPROVAL_TTL_SECONDS * 1000 };
     case 'delete_repo':
       return { kind: 'deny' };
   }
