@@ -40,13 +40,15 @@ export class FaultLedger {
   readonly store: LedgerStore;
   #fault: Fault | undefined;
   #calls = 0;
-  readonly injected: InjectedRecord[] = [];
+  /** Every fault injected, in order (shared by the replicas of one system when given). */
+  readonly injected: InjectedRecord[];
   beforeCall: ((method: string) => Promise<void>) | undefined;
 
   readonly target: LedgerStore;
 
-  constructor(target: LedgerStore) {
+  constructor(target: LedgerStore, injected: InjectedRecord[] = []) {
     this.target = target;
+    this.injected = injected;
     this.store = new Proxy(target, {
       get: (t, property, receiver) => {
         const value = Reflect.get(t, property, receiver);

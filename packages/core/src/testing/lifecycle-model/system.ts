@@ -8,7 +8,7 @@ import type { LedgerStore } from '../../ledger/types.ts';
 import { loadPolicy } from '../../policy/load.ts';
 import { hmacKey, Keyring } from '../../token/keyring.ts';
 import type { Action } from './actions.ts';
-import { FaultLedger } from './fault-ledger.ts';
+import { FaultLedger, type InjectedRecord } from './fault-ledger.ts';
 import { completionOf, MODEL_START, type ModelState, otherTokenKey } from './model.ts';
 import { argumentsOf, MODEL_APPROVERS, MODEL_PRINCIPAL, MODEL_SESSION, MODEL_POLICY_YAML, MODEL_TOOLS } from './rules.ts';
 
@@ -70,6 +70,8 @@ export class RealSystem {
   readonly harness: LifecycleHarness;
   #nextId = 0;
   #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
+  /** Faults injected on any replica, in the order they happened. */
+  readonly #injected: InjectedRecord[] = [];
   /** Which replica the next action goes to. */
   #turn = 0;
 
@@ -84,7 +86,7 @@ export class RealSystem {
 
   async #open() {
     const opened = await this.harness.open();
-    const faults = new FaultLedger(opened.ledger);
+    const faults = new FaultLedger(opened.ledger, this.#injected);
     const gate = new Gate({
       ledger: faults.store,
       audit: opened.audit,
@@ -119,12 +121,12 @@ export class RealSystem {
 
   /** Faults injected so far, over all replicas. */
   get injected(): number {
-    return this.#replicas.reduce((n, r) => n + r.faults.injected.length, 0);
+    return this.#injected.length;
   }
 
   /** The last fault injected (for messages). */
-  get lastInjected() {
-    return this.#replicas.flatMap((r) => r.faults.injected).at(-1);
+  get lastInjected(): InjectedRecord | undefined {
+    return this.#injected.at(-1);
   }
 
   /** Lets a scheduler decide which store call goes next, on every replica (undefined: no scheduling). */
