@@ -72,7 +72,12 @@ export class FaultLedger {
     this.#fault = undefined;
     this.injected.push({ method, kind: fault.kind });
     if (fault.kind === 'before') throw new InjectedFault(method, 'before');
-    if (fault.kind === 'rollback') return fn.apply(this.target, args.map(failingAudit));
+    if (fault.kind === 'rollback') {
+      // A call without an audit part (a read, recordEdit) has nothing to roll back: it fails before, as `before`.
+      const failing = args.map(failingAudit);
+      if (failing.every((arg, i) => arg === args[i])) throw new InjectedFault(method, 'before');
+      return fn.apply(this.target, failing);
+    }
     await fn.apply(this.target, args);
     throw new InjectedFault(method, 'lost_reply');
   }
