@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type Action, type Step, type StepOptions, stepArbitrary } from './actions.ts';
+import { type Action, type Fault, type Step, type StepOptions, stepArbitrary } from './actions.ts';
 import { LEDGER_WRITES } from './fault-ledger.ts';
 import {
   checkAuditStory,
@@ -117,7 +117,7 @@ async function runSingle(
   system: RealSystem,
   model: ModelState,
   action: Action,
-  fault: Step extends infer S ? (S extends { fault?: infer F } ? F : never) : never,
+  fault: Fault | undefined,
   stats: LifecycleStats,
   tolerated: Readonly<Record<KnownDefect, boolean>>,
   where: string,
