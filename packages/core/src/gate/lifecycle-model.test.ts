@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
-import { describeLifecycleModel, KNOWN_DEFECTS, type LifecycleHarness, LifecycleViolation, replayHistory, runLifecycleModel } from '../testing/lifecycle-model/index.ts';
+import {
+  describeLifecycleModel,
+  KNOWN_DEFECTS,
+  type LifecycleHarness,
+  LifecycleViolation,
+  replayHistory,
+  runLifecycleModel,
+  type Step,
+} from '../testing/lifecycle-model/index.ts';
 
 /** The memory store lives in the process: a "restart" here is a new gate on the same store. */
 function memoryHarness(wrap: (ledger: MemoryLedger) => LedgerStore = (l) => l): () => Promise<LifecycleHarness> {
@@ -27,7 +35,7 @@ async function violationOf(run: Promise<unknown>): Promise<string> {
 
 const NO_KNOWN_DEFECTS = Object.fromEntries(Object.keys(KNOWN_DEFECTS).map((k) => [k, false])) as Record<keyof typeof KNOWN_DEFECTS, boolean>;
 
-describeLifecycleModel('memory store', memoryHarness(), { numRuns: 150, maxSteps: 40 });
+describeLifecycleModel('memory store', memoryHarness(), { numRuns: 400, maxSteps: 40 });
 
 describe('the lifecycle model finds what it is for', () => {
   it('a ledger whose consume ignores the approval (spends a revoked, expired or pending one) fails the model', async () => {
@@ -76,16 +84,20 @@ describe('the lifecycle model finds what it is for', () => {
 
   it('today an edited call that policy allows runs without consuming its own approval (known defect editedCallRunsWithoutItsApproval)', async () => {
     expect(KNOWN_DEFECTS.editedCallRunsWithoutItsApproval).toBe(true);
-    const violation = await violationOf(
-      runLifecycleModel({
-        harness: memoryHarness(),
-        numRuns: 300,
-        maxSteps: 40,
-        seed: 1,
-        knownDefects: { ...KNOWN_DEFECTS, editedCallRunsWithoutItsApproval: false },
-        steps: { faults: false, restarts: false, concurrency: false },
-      }),
+    // fiona edits a large transfer down to one policy allows, then revokes the edited call's approval.
+    const steps: Step[] = [
+      { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 500 }] } },
+      { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 } },
+      { action: { kind: 'token', call: 'r1/c1~edit' } },
+      { action: { kind: 'revoke', approver: 'fiona', call: 'r1/c1~edit' } },
+      { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c1~edit', token: 'own' } },
+    ];
+    const today = await replayHistory({ harness: memoryHarness(), steps });
+    expect(today.answers['authorize:authorized']).toBe(1);
+    expect(today.knownDefects.editedCallRunsWithoutItsApproval).toBeGreaterThan(0);
+    // Under the rule, the store reads the revoked edited call as dispatched: it ran.
+    await expect(replayHistory({ harness: memoryHarness(), steps, knownDefects: { ...KNOWN_DEFECTS, editedCallRunsWithoutItsApproval: false } })).rejects.toThrow(
+      /step 4: .*r1\/c1~edit.*answered \[\{"status":"authorized"\}\]; store holds .*"status":"revoked"\},"state":"dispatched"/,
     );
-    expect(violation).toMatch(/authorize[^\n]*~edit/);
   });
 });

@@ -72,7 +72,7 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('decide' as const), approver, call: callKey, decision: fc.constantFrom('approve' as const, 'approve' as const, 'approve' as const, 'deny' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('edit' as const), approver, call: callKey, amount }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), approver, call: callKey }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('revoke' as const), approver, call: callKey }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('token' as const), call: callKey }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('authorize' as const), agent: actingAgent, call: callKey, token: fc.constantFrom('own' as const, 'own' as const, 'none' as const, 'other' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), call: callKey, outcome: fc.constantFrom('succeeded' as const, 'failed' as const) }) },
