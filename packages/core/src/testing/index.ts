@@ -49,3 +49,20 @@ export {
   runIntentConformance,
   scriptedMatcher,
 } from './intent-conformance.ts';
+export {
+  type Action,
+  describeLifecycleModel,
+  emptyStats,
+  FaultLedger,
+  KNOWN_DEFECTS,
+  type KnownDefect,
+  type LifecycleBudget,
+  type LifecycleHarness,
+  type LifecycleRunOptions,
+  type LifecycleStats,
+  LifecycleViolation,
+  type OpenedStores,
+  replayHistory,
+  runLifecycleModel,
+  type Step,
+} from './lifecycle-model/index.ts';

@@ -1,0 +1,102 @@
+// `npm run soak` (bench/soak.ts): the lifecycle model (packages/core/src/testing/lifecycle-model/) over
+// many seeds, outside `npm test`. Each history runs on its own Postgres schema with
+// several gate replicas, each with its own pool, reaching the database through the
+// repository's TCP proxy for tests; a restart step kills one replica and, half the time,
+// resets every proxied connection before it reopens. Prints histories checked, commands,
+// faults injected, restarts, concurrent batches, violations and known defects seen.
+//
+//   npm run soak -- [--histories N] [--replicas N] [--steps N] [--seed N]
+//
+// Exits 1 on a violation, printing fast-check's seed and shrunk history (replay with --seed and --path).
+import { parseArgs } from 'node:util';
+import { emptyStats, type LifecycleHarness, type LifecycleStats, runLifecycleModel } from '@countersign/core/testing';
+import { openPostgresStore } from '@countersign/store-postgres';
+import { databaseReachable, dropSchema, randomSchema, startTcpProxy, TEST_PG_URL } from '@countersign/store-postgres/testing';
+
+const { values } = parseArgs({
+  options: {
+    histories: { type: 'string', default: '400' },
+    replicas: { type: 'string', default: '3' },
+    steps: { type: 'string', default: '40' },
+    seed: { type: 'string' },
+    path: { type: 'string' },
+  },
+});
+const histories = Number(values.histories);
+const replicas = Number(values.replicas);
+const maxSteps = Number(values.steps);
+
+if (!(await databaseReachable())) {
+  console.error(`soak: PostgreSQL unreachable at ${TEST_PG_URL} (set COUNTERSIGN_TEST_PG_URL)`);
+  process.exit(2);
+}
+
+const target = new URL(TEST_PG_URL);
+const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+const proxied = new URL(TEST_PG_URL);
+proxied.hostname = '127.0.0.1';
+proxied.port = String(proxy.port);
+
+let resets = 0;
+/** A fresh schema per history, every replica connecting through the proxy. */
+async function harness(): Promise<LifecycleHarness> {
+  const schema = randomSchema();
+  let opened = 0;
+  return {
+    replicas,
+    open: async () => {
+      // Every reopen after the first round is a restart: half of them also reset every connection.
+      if (opened++ >= replicas && opened % 2 === 0) {
+        resets++;
+        await proxy.cut('refuse');
+        await proxy.restore();
+      }
+      const store = await openPostgresStore({ connectionString: proxied.toString(), schema, pool: { max: 3 } });
+      return { ledger: store.ledger, audit: store.audit, close: () => store.close() };
+    },
+    destroy: () => dropSchema(schema),
+  };
+}
+
+const started = Date.now();
+const stats: LifecycleStats = emptyStats();
+// Progress on stderr, so a slow database shows as slow rather than as silence.
+const progress = setInterval(() => console.error(`soak: ${stats.histories} histories, ${stats.commands} commands so far`), 15_000);
+const half = Math.ceil(histories / 2);
+let failed: unknown;
+try {
+  // Half the histories with store faults and restarts, half with scheduled concurrency across replicas.
+  await runLifecycleModel({
+    harness,
+    numRuns: half,
+    maxSteps,
+    stats,
+    steps: { faults: true, restarts: true, concurrency: false },
+    ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
+    ...(values.path === undefined ? {} : { path: values.path }),
+  });
+  await runLifecycleModel({
+    harness,
+    numRuns: histories - half,
+    maxSteps,
+    stats,
+    steps: { faults: false, restarts: true, concurrency: true },
+    ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
+  });
+} catch (error) {
+  failed = error;
+} finally {
+  clearInterval(progress);
+  await proxy.close();
+}
+
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+console.log(
+  `soak: ${stats.histories} histories, ${stats.commands} commands, ${stats.faults} faults injected, ${stats.restarts} restarts ` +
+    `(${resets} with every connection reset), ${stats.concurrentBatches} concurrent batches, ${replicas} replicas, ` +
+    `${stats.violations} violations, known defects seen: ${JSON.stringify(stats.knownDefects)}, ${seconds} s`,
+);
+if (failed !== undefined) {
+  console.error(failed instanceof Error ? `${failed.message}\n${failed.cause instanceof Error ? failed.cause.message : ''}` : failed);
+  process.exit(1);
+}

@@ -1,0 +1,94 @@
+import type { LedgerStore } from '../../ledger/types.ts';
+import type { Fault } from './actions.ts';
+
+/** The LedgerStore methods that write: a lost reply on one of them means the write committed. */
+export const LEDGER_WRITES: ReadonlySet<string> = new Set([
+  'recordProposal',
+  'recordProposals',
+  'createApprovalRequest',
+  'addDecision',
+  'recordEdit',
+  'revokeApproval',
+  'consume',
+  'recordResult',
+]);
+
+export class InjectedFault extends Error {
+  readonly code = 'injected_fault';
+  readonly method: string;
+  readonly kind: Fault['kind'];
+  constructor(method: string, kind: Fault['kind']) {
+    super(`injected ${kind} fault at ${method}`);
+    this.method = method;
+    this.kind = kind;
+  }
+}
+
+/** What one store call did under a fault (for the run's counts). */
+export interface InjectedRecord {
+  method: string;
+  kind: Fault['kind'];
+}
+
+/**
+ * A LedgerStore that forwards to `target` and can fail one call: the `nth` store call
+ * after `arm(fault)`. Also the hook where a controlled scheduler decides which of
+ * several concurrent actions reaches the store next (`beforeCall`). `auditLog` is the
+ * target's, so the gate still writes ledger and audit in one transaction.
+ */
+export class FaultLedger {
+  readonly store: LedgerStore;
+  #fault: Fault | undefined;
+  #calls = 0;
+  /** Every fault injected, in order (shared by the replicas of one system when given). */
+  readonly injected: InjectedRecord[];
+  beforeCall: ((method: string) => Promise<void>) | undefined;
+
+  readonly target: LedgerStore;
+
+  constructor(target: LedgerStore, injected: InjectedRecord[] = []) {
+    this.target = target;
+    this.injected = injected;
+    this.store = new Proxy(target, {
+      get: (t, property, receiver) => {
+        const value = Reflect.get(t, property, receiver);
+        if (typeof value !== 'function' || typeof property !== 'string' || property === 'close') return value;
+        return (...args: unknown[]) => this.#call(property, value as (...a: unknown[]) => Promise<unknown>, args);
+      },
+    });
+  }
+
+  /** Fails the `fault.nth` store call from now on (once). */
+  arm(fault: Fault | undefined): void {
+    this.#fault = fault;
+    this.#calls = 0;
+  }
+
+  async #call(method: string, fn: (...a: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
+    if (this.beforeCall !== undefined) await this.beforeCall(method);
+    const fault = this.#fault;
+    const index = this.#calls++;
+    if (fault === undefined || index !== fault.nth) return fn.apply(this.target, args);
+    this.#fault = undefined;
+    this.injected.push({ method, kind: fault.kind });
+    if (fault.kind === 'before') throw new InjectedFault(method, 'before');
+    if (fault.kind === 'rollback') {
+      // A call without an audit part (a read, recordEdit) has nothing to roll back: it fails before, as `before`.
+      const failing = args.map(failingAudit);
+      if (failing.every((arg, i) => arg === args[i])) throw new InjectedFault(method, 'before');
+      return fn.apply(this.target, failing);
+    }
+    await fn.apply(this.target, args);
+    throw new InjectedFault(method, 'lost_reply');
+  }
+}
+
+/** The audit part of a write that throws inside the transaction, so the store rolls the write back. */
+function failingAudit(arg: unknown): unknown {
+  const fail = () => {
+    throw new InjectedFault('audit', 'rollback');
+  };
+  if (typeof arg === 'function') return fail;
+  if (typeof arg === 'object' && arg !== null && typeof (arg as { audit?: unknown }).audit === 'function') return { ...arg, audit: fail };
+  return arg;
+}

@@ -1,0 +1,163 @@
+import { verifyChain } from '../../audit/verify-chain.ts';
+import type { Observed, RealSystem } from './system.ts';
+import type { Expected, ModelState } from './model.ts';
+import { type KnownDefect, MODEL_CALL_IDS, MODEL_RUNS } from './rules.ts';
+
+/**
+ * The invariants of the approval lifecycle, stated once, checked against the real store
+ * after every step of every history:
+ *
+ * 1. No call runs without a verdict that allows it or an approval consumed exactly once
+ *    (`checkGrant`: a grant's call is dispatched, its request consumed by that token; one grant per call).
+ * 2. Nothing that was refused ran (each answer equals the model's, and the store read after it equals the model: a refused authorize leaves the call `proposed`).
+ * 3. An edited call never runs the original (`checkGrant`: no grant for an `edited` request; a grant carries the ledger's arguments).
+ * 4. A revoked or expired approval never runs (`checkGrant` at grant time, `checkGrantsStillHold` at the end).
+ * 5. Every reported outcome is true in the store (the store read after each step equals the model; `claimOf` for faulted steps).
+ * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`).
+ */
+
+export class LifecycleViolation extends Error {
+  readonly code = 'lifecycle_violation';
+}
+
+/**
+ * What an answer says about the store when a store call failed under it: that the
+ * action failed (nothing happened), that the gate cannot tell (once core answers a
+ * lost reply with `outcome_unknown`), or anything else (the action's own outcome).
+ * The one place this is decided: an action that took effect must answer its own
+ * outcome or `unknown`; one that did not must answer a failure or `unknown`.
+ */
+export type Claim = 'failure' | 'unknown' | 'outcome';
+
+export function claimOf(observed: Observed): Claim {
+  if (observed.status === 'outcome_unknown' || observed.reason === 'outcome_unknown') return 'unknown';
+  if (observed.status === 'store_unavailable' || observed.reason === 'store_unavailable') return 'failure';
+  return 'outcome';
+}
+
+export function sameOutcome(observed: Observed, expected: Expected): boolean {
+  return observed.status === expected.status && (expected.reason === undefined || observed.reason === expected.reason);
+}
+
+/** The part of the model the store must hold, in a form both sides produce. */
+export function snapshotOf(model: ModelState): string {
+  const calls: Record<string, unknown> = {};
+  for (const [key, call] of Object.entries(model.calls)) {
+    const request = call.request === undefined ? undefined : { status: call.request.status, deciders: [...call.request.deciders].sort(), expiresAt: call.request.expiresAt };
+    calls[key] = { state: call.state, request };
+  }
+  return stable({ owners: model.runOwner, calls });
+}
+
+/** The same view read from the store (unfaulted), for the keys the model knows and every base call that exists. */
+export async function readSnapshot(system: RealSystem, model: ModelState): Promise<string> {
+  const owners: Record<string, string> = {};
+  for (const run of MODEL_RUNS) {
+    const owner = await system.ledger.getRunOwner(run);
+    if (owner !== undefined) owners[run] = owner;
+  }
+  const calls: Record<string, unknown> = {};
+  const keys = new Set(Object.keys(model.calls));
+  for (const run of MODEL_RUNS) {
+    for (const id of MODEL_CALL_IDS) {
+      if (!keys.has(`${run}/${id}`) && (await system.ledger.findProposalByCall(run, id)) !== undefined) calls[`${run}/${id}`] = 'unexpected';
+    }
+  }
+  for (const key of keys) {
+    const refs = system.refs[key];
+    const found = refs === undefined ? undefined : await system.ledger.getProposalWithRequest(refs.proposalId);
+    if (found === undefined) {
+      calls[key] = 'missing';
+      continue;
+    }
+    const { proposal, request } = found;
+    const state = proposal.result?.status ?? proposal.state;
+    // The closing deny of an edit is the original's record of the edit, not a decision the model counts.
+    const deciders = request?.decisions.filter((d) => d.editedProposalId === undefined).map((d) => d.approver).sort();
+    calls[key] = { state, request: request === undefined ? undefined : { status: request.status, deciders, expiresAt: request.expiresAt } };
+  }
+  return stable({ owners, calls });
+}
+
+/** Invariants 1, 3 and 4 at the moment a grant is handed out. */
+export async function checkGrant(system: RealSystem, model: ModelState, key: string): Promise<void> {
+  const record = system.grants.filter((g) => g.key === key).at(-1);
+  if (record === undefined) return;
+  const { grant } = record;
+  const same = system.grants.filter((g) => g.grant.proposalId === grant.proposalId);
+  if (same.length > 1) throw new LifecycleViolation(`call ${key} was granted ${same.length} times`);
+  const found = await system.ledger.getProposalWithRequest(grant.proposalId);
+  if (found === undefined) throw new LifecycleViolation(`grant for ${key} names a call the store does not have`);
+  if (found.proposal.canonicalArgs !== grant.canonicalArgs) throw new LifecycleViolation(`grant for ${key} runs arguments that are not the ledger's`);
+  if (found.proposal.state !== 'dispatched') throw new LifecycleViolation(`grant for ${key} but the call is ${found.proposal.state}`);
+  const call = model.calls[key];
+  if (call?.verdict === 'approve' || found.request !== undefined) {
+    const request = found.request;
+    if (request?.status === 'edited') throw new LifecycleViolation(`the original of edited call ${key} ran`);
+    if (call?.verdict === 'approve') {
+      if (request === undefined || request.status !== 'consumed' || request.tokenId !== grant.tokenId) {
+        throw new LifecycleViolation(`grant for ${key} without its approval consumed by its token (request ${request?.status})`);
+      }
+      if (grant.authorizedAt >= request.expiresAt) throw new LifecycleViolation(`grant for ${key} after its approval expired`);
+    }
+  }
+}
+
+/** Invariant 4 over the whole history: no request of a call that ran reads revoked, denied or edited afterwards. */
+export async function checkGrantsStillHold(
+  system: RealSystem,
+  model: ModelState,
+  tolerated: Readonly<Record<KnownDefect, boolean>>,
+  seen: (defect: KnownDefect) => void,
+): Promise<void> {
+  for (const { key, grant } of system.grants) {
+    const found = await system.ledger.getProposalWithRequest(grant.proposalId);
+    const status = found?.request?.status;
+    if (status === 'revoked' || status === 'denied' || status === 'edited') {
+      // Today an edited call that policy allows runs without consuming its approval (rules.ts).
+      if (model.calls[key]?.verdict === 'allow' && found?.proposal.parentProposalId !== undefined && tolerated.editedCallRunsWithoutItsApproval) {
+        seen('editedCallRunsWithoutItsApproval');
+        continue;
+      }
+      throw new LifecycleViolation(`call ${key} ran, and its approval request now reads ${status}`);
+    }
+  }
+}
+
+/** Invariant 6: the chain verifies; one dispatch record per dispatched call, one result record per result, a record per revocation and decision. */
+export async function checkAuditStory(
+  system: RealSystem,
+  model: ModelState,
+  tolerated: Readonly<Record<KnownDefect, boolean>>,
+  seen: (defect: KnownDefect) => void,
+): Promise<void> {
+  const records = await system.audit.read({ limit: 1_000_000 });
+  const verified = verifyChain(records);
+  if (!verified.ok) throw new LifecycleViolation(`audit chain does not verify: ${verified.reason} at ${verified.index}`);
+  const count = (type: string, proposalId: string) => records.filter((r) => r.type === type && r.proposalId === proposalId).length;
+  for (const key of Object.keys(model.calls)) {
+    const refs = system.refs[key];
+    if (refs === undefined) continue;
+    const found = await system.ledger.getProposalWithRequest(refs.proposalId);
+    if (found === undefined) continue;
+    const dispatched = found.proposal.state === 'dispatched' ? 1 : 0;
+    if (count('dispatch', refs.proposalId) !== dispatched) throw new LifecycleViolation(`${key}: ${count('dispatch', refs.proposalId)} dispatch records, ledger says ${found.proposal.state}`);
+    const results = found.proposal.result === undefined ? 0 : 1;
+    if (count('result', refs.proposalId) !== results) throw new LifecycleViolation(`${key}: ${count('result', refs.proposalId)} result records for ${results} results`);
+    const request = found.request;
+    if (request === undefined) continue;
+    const revoked = request.status === 'revoked' ? 1 : 0;
+    if (count('revocation', refs.proposalId) !== revoked) throw new LifecycleViolation(`${key}: ${count('revocation', refs.proposalId)} revocation records, request ${request.status}`);
+    const decisions = request.decisions.length;
+    const partOfEdit = request.status === 'edited' || found.proposal.parentProposalId !== undefined;
+    if (count('decision', refs.proposalId) !== decisions && partOfEdit && tolerated.editAuditAfterLedger) {
+      seen('editAuditAfterLedger');
+      continue;
+    }
+    if (count('decision', refs.proposalId) !== decisions) throw new LifecycleViolation(`${key}: ${count('decision', refs.proposalId)} decision records for ${decisions} decisions`);
+  }
+}
+
+function stable(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+}

@@ -1,0 +1,106 @@
+import type { Approver } from '../../gate/eligibility.ts';
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '../../policy/rules.ts';
+import { FIXTURE_POLICY_YAML } from '../gate-fixture.ts';
+
+/**
+ * The world the lifecycle model runs in, and the rules of the lifecycle that are still
+ * moving, each stated once here so a change in core is a change of one line here.
+ */
+
+/**
+ * Policy: the shared gate fixture's (small transfers run, larger ones need one finance
+ * approver for 600 s, deploys 2 of alice, bob and carol for the default TTL, deletes are
+ * denied); `verdictOf` below is the model's reading of it.
+ */
+export const MODEL_POLICY_YAML = FIXTURE_POLICY_YAML;
+
+export const MODEL_TOOLS = ['read_file', 'transfer', 'deploy', 'delete_repo'] as const;
+export type ModelTool = (typeof MODEL_TOOLS)[number];
+
+export const MODEL_AGENTS = ['agent-a', 'agent-b'] as const;
+export type ModelAgent = (typeof MODEL_AGENTS)[number];
+
+export const MODEL_RUNS = ['r1', 'r2'] as const;
+export const MODEL_CALL_IDS = ['c1', 'c2', 'c3'] as const;
+export const MODEL_PRINCIPAL = 'user:42';
+export const MODEL_SESSION = 's1';
+
+/** fiona and gina hold finance; alice, bob and carol may deploy; mallory may decide nothing. */
+export const MODEL_APPROVERS: Readonly<Record<string, Approver>> = {
+  fiona: { id: 'fiona', roles: ['finance'] },
+  gina: { id: 'gina', roles: ['finance'] },
+  alice: { id: 'alice', roles: [] },
+  bob: { id: 'bob', roles: [] },
+  carol: { id: 'carol', roles: [] },
+  mallory: { id: 'mallory', roles: [] },
+};
+export const MODEL_APPROVER_NAMES = Object.keys(MODEL_APPROVERS);
+
+/** The verdict and, for `approve`, the rule's approvers, count and TTL: the policy above, as the model reads it. */
+export type ModelVerdict =
+  | { kind: 'allow' }
+  | { kind: 'deny' }
+  | { kind: 'approve'; eligible: readonly string[]; required: number; ttlMs: number };
+
+export function verdictOf(tool: ModelTool, amount: number): ModelVerdict {
+  switch (tool) {
+    case 'read_file':
+      return { kind: 'allow' };
+    case 'transfer':
+      return amount <= 100 ? { kind: 'allow' } : { kind: 'approve', eligible: ['fiona', 'gina'], required: 1, ttlMs: 600_000 };
+    case 'deploy':
+      return { kind: 'approve', eligible: ['alice', 'bob', 'carol'], required: 2, ttlMs: DEFAULT_APPROVAL_TTL_SECONDS * 1000 };
+    case 'delete_repo':
+      return { kind: 'deny' };
+  }
+}
+
+/** The arguments the model sends for a tool (amount only matters to transfers). */
+export function argumentsOf(tool: ModelTool, amount: number): Record<string, unknown> {
+  switch (tool) {
+    case 'transfer':
+      return { amount, to: 'bob' };
+    case 'deploy':
+      return { env: 'prod' };
+    case 'read_file':
+      return { path: '/notes.txt' };
+    case 'delete_repo':
+      return { repo: 'main' };
+  }
+}
+
+/**
+ * Known defects: each names one property the model states as the issue says, that
+ * today's core does not yet keep. While a switch is `true`, a history that breaks only
+ * that property is counted (`knownDefects` in the run summary) instead of failing the
+ * run. Flip a switch to `false` once the fix is merged; the model suite then holds core
+ * to it. Never add a switch to hide a new finding: fix it or file it.
+ */
+export const KNOWN_DEFECTS = {
+  /**
+   * A store write that committed but whose reply was lost (the COMMIT's answer never
+   * arrived) is reported as a failure (`store_unavailable`) by authorize, decide and
+   * revoke, although it took effect (issue #25 item 7). The rule: report it as taken
+   * effect (after a re-read) or as unknown, never as a refusal.
+   */
+  lostReplyReportedAsFailure: true,
+  /**
+   * Approve-with-edits writes the ledger in one step (`recordEdit`) and its audit records
+   * (the closing deny, the edited call's proposal and the editor's approval) in a second
+   * one: when the reply of the first is lost, or the process dies between the two, the
+   * chain lacks decisions the ledger holds (docs/invariants.md, "one durable write per
+   * step"). The rule: the audit chain tells the ledger's story, edits included.
+   */
+  editAuditAfterLedger: true,
+  /**
+   * An edited call that policy allows is authorized as an allowed call: its approval
+   * (the editor's) is not consumed, so it can still be revoked, and a revoked one still
+   * runs. The rule (issue #32, and the parallel change "edited calls always need their
+   * own approval"): an edited call runs only by consuming its own approval. While this
+   * is `true` the model predicts today's behaviour for such calls and counts the
+   * broken invariant instead of failing.
+   */
+  editedCallRunsWithoutItsApproval: true,
+} satisfies Record<string, boolean>;
+
+export type KnownDefect = keyof typeof KNOWN_DEFECTS;
