@@ -82,8 +82,8 @@ describe('the lifecycle model finds what it is for', () => {
     expect(violations[0]).toMatch(/0 decision records for 1 decisions/);
   });
 
-  it('today an edited call that policy allows runs without consuming its own approval (known defect editedCallRunsWithoutItsApproval)', async () => {
-    expect(KNOWN_DEFECTS.editedCallRunsWithoutItsApproval).toBe(true);
+  it('an edited call that policy allows, whose approval was revoked, does not run (the model found it running; fixed in core: an edited call runs only with its own approval)', async () => {
+    expect(KNOWN_DEFECTS.editedCallRunsWithoutItsApproval).toBe(false);
     // fiona edits a large transfer down to one policy allows, then revokes the edited call's approval.
     const steps: Step[] = [
       { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 500 }] } },
@@ -92,12 +92,8 @@ describe('the lifecycle model finds what it is for', () => {
       { action: { kind: 'revoke', approver: 'fiona', call: 'r1/c1~edit' } },
       { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c1~edit', token: 'own' } },
     ];
-    const today = await replayHistory({ harness: memoryHarness(), steps });
-    expect(today.answers['authorize:authorized']).toBe(1);
-    expect(today.knownDefects.editedCallRunsWithoutItsApproval).toBeGreaterThan(0);
-    // Under the rule, the store reads the revoked edited call as dispatched: it ran.
-    await expect(replayHistory({ harness: memoryHarness(), steps, knownDefects: { ...KNOWN_DEFECTS, editedCallRunsWithoutItsApproval: false } })).rejects.toThrow(
-      /step 4: .*r1\/c1~edit.*answered \[\{"status":"authorized"\}\]; store holds .*"status":"revoked"\},"state":"dispatched"/,
-    );
+    const now = await replayHistory({ harness: memoryHarness(), steps });
+    expect(now.answers['authorize:authorized'] ?? 0).toBe(0);
+    expect(now.knownDefects.editedCallRunsWithoutItsApproval ?? 0).toBe(0);
   });
 });

@@ -96,11 +96,11 @@ export const KNOWN_DEFECTS = {
    * An edited call that policy allows is authorized as an allowed call: its approval
    * (the editor's) is not consumed, so it can still be revoked, and a revoked one still
    * runs. The rule (issue #32, and the parallel change "edited calls always need their
-   * own approval"): an edited call runs only by consuming its own approval. While this
-   * is `true` the model predicts today's behaviour for such calls and counts the
-   * broken invariant instead of failing.
+   * own approval"): an edited call runs only by consuming its own approval. Fixed in
+   * core, so `false`; a regression test in gate/lifecycle-model.test.ts replays the
+   * history that found it.
    */
-  editedCallRunsWithoutItsApproval: true,
+  editedCallRunsWithoutItsApproval: false,
 } satisfies Record<string, boolean>;
 
 export type KnownDefect = keyof typeof KNOWN_DEFECTS;
