@@ -132,6 +132,16 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
 .badge.allow, .badge.approve { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
 .badge.deny { background: var(--bad-wash); color: var(--bad); border-color: #ff8182; }
 .ids a { white-space: nowrap; }
+/* The request page's first screen: the call in one line, where approvals stand, the buttons. */
+.decide-first { border-width: 2px; border-color: #8c959f; padding: 1rem 1.25rem; }
+.decide-first p { margin: 0 0 .5rem; overflow-wrap: anywhere; }
+.summary-line code { font-weight: 700; }
+.decide-now { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; }
+.decide-now form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0; }
+.decide-now button { margin-top: 0; }
+.decide-now input[type=text] { width: auto; flex: 1 1 12rem; min-width: 0; }
+.deny-form { flex: 1 1 18rem; }
+.progress .badge { margin-right: .25rem; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
