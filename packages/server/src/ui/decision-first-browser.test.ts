@@ -39,9 +39,21 @@ async function propose(callId: string, name: string, args: unknown): Promise<str
     headers: { authorization: `Bearer ${AGENT_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ runId: 'run-1', sessionId: 'session-1', principal: 'user:42', toolCalls: [{ id: callId, name, arguments: args }] }),
   });
-  const out = (await res.json()) as { outcomes: Array<{ status: string; requestId: string }> };
+  const out = (await res.json()) as { outcomes: Array<{ status: string; requestId: string; proposalId: string }> };
   expect(out.outcomes[0]?.status).toBe('approval_required');
+  proposals[out.outcomes[0]!.requestId] = out.outcomes[0]!.proposalId;
   return out.outcomes[0]!.requestId;
+}
+
+const proposals: Record<string, string> = {};
+
+async function agentJson<T>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${AGENT_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await res.json()) as T;
 }
 
 async function signIn(width: number, height: number): Promise<Page> {
@@ -111,6 +123,25 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     const page = await signIn(390, 844);
     await page.goto(`${base}/requests/${ids.oneOfTwo}`);
     expect(await page.locator('#approval-progress').textContent()).toMatch(/1 of 2\s+Approved by frank\. Waiting for 1 more approval, from anyone with the role finance\./);
+    await page.context().close();
+  }, 30_000);
+
+  it('the page follows the call without a reload: pending, approved by someone else, ran', async () => {
+    const requestId = await propose('c-follow', 'transfer', { amount: 40, to: 'erin' });
+    const page = await signIn(1280, 800);
+    await page.goto(`${base}/requests/${requestId}`);
+    const banner = page.locator('#state-banner strong');
+    expect(await banner.textContent()).toBe('Waiting for approval');
+    // A marker on the loaded document: a reload would drop it.
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    expect((await f.gate.approvals.decide(FRANK, { requestId, decision: 'approve' })).ok).toBe(true);
+    await expect.poll(() => banner.textContent(), { timeout: 5000 }).toBe('Approved — not run yet');
+    expect(await page.getByRole('button', { name: 'Approve this call', exact: true }).count()).toBe(0);
+    const { token } = await agentJson<{ token: string }>(`/api/v1/requests/${requestId}/token`);
+    expect(await agentJson<{ status: string }>('/api/v1/dispatch', { proposalId: proposals[requestId], token })).toMatchObject({ status: 'executed' });
+    await expect.poll(() => banner.textContent(), { timeout: 5000 }).toBe('Ran');
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.locator('#request-follow').textContent()).toMatch(/^Updated at .*: Ran\.$/);
     await page.context().close();
   }, 30_000);
 });

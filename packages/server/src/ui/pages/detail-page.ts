@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import type { ApprovalView } from '../../views/request-views.ts';
+import { type ApprovalView, requestFingerprint } from '../../views/request-views.ts';
 import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts';
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
@@ -41,6 +41,7 @@ export function detailPage(props: DetailPageProps): Html {
     body: html`${heading(view, props.canDecide)}
 <p class="lead"><span class="badge ${view.status}">${view.status}</span>
 · ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}</p>
+<p class="hint" id="request-follow" aria-live="polite" data-follow="/events/requests/${encodeURIComponent(view.requestId)}?version=${encodeURIComponent(requestFingerprint(view))}"></p>
 <div class="state ${state.tone}" id="state-banner" data-state="${view.status}"><strong>${state.title}</strong> <span>${state.text}</span></div>
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
