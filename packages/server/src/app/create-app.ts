@@ -32,6 +32,7 @@ import { assetRoutes } from '../ui/routes/assets.ts';
 import { auditPageRoute } from '../ui/routes/audit-page-route.ts';
 import { sessionRoutes } from '../ui/routes/session-routes.ts';
 import { notifyByWebhook } from '../webhook/webhook-notifier.ts';
+import { deliveryHealth } from '../webhook/delivery-health.ts';
 import { WebhookSender } from '../webhook/webhook-sender.ts';
 import type { AppEnv } from './env.ts';
 import {
@@ -85,7 +86,12 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
 
   const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];
   const linkOrigin = () => publicOrigin ?? options.linkOrigin?.();
-  const senders = webhooks.map((webhook) => new WebhookSender(webhook));
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
+  const senders = webhooks.map((webhook) => {
+    const health = deliveryHealth({ url: webhook.url, format: webhook.format ?? 'countersign' }, logger, metrics);
+    return new WebhookSender({ ...webhook, onReport: health });
+  });
   const notifiers = webhooks.map((webhook, i) =>
     notifyByWebhook(options.gate, senders[i]!, {
       origin: linkOrigin,
@@ -95,12 +101,10 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     }),
   );
 
-  const logger = options.logger ?? pino({ level: 'silent' });
-  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
   const unwatch = [logGateEvents(options.gate, logger), ...(metrics === undefined ? [] : [metrics.watch(options.gate)])];
 
   const app = new Hono<AppEnv>();
-  app.use('*', requestLog(logger));
+  app.use('*', requestLog(logger, metrics?.observeHttp));
   app.use('*', securityHeaders());
   app.use('*', bodyLimit(bodyLimitBytes));
 
