@@ -142,6 +142,10 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
 .decide-now input[type=text] { width: auto; flex: 1 1 12rem; min-width: 0; }
 .deny-form { flex: 1 1 18rem; }
 .progress .badge { margin-right: .25rem; }
+/* The audit table fits its box: text breaks between words (ids and digests are shortened, full value in their title). */
+table.audit td.words { overflow-wrap: break-word; min-width: 5rem; }
+table.audit td.reason { min-width: 12rem; }
+table.audit th, table.audit td { padding: .5rem .55rem; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
