@@ -146,6 +146,12 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
 table.audit td.words { overflow-wrap: break-word; min-width: 5rem; }
 table.audit td.reason { min-width: 12rem; }
 table.audit th, table.audit td { padding: .5rem .55rem; }
+/* Diffs: additions green and underlined, removals red and struck (and +/- in a schema), readable without colour. */
+ins { background: var(--ok-wash); color: var(--ok); text-decoration: underline; font-weight: 600; }
+del { background: var(--bad-wash); color: var(--bad); }
+pre.args ins { background: #1f6f3a; color: #fff; text-decoration: none; display: inline; }
+pre.args del { background: #8e1519; color: #fff; }
+.diff { overflow-wrap: anywhere; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }

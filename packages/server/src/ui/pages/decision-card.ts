@@ -39,7 +39,8 @@ ${props.canDecide ? actions(action, props.csrfToken, review) : ''}
 /** The agent that asked and the user it acts for; a definition review names who registered the definition. */
 function askedBy(view: ApprovalView): Html {
   if (view.review !== undefined) {
-    return html`Definition of <code>${shown(view.review.toolName)}</code> registered by <strong id="summary-agent">${shown(view.call.agent)}</strong>`;
+    // The ledger records no registering agent for a definition: it comes from the tool's server, seen when the tool was listed or called.
+    return html`${view.review.previous === undefined && view.review.previousDigest === undefined ? 'A new tool' : 'A changed definition'}: <code>${shown(view.review.toolName)}</code>, as its server describes it now`;
   }
   return html`Asked by agent <strong id="summary-agent">${shown(view.call.agent)}</strong> for <strong id="summary-principal">${shown(view.call.principal)}</strong>`;
 }
