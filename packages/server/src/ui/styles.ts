@@ -152,6 +152,8 @@ del { background: var(--bad-wash); color: var(--bad); }
 pre.args ins { background: #1f6f3a; color: #fff; text-decoration: none; display: inline; }
 pre.args del { background: #8e1519; color: #fff; }
 .diff { overflow-wrap: anywhere; }
+ul.changes { margin: .25rem 0 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
+ul.changes li { margin: .2rem 0; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }

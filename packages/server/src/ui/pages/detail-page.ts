@@ -6,6 +6,8 @@ import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { decisionCard } from './decision-card.ts';
 import { editedBanner } from './edited-banner.ts';
+import { editDiff } from './edit-diff.ts';
+import type { EditCounterpart } from '../../views/edit-counterpart.ts';
 import { agentWordsCard, callCard, exactCallCard, whyAskedCard } from './call-card.ts';
 import { requestState } from './request-state.ts';
 import { reviewSection } from './review-section.ts';
@@ -23,6 +25,8 @@ export interface DetailPageProps {
   canRevoke?: boolean | undefined;
   notice?: string | undefined;
   error?: { code: string; message: string } | undefined;
+  /** The other side of an approve-with-edits, when this approver may see it. */
+  edit?: EditCounterpart | undefined;
   /** What the approver typed into the edit box, shown again after a refused edit. */
   editText?: string | undefined;
 }
@@ -47,7 +51,7 @@ ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${pr
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
 ${displayWarnings(view.display)}
 ${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, live: state.live })}
-${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
+${editDiff(view, props.edit)}
 ${editedBanner(view)}
 
 ${view.review === undefined ? '' : reviewSection(view.review)}
