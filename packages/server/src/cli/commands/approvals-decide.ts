@@ -48,7 +48,7 @@ export function registerApproverDecisionCommands(approvals: Command, ctx: Comman
     });
 }
 
-async function decide(ctx: CommandContext, typed: string, decision: 'approve' | 'deny', flags: DecideFlags): Promise<number> {
+export async function decide(ctx: CommandContext, typed: string, decision: 'approve' | 'deny', flags: DecideFlags): Promise<number> {
   const url = serviceUrl(ctx, flags.url);
   const requestId = await resolveRequestId(ctx, url, typed);
   const body = {

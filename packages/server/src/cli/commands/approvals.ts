@@ -5,6 +5,7 @@ import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { registerApproverDecisionCommands } from './approvals-decide.ts';
 import { registerApproverReadCommands } from './approvals-read.ts';
+import { registerApproverWatchCommand } from './approvals-watch.ts';
 
 export { APPROVER_TOKEN_ENV };
 
@@ -19,6 +20,7 @@ export function registerApprovalsCommands(program: Command, ctx: CommandContext)
   const approvals = program.command('approvals').description(`Act on approval requests of a running service, as an approver (token in ${APPROVER_TOKEN_ENV}).`);
   registerApproverReadCommands(approvals, ctx);
   registerApproverDecisionCommands(approvals, ctx);
+  registerApproverWatchCommand(approvals, ctx);
   approvals
     .command('revoke')
     .description('Withdraw a pending or approved request that has not run yet: a token the agent already holds is refused.')
