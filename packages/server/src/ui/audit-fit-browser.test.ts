@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
+import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at. */
@@ -11,7 +9,7 @@ const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
 
 let browser: Browser;
 let f: ServerFixture;
-let server: ServerType;
+let pages: Awaited<ReturnType<typeof servePages>> | undefined;
 let base: string;
 
 /** What the audit table must hold without cutting: long ids, reasons in sentences, every event kind the fixture makes. */
@@ -61,17 +59,11 @@ describe.skipIf(!browserTestsRun)('the audit page fits the screen', () => {
     if (SCREENS !== undefined) mkdirSync(SCREENS, { recursive: true });
     browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined });
-    server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pages = await servePages(f.app);
+    base = pages.base;
     await seed();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await f?.close();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  });
+  afterAll(() => closeAll(browser, f, pages));
 
   for (const [width, height] of [
     [1280, 800],

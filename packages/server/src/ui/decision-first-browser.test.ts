@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { loadPolicy } from '@countersign/core/policy';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
+import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at, not artifacts of the build. */
@@ -29,7 +27,7 @@ const FRANK = { id: 'frank', roles: ['finance'] };
 
 let browser: Browser;
 let f: ServerFixture;
-let server: ServerType;
+let pages: Awaited<ReturnType<typeof servePages>> | undefined;
 let base: string;
 const ids: Record<string, string> = {};
 
@@ -77,10 +75,8 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     if (SCREENS !== undefined) mkdirSync(SCREENS, { recursive: true });
     browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined }, { policy: loadPolicy(POLICY, 'yaml') });
-    server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pages = await servePages(f.app);
+    base = pages.base;
     ids.transfer = await propose('c-transfer', 'transfer', { amount: 1250000.5, to: 'erin', memo: 'Q3 supplier payout' });
     // Long values: the summary line clips them, the detail below shows them whole.
     ids.long = await propose('c-long', 'transfer', {
@@ -92,11 +88,7 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     ids.oneOfTwo = await propose('c-deploy', 'deploy', { env: 'prod', version: '2.4.1' });
     expect((await f.gate.approvals.decide(FRANK, { requestId: ids.oneOfTwo, decision: 'approve' })).ok).toBe(true);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await f?.close();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  });
+  afterAll(() => closeAll(browser, f, pages));
 
   for (const [width, height] of [
     [390, 844],

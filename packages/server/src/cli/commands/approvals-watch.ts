@@ -11,6 +11,7 @@ import { parseIntegerFlag } from '../parse-number.ts';
 import { uniquePrefixes } from '../request-id-prefix.ts';
 import type { ApproverFlags } from './approvals.ts';
 import { decide } from './approvals-decide.ts';
+import { abortableSleep } from '../../ops/abortable-sleep.ts';
 import { parsed } from './approvals-read.ts';
 
 interface WatchFlags extends ApproverFlags {
@@ -69,7 +70,7 @@ async function watch(ctx: CommandContext, flags: WatchFlags): Promise<number> {
   await poll();
   if (!headed) writeLine(ctx.io.stdout, 'no pending requests you may decide; watching…');
   while (!signal.aborted) {
-    await sleep(interval, signal);
+    await abortableSleep(interval, signal);
     if (!signal.aborted) await poll();
   }
   await commands;
@@ -98,16 +99,4 @@ async function readCommands(ctx: CommandContext, url: string, signal: AbortSigna
   }
   // End of input (Ctrl-D, or a finished pipe): stop watching.
   ended();
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
