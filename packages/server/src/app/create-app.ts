@@ -68,6 +68,8 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   const closing = new AbortController();
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const tuning = resolveTuning(options.tuning);
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
   const services: Services = {
     gate: options.gate,
     authenticator: new Authenticator(options.auth, sessions),
@@ -81,13 +83,12 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     },
     chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
+    countAuthFailure: (kind) => metrics?.countAuthFailure(kind),
     passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, options.gate, publicOrigin, options.auth.sessionSecret),
   };
 
   const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];
   const linkOrigin = () => publicOrigin ?? options.linkOrigin?.();
-  const logger = options.logger ?? pino({ level: 'silent' });
-  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
   const senders = webhooks.map((webhook) => {
     const health = deliveryHealth({ url: webhook.url, format: webhook.format ?? 'countersign' }, logger, metrics);
     return new WebhookSender({ ...webhook, onReport: health });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
+import { makeServerFixture, ORIGIN, type ServerFixture } from '../testing/server-fixture.ts';
 import { ServerMetrics } from './metrics.ts';
 import { sample } from './testing/prometheus-sample.ts';
 
@@ -24,5 +24,23 @@ describe('HTTP request metrics', () => {
     expect(count('method="GET",route="unmatched",status="4xx"')).toBe(1);
     expect(text).not.toContain(requestId);
     expect(text).not.toContain('no-such-request');
+  });
+
+  it('counts failed sign-ins and invalid bearer tokens, by kind', async () => {
+    const metrics = new ServerMetrics();
+    f = makeServerFixture({ metrics: { collector: metrics } });
+    expect((await f.send('GET', '/api/v1/approvals', 'not-a-token-0000000000')).status).toBe(401);
+    expect((await f.send('GET', '/api/v1/approvals', 'not-a-token-1111111111')).status).toBe(401);
+    const login = await f.app.request(`${ORIGIN}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      body: new URLSearchParams({ username: 'fiona', password: 'wrong password' }).toString(),
+    });
+    expect(login.status).toBe(401);
+    // A valid token and a good sign-in count nothing.
+    expect((await f.fiona('GET', '/api/v1/approvals')).status).toBe(200);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'countersign_auth_failures_total', 'kind="bearer"')).toBe(2);
+    expect(sample(text, 'countersign_auth_failures_total', 'kind="password"')).toBe(1);
   });
 });

@@ -22,6 +22,11 @@ export class ServerMetrics {
     'Webhook deliveries finished, by format (countersign, slack) and outcome (delivered, or failed after the last retry).',
     ['format', 'outcome'],
   );
+  readonly #authFailures = this.#counter(
+    'countersign_auth_failures_total',
+    'Refused authentications: a wrong approver id or password at sign-in (password), an invalid bearer token (bearer), an attempt refused while locked out (throttled).',
+    ['kind'],
+  );
   readonly #approvalWait = new Histogram({
     name: 'countersign_approval_wait_seconds',
     help: 'Time from an approval request being opened to each decision on it, by decision.',
@@ -63,6 +68,10 @@ export class ServerMetrics {
   readonly observeHttp = (method: string, route: string, status: number, seconds: number): void => {
     this.#child(this.#http, KNOWN_METHODS.has(method) ? method : 'OTHER', route, `${Math.floor(status / 100)}xx`).observe(seconds);
   };
+
+  countAuthFailure(kind: 'password' | 'bearer' | 'throttled'): void {
+    this.#inc(this.#authFailures, kind);
+  }
 
   countWebhookDelivery(format: string, outcome: 'delivered' | 'failed'): void {
     this.#inc(this.#webhookDeliveries, format, outcome);
