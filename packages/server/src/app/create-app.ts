@@ -32,6 +32,7 @@ import { assetRoutes } from '../ui/routes/assets.ts';
 import { auditPageRoute } from '../ui/routes/audit-page-route.ts';
 import { sessionRoutes } from '../ui/routes/session-routes.ts';
 import { notifyByWebhook } from '../webhook/webhook-notifier.ts';
+import { deliveryHealth } from '../webhook/delivery-health.ts';
 import { WebhookSender } from '../webhook/webhook-sender.ts';
 import type { AppEnv } from './env.ts';
 import {
@@ -67,6 +68,8 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   const closing = new AbortController();
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const tuning = resolveTuning(options.tuning);
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
   const services: Services = {
     gate: options.gate,
     authenticator: new Authenticator(options.auth, sessions),
@@ -80,12 +83,16 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     },
     chainStatus: new ChainStatusCache(options.gate.auditLog, () => options.gate.now(), tuning.chainStatusMaxAgeMs),
     closing: closing.signal,
+    countAuthFailure: (kind) => metrics?.countAuthFailure(kind),
     passkeys: options.passkeys === undefined ? undefined : passkeyServices(options.passkeys, options.gate, publicOrigin, options.auth.sessionSecret),
   };
 
   const webhooks = options.webhook === undefined ? [] : Array.isArray(options.webhook) ? options.webhook : [options.webhook as WebhookOptions];
   const linkOrigin = () => publicOrigin ?? options.linkOrigin?.();
-  const senders = webhooks.map((webhook) => new WebhookSender(webhook));
+  const senders = webhooks.map((webhook) => {
+    const health = deliveryHealth({ url: webhook.url, format: webhook.format ?? 'countersign' }, logger, metrics);
+    return new WebhookSender({ ...webhook, onReport: health });
+  });
   const notifiers = webhooks.map((webhook, i) =>
     notifyByWebhook(options.gate, senders[i]!, {
       origin: linkOrigin,
@@ -95,12 +102,10 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
     }),
   );
 
-  const logger = options.logger ?? pino({ level: 'silent' });
-  const metrics = options.metrics === false ? undefined : (options.metrics?.collector ?? new ServerMetrics());
   const unwatch = [logGateEvents(options.gate, logger), ...(metrics === undefined ? [] : [metrics.watch(options.gate)])];
 
   const app = new Hono<AppEnv>();
-  app.use('*', requestLog(logger));
+  app.use('*', requestLog(logger, metrics?.observeHttp));
   app.use('*', securityHeaders());
   app.use('*', bodyLimit(bodyLimitBytes));
 

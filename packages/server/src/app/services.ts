@@ -19,6 +19,8 @@ export interface Services {
   bodyLimits: JsonBodyLimits;
   /** The audit chain's status for audit views, verified at most once per interval. */
   chainStatus: ChainStatusCache;
+  /** A refused sign-in (`password`), bad bearer token (`bearer`) or a refusal while locked out (`throttled`): the failed-login counter. */
+  countAuthFailure: (kind: 'password' | 'bearer' | 'throttled') => void;
   /** Aborted by `close()`: ends long-polls and event streams. */
   closing: AbortSignal;
   /** Passkey registration and passkey-signed decisions; undefined when the server has no passkey store. */

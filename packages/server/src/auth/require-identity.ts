@@ -29,10 +29,14 @@ export function authenticateRequest(services: Services, c: Parameters<Middleware
   const limiter = services.throttles.bearerByAddress;
   if (address !== undefined) {
     const retryAfterMs = limiter.retryAfterMs(address, now);
-    if (retryAfterMs > 0) throw tooManyAttempts(c, retryAfterMs);
+    if (retryAfterMs > 0) {
+      services.countAuthFailure('throttled');
+      throw tooManyAttempts(c, retryAfterMs);
+    }
   }
   const result = services.authenticator.authenticateBearer(authorization);
   // A valid token does not reset the count: one leaked token must not buy unlimited guesses at the others.
+  if (!result.ok) services.countAuthFailure('bearer');
   if (!result.ok && address !== undefined) limiter.recordFailure(address, now);
   return result;
 }

@@ -93,7 +93,8 @@ export function detailText(view: ApprovalAnswer, now: number): string[] {
     `proposal   ${t(call.proposalId)}`,
   );
   if (view.ruleId !== undefined) lines.push(`rule       ${t(view.ruleId)}`);
-  lines.push(`expires    ${describeTime(view.expiresAt, now)}`);
+  // A countdown only while the deadline can still matter: a decided request's says nothing.
+  lines.push(isOpen(view.status) ? `expires    ${describeTime(view.expiresAt, now)}` : `deadline   ${new Date(view.expiresAt).toISOString()} (closed: ${t(view.status)})`);
   if (call.parentProposalId !== undefined) lines.push(`edit of    proposal ${t(call.parentProposalId)}`);
   if (view.edited !== undefined) lines.push(`edited     replaced by request ${t(view.edited.requestId)} (call ${t(view.edited.callId)}); the original will not run`);
   for (const d of view.decisions) {
@@ -103,21 +104,48 @@ export function detailText(view: ApprovalAnswer, now: number): string[] {
   return lines;
 }
 
-const SUMMARY_WIDTH = 60;
+/** Pending or approved-not-run: the request's expiry is still ahead of it. */
+function isOpen(status: string): boolean {
+  return status === 'pending' || status === 'approved';
+}
 
-/** `approvals list`: one line per request; `!` marks a call with warnings. */
-export function listLine(view: ApprovalAnswer, now: number): string {
+/** `approve` echoes the call it approved, as the service holds it. */
+export function approvedCallLines(view: ApprovalAnswer): string[] {
+  return [`  tool       ${t(view.call.toolName)}`, `  arguments  ${argumentsText(view.call.canonicalArguments, 'canonical')}`, `  sha256     ${t(view.call.argsDigest)}`];
+}
+
+/** `list` fits 80 columns: fixed widths, the arguments get what is left (at least 20). */
+const WIDTH = 80;
+const TOOL = 12;
+const PRINCIPAL = 10;
+const EXPIRES = 8;
+
+export function listHeader(idWidth: number): string {
+  return ['  ', 'ID'.padEnd(idWidth), 'TOOL'.padEnd(TOOL), 'PRINCIPAL'.padEnd(PRINCIPAL), 'APPR', 'EXPIRES'.padEnd(EXPIRES), 'ARGUMENTS'].join(' ').trimEnd();
+}
+
+/** `approvals list`: one aligned line per request; `!` marks a call with warnings. */
+export function listLine(view: ApprovalAnswer, shownId: string, idWidth: number, now: number): string {
   const flagged = view.display === undefined || view.display.findings.length > 0 || view.display.inputSchema.problems.length > 0;
-  const args = argumentsText(view.call.canonicalArguments, 'canonical');
-  const summary = args.length > SUMMARY_WIDTH ? `${args.slice(0, SUMMARY_WIDTH - 1)}…` : args;
-  return [
-    flagged ? '!' : ' ',
-    t(view.requestId),
-    t(view.status),
-    t(view.call.toolName),
-    t(view.call.principal),
-    `${view.approvals}/${view.requiredApprovals}`,
-    `expires ${describeTime(view.expiresAt, now)}`,
-    summary,
-  ].join('  ');
+  const fixed = [
+    flagged ? '! ' : '  ',
+    t(shownId).padEnd(idWidth),
+    clip(t(view.call.toolName), TOOL).padEnd(TOOL),
+    clip(t(view.call.principal), PRINCIPAL).padEnd(PRINCIPAL),
+    `${view.approvals}/${view.requiredApprovals}`.padEnd(4),
+    clip(isOpen(view.status) ? relative(view.expiresAt, now) : t(view.status), EXPIRES).padEnd(EXPIRES),
+  ].join(' ');
+  return `${fixed} ${clip(argumentsText(view.call.canonicalArguments, 'canonical'), Math.max(20, WIDTH - fixed.length - 1))}`;
+}
+
+function clip(text: string, width: number): string {
+  const points = Array.from(text);
+  return points.length <= width ? text : `${points.slice(0, width - 1).join('')}…`;
+}
+
+/** The list's expiry column, relative; `show` has the absolute time. */
+function relative(ms: number, now: number): string {
+  const full = describeTime(ms, now);
+  // One unit is enough in a column: `in 9m`, `2h ago`, `180d ago`.
+  return full.slice(full.indexOf('(') + 1, -1).replace(/^(in )?(\d+[smhd])( \d+[smhd])?/, '$1$2');
 }

@@ -33,15 +33,26 @@ describe('countersign approvals list and show', () => {
     const run = await cli(['list', '--url', url]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    const plainLine = lines.find((l) => l.includes(plain.requestId))!;
-    const hostileLine = lines.find((l) => l.includes(hostile.requestId))!;
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^ {3}ID +TOOL +PRINCIPAL +APPR +EXPIRES +ARGUMENTS$/);
+    // Every line fits 80 columns, and the columns line up under the header.
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+    for (const column of ['TOOL', 'PRINCIPAL', 'APPR', 'ARGUMENTS']) {
+      const at = lines[0]!.indexOf(column);
+      expect(new Set(lines.slice(1).map((l) => l[at - 1]))).toEqual(new Set([' ']));
+    }
+    // Each line shows the shortest unique start of its id.
+    const lineOf = (requestId: string) => lines.slice(1).find((l) => requestId.startsWith(l.slice(3).split(' ')[0]!))!;
+    const plainLine = lineOf(plain.requestId);
+    const hostileLine = lineOf(hostile.requestId);
+    expect(plainLine).not.toBe(hostileLine);
     expect(plainLine).toMatch(/^ {3}/);
-    expect(plainLine).toContain('pending  transfer  user:42  0/1');
-    expect(plainLine).toContain('{"amount":500,"to":"alice"}');
+    // The fixture's clock is not the terminal's: the expiry reads relative to the real now, whichever way.
+    expect(plainLine).toMatch(/ transfer +user:42 +0\/1 +(in \d+[smhd]|\d+[smhd] ago) +\{"amount":500,"to":"alice"\}$/);
     expect(hostileLine.startsWith('!')).toBe(true);
     for (const raw of RAW) expect(run.stdout).not.toContain(raw);
-    expect(hostileLine).toContain('"memo":"ok\\u200B\\u001B[2J"');
+    // At 80 columns the arguments are cut (show has them whole); what is shown is escaped.
+    expect(hostileLine).toMatch(/\{"amount":500,"me[^ ]*…$/);
     const json = JSON.parse((await cli(['list', '--url', url, '--json'])).stdout) as { approvals: Array<{ requestId: string }> };
     expect(json.approvals.map((a) => a.requestId).sort()).toEqual([plain.requestId, hostile.requestId].sort());
   });
@@ -74,10 +85,13 @@ describe('countersign approvals list and show', () => {
 describe('countersign approvals approve and deny', () => {
   it('approve records the decision (exit 0); the agent runs exactly that call; a second approve is exit 1 already_decided', async () => {
     const url = await live();
-    const { requestId, callId } = await f.proposeTransfer();
+    const { requestId, callId, argsDigest } = await f.proposeTransfer();
     const run = await cli(['approve', requestId, '--url', url, '--reason', 'checked']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(`approved ${requestId} (transfer): approved, 1 of 1 approval\n`);
+    // It echoes the exact call it approved, from the service's record.
+    expect(run.stdout).toBe(
+      `approved ${requestId} (transfer): approved, 1 of 1 approval\n  tool       transfer\n  arguments  {"amount":500,"to":"alice"}\n  sha256     ${argsDigest}\n`,
+    );
     const { token } = (await (await f.agent('GET', `/api/v1/requests/${requestId}/token`)).json()) as { token: string };
     expect(await (await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(callId, token))).json()).toMatchObject({ status: 'executed' });
     const again = await cli(['approve', requestId, '--url', url, '--json']);
@@ -106,7 +120,12 @@ describe('countersign approvals approve and deny', () => {
     expect(out).toMatchObject({ ok: true, requestId, status: 'edited', editedRequest: { status: 'approved' } });
     const shown = await cli(['show', requestId, '--url', url]);
     expect(shown.stdout).toContain(`edited     replaced by request ${out.editedRequest.requestId}`);
-    expect((await cli(['list', '--url', url, '--status', 'edited'])).stdout).toContain(requestId);
+    const editedList = (await cli(['list', '--url', url, '--status', 'edited'])).stdout;
+    expect(editedList).toContain(requestId.slice(0, 8));
+    // Closed: the list says so, never a countdown; show gives the deadline without one either.
+    expect(editedList).not.toMatch(/ (in|ago) \d/);
+    expect(shown.stdout).toMatch(/deadline {3}\S+Z \(closed: edited\)/);
+    expect(shown.stdout).not.toMatch(/expires/);
     const { token } = (await (await f.agent('GET', `/api/v1/requests/${out.editedRequest.requestId}/token`)).json()) as { token: string };
     expect(await (await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(out.editedRequest.callId, token))).json()).toMatchObject({ status: 'executed' });
     expect(f.executions).toEqual([{ tool: 'transfer', args: { amount: 500, to: 'alice' }, callId: out.editedRequest.callId }]);
@@ -124,3 +143,52 @@ describe('countersign approvals approve and deny', () => {
     expect((await requestView(f.gate, requestId))?.status).toBe('pending');
   });
 });
+
+describe('countersign approvals: the service from COUNTERSIGN_URL, ids by prefix', () => {
+  const withEnv = (args: string[], env: Record<string, string | undefined>) =>
+    runCaptured(['approvals', ...args], { cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, ...env } });
+
+  it('COUNTERSIGN_URL stands in for --url; neither is a usage error naming both', async () => {
+    const url = await live();
+    const { requestId } = await f.proposeTransfer();
+    const listed = await withEnv(['list'], { COUNTERSIGN_URL: url });
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.stdout).toContain(requestId.slice(0, 8));
+    // --url wins over the variable.
+    expect(await withEnv(['list', '--url', url], { COUNTERSIGN_URL: 'http://127.0.0.1:1' })).toMatchObject({ code: 0 });
+    const missing = await withEnv(['list'], {});
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('pass --url or set COUNTERSIGN_URL');
+  });
+
+  it('approve and show take the start of an id; a prefix of two requests is refused and decides nothing', async () => {
+    const url = await live();
+    const { requestId } = await f.proposeTransfer({ amount: 700, to: 'alice' }, 'call-a');
+    const other = await f.proposeTransfer({ amount: 800, to: 'bob' }, 'call-b');
+    const common = commonPrefix(requestId, other.requestId);
+    if (common.length >= 4) {
+      const ambiguous = await withEnv(['approve', common], { COUNTERSIGN_URL: url });
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toContain('type more of the id');
+    }
+    // Whatever the ids share, a too-short prefix never picks one.
+    expect((await withEnv(['approve', requestId.slice(0, 3)], { COUNTERSIGN_URL: url })).code).toBe(1);
+    expect((await requestView(f.gate, requestId))?.status).toBe('pending');
+    expect((await requestView(f.gate, other.requestId))?.status).toBe('pending');
+
+    const prefix = requestId.slice(0, Math.max(8, common.length + 1));
+    expect((await withEnv(['show', prefix], { COUNTERSIGN_URL: url })).stdout).toContain(`request    ${requestId}`);
+    const approved = await withEnv(['approve', prefix], { COUNTERSIGN_URL: url });
+    expect(approved).toMatchObject({ code: 0 });
+    expect(approved.stdout).toContain(`approved ${requestId} (transfer)`);
+    expect(approved.stdout).toContain('arguments  {"amount":700,"to":"alice"}');
+    expect((await requestView(f.gate, requestId))?.status).toBe('approved');
+    expect((await requestView(f.gate, other.requestId))?.status).toBe('pending');
+  });
+});
+
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}

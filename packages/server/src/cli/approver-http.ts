@@ -4,6 +4,16 @@ import type { CommandContext } from './command-context.ts';
 /** The approver's bearer token comes from the environment, never a flag (flags show in `ps` and shell history). */
 export const APPROVER_TOKEN_ENV = 'COUNTERSIGN_APPROVER_TOKEN';
 
+/** The service's address when `--url` is not given: the same variable the example agent reads. */
+export const SERVICE_URL_ENV = 'COUNTERSIGN_URL';
+
+/** `--url`, else COUNTERSIGN_URL; neither is a usage error (exit 2) that names both. */
+export function serviceUrl(ctx: CommandContext, flag: string | undefined): string {
+  const url = flag ?? ctx.io.env[SERVICE_URL_ENV];
+  if (url === undefined || url === '') throw new CliError('usage', `the service's URL is needed: pass --url or set ${SERVICE_URL_ENV} (e.g. http://127.0.0.1:8787)`);
+  return url;
+}
+
 export interface ApiAnswer {
   status: number;
   body: unknown;

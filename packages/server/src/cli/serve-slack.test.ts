@@ -25,7 +25,7 @@ it('serve --slack-webhook-url posts a Slack message whose button opens the reque
     ).body.outcomes[0];
     await receiver.waitFor(1, 10_000);
     const message = JSON.parse(receiver.received[0]!.body);
-    expect(message.text).toBe('Approval requested: transfer for user:slack: approval requested; 0 of 1 approval');
+    expect(message.text).toBe('transfer for user:slack: approval requested; 0 of 1 approval');
     expect(message.blocks[1].elements[0].url).toBe(`${server.url}/requests/${outcome.requestId}`);
   } finally {
     await server.stop();

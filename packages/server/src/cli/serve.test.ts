@@ -183,3 +183,24 @@ describe('countersign serve refuses to start (exit 2, reason on stderr)', () => 
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: false, error: { code: 'io' } });
   });
 });
+
+describe('countersign serve: a request that stalls', () => {
+  it('headers sent, body never finished: answered 408 and the connection closed after --request-timeout-ms, not held for minutes', async () => {
+    const served = await serveInProcess(['--request-timeout-ms', '400'], { cwd: freshDir() });
+    try {
+      const { hostname, port } = new URL(served.url);
+      const agentToken = /bearer token (cs_agent_\S+)/.exec(served.stdout())![1]!;
+      const socket = (await import('node:net')).connect(Number(port), hostname);
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+      const started = Date.now();
+      socket.write(`POST /api/v1/proposals HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${agentToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"runId":`);
+      const at = await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(at - started).toBeLessThan(5000);
+    } finally {
+      await served.stop();
+    }
+  }, 20_000);
+});

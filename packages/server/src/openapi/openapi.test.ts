@@ -14,7 +14,10 @@ afterAll(() => f.close());
 const doc = (await (await f.send('GET', '/api/v1/openapi.json', undefined)).json()) as Doc;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const compiled = new Map<object, ValidateFunction>();
-const validator = (schema: object) => {
+const validator = (given: object) => {
+  // Error responses point at the one ErrorResponse schema: compile that.
+  const ref = (given as { $ref?: string }).$ref;
+  const schema = ref?.startsWith('#/components/schemas/') ? doc.components.schemas[ref.slice('#/components/schemas/'.length)]! : given;
   let fn = compiled.get(schema);
   if (fn === undefined) {
     fn = ajv.compile(schema);
@@ -113,5 +116,28 @@ describe('the OpenAPI document', () => {
     expect(validator(schema)(body)).toBe(false);
     const res = await f.fiona('POST', '/api/v1/decisions', body);
     expect(res.status).toBe(400);
+  });
+
+  it('names every operation, lists its error responses with the ErrorResponse schema, and has a server', () => {
+    const full = doc as Doc & { servers?: Array<{ url: string }> };
+    expect(full.servers?.length).toBeGreaterThan(0);
+    const ids: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops) as Array<[string, Doc['paths'][string][string] & { operationId?: string; security?: unknown[] }]>) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-zA-Z][a-zA-Z0-9]*$/);
+        ids.push(op.operationId!);
+        const errors = Object.keys(op.responses).filter((code) => code !== '200');
+        for (const code of errors) {
+          const schema = op.responses[code]?.content?.['application/json']?.schema;
+          if (path === '/readyz') continue;
+          expect(schema, `${method} ${path} ${code}`).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+        }
+        if (!path.startsWith('/api/v1/') || (op.security ?? []).length === 0) continue;
+        expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403', '429', '503', 'default']));
+        if (path.includes('{')) expect(errors, `${method} ${path}`).toContain('404');
+        if (op.requestBody !== undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '413', '415']));
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

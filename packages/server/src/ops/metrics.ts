@@ -17,6 +17,16 @@ export class ServerMetrics {
   readonly #dispatches = this.#counter('countersign_dispatches_total', 'Calls authorized to run (approval consumed, or allowed by policy).', []);
   readonly #completions = this.#counter('countersign_completions_total', 'Results recorded, by status.', ['status']);
   readonly #rejections = this.#counter('countersign_rejections_total', 'Refused proposals, edits, authorizations, completions and relays, by stage and reason code.', ['stage', 'reason']);
+  readonly #webhookDeliveries = this.#counter(
+    'countersign_webhook_deliveries_total',
+    'Webhook deliveries finished, by format (countersign, slack) and outcome (delivered, or failed after the last retry).',
+    ['format', 'outcome'],
+  );
+  readonly #authFailures = this.#counter(
+    'countersign_auth_failures_total',
+    'Refused authentications: a wrong approver id or password at sign-in (password), an invalid bearer token (bearer), an attempt refused while locked out (throttled).',
+    ['kind'],
+  );
   readonly #approvalWait = new Histogram({
     name: 'countersign_approval_wait_seconds',
     help: 'Time from an approval request being opened to each decision on it, by decision.',
@@ -29,6 +39,13 @@ export class ServerMetrics {
     help: 'Ledger store operations, by operation and outcome.',
     labelNames: ['operation', 'outcome'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly #http = new Histogram({
+    name: 'countersign_http_request_duration_seconds',
+    help: 'HTTP requests, by method, route template (never ids) and status class; its _count is the request count.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30],
     registers: [this.registry],
   });
   readonly #storeUp = new Gauge({
@@ -46,6 +63,19 @@ export class ServerMetrics {
   readonly observeStore: StoreObserver = (operation, seconds, outcome) => {
     this.#child(this.#storeLatency, operation, outcome).observe(seconds);
   };
+
+  /** Feed to `requestLog`. Long-polls and event streams are counted too, with their long durations. */
+  readonly observeHttp = (method: string, route: string, status: number, seconds: number): void => {
+    this.#child(this.#http, KNOWN_METHODS.has(method) ? method : 'OTHER', route, `${Math.floor(status / 100)}xx`).observe(seconds);
+  };
+
+  countAuthFailure(kind: 'password' | 'bearer' | 'throttled'): void {
+    this.#inc(this.#authFailures, kind);
+  }
+
+  countWebhookDelivery(format: string, outcome: 'delivered' | 'failed'): void {
+    this.#inc(this.#webhookDeliveries, format, outcome);
+  }
 
   setStoreUp(up: boolean): void {
     this.#storeUp.set(up ? 1 : 0);
@@ -129,6 +159,8 @@ export class ServerMetrics {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 }
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 function waitOf(event: DeliveredEvent): { requestId: string; decision: string } | undefined {
   if (event.type === 'decided') return { requestId: event.requestId, decision: event.decision };

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../app/env.ts';
 import { isPrebuilt } from '../http/security-headers.ts';
+
+export type HttpObserver = (method: string, route: string, status: number, seconds: number) => void;
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -14,9 +17,11 @@ const ACCEPTED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * token, else a new UUID), echoes it in the response and logs one `request` line when
  * the response is ready. What is logged is chosen, never dumped: method, route path,
  * status, duration. No query string, no headers, no body, so neither a bearer token nor
- * a tool argument can reach the log.
+ * a tool argument can reach the log. `observe`, when given, gets every request's route
+ * template (`/api/v1/requests/:id`, never the id itself; `unmatched` for a 404 no route
+ * answered), status and duration: the HTTP metrics.
  */
-export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+export function requestLog(logger: Logger, observe?: HttpObserver): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const presented = c.req.header(REQUEST_ID_HEADER);
     const requestId = presented !== undefined && ACCEPTED_ID.test(presented) ? presented : randomUUID();
@@ -26,6 +31,11 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
     // jsonResponse set it already (from the context); rewriting its headers would cost more than the route.
     if (!isPrebuilt(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
     const status = c.res.status;
+    if (observe !== undefined) {
+      // After next(), the route index is the handler that answered; a wildcard is a middleware (no route matched).
+      const route = routePath(c);
+      observe(c.req.method, route.includes('*') ? 'unmatched' : route, status, (performance.now() - started) / 1000);
+    }
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     // Nothing would be written (a silent or warn-level logger on a 200): build no line.
     if (!logger.isLevelEnabled(level)) return;

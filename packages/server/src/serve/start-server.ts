@@ -18,6 +18,8 @@ import { ServerMetrics } from '../ops/metrics.ts';
 import { timedLedger } from '../ops/timed-ledger.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 export interface StartServerOptions {
   ledger: LedgerStore;
   audit: AuditLog;
@@ -50,6 +52,12 @@ export interface StartServerOptions {
   clock?: Clock | undefined;
   /** The gate's event bus; one that reaches the other replicas when several share the store. Default: in-process. */
   events?: GateEvents | undefined;
+  /**
+   * How long a client may take to send a whole request (headers and body). Default 30000 ms:
+   * an upload that sends its headers and stalls is answered 408 and cut, not held for Node's
+   * 300 s. Long-polls and event streams are responses, which this does not limit.
+   */
+  requestTimeoutMs?: number | undefined;
   /** How long open connections may take to finish on close. Default 3000 ms. */
   shutdownGraceMs?: number | undefined;
   /**
@@ -116,7 +124,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await mcp?.close();
     throw error;
   }
-  const server = createAdaptorServer({ fetch: created.app.fetch, hostname: options.host }) as Server;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const server = createAdaptorServer({
+    fetch: created.app.fetch,
+    hostname: options.host,
+    // Node checks request timeouts at this interval: a short timeout needs a shorter check.
+    serverOptions: { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))) },
+  }) as Server;
   let port: number;
   try {
     port = await listen(server, options.port, options.host);

@@ -4,6 +4,9 @@
  * - on the request list, live updates: an EventSource on the section's `data-live` URL
  *   says when the listing changed; the script fetches the page again and swaps the list,
  *   keeping the filters, and announces it in the `#live-status` region;
+ * - on a request page, the same for the request: when it is decided, runs, fails, expires
+ *   or is edited, the script fetches the page again and swaps the main content, unless the
+ *   approver has typed into a field (then it says so and keeps what they typed);
  * - next to every shortened digest (`[data-copy]`), a Copy button.
  * Plain ES2020, no dependencies; text is only ever set with textContent, never markup
  * built from data (the swapped list is the server's own escaped HTML, parsed inertly).
@@ -56,10 +59,45 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  function typedSomething(root) {
+    return Array.prototype.some.call(root.querySelectorAll('input[type=text], textarea'), function (field) { return field.value !== field.defaultValue; });
+  }
+
+  function followRequest(holder) {
+    var url = holder.getAttribute('data-follow');
+    if (!url || typeof EventSource === 'undefined') return;
+    var source = new EventSource(url);
+    source.addEventListener('changed', function () {
+      source.close();
+      var main = document.getElementById('main');
+      if (!main) return;
+      if (typedSomething(main)) { holder.textContent = 'This request changed: reload the page to see it (what you typed is kept until then).'; return; }
+      fetch(location.href, { credentials: 'same-origin', cache: 'no-store' })
+        .then(function (response) { if (!response.ok) throw new Error(String(response.status)); return response.text(); })
+        .then(function (text) {
+          var next = new DOMParser().parseFromString(text, 'text/html').getElementById('main');
+          if (!next) throw new Error('no page');
+          main.replaceChildren.apply(main, Array.prototype.slice.call(next.childNodes).map(function (n) { return document.importNode(n, true); }));
+          var banner = document.getElementById('state-banner');
+          var again = document.getElementById('request-follow');
+          if (again) again.textContent = 'Updated at ' + new Date().toLocaleTimeString() + (banner ? ': ' + (banner.querySelector('strong') || banner).textContent : '') + '.';
+          addCopyButtons(main);
+          if (again) followRequest(again);
+        })
+        .catch(function () { holder.textContent = 'Live updates stopped: refresh the page.'; });
+    });
+    source.addEventListener('unavailable', function () {
+      source.close();
+      holder.textContent = 'Live updates stopped (store unavailable): refresh the page.';
+    });
+  }
+
   function start() {
     addCopyButtons(document);
     var section = document.getElementById('requests');
     if (section) follow(section);
+    var request = document.getElementById('request-follow');
+    if (request) followRequest(request);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();

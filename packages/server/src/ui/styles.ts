@@ -132,6 +132,28 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
 .badge.allow, .badge.approve { background: var(--ok-wash); color: var(--ok); border-color: #4ac26b; }
 .badge.deny { background: var(--bad-wash); color: var(--bad); border-color: #ff8182; }
 .ids a { white-space: nowrap; }
+/* The request page's first screen: the call in one line, where approvals stand, the buttons. */
+.decide-first { border-width: 2px; border-color: #8c959f; padding: 1rem 1.25rem; }
+.decide-first p { margin: 0 0 .5rem; overflow-wrap: anywhere; }
+.summary-line code { font-weight: 700; }
+.decide-now { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; }
+.decide-now form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0; }
+.decide-now button { margin-top: 0; }
+.decide-now input[type=text] { width: auto; flex: 1 1 12rem; min-width: 0; }
+.deny-form { flex: 1 1 18rem; }
+.progress .badge { margin-right: .25rem; }
+/* The audit table fits its box: text breaks between words (ids and digests are shortened, full value in their title). */
+table.audit td.words { overflow-wrap: break-word; min-width: 5rem; }
+table.audit td.reason { min-width: 12rem; }
+table.audit th, table.audit td { padding: .5rem .55rem; }
+/* Diffs: additions green and underlined, removals red and struck (and +/- in a schema), readable without colour. */
+ins { background: var(--ok-wash); color: var(--ok); text-decoration: underline; font-weight: 600; }
+del { background: var(--bad-wash); color: var(--bad); }
+pre.args ins { background: #1f6f3a; color: #fff; text-decoration: none; display: inline; }
+pre.args del { background: #8e1519; color: #fff; }
+.diff { overflow-wrap: anywhere; }
+ul.changes { margin: .25rem 0 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
+ul.changes li { margin: .2rem 0; }
 /* On a phone the label column would squeeze values into a few characters a line: stack them. */
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }

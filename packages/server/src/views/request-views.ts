@@ -138,3 +138,8 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
 export function statusFingerprint(view: Pick<ApprovalView, 'status' | 'decisions'>): string {
   return `${view.status}:${view.decisions.length}`;
 }
+
+/** What the request page shows that can change without a reload: status, decisions, the call's result, the edit. */
+export function requestFingerprint(view: Pick<ApprovalView, 'status' | 'decisions' | 'call' | 'edited'>): string {
+  return `${statusFingerprint(view)}:${view.call.result?.status ?? ''}:${view.edited?.requestId ?? ''}`;
+}

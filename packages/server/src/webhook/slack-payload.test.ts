@@ -30,5 +30,5 @@ it('an untrusted tool name or reason cannot become a Slack link, in the blocks o
   const message = slackMessage(payload('transfer <https://evil.example|Open the approval page> & more'));
   const text = JSON.stringify(message);
   expect(text).not.toContain('<https://evil.example');
-  expect(message.text).toBe('Approval requested: transfer &lt;https://evil.example|Open the approval page&gt; &amp; more');
+  expect(message.text).toBe('transfer &lt;https://evil.example|Open the approval page&gt; &amp; more');
 });

@@ -71,8 +71,11 @@ describe('Slack-compatible webhooks', () => {
     const { requestId } = await f.proposeTransfer({ amount: 500, to: 'al\u202Eice<script>', memo: 'x'.repeat(200) });
     await receiver.waitFor(1);
     const message = JSON.parse(receiver.received[0]!.body) as { text: string; blocks: Array<{ type: string; text?: { text: string }; elements?: Array<{ url: string; text: { text: string } }> }> };
-    expect(message.text).toBe('Approval requested: transfer for user:42: approval requested; 0 of 1 approval');
+    // Said once, not "Approval requested: … approval requested".
+    expect(message.text).toBe('transfer for user:42: approval requested; 0 of 1 approval');
     const section = message.blocks[0]!.text!.text;
+    // The rule that asked and the deadline (in each reader's zone, ISO as the fallback).
+    expect(section).toMatch(/^Rule `transfers` · expires <!date\^\d+\^\{date_short_pretty\} \{time\}\|\d{4}-\d\d-\d\dT[\d:.]+Z>$/m);
     expect(section).toContain('Arguments: amount: 500');
     // Display-safe: the bidi override is escaped, markup is escaped for Slack, long values are cut.
     expect(section).not.toContain('\u202E');

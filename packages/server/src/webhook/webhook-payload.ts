@@ -24,6 +24,8 @@ export interface WebhookPayload {
     expiresAt: number;
     approvals: number;
     requiredApprovals: number;
+    /** The policy rule that asked for approval, when one did. */
+    ruleId?: string | undefined;
     decisions: Array<{ approver: string; decision: 'approve' | 'deny'; at: number; reason?: string }>;
     /** Link to the approval page: the public origin, or the listen address when none is set. */
     url: string | null;
@@ -103,6 +105,7 @@ export async function buildPayload(
       expiresAt: request.expiresAt,
       approvals,
       requiredApprovals: request.requiredApprovals,
+      ...(request.ruleId === undefined ? {} : { ruleId: safe(request.ruleId) }),
       decisions: request.decisions.map((d) => ({ approver: d.approver, decision: d.decision, at: d.at, ...(d.reason === undefined ? {} : { reason: d.reason }) })),
       url: options.origin === undefined ? null : `${options.origin}/requests/${encodeURIComponent(request.requestId)}`,
     },

@@ -1,4 +1,5 @@
 import { ServerConfigError, type WebhookOptions } from '../app/options.ts';
+import { abortableSleep } from '../ops/abortable-sleep.ts';
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from './signature.ts';
 
 export interface DeliveryReport {
@@ -108,23 +109,9 @@ export class WebhookSender {
       } catch {
         // Network error or timeout: retried like a failed status.
       }
-      if (attempt < this.#maxAttempts) await this.#sleep(Math.min(this.#baseDelayMs * 2 ** (attempt - 1), MAX_DELAY_MS));
+      if (attempt < this.#maxAttempts) await abortableSleep(Math.min(this.#baseDelayMs * 2 ** (attempt - 1), MAX_DELAY_MS), this.#stop.signal);
     }
     this.#report({ eventId, delivered: false, attempts: made, lastStatus });
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const signal = this.#stop.signal;
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   #report(report: DeliveryReport): void {

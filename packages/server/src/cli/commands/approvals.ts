@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
-import { APPROVER_TOKEN_ENV, approverRequest, auditFlag, refusalOf } from '../approver-http.ts';
+import { APPROVER_TOKEN_ENV, approverRequest, auditFlag, refusalOf, SERVICE_URL_ENV, serviceUrl } from '../approver-http.ts';
 import { EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { registerApproverDecisionCommands } from './approvals-decide.ts';
 import { registerApproverReadCommands } from './approvals-read.ts';
+import { registerApproverWatchCommand } from './approvals-watch.ts';
 
 export { APPROVER_TOKEN_ENV };
 
 export interface ApproverFlags {
-  url: string;
+  /** Else COUNTERSIGN_URL. */
+  url?: string;
   json?: true;
 }
 
@@ -18,11 +20,12 @@ export function registerApprovalsCommands(program: Command, ctx: CommandContext)
   const approvals = program.command('approvals').description(`Act on approval requests of a running service, as an approver (token in ${APPROVER_TOKEN_ENV}).`);
   registerApproverReadCommands(approvals, ctx);
   registerApproverDecisionCommands(approvals, ctx);
+  registerApproverWatchCommand(approvals, ctx);
   approvals
     .command('revoke')
     .description('Withdraw a pending or approved request that has not run yet: a token the agent already holds is refused.')
     .argument('<requestId>', 'the approval request id')
-    .requiredOption('--url <url>', 'base URL of the Countersign service, e.g. http://127.0.0.1:8787')
+    .option('--url <url>', `base URL of the Countersign service, e.g. http://127.0.0.1:8787 (default: $${SERVICE_URL_ENV})`)
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
@@ -36,7 +39,8 @@ Exit status: 0 revoked, 1 refused (not found, already consumed, not revocable), 
 }
 
 async function revoke(ctx: CommandContext, requestId: string, flags: ApproverFlags): Promise<number> {
-  const answer = await approverRequest(ctx, flags.url, 'POST', '/api/v1/decisions', { requestId, decision: 'revoke' });
+  const url = serviceUrl(ctx, flags.url);
+  const answer = await approverRequest(ctx, url, 'POST', '/api/v1/decisions', { requestId, decision: 'revoke' });
   if (answer.status === 200) {
     const request = (answer.body as { request?: { status?: string; call?: { toolName?: string } } | null }).request;
     if (flags.json === true) writeJson(ctx.io.stdout, { ok: true, requestId, status: request?.status ?? 'revoked', ...auditFlag(answer.body) });
@@ -45,7 +49,7 @@ async function revoke(ctx: CommandContext, requestId: string, flags: ApproverFla
     return EXIT_OK;
   }
   // Not an answer about this request (the token, the service or the call itself is wrong) throws: exit 2.
-  const error = refusalOf(answer, flags.url);
+  const error = refusalOf(answer, url);
   if (flags.json === true) writeJson(ctx.io.stdout, { ok: false, requestId, error });
   else writeLine(ctx.io.stderr, `not revoked: ${error.code}: ${error.message}`);
   return EXIT_REJECTED;

@@ -37,6 +37,7 @@ interface ServeFlags extends StoreFlags {
   slackWebhookUrl?: string;
   webhookArgumentSummary?: true;
   pollIntervalMs?: string;
+  requestTimeoutMs: string;
   trustOnFirstUse?: true;
   json?: true;
   logLevel?: string;
@@ -63,6 +64,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--webhook-format <format>', 'countersign (JSON, signed) or slack (a Slack incoming-webhook message with a link button)', 'countersign')
     .option('--slack-webhook-url <url>', 'also post the same events to this Slack incoming webhook (a message with a button to the request page); needs no secret')
     .option('--webhook-argument-summary', "include a display-safe summary of the call's top-level arguments in webhooks (default: their digest only)")
+    .option('--request-timeout-ms <ms>', 'how long a client may take to send a whole request (headers and body) before a 408', '30000')
     .option('--poll-interval-ms <ms>', 'how often waiting clients re-read the store, the safety net for missed events (on Postgres, replicas also notify each other at once)')
     .option(
       '--trust-on-first-use',
@@ -110,6 +112,7 @@ Stops cleanly on SIGINT or SIGTERM.`,
 async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const { env } = ctx.io;
   const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
+  const requestTimeoutMs = parseIntegerFlag('--request-timeout-ms', flags.requestTimeoutMs, 100, 600_000);
   const pollIntervalMs = flags.pollIntervalMs === undefined ? undefined : parseIntegerFlag('--poll-interval-ms', flags.pollIntervalMs, 10, 60_000);
   const publicOrigin = flags.publicUrl === undefined ? undefined : parseOrigin('--public-url', flags.publicUrl);
   const webhook = webhookFrom(flags, env.COUNTERSIGN_WEBHOOK_SECRET);
@@ -182,6 +185,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       logger,
       metricsToken,
       tuning: pollIntervalMs === undefined ? undefined : { pollIntervalMs },
+      requestTimeoutMs,
       mcp: mcp?.mount,
     }).catch(serveFailure);
     report.started({

@@ -52,11 +52,11 @@ function recordRow(r: AuditRecord): Html {
   const rule = textOf(detail.ruleId);
   return html`<tr data-seq="${r.seq}">
 <td data-label="Seq" class="meta">${r.seq}</td>
-<td data-label="Time" class="time meta">${formatTime(r.at)}</td>
-<td data-label="Event" class="nowrap"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
+<td data-label="Time" class="when">${timeCell(r.at)}</td>
+<td data-label="Event"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
 <td data-label="Rule" class="meta">${rule === undefined ? '' : html`<code>${shown(clipText(rule, 32))}</code>`}</td>
 <td data-label="Tool" class="meta">${r.toolName === undefined ? '' : html`<code>${shown(clipText(r.toolName, 32))}</code>`}</td>
-<td data-label="Actor" class="text">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 32, 6))}</span>`}</td>
+<td data-label="Actor" class="words">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 20, 6))}</span>`}</td>
 <td data-label="Request · call" class="ids">${
     r.requestId === undefined ? '' : html`<a class="mono" href="/requests/${encodeURIComponent(r.requestId)}" title="Request ${shownText(r.requestId)}">${shown(shortId(r.requestId))}</a>`
   }${
@@ -69,7 +69,7 @@ function recordRow(r: AuditRecord): Html {
         }`
   }</td>
 <td data-label="Arguments digest">${r.argsDigest === undefined ? '' : html`<code class="nowrap" title="${r.argsDigest}">${shortDigest(r.argsDigest)}</code>`}</td>
-<td data-label="Reason" class="text">${r.reason === undefined ? '' : shown(r.reason)}</td>
+<td data-label="Reason" class="words reason">${r.reason === undefined ? '' : shown(r.reason)}</td>
 </tr>`;
 }
 
@@ -83,7 +83,13 @@ ${older === undefined ? '' : html`<a href="/audit?afterSeq=${older}&amp;limit=${
 
 /** Long ids shortened for the table; the full id is in the link's title and on the page it opens. */
 function shortId(id: string): string {
-  return clipText(id, 24, 6);
+  return clipText(id, 18, 5);
+}
+
+/** Date and time each kept whole; the cell wraps between them, never inside one. */
+function timeCell(ms: number): Html {
+  const [date, time] = formatTime(ms).split(' ', 2);
+  return html`<span class="nowrap">${date}</span> <span class="nowrap">${time} UTC</span>`;
 }
 
 function textOf(value: unknown): string | undefined {

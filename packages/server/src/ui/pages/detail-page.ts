@@ -1,10 +1,13 @@
 import { html } from 'hono/html';
-import type { ApprovalView } from '../../views/request-views.ts';
+import { type ApprovalView, requestFingerprint } from '../../views/request-views.ts';
 import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts';
 import { formatTime, prettyArguments, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { decisionCard } from './decision-card.ts';
 import { editedBanner } from './edited-banner.ts';
+import { editDiff } from './edit-diff.ts';
+import type { EditCounterpart } from '../../views/edit-counterpart.ts';
 import { agentWordsCard, callCard, exactCallCard, whyAskedCard } from './call-card.ts';
 import { requestState } from './request-state.ts';
 import { reviewSection } from './review-section.ts';
@@ -22,6 +25,8 @@ export interface DetailPageProps {
   canRevoke?: boolean | undefined;
   notice?: string | undefined;
   error?: { code: string; message: string } | undefined;
+  /** The other side of an approve-with-edits, when this approver may see it. */
+  edit?: EditCounterpart | undefined;
   /** What the approver typed into the edit box, shown again after a refused edit. */
   editText?: string | undefined;
 }
@@ -37,16 +42,16 @@ export function detailPage(props: DetailPageProps): Html {
     title: `${shownText(call.toolName)} request`,
     user: props.user,
     current: 'pending',
-    body: html`${heading(view)}
+    body: html`${heading(view, props.canDecide)}
 <p class="lead"><span class="badge ${view.status}">${view.status}</span>
-· ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}${
-      state.live ? html` · expires <span title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span>` : ''
-    }</p>
+· ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}</p>
+<p class="hint" id="request-follow" aria-live="polite" data-follow="/events/requests/${encodeURIComponent(view.requestId)}?version=${encodeURIComponent(requestFingerprint(view))}"></p>
 <div class="state ${state.tone}" id="state-banner" data-state="${view.status}"><strong>${state.title}</strong> <span>${state.text}</span></div>
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
 ${displayWarnings(view.display)}
-${call.parentProposalId === undefined ? '' : html`<p class="notice info">This call is an approver's edit of proposal <span class="mono">${shown(call.parentProposalId)}</span>.</p>`}
+${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, live: state.live })}
+${editDiff(view, props.edit)}
 ${editedBanner(view)}
 
 ${view.review === undefined ? '' : reviewSection(view.review)}
@@ -58,6 +63,7 @@ ${exactCallCard(view)}
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>
 <dl class="facts">
+<dt>Agent</dt><dd id="agent">${shown(call.agent)}</dd>
 <dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
 <dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
 <dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
@@ -82,7 +88,7 @@ ${
 
 ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
 ${passkeySection(view, props.canDecide)}
-${props.canDecide ? decisionForms(action, props.csrfToken, view.review === undefined ? (props.editText ?? editable) : undefined, props.error !== undefined) : ''}`,
+${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
   });
 }
 
@@ -102,32 +108,20 @@ ${definition.current === undefined ? '' : html`<details><summary>The tool's defi
  * What is being decided, in words: a definition review names the tool whose definition
  * changed (its internal review "call" would only confuse), a call names the tool that runs.
  */
-function heading(view: ApprovalView): Html {
-  const pending = view.status === 'pending';
+function heading(view: ApprovalView, canDecide: boolean): Html {
+  // A question only for whoever can still answer it: after my approval of a 2-of-2 it is a statement.
+  const pending = view.status === 'pending' && canDecide;
   if (view.review !== undefined) {
     return html`<h1>${pending ? 'Trust the new definition of ' : 'New definition of '}<code>${shown(view.review.toolName)}</code>${pending ? '?' : ''}</h1>`;
   }
   return html`<h1>${pending ? 'Approve a call to ' : 'Call to '}<code>${shown(view.call.toolName)}</code>${pending ? '?' : ''}</h1>`;
 }
 
-/** `editText` undefined: no edit form (a tool definition is approved as it is, never edited). */
-function decisionForms(action: string, csrf: string, editText: string | undefined, hasError: boolean): Html {
-  return html`<section aria-labelledby="decide">
-<h2 id="decide">Your decision</h2>
-<div class="actions">
-<form method="post" action="${action}">
-<input type="hidden" name="csrf" value="${csrf}">
-<p>${editText === undefined ? 'Approve exactly the definition shown above.' : 'Approve exactly the call shown above.'}</p>
-<button class="primary" type="submit" name="action" value="approve">${editText === undefined ? 'Approve this definition' : 'Approve this call'}</button>
-</form>
-<form method="post" action="${action}">
-<input type="hidden" name="csrf" value="${csrf}">
-<label for="deny-reason">Reason (optional)</label>
-<input type="text" id="deny-reason" name="reason" maxlength="1000">
-<button class="danger" type="submit" name="action" value="deny">Deny</button>
-</form>
-${editText === undefined ? '' : editForm(action, csrf, editText, hasError)}
-</div>
+/** Approve-with-edits, below the evidence: the Approve and Deny buttons are at the top (decision card). */
+function editSection(action: string, csrf: string, editText: string, hasError: boolean): Html {
+  return html`<section aria-labelledby="edit-heading" id="edit-section">
+<h2 id="edit-heading">Or change the arguments</h2>
+<div class="actions">${editForm(action, csrf, editText, hasError)}</div>
 </section>`;
 }
 

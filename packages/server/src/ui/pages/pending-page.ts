@@ -7,6 +7,7 @@ import { clipText, formatTime, relativeTo } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { type CallSummary, callSummaries } from '../summary/call-summary.ts';
+import { summaryHtml } from '../summary/summary-html.ts';
 
 // Every status the API filters by: a status added there gets its own link here.
 const FILTERS: readonly ApprovalStatus[] = RequestStatusFilter.options;
@@ -73,14 +74,6 @@ function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Ht
 <td data-label="Approvals" class="meta">${a.approvals} of ${a.requiredApprovals}</td>
 <td data-label="Status" class="meta"><span class="badge ${a.status}">${a.status}</span></td>
 </tr>`;
-}
-
-function summaryHtml(summary: CallSummary | undefined): Html | string {
-  if (summary === undefined) return '';
-  if (summary.fields.length === 0) return html`<span class="muted">no arguments</span>`;
-  return html`<span class="call-summary">${summary.fields.map(
-    (f, i) => html`${i > 0 ? ', ' : ''}<span class="field"><span class="key">${shown(f.label)}</span>: ${shown(f.text)}</span>`,
-  )}${summary.more > 0 ? html` <span class="muted">+${summary.more} more</span>` : ''}</span>`;
 }
 
 function whyHtml(a: ApprovalView): Html | string {

@@ -8,6 +8,7 @@ import { decide } from '../../approvals/decide.ts';
 import { eligibleView } from '../../approvals/eligible-view.ts';
 import { revokeRequest } from '../../approvals/revoke.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { type EditCounterpart, editCounterpart } from '../../views/edit-counterpart.ts';
 import { type ApprovalView, approvalView } from '../../views/request-views.ts';
 import { csrfTokenFor, layoutUser, pageApprover, readCheckedForm, requirePageApprover } from '../page-auth.ts';
 import { detailPage } from '../pages/detail-page.ts';
@@ -56,7 +57,8 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     const done = c.req.query('done');
     const notice = done === undefined ? undefined : NOTICES[done];
     const unaudited = notice !== undefined && c.req.query('audit') === 'missing';
-    return c.html(renderDetail(services, identity, view, { notice: unaudited ? `${notice}${UNAUDITED}` : notice }));
+    const edit = await editCounterpart(services, identity.approver, view);
+    return c.html(renderDetail(services, identity, view, { notice: unaudited ? `${notice}${UNAUDITED}` : notice, edit }));
   });
 
   routes.post('/requests/:id/decision', signedIn, async (c) => {
@@ -120,7 +122,7 @@ function renderDetail(
   services: Services,
   identity: ReturnType<typeof pageApprover>,
   view: ApprovalView,
-  extra: { notice?: string | undefined; error?: { code: string; message: string } | undefined; editText?: string | undefined },
+  extra: { notice?: string | undefined; error?: { code: string; message: string } | undefined; editText?: string | undefined; edit?: EditCounterpart | undefined },
 ) {
   const csrfToken = csrfTokenFor(services, identity) ?? '';
   const canDecide = csrfToken !== '' && view.status === 'pending' && !view.decisions.some((d) => d.approver === identity.approver.id);

@@ -1,11 +1,13 @@
-import { type DeliveredEvent, watchEvents } from '@countersign/core/events';
+import type { DeliveredEvent } from '@countersign/core/events';
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import { RequestStatusFilter } from '../../api/schemas.ts';
+import { eligibleView } from '../../approvals/eligible-view.ts';
+import { approvalView, requestFingerprint } from '../../views/request-views.ts';
 import { readListingVersion } from '../listing.ts';
 import { pageApprover, requirePageApprover } from '../page-auth.ts';
+import { followVersion } from './follow-version.ts';
 
 /**
  * Events that can change a listing: anything about a request (opened, decided, edited,
@@ -17,11 +19,11 @@ function changesListings(event: DeliveredEvent): boolean {
 }
 
 /**
- * GET /events/approvals?status=&version=: a server-sent event stream for the list page's
- * script. It sends `changed` once the approver's listing differs from `version` (the one
- * the page was rendered with), then ends; the script reloads the list and reconnects with
- * the new version. Woken by the gate's events, with a store re-read at the poll interval
- * for decisions made on other replicas; heartbeat comments while idle.
+ * GET /events/approvals?status=&version=: the list page's stream; `changed` once the
+ * approver's listing differs from `version`, then the script reloads the list and reconnects.
+ * GET /events/requests/:id?version=: the request page's stream; `changed` once the request
+ * (status, decisions, the call's result) differs from what the page showed: decided, ran,
+ * failed, expired, edited or revoked, here or on another replica.
  */
 export function listEventsRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -29,38 +31,22 @@ export function listEventsRoutes(services: Services): Hono<AppEnv> {
     const approver = pageApprover(c).approver;
     const parsed = RequestStatusFilter.safeParse(c.req.query('status') || 'pending');
     const status = parsed.success ? parsed.data : 'pending';
-    const since = c.req.query('version') ?? '';
-    const watch = watchEvents(services.gate.events, changesListings);
-    const signal = AbortSignal.any([c.req.raw.signal, services.closing]);
-    return streamSSE(c, async (stream) => {
-      const aborted = new AbortController();
-      stream.onAbort(() => aborted.abort());
-      const stop = AbortSignal.any([signal, aborted.signal]);
-      let lastWrite = Date.now();
-      try {
-        for (;;) {
-          let version: string;
-          try {
-            version = await readListingVersion(services, approver, status);
-          } catch {
-            await stream.writeSSE({ event: 'unavailable', data: 'store_unavailable' });
-            return;
-          }
-          if (version !== since) {
-            await stream.writeSSE({ event: 'changed', data: version });
-            return;
-          }
-          if (Date.now() - lastWrite >= services.tuning.heartbeatMs) {
-            await stream.write(': heartbeat\n\n');
-            lastWrite = Date.now();
-          }
-          const untilHeartbeat = services.tuning.heartbeatMs - (Date.now() - lastWrite);
-          const wake = await watch.next(Math.max(0, Math.min(services.tuning.pollIntervalMs, untilHeartbeat)), stop);
-          if (wake === 'aborted' || stream.aborted || stream.closed) return;
-        }
-      } finally {
-        watch.close();
-      }
+    return followVersion(c, services, {
+      since: c.req.query('version') ?? '',
+      read: () => readListingVersion(services, approver, status),
+      wakesOn: changesListings,
+    });
+  });
+  routes.get('/events/requests/:id', requirePageApprover(services), async (c) => {
+    const approver = pageApprover(c).approver;
+    const requestId = c.req.param('id');
+    // Not found or not the approver's: refused here, before the stream opens.
+    const first = await approvalView(services.gate, await eligibleView(services, approver, requestId));
+    const proposalId = first.call.proposalId;
+    return followVersion(c, services, {
+      since: c.req.query('version') ?? '',
+      read: async () => requestFingerprint(await approvalView(services.gate, await eligibleView(services, approver, requestId))),
+      wakesOn: (event) => event.type === 'resync' || ('requestId' in event && event.requestId === requestId) || ('proposalId' in event && event.proposalId === proposalId),
     });
   });
   return routes;

@@ -42,11 +42,13 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     // a locked key gets no answer about the password and no hint about the account.
     const retryAfterMs = Math.max(loginById.retryAfterMs(idKey, now), address === undefined ? 0 : loginByAddress.retryAfterMs(address, now));
     if (retryAfterMs > 0) {
+      services.countAuthFailure('throttled');
       const refusal = tooManyAttempts(c, retryAfterMs);
       return c.html(loginPage({ error: lockedMessage(retryAfterMs), next }), refusal.status);
     }
     const approver = services.authenticator.login(username, form.password ?? '');
     if (approver === undefined) {
+      services.countAuthFailure('password');
       loginById.recordFailure(idKey, now);
       if (address !== undefined) loginByAddress.recordFailure(address, now);
       return c.html(loginPage({ error: 'Unknown approver id or wrong password.', username, next }), 401);
