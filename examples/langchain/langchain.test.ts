@@ -10,8 +10,8 @@ describe('the LangChain example', () => {
     ]);
     expect(steps.map((s) => s.outcome)).toEqual([
       expect.stringMatching(/^read ran; shell denied \(unclassified_tool\); transfer waits for /),
-      'not_approved (approval_pending)',
-      'not_approved (approval_pending)',
+      'interrupted again, nothing ran',
+      'interrupted again, nothing ran',
       'recorded in Countersign',
       'ran 1×',
       'not_approved (already_consumed)',

@@ -101,7 +101,10 @@ export async function runLangChainExample() {
     const before = executions.length;
     const result = await agent.invoke(new Command({ resume }), { configurable: { thread_id: 'thread-1', checkpoint_id: paused } });
     const refusal = refusalOf(result.messages.findLast((m) => ToolMessage.isInstance(m) && m.tool_call_id === 'call-pay'));
-    steps.push({ step, outcome: refusal === undefined ? `ran ${executions.length - before}×` : `${refusal.status} (${refusal.reason})` });
+    const ran = executions.length - before;
+    // No refusal and nothing ran: the graph interrupted again, still waiting for a decision in Countersign.
+    const outcome = refusal !== undefined ? `${refusal.status} (${refusal.reason})` : ran === 0 ? 'interrupted again, nothing ran' : `ran ${ran}×`;
+    steps.push({ step, outcome });
   };
   await resumeFork('client resumes with { type: "approve" } (nobody approved)', { decisions: [{ type: 'approve' }] });
   await resumeFork('client resumes with an edit into delete_repo(prod)', { decisions: [{ type: 'edit', editedAction: { name: 'delete_repo', args: { repo: 'prod' } } }] });

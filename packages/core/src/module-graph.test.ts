@@ -56,8 +56,10 @@ describe('module graph', () => {
     const loaded = modulesLoadedBy('@countersign/core/integration');
     expect(loaded.some((m) => m.includes('/integration/relay.ts'))).toBe(true);
     for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(heavy);
-    // Matched under src/ (a checkout path may itself contain "/gate/").
-    expect(loaded.filter((m) => m.includes('/src/policy/') || m.includes('/src/gate/') || m.includes('/node_modules/'))).toEqual([]);
+    // Matched under src/ (a checkout path may itself contain "/gate/"). The one library it may
+    // load is the RFC 8785 canonicalizer: the kit checks a resent call's argument digest.
+    const outside = loaded.filter((m) => m.includes('/node_modules/') && !m.includes('/node_modules/canonicalize/'));
+    expect(loaded.filter((m) => m.includes('/src/policy/') || m.includes('/src/gate/')).concat(outside)).toEqual([]);
   });
 
   it('the check sees what the root export loads (so it can fail)', () => {

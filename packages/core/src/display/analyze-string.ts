@@ -21,10 +21,19 @@ const CLUSTER = /\P{M}\p{M}*|\p{M}+/gu;
 const MARK = /^\p{M}$/u;
 
 /**
+ * `fragment`: the text is a piece of a longer one already shown whole elsewhere (a
+ * line of a JSON block, a part of a diff): its leading and trailing spaces are that
+ * text's inner spaces and indentation, not edge spaces of a value.
+ */
+export interface AnalyzeOptions {
+  fragment?: boolean | undefined;
+}
+
+/**
  * The one analysis behind both the warnings and the rendering, so that whatever is
  * flagged is also what is shown escaped, and the other way round.
  */
-export function analyzeString(text: string): StringAnalysis {
+export function analyzeString(text: string, options: AnalyzeOptions = {}): StringAnalysis {
   const escapes = new Map<number, EscapeReason>();
   const hidden: StringAnalysis['hidden'] = [];
   let index = 0;
@@ -41,7 +50,7 @@ export function analyzeString(text: string): StringAnalysis {
   if (notNfc) markNotNfc(text, escapes);
   const lookalikes = latinLookalikes(text);
   for (const l of lookalikes) if (!escapes.has(l.index)) escapes.set(l.index, 'confusable');
-  const edgeSpaces = edgeSpacesOf(text);
+  const edgeSpaces = options.fragment === true ? [] : edgeSpacesOf(text);
   for (const i of edgeSpaces) escapes.set(i, 'edge_space');
   return { escapes, hidden, notNfc, lookalikes, edgeSpaces };
 }

@@ -1,4 +1,4 @@
-import { type EscapeReason, analyzeString } from './analyze-string.ts';
+import { type AnalyzeOptions, type EscapeReason, analyzeString } from './analyze-string.ts';
 import { describeChar, escapeOf } from './characters.ts';
 
 /**
@@ -15,8 +15,8 @@ export type DisplaySegment =
  * backslash is shown as `\\` too, so the text `\u202E` typed by someone can never
  * pass for an escape in a plain-text view.
  */
-export function displaySegments(text: string): DisplaySegment[] {
-  const { escapes } = analyzeString(text);
+export function displaySegments(text: string, options: AnalyzeOptions = {}): DisplaySegment[] {
+  const { escapes } = analyzeString(text, options);
   if (escapes.size === 0) return text === '' ? [] : [{ escaped: false, text }];
   const out = new Builder();
   let index = 0;

@@ -82,7 +82,7 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     ids.long = await propose('c-long', 'transfer', {
       amount: 99,
       to: `acct-${'9'.repeat(300)}`,
-      memo: 'word '.repeat(250),
+      memo: 'word '.repeat(250).trim(),
       items: Array.from({ length: 30 }, (_, i) => ({ sku: `sku-${i}`, qty: i })),
     });
     ids.oneOfTwo = await propose('c-deploy', 'deploy', { env: 'prod', version: '2.4.1' });

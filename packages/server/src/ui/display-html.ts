@@ -13,6 +13,11 @@ export function shown(text: string): Html {
   return html`${segmentsHtml(displaySegments(text))}`;
 }
 
+/** A piece of a text shown whole elsewhere (a diff line or part): its indentation and edge spaces are not flagged. */
+export function shownFragment(text: string): Html {
+  return html`${segmentsHtml(displaySegments(text, { fragment: true }))}`;
+}
+
 /** A JSON value, indented, with the same escapes (valid JSON for the same value). */
 export function shownJson(value: unknown, format: 'pretty' | 'canonical' = 'pretty'): Html {
   return html`${segmentsHtml(displayJson(value, format))}`;

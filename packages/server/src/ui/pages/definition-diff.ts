@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@countersign/core';
 import { diffLines, diffWords } from 'diff';
 import { html } from 'hono/html';
-import { shown, shownJson } from '../display-html.ts';
+import { shown, shownFragment, shownJson } from '../display-html.ts';
 import { prettyArguments } from '../format.ts';
 import type { Html } from '../html.ts';
 
@@ -49,7 +49,7 @@ function schemaText(definition: ToolDefinition): string {
 }
 
 function wordDiff(before: string, after: string): Html[] {
-  return diffWords(before, after).map((part) => (part.added ? html`<ins>${shown(part.value)}</ins>` : part.removed ? html`<del>${shown(part.value)}</del>` : html`${shown(part.value)}`));
+  return diffWords(before, after).map((part) => (part.added ? html`<ins>${shownFragment(part.value)}</ins>` : part.removed ? html`<del>${shownFragment(part.value)}</del>` : html`${shownFragment(part.value)}`));
 }
 
 function lineDiff(before: string, after: string): Html[] {
@@ -61,5 +61,5 @@ function lineDiff(before: string, after: string): Html[] {
 /** Each line marked, so an addition reads as one without colour too. */
 function prefixed(mark: string, text: string): Html {
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  return html`${lines.map((line) => html`${mark}${shown(line)}\n`)}`;
+  return html`${lines.map((line) => html`${mark}${shownFragment(line)}\n`)}`;
 }
