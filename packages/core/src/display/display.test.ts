@@ -170,3 +170,15 @@ describe('rendering: one set of segments for HTML, CLI and JSON views', () => {
     expect(JSON.parse(text)).toEqual(value);
   });
 });
+
+describe('fragments of a text shown whole elsewhere', () => {
+  it("a diff line's indentation is not an edge space; the same text as a whole value is flagged", () => {
+    expect(displaySegments('    "bcc": {', { fragment: true })).toEqual([{ escaped: false, text: '    "bcc": {' }]);
+    expect(displaySegments('    "bcc": {').some((s) => s.escaped && s.reason === 'edge_space')).toBe(true);
+  });
+
+  it('a fragment still escapes hidden and look-alike characters', () => {
+    const segments = displaySegments(' pay \u202Eevil', { fragment: true });
+    expect(segments.filter((s) => s.escaped).map((s) => s.escaped && s.reason)).toEqual(['bidi_control']);
+  });
+});
