@@ -101,4 +101,58 @@ describe('the guarded-call state machine (guardCall)', () => {
     const grant = { proposalId: 'p1' } as never;
     expect(await finishCall(down, grant, { status: 'succeeded', result: 1 })).toMatchObject({ proposalId: 'p1', reason: 'store_unavailable' });
   });
+  describe('an authorize answered outcome_unknown (the consume may have committed)', () => {
+    /** The real gate behind it, but authorize's answer is replaced by `outcome_unknown`, as a lost COMMIT reply gives. */
+    function lostReply(port: GatePort, consumed: boolean, callStatus: GatePort['callStatus'] = (id) => port.callStatus(id)): GatePort {
+      return {
+        propose: (response) => port.propose(response),
+        authorize: async (request) => {
+          if (consumed) await port.authorize(request);
+          return { status: 'not_approved', reason: 'outcome_unknown', proposalId: request.proposalId, message: 'commit reply lost' };
+        },
+        complete: (grant, completion) => port.complete(grant, completion),
+        waitForDecision: (requestId, options) => port.waitForDecision(requestId, options),
+        token: (requestId) => port.token(requestId),
+        callStatus,
+        checkRelayed: (request) => port.checkRelayed(request),
+      };
+    }
+
+    it('a consume that committed is the distinct `unknown` outcome (never run, never an ordinary refusal), and a retry never runs it', async () => {
+      const { gate, port, context, propose } = gateFixture();
+      const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
+      if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
+      await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
+      const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
+      const step = await guardCall(lostReply(port, true), input);
+      expect(step).toEqual({
+        kind: 'unknown',
+        proposalId: call.outcome.proposalId,
+        callState: 'dispatched',
+        refusal: expect.objectContaining({ status: 'not_approved', reason: 'outcome_unknown', proposalId: call.outcome.proposalId }),
+      });
+      // The approval is spent: asking again is refused, never a second grant.
+      expect(await guardCall(port, input)).toMatchObject({ kind: 'refused', refusal: { reason: 'already_consumed' } });
+    });
+
+    it('a consume that did not commit (the call still reads proposed) is an ordinary store_unavailable refusal, and the call can still run', async () => {
+      const { gate, port, context, propose } = gateFixture();
+      const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
+      if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
+      await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
+      const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
+      expect(await guardCall(lostReply(port, false), input)).toMatchObject({ kind: 'refused', refusal: { reason: 'store_unavailable', proposalId: call.outcome.proposalId } });
+      expect(await guardCall(port, input)).toMatchObject({ kind: 'run' });
+    });
+
+    it('when the call\'s status cannot be read either, the outcome stays `unknown` (callState undefined), never a refusal', async () => {
+      const { gate, port, context, propose } = gateFixture();
+      const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
+      if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
+      await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
+      const blind = lostReply(port, true, () => Promise.reject(new Error('down')));
+      const step = await guardCall(blind, { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome });
+      expect(step).toMatchObject({ kind: 'unknown', callState: undefined, refusal: { reason: 'outcome_unknown' } });
+    });
+  });
 });

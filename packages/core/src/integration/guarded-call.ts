@@ -3,6 +3,7 @@ import { CanonicalizationError, canonicalizeArguments } from '../canonical/index
 import type { IndexedCall } from './call-index.ts';
 import { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
 import type { CountersignReason, CountersignRefusalStatus } from './refusal.ts';
+import { settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 import { unreachable } from './unreachable.ts';
 
 /** Run, session and principal of the agent run, from the app's own state. */
@@ -51,12 +52,16 @@ export interface GuardedRefusal {
  * Where the call stands. `run`: authorize granted it, run `grant.canonicalArgs` (the
  * ledger's arguments; after an edit, the approver's) and then `finishCall`. `wait`: an
  * approver has not decided; wake with `port.waitForDecision(requestId)` and call
- * `guardCall` again. `refused`: nothing may run.
+ * `guardCall` again. `refused`: nothing may run. `unknown`: the gate could not tell
+ * whether authorize consumed the approval (`outcome_unknown`, see `UnknownOutcome`):
+ * nothing runs here and the call must not be retried; show `refusal` (reason
+ * `outcome_unknown`) and let the app read the call's status.
  */
 export type GuardedStep =
   | { kind: 'run'; grant: Grant; edited: boolean }
   | { kind: 'wait'; requestId: string; proposalId: string }
-  | { kind: 'refused'; refusal: GuardedRefusal };
+  | { kind: 'refused'; refusal: GuardedRefusal }
+  | UnknownOutcome;
 
 /** Where the call's approval stands, edits followed (what a framework's "needs approval?" hook asks). */
 export type ApprovalState =
@@ -154,6 +159,8 @@ export async function guardCall(port: GatePort, call: GuardedCallInput, options:
   }
   if (outcome.status === 'authorized') return { kind: 'run', grant: outcome.grant, edited: target.editedCallId !== undefined };
   if (outcome.status === 'approval_required') return { kind: 'wait', requestId: outcome.requestId, proposalId: outcome.proposalId };
+  // The approval may be spent: never shown as an ordinary refusal (the call may have run).
+  if (outcome.reason === 'outcome_unknown') return settleUnknownOutcome(port, outcome.proposalId ?? target.proposalId, outcome.message);
   return refused(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? target.proposalId);
 }
 

@@ -22,6 +22,7 @@ export {
   type Target,
 } from './guarded-call.ts';
 export { proposeOrReject } from './propose.ts';
+export { type NothingConsumed, settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 export {
   CountersignCallRefusal,
   type CountersignDenial,

@@ -55,7 +55,8 @@ export async function guardToolCall<REQUEST extends { toolCall: ToolCall; tool?:
     interrupt(value);
     step = await guardCall(settings.port, input);
   }
-  if (step.kind === 'refused') return refuse(step.refusal);
+  // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal);
   const { grant } = step;
   // The ledger's call, exactly as proposed and approved: never the state's (maybe edited) copy.
   const args = JSON.parse(grant.canonicalArgs) as Record<string, unknown>;
