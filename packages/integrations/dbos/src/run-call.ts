@@ -1,4 +1,5 @@
 import type { CallStatus, CompleteOutcome, Completion, Grant, ProposeOutcome } from '@countersign/core/gate';
+import { settleUnknownOutcome } from '@countersign/core/integration';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { type ApprovalWait, type ApprovedTarget, awaitApproval } from './await-approval.ts';
 import { authorizeStep, tokenStep } from './authorize-step.ts';
@@ -11,7 +12,8 @@ export type CallResult<Result = unknown> =
   | { status: 'failed'; proposalId: string; error: string; completion: CompleteOutcome }
   /**
    * "Ran, result unknown": the approval was spent by an earlier execution that recorded no
-   * outcome (it crashed). The tool is not run again (at most once); `call` is Countersign's
+   * outcome (it crashed), or the gate answered `outcome_unknown` (its consume may have
+   * committed) and the call no longer reads `proposed`. The tool is not run again (at most once); `call` is Countersign's
    * record (`state: 'dispatched'`) for an operator to check the tool's own side effects.
    */
   | { status: 'result_unknown'; proposalId: string; call?: CallStatus | undefined; message: string }
@@ -69,6 +71,14 @@ export async function runCall<Result>(settings: WorkflowSettings, proposed: Prop
   }
   if (outcome.status === 'approval_required') {
     return { status: 'not_approved', reason: 'approval_pending', message: `approval request ${outcome.requestId} has not been approved`, proposalId: outcome.proposalId };
+  }
+  // The gate cannot tell whether its consume committed: core's machine reads the call (in a
+  // recorded step) and answers a true refusal (nothing spent) or `unknown` (never run here).
+  if (outcome.status === 'not_approved' && outcome.reason === 'outcome_unknown') {
+    const proposalId = outcome.proposalId ?? target.proposalId;
+    const settled = await DBOS.runStep(() => settleUnknownOutcome(settings.port, proposalId, outcome.message), { name: 'countersign.settle-unknown', ...IDEMPOTENT_STEP });
+    if (settled.kind === 'unknown') return resultUnknown(settings, proposalId, settled.refusal.message);
+    return { ...settled.refusal, proposalId };
   }
   // Spent before this execution recorded the grant (a crash right after authorize): the call may have run.
   if (outcome.status === 'not_approved' && outcome.reason === 'already_consumed') {

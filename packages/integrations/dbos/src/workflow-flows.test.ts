@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
 import { describePg } from '@countersign/store-postgres/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,10 +36,25 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   const port = gate.port({ id: 'flows' });
   const slow = countersignWorkflow({ port, pollIntervalMs: 60_000 });
   const fast = countersignWorkflow({ port, pollIntervalMs: 1_000 });
+  /** Authorize's answer lost as a cut COMMIT reply loses it: the gate says `outcome_unknown`; `commits` says whether the consume took effect. */
+  const lossy = (commits: boolean): GatePort => ({
+    propose: (response) => port.propose(response),
+    authorize: async (request) => {
+      if (commits) await port.authorize(request);
+      return { status: 'not_approved', reason: 'outcome_unknown', proposalId: request.proposalId, message: 'commit reply lost' };
+    },
+    complete: (grant, completion) => port.complete(grant, completion),
+    waitForDecision: (requestId, options) => port.waitForDecision(requestId, options),
+    token: (requestId) => port.token(requestId),
+    callStatus: (proposalId) => port.callStatus(proposalId),
+    checkRelayed: (request) => port.checkRelayed(request),
+  });
+  const lostCommitted = countersignWorkflow({ port: lossy(true), pollIntervalMs: 60_000 });
+  const lostNothing = countersignWorkflow({ port: lossy(false), pollIntervalMs: 60_000 });
 
   const pay = DBOS.registerWorkflow(
-    async (input: { tool: string; amount: number; poll: 'slow' | 'fast'; runId?: string }) => {
-      const cs = input.poll === 'fast' ? fast : slow;
+    async (input: { tool: string; amount: number; poll: 'slow' | 'fast' | 'lost-committed' | 'lost-nothing'; runId?: string }) => {
+      const cs = { slow, fast, 'lost-committed': lostCommitted, 'lost-nothing': lostNothing }[input.poll];
       const [proposed] = await cs.propose({
         runId: input.runId,
         sessionId: 's1',
@@ -115,5 +130,19 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   it('a response naming another run is refused: the run id is the workflow id', async () => {
     const { handle } = await start({ tool: 'transfer', amount: 2500, poll: 'slow', runId: 'run-somebody-else' });
     await expect(handle.getResult()).rejects.toThrow(/run id must be the workflow id/);
+  });
+
+  it('authorize answered outcome_unknown after the consume committed: result_unknown (the call reads dispatched), never an ordinary refusal, nothing runs', async () => {
+    const { runId, handle, requested } = await start({ tool: 'transfer', amount: 2500, poll: 'lost-committed' });
+    await gate.approvals.decide(FIONA, { requestId: await requested, decision: 'approve' });
+    expect(await handle.getResult()).toMatchObject({ status: 'result_unknown', call: { state: 'dispatched' } });
+    expect(ran.filter((r) => r.runId === runId)).toEqual([]);
+  });
+
+  it('authorize answered outcome_unknown but nothing was consumed (the call reads proposed): a store_unavailable refusal, nothing runs', async () => {
+    const { runId, handle, requested } = await start({ tool: 'transfer', amount: 2500, poll: 'lost-nothing' });
+    await gate.approvals.decide(FIONA, { requestId: await requested, decision: 'approve' });
+    expect(await handle.getResult()).toMatchObject({ status: 'not_approved', reason: 'store_unavailable' });
+    expect(ran.filter((r) => r.runId === runId)).toEqual([]);
   });
 });

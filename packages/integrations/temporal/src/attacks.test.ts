@@ -146,6 +146,47 @@ describe('crash and replay (at most once)', () => {
   });
 });
 
+describe('an authorize answered outcome_unknown (the consume may have committed)', () => {
+  /** The gate's answer as a cut COMMIT reply leaves it; `commits` says whether the consume took effect. */
+  function loseAuthorizeReply(f: ReturnType<typeof temporalFixture>, commits: boolean) {
+    const authorize = f.port.authorize.bind(f.port);
+    f.port.authorize = async (request) => {
+      if (commits) await authorize(request);
+      return { status: 'not_approved', reason: 'outcome_unknown', proposalId: request.proposalId, message: 'commit reply lost' };
+    };
+    return () => {
+      f.port.authorize = authorize;
+    };
+  }
+
+  it('the consume committed: a non-retryable CountersignOutcomeUnknown (not an ordinary refusal), the call reads dispatched, the tool never runs, and no retry runs it', async () => {
+    const f = temporalFixture();
+    const outcome = await approvedTransfer(f);
+    const restore = loseAuthorizeReply(f, true);
+    const failure = await failureOf(f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)]));
+    expect(failure.type).toBe(FAILURE_TYPES.outcomeUnknown);
+    expect(failure.details[0]).toMatchObject({ kind: 'unknown', callState: 'dispatched', refusal: { reason: 'outcome_unknown' } });
+    restore();
+    const retried = await failureOf(f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)], undefined, 2));
+    expect(retried.type).toBe(FAILURE_TYPES.alreadyConsumed);
+    expect(f.ran).toEqual([]);
+  });
+
+  it('nothing was consumed (the call reads proposed): a retryable store-unavailable failure, and the retried attempt runs the tool once', async () => {
+    const f = temporalFixture();
+    const outcome = await approvedTransfer(f);
+    const restore = loseAuthorizeReply(f, false);
+    const failure = (await f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)]).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { type?: string; nonRetryable?: boolean } | undefined;
+    expect(failure).toMatchObject({ type: FAILURE_TYPES.storeUnavailable, nonRetryable: false });
+    restore();
+    expect(await f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)], undefined, 2)).toEqual({ transferred: BIG.amount });
+    expect(f.ran).toHaveLength(1);
+  });
+});
+
 describe('restart: a new gate instance on the same SQLite file and master key', () => {
   let dir: string | undefined;
   afterEach(() => {

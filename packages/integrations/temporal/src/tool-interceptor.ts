@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CallStatusResult, GatePort } from '@countersign/core/gate';
-import { runGranted } from '@countersign/core/integration';
+import { runGranted, settleUnknownOutcome } from '@countersign/core/integration';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import type { Context } from '@temporalio/activity';
@@ -88,6 +88,13 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
   async #refuse(proposalId: string, outcome: Exclude<AuthorizeOutcome, { status: 'authorized' }>): Promise<never> {
     if (outcome.status === 'not_approved' && outcome.reason === 'already_consumed') return this.#alreadyConsumed(proposalId);
     if (outcome.status === 'not_approved' && outcome.reason === 'store_unavailable') throw unavailable(outcome.message);
+    if (outcome.status === 'not_approved' && outcome.reason === 'outcome_unknown') {
+      // Core's machine reads the call: still `proposed` means nothing was spent (retryable);
+      // otherwise the call may have run, and no attempt may run it again.
+      const settled = await settleUnknownOutcome(this.#port, outcome.proposalId ?? proposalId, outcome.message);
+      if (settled.kind === 'refused') throw unavailable(settled.refusal.message);
+      throw refusal(FAILURE_TYPES.outcomeUnknown, settled.refusal.message, settled);
+    }
     const type =
       outcome.status === 'denied'
         ? FAILURE_TYPES.denied

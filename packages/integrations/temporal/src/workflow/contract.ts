@@ -67,6 +67,12 @@ export const FAILURE_TYPES = {
   approvalRequired: 'CountersignApprovalRequired',
   /** The grant was already spent: a replayed attempt. Details carry the call status ("ran, result unknown" when `dispatched`). */
   alreadyConsumed: 'CountersignAlreadyConsumed',
+  /**
+   * Authorize answered `outcome_unknown` and the call no longer reads `proposed`: the approval
+   * may be spent and the call may have run. Never retried, never an ordinary refusal; details
+   * carry core's `UnknownOutcome` (with the call's state) for an operator to check.
+   */
+  outcomeUnknown: 'CountersignOutcomeUnknown',
   toolFailed: 'CountersignToolFailed',
   storeUnavailable: 'CountersignStoreUnavailable',
 } as const;
