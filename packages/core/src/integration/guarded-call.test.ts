@@ -8,6 +8,7 @@ import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import { loadPolicy } from '../policy/load.ts';
 import { ATTACK_KIT_POLICY_YAML, attackKitTools, KIT_AGENTS, KIT_APPROVER, KIT_PRINCIPAL } from '../testing/attack-kit/fixtures.ts';
 import { hmacKey, Keyring } from '../token/keyring.ts';
+import { lostAuthorizeReply } from '../testing/lost-authorize-reply.ts';
 import { memoryCallIndex } from './call-index.ts';
 import { finishCall, guardCall, runGranted } from './guarded-call.ts';
 import { rememberedResult, rememberResult } from './remembered-result.ts';
@@ -104,29 +105,13 @@ describe('the guarded-call state machine (guardCall)', () => {
     expect(await finishCall(down, grant, { status: 'succeeded', result: 1 })).toMatchObject({ proposalId: 'p1', reason: 'store_unavailable' });
   });
   describe('an authorize answered outcome_unknown (the consume may have committed)', () => {
-    /** The real gate behind it, but authorize's answer is replaced by `outcome_unknown`, as a lost COMMIT reply gives. */
-    function lostReply(port: GatePort, consumed: boolean, callStatus: GatePort['callStatus'] = (id) => port.callStatus(id)): GatePort {
-      return {
-        propose: (response) => port.propose(response),
-        authorize: async (request) => {
-          if (consumed) await port.authorize(request);
-          return { status: 'not_approved', reason: 'outcome_unknown', proposalId: request.proposalId, message: 'commit reply lost' };
-        },
-        complete: (grant, completion) => port.complete(grant, completion),
-        waitForDecision: (requestId, options) => port.waitForDecision(requestId, options),
-        token: (requestId) => port.token(requestId),
-        callStatus,
-        checkRelayed: (request) => port.checkRelayed(request),
-      };
-    }
-
     it('a consume that committed is the distinct `unknown` outcome (never run, never an ordinary refusal), and a retry never runs it', async () => {
       const { gate, port, context, propose } = gateFixture();
       const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
       if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
       await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
       const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
-      const step = await guardCall(lostReply(port, true), input);
+      const step = await guardCall(lostAuthorizeReply(port, true), input);
       expect(step).toEqual({
         kind: 'unknown',
         proposalId: call.outcome.proposalId,
@@ -143,7 +128,7 @@ describe('the guarded-call state machine (guardCall)', () => {
       if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
       await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
       const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
-      expect(await guardCall(lostReply(port, false), input)).toMatchObject({ kind: 'refused', refusal: { reason: 'store_unavailable', proposalId: call.outcome.proposalId } });
+      expect(await guardCall(lostAuthorizeReply(port, false), input)).toMatchObject({ kind: 'refused', refusal: { reason: 'store_unavailable', proposalId: call.outcome.proposalId } });
       expect(await guardCall(port, input)).toMatchObject({ kind: 'run' });
     });
 
@@ -152,7 +137,7 @@ describe('the guarded-call state machine (guardCall)', () => {
       const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
       if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
       await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
-      const blind = lostReply(port, true, () => Promise.reject(new Error('down')));
+      const blind = lostAuthorizeReply(port, true, () => Promise.reject(new Error('down')));
       const step = await guardCall(blind, { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome });
       expect(step).toMatchObject({ kind: 'unknown', callState: undefined, refusal: { reason: 'outcome_unknown' } });
     });

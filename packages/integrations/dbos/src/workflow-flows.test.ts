@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import { lostAuthorizeReply } from '@countersign/core/testing';
 import { describePg } from '@countersign/store-postgres/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,21 +37,8 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   const port = gate.port({ id: 'flows' });
   const slow = countersignWorkflow({ port, pollIntervalMs: 60_000 });
   const fast = countersignWorkflow({ port, pollIntervalMs: 1_000 });
-  /** Authorize's answer lost as a cut COMMIT reply loses it: the gate says `outcome_unknown`; `commits` says whether the consume took effect. */
-  const lossy = (commits: boolean): GatePort => ({
-    propose: (response) => port.propose(response),
-    authorize: async (request) => {
-      if (commits) await port.authorize(request);
-      return { status: 'not_approved', reason: 'outcome_unknown', proposalId: request.proposalId, message: 'commit reply lost' };
-    },
-    complete: (grant, completion) => port.complete(grant, completion),
-    waitForDecision: (requestId, options) => port.waitForDecision(requestId, options),
-    token: (requestId) => port.token(requestId),
-    callStatus: (proposalId) => port.callStatus(proposalId),
-    checkRelayed: (request) => port.checkRelayed(request),
-  });
-  const lostCommitted = countersignWorkflow({ port: lossy(true), pollIntervalMs: 60_000 });
-  const lostNothing = countersignWorkflow({ port: lossy(false), pollIntervalMs: 60_000 });
+  const lostCommitted = countersignWorkflow({ port: lostAuthorizeReply(port, true), pollIntervalMs: 60_000 });
+  const lostNothing = countersignWorkflow({ port: lostAuthorizeReply(port, false), pollIntervalMs: 60_000 });
 
   const pay = DBOS.registerWorkflow(
     async (input: { tool: string; amount: number; poll: 'slow' | 'fast' | 'lost-committed' | 'lost-nothing'; runId?: string }) => {
