@@ -12,6 +12,8 @@ export {
   finishCall,
   type GuardedCallInput,
   type GuardedContext,
+  type GateExchange,
+  type GateStep,
   type GuardedRefusal,
   type GuardedStep,
   type GuardOptions,

@@ -1,5 +1,5 @@
 import type { CallState, GatePort } from '../gate/index.ts';
-import type { GuardedRefusal } from './guarded-call.ts';
+import type { GateStep, GuardedRefusal } from './guarded-call.ts';
 
 /**
  * An authorize the gate answered `outcome_unknown`: its consume failed in a way that may
@@ -26,12 +26,14 @@ export interface NothingConsumed {
  * Settles an `outcome_unknown` answer by reading the call (`port.callStatus`): still
  * `proposed` means the consume did not commit (the gate's attempt is over), which is an
  * ordinary `store_unavailable` refusal (nothing spent, safe to ask again); any other state,
- * or no answer, is the distinct `unknown` outcome. Never throws.
+ * or no answer, is the distinct `unknown` outcome. `step` sends the read (see `GateStep`).
+ * Never throws.
  */
-export async function settleUnknownOutcome(port: GatePort, proposalId: string, gateMessage: string): Promise<UnknownOutcome | NothingConsumed> {
+export async function settleUnknownOutcome(port: GatePort, proposalId: string, gateMessage: string, step?: GateStep): Promise<UnknownOutcome | NothingConsumed> {
   let callState: CallState | undefined;
   try {
-    const status = await port.callStatus(proposalId);
+    const read = () => port.callStatus(proposalId);
+    const status = await (step === undefined ? read() : step('call-status', read));
     callState = status.ok ? status.call.state : undefined;
   } catch {
     callState = undefined;
