@@ -44,8 +44,8 @@ export function temporalFixture(options: GateFixtureOptions = {}, interceptorOpt
     if (!decided.ok) throw new Error(decided.reason);
   }
 
-  const envelope = (outcome: { proposalId: string; requestId?: string }, args: unknown): ToolEnvelope => ({
-    countersign: { v: 1, proposalId: outcome.proposalId, requestId: outcome.requestId },
+  const envelope = (outcome: { proposalId: string; requestId?: string; callId?: string }, args: unknown): ToolEnvelope => ({
+    countersign: { v: 1, proposalId: outcome.proposalId, requestId: outcome.requestId, callId: outcome.callId ?? '', sessionId: 's-1', principal: 'user:42' },
     arguments: args,
   });
 

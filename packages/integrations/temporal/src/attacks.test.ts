@@ -73,8 +73,35 @@ describe('the tool interceptor refuses a tool activity without a grant', () => {
     const decided = await f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: outcome.requestId, decision: 'deny' });
     expect(decided.ok).toBe(true);
     const refused = await failureOf(f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)]));
-    expect(refused.type).toBe(FAILURE_TYPES.notApproved);
+    expect(refused.type).toBe(FAILURE_TYPES.denied);
+    expect(refused.message).toContain('approval_denied');
     expect(f.ran).toEqual([]);
+  });
+
+  it("an approver's edit is followed (as in every adapter): the edited call runs, with the approver's arguments, once", async () => {
+    const f = temporalFixture();
+    const [outcome] = await f.propose([{ id: 'call-1', name: 'transfer', arguments: BIG }]);
+    if (outcome?.status !== 'approval_required') throw new Error(String(outcome?.status));
+    const decided = await f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId: outcome.requestId, decision: 'approve', editedArguments: { amount: 50, to: 'alice' } });
+    expect(decided.ok).toBe(true);
+    expect(await f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)])).toEqual({ transferred: 50 });
+    expect(f.ran).toEqual([{ tool: 'transfer', args: { amount: 50, to: 'alice' } }]);
+    const replayed = await failureOf(f.runActivity('transfer', f.tools.transfer, [f.envelope(outcome, BIG)], undefined, 2));
+    expect(replayed.type).toBe(FAILURE_TYPES.alreadyConsumed);
+    expect(f.ran).toHaveLength(1);
+  });
+
+  it('an approved call scheduled under another call id, session or principal: refused (authorize cross-checks them), never run, the approval not spent', async () => {
+    const f = temporalFixture();
+    const outcome = await approvedTransfer(f);
+    const honest = f.envelope(outcome, BIG);
+    for (const change of [{ callId: 'call-other' }, { sessionId: 's-other' }, { principal: 'user:mallory' }]) {
+      const forged = { ...honest, countersign: { ...honest.countersign, ...change } };
+      const refused = await failureOf(f.runActivity('transfer', f.tools.transfer, [forged]));
+      expect(refused.type, JSON.stringify(change)).toBe(FAILURE_TYPES.notApproved);
+    }
+    expect(f.ran).toEqual([]);
+    expect(await f.runActivity('transfer', f.tools.transfer, [honest])).toEqual({ transferred: BIG.amount });
   });
 
   it('a reference without its approval request id (no token): refused, nothing spent', async () => {
