@@ -105,12 +105,17 @@ describe('the guarded-call state machine (guardCall)', () => {
     expect(await finishCall(down, grant, { status: 'succeeded', result: 1 })).toMatchObject({ proposalId: 'p1', reason: 'store_unavailable' });
   });
   describe('an authorize answered outcome_unknown (the consume may have committed)', () => {
-    it('a consume that committed is the distinct `unknown` outcome (never run, never an ordinary refusal), and a retry never runs it', async () => {
+    /** A transfer proposed and approved: the machine's input for it. */
+    async function approvedTransfer() {
       const { gate, port, context, propose } = gateFixture();
       const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
       if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
       await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
-      const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
+      return { port, call: { ...call, outcome: call.outcome }, input: { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome } };
+    }
+
+    it('a consume that committed is the distinct `unknown` outcome (never run, never an ordinary refusal), and a retry never runs it', async () => {
+      const { port, call, input } = await approvedTransfer();
       const step = await guardCall(lostAuthorizeReply(port, true), input);
       expect(step).toEqual({
         kind: 'unknown',
@@ -123,22 +128,15 @@ describe('the guarded-call state machine (guardCall)', () => {
     });
 
     it('a consume that did not commit (the call still reads proposed) is an ordinary store_unavailable refusal, and the call can still run', async () => {
-      const { gate, port, context, propose } = gateFixture();
-      const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
-      if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
-      await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
-      const input = { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome };
+      const { port, call, input } = await approvedTransfer();
       expect(await guardCall(lostAuthorizeReply(port, false), input)).toMatchObject({ kind: 'refused', refusal: { reason: 'store_unavailable', proposalId: call.outcome.proposalId } });
       expect(await guardCall(port, input)).toMatchObject({ kind: 'run' });
     });
 
     it('when the call\'s status cannot be read either, the outcome stays `unknown` (callState undefined), never a refusal', async () => {
-      const { gate, port, context, propose } = gateFixture();
-      const call = await propose('kit_transfer', { amount: 5, to: 'bob' });
-      if (call.outcome.status !== 'approval_required') throw new Error('expected approval_required');
-      await gate.approvals.decide(KIT_APPROVER, { requestId: call.outcome.requestId, decision: 'approve' });
+      const { port, input } = await approvedTransfer();
       const blind = lostAuthorizeReply(port, true, () => Promise.reject(new Error('down')));
-      const step = await guardCall(blind, { context, callId: call.callId, toolName: 'kit_transfer', arguments: call.arguments, recorded: call.outcome });
+      const step = await guardCall(blind, input);
       expect(step).toMatchObject({ kind: 'unknown', callState: undefined, refusal: { reason: 'outcome_unknown' } });
     });
   });

@@ -6,7 +6,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
-import { createSystemDatabase, type SystemDatabase } from './testing/system-database.ts';
+import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
 import { decisionTopic } from './topic.ts';
 
 const POLICY = `
@@ -58,15 +58,12 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
   );
 
   beforeAll(async () => {
-    system = await createSystemDatabase();
-    DBOS.setConfig({ name: 'countersign-dbos-attacks', systemDatabaseUrl: system.url, runAdminServer: false, logLevel: 'error' });
-    await DBOS.launch();
+    system = await launchDbos('countersign-dbos-attacks');
     notifyWorkflows(gate.events, (id, message, topic, key) => DBOS.send(id, message, topic, key));
   });
   afterAll(async () => {
-    await DBOS.shutdown({ deregister: true });
+    await shutdownDbos(system);
     await pair.close();
-    await system?.drop();
   });
 
   /** The workflow's approval request, once propose made it. */

@@ -6,7 +6,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
-import { createSystemDatabase, type SystemDatabase } from './testing/system-database.ts';
+import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
 
 const POLICY = `
 version: 1
@@ -59,16 +59,13 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   );
 
   beforeAll(async () => {
-    system = await createSystemDatabase();
-    DBOS.setConfig({ name: 'countersign-dbos-flows', systemDatabaseUrl: system.url, runAdminServer: false, logLevel: 'error' });
-    await DBOS.launch();
+    system = await launchDbos('countersign-dbos-flows');
     notifyWorkflows(gate.events, async (id, message, topic, key) => {
       if (!lost.has(id)) await DBOS.send(id, message, topic, key);
     });
   });
   afterAll(async () => {
-    await DBOS.shutdown({ deregister: true });
-    await system?.drop();
+    await shutdownDbos(system);
   });
 
   /** Starts the workflow and returns its handle once its approval request exists. */
