@@ -106,6 +106,16 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
         expect(ran.filter((r) => r.runId === runId)).toHaveLength(1);
       });
 
+      it("an approver's edit is followed: the edited call runs once, with the approver's arguments", async () => {
+        const runId = `run-${randomUUID()}`;
+        const requested = requestOf(runId);
+        const handle = await DBOS.startWorkflow(pay, { workflowID: runId })({ wiring: index });
+        const { requestId } = await requested;
+        await gate.approvals.decide(FIONA, { requestId, decision: 'approve', editedArguments: { amount: 250, to: 'alice' } });
+        expect(await handle.getResult()).toMatchObject({ status: 'succeeded' });
+        expect(ranIn(runId)).toEqual([{ runId, args: { amount: 250, to: 'alice' } }]);
+      });
+
       it('concurrent double start of one approved run: the tool runs once', async () => {
         const runId = `run-${randomUUID()}`;
         const requested = requestOf(runId);
