@@ -28,6 +28,22 @@ export interface CallIndex {
    */
   hasRefusal?(runId: string, toolCallId: string, text: string): boolean | Promise<boolean>;
   recordRefusal?(runId: string, toolCallId: string, text: string): void | Promise<void>;
+  /**
+   * The result a call's tool returned, as the framework relays it (see `rememberResult`):
+   * a framework that runs a finished call again (LangGraph's single ToolNode task re-run
+   * after a sibling's interrupt) gets it back instead of a refusal, and the tool never runs
+   * twice. Trusted only when the ledger says it is the call's recorded result. An index
+   * without these two methods answers such a re-run with the gate's `already_consumed`.
+   */
+  getResult?(runId: string, toolCallId: string): RememberedResult | undefined | Promise<RememberedResult | undefined>;
+  recordResult?(runId: string, toolCallId: string, result: RememberedResult): void | Promise<void>;
+}
+
+/** A tool's result as the framework relays it: `content` is what the model reads (and the ledger's digest covers). */
+export interface RememberedResult {
+  content: unknown;
+  /** Framework-specific fields that go back with it (e.g. the ledger ids of an edited call). */
+  extra?: Record<string, unknown> | undefined;
 }
 
 /** A `CallIndex` in process memory, bounded (oldest entries are dropped first). */
@@ -35,6 +51,7 @@ export function memoryCallIndex(options: { maxEntries?: number } = {}): CallInde
   const maxEntries = options.maxEntries ?? 100_000;
   const calls = new Map<string, IndexedCall>();
   const refusals = new Map<string, true>();
+  const results = new Map<string, RememberedResult>();
   // A JSON pair cannot collide the way `${runId}/${toolCallId}` could.
   const key = (runId: string, toolCallId: string) => JSON.stringify([runId, toolCallId]);
   return {
@@ -42,6 +59,8 @@ export function memoryCallIndex(options: { maxEntries?: number } = {}): CallInde
     set: (runId, toolCallId, call) => boundedSet(calls, key(runId, toolCallId), call, maxEntries),
     hasRefusal: (runId, toolCallId, text) => refusals.has(JSON.stringify([runId, toolCallId, text])),
     recordRefusal: (runId, toolCallId, text) => boundedSet(refusals, JSON.stringify([runId, toolCallId, text]), true, maxEntries),
+    getResult: (runId, toolCallId) => results.get(key(runId, toolCallId)),
+    recordResult: (runId, toolCallId, result) => boundedSet(results, key(runId, toolCallId), result, maxEntries),
   };
 }
 

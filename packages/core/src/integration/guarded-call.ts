@@ -3,6 +3,7 @@ import { CanonicalizationError, canonicalizeArguments } from '../canonical/index
 import type { IndexedCall } from './call-index.ts';
 import { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
 import type { CountersignReason, CountersignRefusalStatus } from './refusal.ts';
+import { settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 import { unreachable } from './unreachable.ts';
 
 /** Run, session and principal of the agent run, from the app's own state. */
@@ -51,12 +52,16 @@ export interface GuardedRefusal {
  * Where the call stands. `run`: authorize granted it, run `grant.canonicalArgs` (the
  * ledger's arguments; after an edit, the approver's) and then `finishCall`. `wait`: an
  * approver has not decided; wake with `port.waitForDecision(requestId)` and call
- * `guardCall` again. `refused`: nothing may run.
+ * `guardCall` again. `refused`: nothing may run. `unknown`: the gate could not tell
+ * whether authorize consumed the approval (`outcome_unknown`, see `UnknownOutcome`):
+ * nothing runs here and the call must not be retried; show `refusal` (reason
+ * `outcome_unknown`) and let the app read the call's status.
  */
 export type GuardedStep =
   | { kind: 'run'; grant: Grant; edited: boolean }
   | { kind: 'wait'; requestId: string; proposalId: string }
-  | { kind: 'refused'; refusal: GuardedRefusal };
+  | { kind: 'refused'; refusal: GuardedRefusal }
+  | UnknownOutcome;
 
 /** Where the call's approval stands, edits followed (what a framework's "needs approval?" hook asks). */
 export type ApprovalState =
@@ -76,7 +81,22 @@ export interface GuardOptions {
   /** How long to wait for an approver before answering `wait`; 0 (the default) does not wait. */
   waitMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** How each exchange with the gate is sent (see `GateStep`); by default, directly. */
+  step?: GateStep | undefined;
 }
+
+/** The machine's exchanges with the gate: a decision read, the token, authorize (which spends the approval), a call's status. */
+export type GateExchange = 'decision' | 'token' | 'authorize' | 'call-status';
+
+/**
+ * Sends one exchange of the machine. A durable-execution engine (DBOS) records each as a
+ * step, so a recovered workflow replays the same answers. It must send `authorize` at
+ * most once (never retry it: the approval may be spent even when the answer is lost);
+ * reads may be retried. A thrown error is the exchange's failure, as from the port.
+ */
+export type GateStep = <T>(exchange: GateExchange, send: () => Promise<T>) => Promise<T>;
+
+export const directGateStep: GateStep = (_exchange, send) => send();
 
 /** An edit of an edit is possible; a longer chain is refused rather than followed forever. */
 const MAX_EDIT_HOPS = 8;
@@ -103,12 +123,14 @@ const refused = (status: CountersignRefusalStatus, reason: CountersignReason, me
 export async function approvalState(port: GatePort, recorded: RecordedCall, context: GuardedContext, callId: string, options: GuardOptions = {}): Promise<ApprovalState> {
   if (recorded === undefined) return refused('not_approved', 'unknown_call', `no model response in run ${context.runId} contained call ${callId}`);
   if (refusedAtPropose(recorded)) return refused(recorded.status, recorded.reason, recorded.message, recorded.proposalId);
+  const step = options.step ?? directGateStep;
   let target: Target = { proposalId: recorded.proposalId, requestId: recorded.requestId };
   for (let hop = 0; hop < MAX_EDIT_HOPS; hop++) {
     if (target.requestId === undefined) return { kind: 'approved', target };
     let waited: WaitOutcome;
     try {
-      waited = await port.waitForDecision(target.requestId, { timeoutMs: options.waitMs ?? 0, signal: options.signal });
+      const requestId = target.requestId;
+      waited = await step('decision', () => port.waitForDecision(requestId, { timeoutMs: options.waitMs ?? 0, signal: options.signal }));
     } catch (error) {
       return refused('not_approved', 'store_unavailable', unreachable(error), target.proposalId);
     }
@@ -139,21 +161,24 @@ export async function guardCall(port: GatePort, call: GuardedCallInput, options:
   const state = await approvalState(port, call.recorded, call.context, call.callId, options);
   if (state.kind !== 'approved') return state;
   const { target } = state;
+  const step = options.step ?? directGateStep;
   let outcome: AuthorizeOutcome;
   try {
     // No token (pending, denied, used): authorize without one says which, with the gate's reason.
-    const token = await issuedToken(port, target.requestId);
+    const token = await step('token', () => issuedToken(port, target.requestId));
     const expected =
       target.editedCallId === undefined
         ? { callId: call.callId, toolName: call.toolName, arguments: call.arguments }
         : { callId: target.editedCallId, toolName: call.toolName };
-    outcome = await port.authorize({ proposalId: target.proposalId, token, ...call.context, ...expected });
+    outcome = await step('authorize', () => port.authorize({ proposalId: target.proposalId, token, ...call.context, ...expected }));
   } catch (error) {
     // authorize is sent once; if its answer was lost the approval may be spent: nothing runs (at most once).
     return refused('not_approved', 'store_unavailable', unreachable(error), target.proposalId);
   }
   if (outcome.status === 'authorized') return { kind: 'run', grant: outcome.grant, edited: target.editedCallId !== undefined };
   if (outcome.status === 'approval_required') return { kind: 'wait', requestId: outcome.requestId, proposalId: outcome.proposalId };
+  // The approval may be spent: never shown as an ordinary refusal (the call may have run).
+  if (outcome.reason === 'outcome_unknown') return settleUnknownOutcome(port, outcome.proposalId ?? target.proposalId, outcome.message, step);
   return refused(outcome.status, outcome.reason, outcome.message, outcome.proposalId ?? target.proposalId);
 }
 

@@ -4,7 +4,7 @@
  * relay check before a model request, the call index. Light: type imports only from
  * the gate, no policy engine, parsers or file system.
  */
-export { type CallIndex, type IndexedCall, memoryCallIndex } from './call-index.ts';
+export { type CallIndex, type IndexedCall, memoryCallIndex, type RememberedResult } from './call-index.ts';
 export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
 export {
   type ApprovalState,
@@ -12,6 +12,8 @@ export {
   finishCall,
   type GuardedCallInput,
   type GuardedContext,
+  type GateExchange,
+  type GateStep,
   type GuardedRefusal,
   type GuardedStep,
   type GuardOptions,
@@ -22,6 +24,7 @@ export {
   type Target,
 } from './guarded-call.ts';
 export { proposeOrReject } from './propose.ts';
+export { type NothingConsumed, settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 export {
   CountersignCallRefusal,
   type CountersignDenial,
@@ -33,6 +36,7 @@ export {
   type RefusalText,
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
+export { rememberedResult, rememberResult } from './remembered-result.ts';
 export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
 export { CountersignUnguardedTool } from './setup-error.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';

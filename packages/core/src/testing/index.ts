@@ -12,6 +12,7 @@ export {
 export { type LedgerHarness, runLedgerConformance } from './ledger-conformance.ts';
 export { sampleProposal } from './ledger-samples.ts';
 export { type ConsumeFault, faultyConsumeLedger } from './faulty-consume-ledger.ts';
+export { lostAuthorizeReply } from './lost-authorize-reply.ts';
 export { type EditedCallHarness, runEditedCallConformance } from './edited-call-conformance.ts';
 export { type AuditHarness, runAuditConformance } from './audit-conformance.ts';
 export { type AtomicAuditHarness, runAtomicAuditConformance } from './atomic-audit-conformance.ts';

@@ -66,7 +66,8 @@ async function runGuarded(guard: CountersignGuard, toolName: string, input: unkn
       guard.refuse({ status: 'not_approved', reason: 'approval_pending', message: `approval request ${step.requestId} has not been approved in Countersign`, toolCallId, toolName, proposalId: step.proposalId }),
     );
   }
-  if (step.kind === 'refused') throw new CountersignRefusal(guard.refuse({ ...step.refusal, toolCallId, toolName }));
+  // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' || step.kind === 'unknown') throw new CountersignRefusal(guard.refuse({ ...step.refusal, toolCallId, toolName }));
   // The ledger's arguments, exactly as proposed and approved (or as the approver edited them); never the (resent) input.
   return runGranted(guard.port, step.grant, async () => {
     const result = await execute(JSON.parse(step.grant.canonicalArgs), options);

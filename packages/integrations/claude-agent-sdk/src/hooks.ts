@@ -92,7 +92,8 @@ export function countersignHooks(options: CountersignClaudeOptions): Countersign
     try {
       const [recorded] = await proposeOrReject(port, { ...context, toolCalls: [{ id: callId, name: toolName, arguments: input.tool_input }] });
       const step = await guardCall(port, { context, callId, toolName, arguments: input.tool_input, recorded }, { waitMs: options.waitMs ?? 0, signal });
-      if (step.kind === 'refused') return refuse(step.refusal, callId, toolName);
+      // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, callId, toolName);
       if (step.kind === 'wait') {
         const message = `approval request ${step.requestId} has not been decided in Countersign; try this call again once it is approved`;
         return refuse({ status: 'not_approved', reason: 'approval_pending', message, proposalId: step.proposalId }, callId, toolName);

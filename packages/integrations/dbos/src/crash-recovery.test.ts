@@ -108,9 +108,10 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
 
     // The grant is spent: the token the engine recorded does not authorize the call again.
     const steps = (await client.listWorkflowSteps(r.runId)) ?? [];
-    const recordedToken = steps.find((s) => s.name === 'countersign.token')?.output as { token: string } | undefined;
-    expect(recordedToken?.token).toEqual(expect.any(String));
-    const again = await port().authorize({ proposalId, token: recordedToken?.token });
+    // runCall's token step (the guarded-call machine's) records the token itself.
+    const recordedToken = steps.find((s) => s.name === 'countersign.token')?.output as string | undefined;
+    expect(recordedToken).toEqual(expect.any(String));
+    const again = await port().authorize({ proposalId, token: recordedToken });
     expect(again).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
 
     const second = r.start();

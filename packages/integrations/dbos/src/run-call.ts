@@ -1,7 +1,8 @@
 import type { CallStatus, CompleteOutcome, Completion, Grant, ProposeOutcome } from '@countersign/core/gate';
+import { type GuardedContext, guardCall } from '@countersign/core/integration';
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { type ApprovalWait, type ApprovedTarget, awaitApproval } from './await-approval.ts';
-import { authorizeStep, tokenStep } from './authorize-step.ts';
+import { awaitApproval } from './await-approval.ts';
+import { workflowGateSteps } from './authorize-step.ts';
 import { executeStep, type GrantedTool } from './execute-step.ts';
 import { IDEMPOTENT_STEP, type WorkflowSettings } from './settings.ts';
 
@@ -11,7 +12,8 @@ export type CallResult<Result = unknown> =
   | { status: 'failed'; proposalId: string; error: string; completion: CompleteOutcome }
   /**
    * "Ran, result unknown": the approval was spent by an earlier execution that recorded no
-   * outcome (it crashed). The tool is not run again (at most once); `call` is Countersign's
+   * outcome (it crashed), or the gate answered `outcome_unknown` (its consume may have
+   * committed) and the call no longer reads `proposed` (core's `UnknownOutcome`). The tool is not run again (at most once); `call` is Countersign's
    * record (`state: 'dispatched'`) for an operator to check the tool's own side effects.
    */
   | { status: 'result_unknown'; proposalId: string; call?: CallStatus | undefined; message: string }
@@ -36,69 +38,59 @@ export function callStatusStep(settings: WorkflowSettings, proposalId: string) {
   return DBOS.runStep(() => settings.port.callStatus(proposalId), { name: 'countersign.call-status', ...IDEMPOTENT_STEP });
 }
 
+/** What the workflow proposed for a call (from its `propose`): what authorize cross-checks. */
+export interface ProposedCall {
+  context: GuardedContext;
+  toolName: string;
+  arguments: unknown;
+}
+
 /**
- * The whole flow for one proposed call inside a workflow: wait durably for the decision
- * (if the call needs one), authorize (the approval is spent here, once), run `tool` with
- * the ledger's arguments, complete. Refusals are results, never exceptions.
+ * The whole flow for one proposed call inside a workflow, on core's guarded-call state
+ * machine (`guardCall`, every exchange a recorded step): wait durably for the decision (if
+ * the call needs one), authorize (the approval is spent here, once; an approver's edit is
+ * followed), run `tool` with the ledger's arguments, complete. Refusals are results, never
+ * exceptions. `call` is what this workflow's `propose` sent for `proposed`.
  */
-export async function runCall<Result>(settings: WorkflowSettings, proposed: ProposeOutcome, tool: GrantedTool<Result>): Promise<CallResult<Result>> {
+export async function runCall<Result>(settings: WorkflowSettings, proposed: ProposeOutcome, tool: GrantedTool<Result>, call: ProposedCall | undefined): Promise<CallResult<Result>> {
   if (proposed.status === 'rejected' || proposed.status === 'denied') return proposed;
-  let target: ApprovedTarget | { proposalId: string; requestId?: undefined; edited?: undefined } = { proposalId: proposed.proposalId };
-  if (proposed.status === 'approval_required') {
-    const waited = await awaitApproval(settings, proposed);
-    if (waited.status !== 'approved') return refusalOfWait(waited);
-    target = waited;
+  if (call === undefined) {
+    const message = 'runCall takes a propose outcome returned by this workflow\'s propose (what authorize cross-checks comes from it)';
+    return { status: 'not_approved', reason: 'unknown_call', message, proposalId: proposed.proposalId };
   }
-  let token: string | undefined;
-  if (target.requestId !== undefined) {
-    const issued = await tokenStep(settings, target.requestId);
-    // No token (revoked or expired meanwhile): authorize without one says which.
-    if (issued.ok) token = issued.token;
+  // Only a durable wake-up: the machine reads the decision again, in recorded steps.
+  if (proposed.status === 'approval_required') await awaitApproval(settings, proposed);
+  const gate = workflowGateSteps();
+  const input = { context: call.context, callId: proposed.callId, toolName: call.toolName, arguments: call.arguments, recorded: proposed };
+  const step = await guardCall(settings.port, input, { step: gate.step });
+  switch (step.kind) {
+    case 'run': {
+      const { grant } = step;
+      const ran = await executeStep(grant, gate.fresh(), tool);
+      if (ran.status === 'unknown') return resultUnknown(settings, grant.proposalId, 'an earlier execution was cleared to run this call and recorded no outcome');
+      const completion: Completion = ran.status === 'succeeded' ? { status: 'succeeded', result: ran.result } : { status: 'failed', error: ran.error };
+      const completed = await completeStep(settings, grant, completion);
+      return ran.status === 'succeeded'
+        ? { status: 'succeeded', proposalId: grant.proposalId, result: ran.result, completion: completed }
+        : { status: 'failed', proposalId: grant.proposalId, error: ran.error, completion: completed };
+    }
+    case 'wait':
+      return { status: 'not_approved', reason: 'approval_pending', message: `approval request ${step.requestId} has not been approved`, proposalId: step.proposalId };
+    case 'unknown':
+      return resultUnknown(settings, step.proposalId, step.refusal.message);
+    case 'refused': {
+      const { refusal } = step;
+      // Spent before this execution recorded the grant (a crash right after authorize): the call may have run.
+      if (refusal.reason === 'already_consumed' && refusal.proposalId !== undefined) {
+        const status = await callStatusStep(settings, refusal.proposalId);
+        if (status.ok && status.call.state === 'dispatched') return resultUnknown(settings, refusal.proposalId, refusal.message, status.call);
+      }
+      return { status: refusal.status, reason: refusal.reason, message: refusal.message, proposalId: refusal.proposalId ?? proposed.proposalId };
+    }
   }
-  // The proposed call is cross-checked by its call id; an edited call is the approver's own.
-  const callId = target.edited === undefined ? proposed.callId : target.edited.callId;
-  const { outcome, fresh } = await authorizeStep(settings, { proposalId: target.proposalId, token, callId });
-  if (outcome.status === 'authorized') {
-    const ran = await executeStep(outcome.grant, fresh, tool);
-    if (ran.status === 'unknown') return resultUnknown(settings, target.proposalId, 'an earlier execution was cleared to run this call and recorded no outcome');
-    const completion: Completion = ran.status === 'succeeded' ? { status: 'succeeded', result: ran.result } : { status: 'failed', error: ran.error };
-    const completed = await completeStep(settings, outcome.grant, completion);
-    return ran.status === 'succeeded'
-      ? { status: 'succeeded', proposalId: target.proposalId, result: ran.result, completion: completed }
-      : { status: 'failed', proposalId: target.proposalId, error: ran.error, completion: completed };
-  }
-  if (outcome.status === 'approval_required') {
-    return { status: 'not_approved', reason: 'approval_pending', message: `approval request ${outcome.requestId} has not been approved`, proposalId: outcome.proposalId };
-  }
-  // Spent before this execution recorded the grant (a crash right after authorize): the call may have run.
-  if (outcome.status === 'not_approved' && outcome.reason === 'already_consumed') {
-    const status = await callStatusStep(settings, target.proposalId);
-    if (status.ok && status.call.state === 'dispatched') return resultUnknown(settings, target.proposalId, outcome.message, status.call);
-  }
-  return { status: outcome.status, reason: outcome.reason, message: outcome.message, proposalId: outcome.proposalId ?? target.proposalId };
 }
 
 async function resultUnknown(settings: WorkflowSettings, proposalId: string, message: string, known?: CallStatus): Promise<CallResult<never>> {
   const status = known === undefined ? await callStatusStep(settings, proposalId) : { ok: true as const, call: known };
   return { status: 'result_unknown', proposalId, call: status.ok ? status.call : undefined, message };
-}
-
-function refusalOfWait(waited: Exclude<ApprovalWait, { status: 'approved' }>): CallResult<never> {
-  const { proposalId, requestId } = waited;
-  switch (waited.status) {
-    case 'denied':
-      return { status: 'denied', reason: 'approval_denied', message: `approval request ${requestId} was denied`, proposalId };
-    case 'revoked':
-      return { status: 'not_approved', reason: 'approval_revoked', message: `approval request ${requestId} was revoked`, proposalId };
-    case 'consumed':
-      return { status: 'not_approved', reason: 'already_consumed', message: `approval request ${requestId} was already used`, proposalId };
-    case 'expired':
-      return { status: 'not_approved', reason: 'expired', message: `approval request ${requestId} expired`, proposalId };
-    case 'not_found':
-      return { status: 'not_approved', reason: 'unknown_call', message: waited.message, proposalId };
-    case 'edit_limit':
-      return { status: 'not_approved', reason: 'approval_edited', message: waited.message, proposalId };
-    case 'store_unavailable':
-      return { status: 'not_approved', reason: 'store_unavailable', message: waited.message, proposalId };
-  }
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import { lostAuthorizeReply } from '@countersign/core/testing';
 import { describePg } from '@countersign/store-postgres/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
-import { createSystemDatabase, type SystemDatabase } from './testing/system-database.ts';
+import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
 
 const POLICY = `
 version: 1
@@ -36,10 +37,12 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   const port = gate.port({ id: 'flows' });
   const slow = countersignWorkflow({ port, pollIntervalMs: 60_000 });
   const fast = countersignWorkflow({ port, pollIntervalMs: 1_000 });
+  const lostCommitted = countersignWorkflow({ port: lostAuthorizeReply(port, true), pollIntervalMs: 60_000 });
+  const lostNothing = countersignWorkflow({ port: lostAuthorizeReply(port, false), pollIntervalMs: 60_000 });
 
   const pay = DBOS.registerWorkflow(
-    async (input: { tool: string; amount: number; poll: 'slow' | 'fast'; runId?: string }) => {
-      const cs = input.poll === 'fast' ? fast : slow;
+    async (input: { tool: string; amount: number; poll: 'slow' | 'fast' | 'lost-committed' | 'lost-nothing'; runId?: string }) => {
+      const cs = { slow, fast, 'lost-committed': lostCommitted, 'lost-nothing': lostNothing }[input.poll];
       const [proposed] = await cs.propose({
         runId: input.runId,
         sessionId: 's1',
@@ -56,16 +59,13 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   );
 
   beforeAll(async () => {
-    system = await createSystemDatabase();
-    DBOS.setConfig({ name: 'countersign-dbos-flows', systemDatabaseUrl: system.url, runAdminServer: false, logLevel: 'error' });
-    await DBOS.launch();
+    system = await launchDbos('countersign-dbos-flows');
     notifyWorkflows(gate.events, async (id, message, topic, key) => {
       if (!lost.has(id)) await DBOS.send(id, message, topic, key);
     });
   });
   afterAll(async () => {
-    await DBOS.shutdown({ deregister: true });
-    await system?.drop();
+    await shutdownDbos(system);
   });
 
   /** Starts the workflow and returns its handle once its approval request exists. */
@@ -115,5 +115,19 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   it('a response naming another run is refused: the run id is the workflow id', async () => {
     const { handle } = await start({ tool: 'transfer', amount: 2500, poll: 'slow', runId: 'run-somebody-else' });
     await expect(handle.getResult()).rejects.toThrow(/run id must be the workflow id/);
+  });
+
+  it('authorize answered outcome_unknown after the consume committed: result_unknown (the call reads dispatched), never an ordinary refusal, nothing runs', async () => {
+    const { runId, handle, requested } = await start({ tool: 'transfer', amount: 2500, poll: 'lost-committed' });
+    await gate.approvals.decide(FIONA, { requestId: await requested, decision: 'approve' });
+    expect(await handle.getResult()).toMatchObject({ status: 'result_unknown', call: { state: 'dispatched' } });
+    expect(ran.filter((r) => r.runId === runId)).toEqual([]);
+  });
+
+  it('authorize answered outcome_unknown but nothing was consumed (the call reads proposed): a store_unavailable refusal, nothing runs', async () => {
+    const { runId, handle, requested } = await start({ tool: 'transfer', amount: 2500, poll: 'lost-nothing' });
+    await gate.approvals.decide(FIONA, { requestId: await requested, decision: 'approve' });
+    expect(await handle.getResult()).toMatchObject({ status: 'not_approved', reason: 'store_unavailable' });
+    expect(ran.filter((r) => r.runId === runId)).toEqual([]);
   });
 });

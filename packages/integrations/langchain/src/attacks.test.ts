@@ -1,4 +1,4 @@
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { afterAll, describe, expect, it } from 'vitest';
 import { guardedAgent, pendingRequests, toolMessages, WIRINGS } from './agent.test-helper.ts';
 import { refusalOf } from './refusal.ts';
@@ -179,17 +179,28 @@ for (const makeWiring of WIRINGS) {
       expect(relay.failures).toMatchObject([{ callId: 'call-read-2', reason: 'result_mismatch' }]);
     });
 
-    it("createAgent version 'v1' (all calls in one ToolNode task): after the interrupt the node re-runs, and a call that already ran is refused (already_consumed), never run twice", async () => {
+    it("createAgent version 'v1' (all calls in one ToolNode task): after the interrupt the node re-runs; a sibling call that had finished is not run again and keeps its real result (never an already_consumed refusal)", async () => {
       const app = guardedAgent(wiring, [READ, PAY], { version: 'v1' });
       const [request] = pendingRequests(await app.start());
+      const paused = await app.checkpointId();
       expect(app.executions).toEqual([{ tool: 'read_balance', args: { account: 'main' } }]);
       expect(await wiring.asUser(request!.requestId, 'approve')).toEqual({ ok: true });
-      await app.resume('ok');
-      expect(app.executions).toEqual([
+      const resumed = await app.resume('ok');
+      const ranOnce = [
         { tool: 'read_balance', args: { account: 'main' } },
         { tool: 'transfer', args: { amount: 2500, to: 'alice' } },
-      ]);
-      expect(app.refusals).toMatchObject([{ reason: 'already_consumed', toolCallId: 'call-read' }]);
+      ];
+      expect(app.executions).toEqual(ranOnce);
+      expect(app.refusals).toEqual([]);
+      const results = (messages: { messages: BaseMessage[] }) => Object.fromEntries(toolMessages(messages).map((m) => [m.tool_call_id, { content: m.content, status: m.status }]));
+      const real = results(resumed);
+      expect(real['call-read']).toEqual({ content: expect.stringContaining('"ok":true'), status: 'success' });
+      expect(real['call-pay']).toEqual({ content: expect.stringContaining('"ok":true'), status: 'success' });
+      // A retry from the paused checkpoint (a fork of the thread): nothing runs again, and both calls keep their real results.
+      const retried = await app.resume('ok', { checkpoint_id: paused });
+      expect(app.executions).toEqual(ranOnce);
+      expect(app.refusals).toEqual([]);
+      expect(results(retried)).toEqual(real);
     });
   });
 }

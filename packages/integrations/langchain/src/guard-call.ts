@@ -1,5 +1,14 @@
 import type { GatePort } from '@countersign/core';
-import { type CallIndex, type GuardedRefusal, type GuardedStep, guardCall, rememberRefusal, runGranted } from '@countersign/core/integration';
+import {
+  type CallIndex,
+  type GuardedRefusal,
+  type GuardedStep,
+  guardCall,
+  rememberedResult,
+  rememberRefusal,
+  rememberResult,
+  runGranted,
+} from '@countersign/core/integration';
 import type { ToolCall } from '@langchain/core/messages';
 import { ToolMessage } from '@langchain/core/messages';
 import { interrupt } from '@langchain/langgraph';
@@ -55,7 +64,14 @@ export async function guardToolCall<REQUEST extends { toolCall: ToolCall; tool?:
     interrupt(value);
     step = await guardCall(settings.port, input);
   }
-  if (step.kind === 'refused') return refuse(step.refusal);
+  // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' && step.refusal.reason === 'already_consumed') {
+    // A call that already ran, run again (createAgent 'v1' re-runs the whole ToolNode task after
+    // a sibling's interrupt; a retry from the paused checkpoint): its real result, never a second run.
+    const ran = await rememberedResult(settings.port, settings.index, context.runId, callId);
+    if (ran !== undefined) return new ToolMessage({ tool_call_id: callId, name: call.name, content: ran.content as ToolMessage['content'], ...ran.extra });
+  }
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal);
   const { grant } = step;
   // The ledger's call, exactly as proposed and approved: never the state's (maybe edited) copy.
   const args = JSON.parse(grant.canonicalArgs) as Record<string, unknown>;
@@ -64,7 +80,11 @@ export async function guardToolCall<REQUEST extends { toolCall: ToolCall; tool?:
   const run = async () => {
     const result = await handler(ledgerRequest);
     // Which ledger call produced this result (after an edit: the edited call), for the app and the approver's UI.
-    if (ToolMessage.isInstance(result)) result.additional_kwargs = { ...result.additional_kwargs, countersign: { callId: grant.callId, proposalId: grant.proposalId } };
+    if (ToolMessage.isInstance(result)) {
+      result.additional_kwargs = { ...result.additional_kwargs, countersign: { callId: grant.callId, proposalId: grant.proposalId } };
+      const extra = { status: result.status, additional_kwargs: { countersign: result.additional_kwargs.countersign } };
+      rememberResult(settings.index, context.runId, callId, { content: result.content, extra });
+    }
     return result;
   };
   return runGranted(settings.port, grant, run, {

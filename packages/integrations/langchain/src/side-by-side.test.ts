@@ -115,16 +115,17 @@ for (const makeWiring of WIRINGS) {
       expect(app.executions).toEqual([{ tool: 'transfer', args: { to: 'mallory', amount: 9999 } }]);
     });
 
-    it('resuming again from the interrupted checkpoint: already_consumed, the call ran once', async () => {
+    it('resuming again from the interrupted checkpoint: the call ran once, and the replay shows its real result (not a refusal)', async () => {
       const app = guardedAgent(wiring, [PAY_ALICE]);
       const [request] = pendingRequests(await app.start());
       const paused = await app.checkpointId();
       expect(await wiring.asUser(request!.requestId, 'approve')).toEqual({ ok: true });
-      await app.resume(approveAll());
+      const first = await app.resume(approveAll());
       const replay = await app.resume(approveAll(), { checkpoint_id: paused });
       expect(app.executions).toEqual([{ tool: 'transfer', args: { to: 'alice', amount: 25 } }]);
-      expect(app.refusals).toMatchObject([{ status: 'not_approved', reason: 'already_consumed', toolCallId: 'call-a' }]);
-      expect(refusalOf(toolMessages(replay).at(-1))).toMatchObject({ reason: 'already_consumed' });
+      expect(app.refusals).toEqual([]);
+      expect(toolMessages(replay).at(-1)?.content).toBe(toolMessages(first).at(-1)?.content);
+      expect(refusalOf(toolMessages(replay).at(-1))).toBeUndefined();
     });
   });
 }

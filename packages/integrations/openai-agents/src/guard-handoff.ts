@@ -43,7 +43,8 @@ export function guardHandoff(target: AnyAgent | Handoff, guard: CountersignGuard
       if (step.kind === 'wait') {
         return refuse({ status: 'not_approved', reason: 'approval_pending', message: `approval request ${step.requestId} has not been approved in Countersign`, proposalId: step.proposalId }, callId);
       }
-      if (step.kind === 'refused') return refuse(step.refusal, callId);
+      // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, callId);
       return runGranted(guard.port, step.grant, () => base.onInvokeHandoff(context, args), {
         // What the runner relays to the model as the handoff's output.
         resultOf: (agent) => getTransferMessage(agent),

@@ -69,7 +69,8 @@ async function runGuarded(guard: CountersignGuard, tool: AnyFunctionTool, runCon
   if (step.kind === 'wait') {
     return refuse({ status: 'not_approved', reason: 'approval_pending', message: `approval request ${step.requestId} has not been approved in Countersign`, proposalId: step.proposalId });
   }
-  if (step.kind === 'refused') return refuse(step.refusal);
+  // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal);
   // The ledger's arguments, exactly as proposed and approved (or as the approver edited them); never the RunState's.
   return runGranted(guard.port, step.grant, () => tool.invoke(runContext, step.grant.canonicalArgs, details), {
     onCompletionFailure: (failure) => guard.completionFailures.push(failure),

@@ -1,4 +1,5 @@
-import { InProcessGatePort } from '@countersign/core/gate';
+import { linkedPair } from '@countersign/client/testing';
+import { type GatePort, InProcessGatePort } from '@countersign/core/gate';
 import { FINANCE, makeGateFixture, type GateFixtureOptions } from '@countersign/core/testing';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -8,10 +9,14 @@ import type { ProposeOutcome, ToolEnvelope } from './workflow/contract.ts';
 
 export const WORKFLOW_ID = 'wf-order-42';
 
+/** How the worker reaches the gate: in process, or `@countersign/client` over the server app (linkedPair). */
+export type Wiring = 'in-process' | 'client';
+export const WIRINGS: readonly Wiring[] = ['in-process', 'client'];
+
 /** A real gate (memory store unless given one) with its port, and tool activities that record what they ran. */
-export function temporalFixture(options: GateFixtureOptions = {}, interceptorOptions: ToolInterceptorOptions = {}) {
+export function temporalFixture(options: GateFixtureOptions = {}, interceptorOptions: ToolInterceptorOptions = {}, wiring: Wiring = 'in-process') {
   const fixture = makeGateFixture(options);
-  const port = new InProcessGatePort(fixture.gate);
+  const port: GatePort = wiring === 'in-process' ? new InProcessGatePort(fixture.gate) : linkedPair({ gate: fixture.gate, client: { retryDelayMs: 5 } }).client;
   const ran: Array<{ tool: string; args: unknown }> = [];
   const tools = {
     transfer: async (args: unknown) => {
@@ -44,8 +49,8 @@ export function temporalFixture(options: GateFixtureOptions = {}, interceptorOpt
     if (!decided.ok) throw new Error(decided.reason);
   }
 
-  const envelope = (outcome: { proposalId: string; requestId?: string }, args: unknown): ToolEnvelope => ({
-    countersign: { v: 1, proposalId: outcome.proposalId, requestId: outcome.requestId },
+  const envelope = (outcome: { proposalId: string; requestId?: string; callId?: string }, args: unknown): ToolEnvelope => ({
+    countersign: { v: 1, proposalId: outcome.proposalId, requestId: outcome.requestId, callId: outcome.callId ?? '', sessionId: 's-1', principal: 'user:42' },
     arguments: args,
   });
 

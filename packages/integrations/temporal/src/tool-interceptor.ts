@@ -1,5 +1,5 @@
-import type { AuthorizeOutcome, CallStatusResult, GatePort } from '@countersign/core/gate';
-import { runGranted } from '@countersign/core/integration';
+import type { CallStatusResult, GatePort } from '@countersign/core/gate';
+import { type GuardedRefusal, guardCall, runGranted } from '@countersign/core/integration';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import type { Context } from '@temporalio/activity';
@@ -47,31 +47,18 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
     }
     const runId = workflowExecution?.workflowId;
     if (runId === undefined) throw refusal(FAILURE_TYPES.noGrant, `tool activity ${activityType} runs only from a workflow (the run id is the workflow id)`);
-    const { proposalId, requestId } = envelope.countersign;
-    let token: string | undefined;
-    if (requestId !== undefined) {
-      const issued = await this.#port.token(requestId);
-      if (!issued.ok) {
-        // Still pending: nothing was spent, the workflow may wait on.
-        if (issued.reason === 'not_approved' && issued.status === 'pending') {
-          throw refusal(FAILURE_TYPES.approvalRequired, `approval request ${requestId} is still pending`);
-        }
-        if (issued.reason === 'not_approved' && issued.status === 'consumed') return this.#alreadyConsumed(proposalId);
-        if (issued.reason === 'store_unavailable') throw unavailable(issued.message);
-        throw refusal(FAILURE_TYPES.notApproved, `no token for ${requestId}: ${issued.reason}${issued.status ? ` (${issued.status})` : ''}`, issued);
-      }
-      token = issued.token;
-    }
-    const authorized = await this.#port.authorize({
-      proposalId,
-      token,
-      // Cross-checks: this workflow's run, this activity's tool, the workflow's arguments (CASA checks 2-4).
-      runId,
-      toolName: activityType,
-      arguments: envelope.arguments,
-    });
-    if (authorized.status !== 'authorized') return this.#refuse(proposalId, authorized);
-    const { grant } = authorized;
+    const { proposalId, requestId, callId, sessionId, principal } = envelope.countersign;
+    // The guarded-call state machine: the decision read from Countersign (an approver's edit
+    // followed), the token, authorize cross-checking this workflow's run, this activity's tool,
+    // the workflow's arguments, call id, session and principal (CASA checks 2-4).
+    const guarded = { context: { runId, sessionId, principal }, callId, toolName: activityType, arguments: envelope.arguments, recorded: { proposalId, requestId } };
+    const step = await guardCall(this.#port, guarded);
+    // Still pending: nothing was spent, the workflow may wait on.
+    if (step.kind === 'wait') throw refusal(FAILURE_TYPES.approvalRequired, `approval request ${step.requestId} is still pending`);
+    // The approval may be spent and the call may have run: never retried, never an ordinary refusal.
+    if (step.kind === 'unknown') throw refusal(FAILURE_TYPES.outcomeUnknown, step.refusal.message, step);
+    if (step.kind === 'refused') return this.#refuse(proposalId, step.refusal);
+    const { grant } = step;
     try {
       // The ledger's arguments, never the workflow's (invariant 4). The outcome is recorded with
       // `complete` by the guarded-call state machine's last step; the tool's result stands whatever
@@ -85,16 +72,14 @@ export class CountersignToolInterceptor implements ActivityInboundCallsIntercept
     }
   }
 
-  async #refuse(proposalId: string, outcome: Exclude<AuthorizeOutcome, { status: 'authorized' }>): Promise<never> {
-    if (outcome.status === 'not_approved' && outcome.reason === 'already_consumed') return this.#alreadyConsumed(proposalId);
-    if (outcome.status === 'not_approved' && outcome.reason === 'store_unavailable') throw unavailable(outcome.message);
-    const type =
-      outcome.status === 'denied'
-        ? FAILURE_TYPES.denied
-        : outcome.status === 'approval_required' || (outcome.status === 'not_approved' && outcome.reason === 'approval_pending')
-          ? FAILURE_TYPES.approvalRequired
-          : FAILURE_TYPES.notApproved;
-    throw refusal(type, `${outcome.status}${'reason' in outcome ? `: ${outcome.reason}` : ''}`, outcome);
+  /** A refusal of the machine as Temporal's failure: typed, non-retryable unless the store was down (nothing spent). */
+  async #refuse(proposalId: string, denial: GuardedRefusal): Promise<never> {
+    // After an edit the spent call is the edited one: its status is the one that says whether it ran.
+    if (denial.reason === 'already_consumed') return this.#alreadyConsumed(denial.proposalId ?? proposalId);
+    if (denial.reason === 'store_unavailable') throw unavailable(denial.message);
+    if (denial.reason === 'approval_pending') throw refusal(FAILURE_TYPES.approvalRequired, denial.message, denial);
+    const type = denial.status === 'denied' ? FAILURE_TYPES.denied : FAILURE_TYPES.notApproved;
+    throw refusal(type, `${denial.status}: ${denial.reason}: ${denial.message}`, denial);
   }
 
   /** A replayed attempt: the grant is spent. The details say whether it ran ("dispatched": ran, result unknown). */

@@ -29,3 +29,17 @@ export async function createSystemDatabase(): Promise<SystemDatabase> {
     },
   };
 }
+
+/** DBOS launched in this test process on a system database of its own (register workflows first). */
+export async function launchDbos(name: string): Promise<SystemDatabase> {
+  const system = await createSystemDatabase();
+  DBOS.setConfig({ name, systemDatabaseUrl: system.url, runAdminServer: false, logLevel: 'error' });
+  await DBOS.launch();
+  return system;
+}
+
+/** Shuts DBOS down (its workflows deregistered) and drops the system database. */
+export async function shutdownDbos(system: SystemDatabase | undefined): Promise<void> {
+  await DBOS.shutdown({ deregister: true });
+  await system?.drop();
+}

@@ -137,7 +137,7 @@ export function approvedCallHistory(tampering: HistoryTampering = {}) {
   b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: tampering.signalName ?? 'countersign.decision', input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
   const third = b.workflowTask();
   b.add('TIMER_CANCELED', { timerId: '1', startedEventId: timer, workflowTaskCompletedEventId: third, identity: 'hand-built' });
-  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1' }, arguments: INPUT.call.arguments };
+  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1', callId: INPUT.call.id, sessionId: INPUT.sessionId, principal: INPUT.principal }, arguments: INPUT.call.arguments };
   b.activity('2', 'transfer', envelope, { transferred: 500 }, third);
   const fourth = b.workflowTask();
   b.add('WORKFLOW_EXECUTION_COMPLETED', {
@@ -179,7 +179,7 @@ export function forgedSignalHistory() {
   const expiresAt = START + 600_000;
   const proposal = { proposalId: 'p-1', requestId: 'req-1', callId: 'call-1', argsDigest: 'd', status: 'approval_required', expiresAt };
   b.activity('1', 'countersign.propose', { sessionId: 's-1', principal: 'user:42', toolCalls: [INPUT.call] }, [proposal], first);
-  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1' }, arguments: INPUT.call.arguments };
+  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1', callId: INPUT.call.id, sessionId: INPUT.sessionId, principal: INPUT.principal }, arguments: INPUT.call.arguments };
   const signal = { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] };
   const second = b.workflowTask();
   const firstTimer = b.add('TIMER_STARTED', { timerId: '1', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: second });

@@ -36,7 +36,8 @@ export interface DecisionSignal {
  * the ledger's arguments from the grant.
  */
 export interface ToolEnvelope {
-  countersign: { v: 1; proposalId: string; requestId?: string | undefined };
+  /** The call (proposal, approval request) and what authorize cross-checks besides run, tool and arguments: the model's call id, session and principal. */
+  countersign: { v: 1; proposalId: string; requestId?: string | undefined; callId: string; sessionId: string; principal: string };
   arguments: unknown;
 }
 
@@ -44,8 +45,9 @@ export function isToolEnvelope(value: unknown): value is ToolEnvelope {
   if (typeof value !== 'object' || value === null) return false;
   const ref = (value as { countersign?: unknown }).countersign;
   if (typeof ref !== 'object' || ref === null) return false;
-  const { v, proposalId, requestId } = ref as Record<string, unknown>;
-  return v === 1 && typeof proposalId === 'string' && (requestId === undefined || typeof requestId === 'string');
+  const { v, proposalId, requestId, callId, sessionId, principal } = ref as Record<string, unknown>;
+  const named = typeof callId === 'string' && typeof sessionId === 'string' && typeof principal === 'string';
+  return v === 1 && typeof proposalId === 'string' && (requestId === undefined || typeof requestId === 'string') && named;
 }
 
 /** How a guarded call ended, as the workflow sees it. */
@@ -67,6 +69,12 @@ export const FAILURE_TYPES = {
   approvalRequired: 'CountersignApprovalRequired',
   /** The grant was already spent: a replayed attempt. Details carry the call status ("ran, result unknown" when `dispatched`). */
   alreadyConsumed: 'CountersignAlreadyConsumed',
+  /**
+   * Authorize answered `outcome_unknown` and the call no longer reads `proposed`: the approval
+   * may be spent and the call may have run. Never retried, never an ordinary refusal; details
+   * carry core's `UnknownOutcome` (with the call's state) for an operator to check.
+   */
+  outcomeUnknown: 'CountersignOutcomeUnknown',
   toolFailed: 'CountersignToolFailed',
   storeUnavailable: 'CountersignStoreUnavailable',
 } as const;

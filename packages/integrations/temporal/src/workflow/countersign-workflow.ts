@@ -62,8 +62,9 @@ export function countersignWorkflow(options: CountersignWorkflowOptions) {
    * authorizes (spending the approval), runs the tool with the LEDGER's arguments and
    * completes; any refusal comes back as a non-retryable ApplicationFailure.
    */
-  async function runTool<R = unknown>(toolName: string, call: { proposalId: string; requestId?: string | undefined }, args: unknown): Promise<R> {
-    const envelope: ToolEnvelope = { countersign: { v: 1, proposalId: call.proposalId, requestId: call.requestId }, arguments: args };
+  async function runTool<R = unknown>(toolName: string, call: Omit<ToolEnvelope['countersign'], 'v'>, args: unknown): Promise<R> {
+    const { proposalId, requestId, callId, sessionId, principal } = call;
+    const envelope: ToolEnvelope = { countersign: { v: 1, proposalId, requestId, callId, sessionId, principal }, arguments: args };
     return (await activities[toolName]!(envelope)) as R;
   }
 
@@ -85,7 +86,8 @@ export function countersignWorkflow(options: CountersignWorkflowOptions) {
         return { status: 'expired', proposalId: pending.proposalId, requestId: pending.requestId, expiresAt: pending.expiresAt };
       }
       try {
-        const result = await runTool<R>(call.name, { proposalId: outcome.proposalId, requestId: pending?.requestId }, call.arguments);
+        const ref = { proposalId: outcome.proposalId, requestId: pending?.requestId, callId: call.id, sessionId: response.sessionId, principal: response.principal };
+        const result = await runTool<R>(call.name, ref, call.arguments);
         return { status: 'executed', proposalId: outcome.proposalId, result };
       } catch (error) {
         const failure = countersignFailure(error);
