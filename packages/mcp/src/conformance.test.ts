@@ -7,13 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
+import { startConformanceServer } from './testing/conformance-server.ts';
 import { makeTestGate } from './testing/gateway-fixture.ts';
+import type { UpstreamConfig } from './upstream.ts';
 
 /*
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios)
- * run twice: against @modelcontextprotocol/server-everything directly (its own Streamable
- * HTTP front), and against the gateway's Streamable HTTP front relaying to the same server
- * over stdio. The suite is a local CLI that only talks to the URL it is given: it downloads
+ * run twice for each server: directly (its own Streamable HTTP front), and against the
+ * gateway's Streamable HTTP front relaying to the same server. Two servers:
+ * @modelcontextprotocol/server-everything (over stdio behind the gateway), which lacks most
+ * of the scenarios' tools, and a test server implementing all of them (over HTTP). The suite is a local CLI that only talks to the URL it is given: it downloads
  * nothing at run time.
  */
 const require = createRequire(import.meta.url);
@@ -76,9 +79,30 @@ async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess
 
 const passing = (outcomes: Map<string, Outcome>) => [...outcomes].filter(([, o]) => o === 'passed').map(([name]) => name);
 
-describe('the official conformance server scenarios, directly and through the gateway', () => {
+interface Target {
+  /** What the suite runs against directly, and how the gateway reaches the same server. */
+  start(): Promise<{ url: string; upstream: UpstreamConfig; close(): Promise<void> }>;
+}
+
+const TARGETS: Record<string, Target> = {
+  '@modelcontextprotocol/server-everything': {
+    async start() {
+      const { url, child } = await startEverythingHttp();
+      // The gateway starts its own copy over stdio, as a desktop config would.
+      return { url, upstream: { name: 'everything', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }, close: async () => void child.kill() };
+    },
+  },
+  'a server implementing every scenario (testing/conformance-server.ts)': {
+    async start() {
+      const server = await startConformanceServer();
+      return { url: server.url, upstream: { name: 'conformance', url: server.url }, close: () => server.close() };
+    },
+  },
+};
+
+describe.each(Object.entries(TARGETS))('the official conformance server scenarios against %s, directly and through the gateway', (label, target) => {
   let dir: string;
-  let everything: { url: string; child: ChildProcess };
+  let server: Awaited<ReturnType<Target['start']>>;
   let gateway: Gateway;
   let front: HttpFront;
   let direct: Map<string, Outcome>;
@@ -86,24 +110,23 @@ describe('the official conformance server scenarios, directly and through the ga
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cs-mcp-conformance-'));
-    everything = await startEverythingHttp();
-    gateway = await createGateway({
-      upstreams: [{ name: 'everything', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }],
-      gate: makeTestGate(ALLOW_ALL, true),
-      agent: { id: 'mcp-gateway' },
-      principal: 'user-1',
-    });
+    server = await target.start();
+    gateway = await createGateway({ upstreams: [server.upstream], gate: makeTestGate(ALLOW_ALL, true), agent: { id: 'mcp-gateway' }, principal: 'user-1' });
     // The suite cannot send a bearer token: a loopback bind without one, as for local development.
     front = await startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true });
-    direct = await runConformance(everything.url, dir);
+    direct = await runConformance(server.url, dir);
     viaGateway = await runConformance(front.url, dir);
-    console.info(`conformance: ${passing(direct).length} of ${direct.size} directly, ${passing(viaGateway).length} of ${viaGateway.size} through the gateway`);
+    const failed = (outcomes: Map<string, Outcome>) => [...outcomes].filter(([, o]) => o === 'failed').map(([name]) => name);
+    console.info(
+      `conformance against ${label}: ${passing(direct).length} of ${direct.size} scenarios pass directly, ${passing(viaGateway).length} through the gateway; ` +
+        `failing directly: ${failed(direct).join(', ') || 'none'}; through the gateway: ${failed(viaGateway).join(', ') || 'none'}`,
+    );
   }, 180_000);
 
   afterAll(async () => {
     await front?.close();
     await gateway?.close();
-    everything?.child.kill();
+    await server?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
