@@ -33,14 +33,18 @@ const REFUSED_ON_PURPOSE: Readonly<Record<string, string>> = {};
 type Outcome = 'passed' | 'failed';
 
 /** Runs every server scenario against `url`; the outcome of each, from the CLI's summary. */
-function runConformance(url: string, cwd: string): Promise<Map<string, Outcome>> {
+function runConformance(url: string, cwd: string, scenario?: string): Promise<Map<string, Outcome>> {
+  const only = scenario === undefined ? [] : ['--scenario', scenario];
   return new Promise((resolve, reject) => {
     // The CLI exits 1 when any scenario fails: the summary is what the test reads.
-    execFile(process.execPath, [CONFORMANCE_BIN, 'server', '--url', url], { cwd, timeout: 120_000 }, (error, stdout) => {
+    execFile(process.execPath, [CONFORMANCE_BIN, 'server', '--url', url, ...only], { cwd, timeout: 120_000 }, (error, stdout) => {
       const outcomes = new Map<string, Outcome>();
       for (const match of stdout.matchAll(/^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gmu)) {
         outcomes.set(match[2] as string, match[1] === '✓' && match[4] === '0' ? 'passed' : 'failed');
       }
+      // A single scenario's run prints its checks' tally instead of the summary.
+      const tally = scenario === undefined ? null : /^Passed: (\d+)\/(\d+), (\d+) failed/m.exec(stdout);
+      if (scenario !== undefined && tally !== null) outcomes.set(scenario, tally[1] === tally[2] && tally[3] === '0' ? 'passed' : 'failed');
       if (outcomes.size === 0) reject(new Error(`no conformance summary (${error?.message ?? 'no error'}):\n${stdout}`));
       else resolve(outcomes);
     });
@@ -116,6 +120,12 @@ describe.each(Object.entries(TARGETS))('the official conformance server scenario
     front = await startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true });
     direct = await runConformance(server.url, dir);
     viaGateway = await runConformance(front.url, dir);
+    // On a loaded machine a scenario can time out: one the gateway fails but the direct run
+    // passed is run again alone, and counts as failed only if it fails again.
+    for (const name of passing(direct).filter((n) => viaGateway.get(n) !== 'passed')) {
+      const again = (await runConformance(front.url, dir, name)).get(name);
+      if (again !== undefined) viaGateway.set(name, again);
+    }
     const failed = (outcomes: Map<string, Outcome>) => [...outcomes].filter(([, o]) => o === 'failed').map(([name]) => name);
     console.info(
       `conformance against ${label}: ${passing(direct).length} of ${direct.size} scenarios pass directly, ${passing(viaGateway).length} through the gateway; ` +

@@ -11,14 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ElicitResultSchema, isInitializeRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, type ElicitRequest, ElicitResultSchema, isInitializeRequest, type ServerNotification, type ServerRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 // A 1×1 PNG and a WAV header with no samples: the scenarios check type and MIME type only.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV = Buffer.from('RIFF$\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0data\0\0\0\0', 'latin1').toString('base64');
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function conformanceMcpServer(): McpServer {
@@ -38,9 +40,9 @@ function conformanceMcpServer(): McpServer {
       { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
     ],
   }));
-  server.registerTool('test_tool_with_logging', { description: 'Logs three lines while it runs.' }, async () => {
+  server.registerTool('test_tool_with_logging', { description: 'Logs three lines while it runs.' }, async (extra) => {
     for (const line of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
-      await server.sendLoggingMessage({ level: 'info', data: line });
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: line } });
       await sleep(50);
     }
     return text('Tool with logging executed');
@@ -57,19 +59,26 @@ function conformanceMcpServer(): McpServer {
     }
     return text('Progress tool executed');
   });
-  server.registerTool('test_sampling', { description: 'Asks the client to sample.', inputSchema: { prompt: z.string() } }, async ({ prompt }) => {
-    const answer = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+  // Requests to the client go through `extra.sendRequest`: on the call's own response stream, not
+  // on the standalone GET stream, which the client may not have opened yet.
+  server.registerTool('test_sampling', { description: 'Asks the client to sample.', inputSchema: { prompt: z.string() } }, async ({ prompt }, extra) => {
+    const answer = await extra.sendRequest(
+      { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 } },
+      CreateMessageResultSchema,
+    );
     return text(`LLM response: ${answer.content.type === 'text' ? answer.content.text : answer.content.type}`);
   });
-  const elicit = async (message: string, properties: Record<string, unknown>, required: string[] = []) => {
-    const answer = await server.server.request({ method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required } } }, ElicitResultSchema);
+  const elicit = async (extra: Extra, message: string, properties: Record<string, unknown>, required: string[] = []) => {
+    // Schemas as the suite writes them (legacy `enumNames` too), sent as they are.
+    const request = { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required } } } as ElicitRequest;
+    const answer = await extra.sendRequest(request, ElicitResultSchema);
     return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
   };
-  server.registerTool('test_elicitation', { description: 'Asks the user for a name and email.', inputSchema: { message: z.string() } }, async ({ message }) =>
-    elicit(message, { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, ['username', 'email']),
+  server.registerTool('test_elicitation', { description: 'Asks the user for a name and email.', inputSchema: { message: z.string() } }, async ({ message }, extra) =>
+    elicit(extra, message, { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, ['username', 'email']),
   );
-  server.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicitation with defaults.' }, async () =>
-    elicit('Defaults', {
+  server.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicitation with defaults.' }, async (extra) =>
+    elicit(extra, 'Defaults', {
       name: { type: 'string', default: 'John Doe' },
       age: { type: 'integer', default: 30 },
       score: { type: 'number', default: 95.5 },
@@ -77,8 +86,8 @@ function conformanceMcpServer(): McpServer {
       verified: { type: 'boolean', default: true },
     }),
   );
-  server.registerTool('test_elicitation_sep1330_enums', { description: 'Elicitation with every enum form.' }, async () =>
-    elicit('Enums', {
+  server.registerTool('test_elicitation_sep1330_enums', { description: 'Elicitation with every enum form.' }, async (extra) =>
+    elicit(extra, 'Enums', {
       untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
       titledSingle: {
         type: 'string',
