@@ -11,8 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageResultSchema, type ElicitRequest, ElicitResultSchema, isInitializeRequest, type ServerNotification, type ServerRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, type ElicitRequest, ElicitResultSchema, isInitializeRequest, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { trackSubscriptions } from './relay-server.ts';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 // A 1×1 PNG and a WAV header with no samples: the scenarios check type and MIME type only.
@@ -25,7 +26,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function conformanceMcpServer(): McpServer {
   const server = new McpServer({ name: 'conformance-test-server', version: '1.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true }, completions: {} } });
-  const subscribed = new Set<string>();
 
   server.registerTool('test_simple_text', { description: 'Returns simple text.' }, async () => text('This is a simple text response for testing.'));
   server.registerTool('test_image_content', { description: 'Returns an image.' }, async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }));
@@ -122,14 +122,8 @@ function conformanceMcpServer(): McpServer {
   server.registerResource('template', new ResourceTemplate('test://template/{id}/data', { list: undefined }), { description: 'Data by id.', mimeType: 'application/json' }, async (uri, { id }) => ({
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
   }));
-  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    subscribed.add(request.params.uri);
-    return {};
-  });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    subscribed.delete(request.params.uri);
-    return {};
-  });
+  // The suite subscribes and unsubscribes; nothing here changes, so no update is ever sent.
+  trackSubscriptions(server);
 
   server.registerPrompt('test_simple_prompt', { description: 'A simple prompt.' }, async () => ({
     messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
