@@ -24,7 +24,7 @@ export function relayServer(): McpServer {
   const server = new McpServer({ name: 'relay-test', version: '1.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true, listChanged: true } } });
   let cancelled = 0;
   let counter = 0;
-  const subscribed = new Set<string>();
+  const subscribed = trackSubscriptions(server);
 
   server.registerTool(
     'slow',
@@ -72,6 +72,12 @@ export function relayServer(): McpServer {
     process.exit(3);
   });
   server.registerResource('counter', COUNTER_URI, { mimeType: 'text/plain' }, async () => ({ contents: [{ uri: COUNTER_URI, text: String(counter) }] }));
+  return server;
+}
+
+/** Answers `resources/subscribe` and `unsubscribe`; the URIs subscribed to now. */
+export function trackSubscriptions(server: McpServer): ReadonlySet<string> {
+  const subscribed = new Set<string>();
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     subscribed.add(request.params.uri);
     return {};
@@ -80,7 +86,7 @@ export function relayServer(): McpServer {
     subscribed.delete(request.params.uri);
     return {};
   });
-  return server;
+  return subscribed;
 }
 
 if (import.meta.main) {
