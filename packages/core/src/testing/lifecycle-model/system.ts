@@ -43,6 +43,8 @@ export interface LifecycleHarness {
   open(): Promise<OpenedStores>;
   /** Gate instances on the same data (default 1); steps go to them in turn, a restart kills one. */
   replicas?: number | undefined;
+  /** The history's definitions, pins and registrations (default: a fresh memory store, kept over restarts). */
+  definitions?: DefinitionStore | undefined;
   /** Closes and removes everything. */
   destroy(): Promise<void>;
 }
@@ -94,7 +96,7 @@ export class RealSystem {
    * Definitions, pins and registrations: one store for the history, shared by every
    * replica and kept over restarts (the ledger and audit are the harness's).
    */
-  readonly definitions: DefinitionStore = new MemoryDefinitionStore();
+  readonly definitions: DefinitionStore;
   #nextId = 0;
   #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
   /** Faults injected on any replica, in the order they happened. */
@@ -104,6 +106,7 @@ export class RealSystem {
 
   constructor(harness: LifecycleHarness) {
     this.harness = harness;
+    this.definitions = harness.definitions ?? new MemoryDefinitionStore();
   }
 
   async start(): Promise<void> {
