@@ -23,7 +23,7 @@ function memoryHarness(
     const audit = new MemoryAuditLog();
     const ledger = wrap(new MemoryLedger({ audit }));
     const definitions = wrapDefinitions(new MemoryDefinitionStore());
-    return { open: async () => ({ ledger, audit, close: async () => {} }), definitions, destroy: async () => {} };
+    return { open: async () => ({ ledger, audit, definitions, close: async () => {} }), destroy: async () => {} };
   };
 }
 

@@ -31,6 +31,8 @@ import {
 export interface OpenedStores {
   ledger: LedgerStore;
   audit: AuditLog;
+  /** The store's definitions, pins and registrations (default: one memory store for the history, kept over restarts). */
+  definitions?: DefinitionStore | undefined;
   close(): Promise<void>;
 }
 
@@ -43,8 +45,6 @@ export interface LifecycleHarness {
   open(): Promise<OpenedStores>;
   /** Gate instances on the same data (default 1); steps go to them in turn, a restart kills one. */
   replicas?: number | undefined;
-  /** The history's definitions, pins and registrations (default: a fresh memory store, kept over restarts). */
-  definitions?: DefinitionStore | undefined;
   /** Closes and removes everything. */
   destroy(): Promise<void>;
 }
@@ -92,11 +92,8 @@ export class RealSystem {
   readonly refs: Record<string, CallRefs> = {};
   readonly grants: GrantRecord[] = [];
   readonly harness: LifecycleHarness;
-  /**
-   * Definitions, pins and registrations: one store for the history, shared by every
-   * replica and kept over restarts (the ledger and audit are the harness's).
-   */
-  readonly definitions: DefinitionStore;
+  /** Definitions, pins and registrations when the harness's stores bring none: one for the history, kept over restarts. */
+  readonly #memoryDefinitions = new MemoryDefinitionStore();
   #nextId = 0;
   #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
   /** Faults injected on any replica, in the order they happened. */
@@ -106,7 +103,6 @@ export class RealSystem {
 
   constructor(harness: LifecycleHarness) {
     this.harness = harness;
-    this.definitions = harness.definitions ?? new MemoryDefinitionStore();
   }
 
   async start(): Promise<void> {
@@ -128,7 +124,7 @@ export class RealSystem {
       policy,
       keyring: new Keyring([hmacKey('k1', SECRET)]),
       tools,
-      definitions: this.definitions,
+      definitions: opened.definitions ?? this.#memoryDefinitions,
       trustOnFirstUse: true,
       definitionReview: { eligible: { approvers: [...MODEL_REVIEW.eligible] }, requiredApprovals: MODEL_REVIEW.required, ttlSeconds: MODEL_REVIEW.ttlSeconds },
       sharedTools: { [REGISTERED_TOOL]: ['*'] },
@@ -176,6 +172,11 @@ export class RealSystem {
   /** The store without faults or scheduling: where the truth is read. */
   get ledger(): LedgerStore {
     return this.#replicas[0]!.faults.target;
+  }
+
+  /** The definition store the truth about pins is read from. */
+  get definitions(): DefinitionStore {
+    return this.#replicas[0]!.opened.definitions ?? this.#memoryDefinitions;
   }
 
   get audit(): AuditLog {
