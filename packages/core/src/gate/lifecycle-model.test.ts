@@ -39,6 +39,17 @@ async function violationOf(run: Promise<unknown>): Promise<string> {
   return report.cause instanceof Error ? report.cause.message : report.message;
 }
 
+/** `target` with one method replaced (the defect a test injects); everything else as it is. */
+function withMethod<T extends object, K extends keyof T>(target: T, name: K, replacement: T[K]): T {
+  return new Proxy(target, {
+    get: (t, property) => {
+      if (property === name) return replacement;
+      const value = Reflect.get(t, property, t);
+      return typeof value === 'function' ? value.bind(t) : value;
+    },
+  });
+}
+
 const NO_KNOWN_DEFECTS = Object.fromEntries(Object.keys(KNOWN_DEFECTS).map((k) => [k, false])) as Record<keyof typeof KNOWN_DEFECTS, boolean>;
 
 describeLifecycleModel('memory store', memoryHarness(), { numRuns: 400, maxSteps: 40 });
@@ -46,13 +57,7 @@ describeLifecycleModel('memory store', memoryHarness(), { numRuns: 400, maxSteps
 describe('the lifecycle model finds what it is for', () => {
   it('a ledger whose consume ignores the approval (spends a revoked, expired or pending one) fails the model', async () => {
     const skipsApprovalCheck = (ledger: MemoryLedger): LedgerStore =>
-      new Proxy(ledger, {
-        get: (target, property) => {
-          const value = Reflect.get(target, property, target);
-          if (property !== 'consume') return typeof value === 'function' ? value.bind(target) : value;
-          return (input: Parameters<LedgerStore['consume']>[0], audit: Parameters<LedgerStore['consume']>[1]) => target.consume({ ...input, approval: undefined }, audit);
-        },
-      });
+      withMethod<LedgerStore, 'consume'>(ledger, 'consume', (input, audit) => ledger.consume({ ...input, approval: undefined }, audit));
     const violation = await violationOf(
       runLifecycleModel({ harness: memoryHarness(skipsApprovalCheck), numRuns: 300, maxSteps: 40, seed: 1, steps: { faults: false, restarts: false, concurrency: false } }),
     );
@@ -105,15 +110,9 @@ describe('the lifecycle model finds what it is for', () => {
 
   it('a definition store that trusts a definition still waiting for review (a rug pull let through) fails the model', async () => {
     const trustsPending = (store: MemoryDefinitionStore): DefinitionStore =>
-      new Proxy(store, {
-        get: (target, property) => {
-          const value = Reflect.get(target, property, target);
-          if (property !== 'getPin') return typeof value === 'function' ? value.bind(target) : value;
-          return async (toolName: string) => {
-            const pin = await target.getPin(toolName);
-            return pin?.status === 'changed' ? { ...pin, status: 'trusted' as const, trustedDigest: pin.pendingDigest } : pin;
-          };
-        },
+      withMethod<DefinitionStore, 'getPin'>(store, 'getPin', async (toolName) => {
+        const pin = await store.getPin(toolName);
+        return pin?.status === 'changed' ? { ...pin, status: 'trusted' as const, trustedDigest: pin.pendingDigest } : pin;
       });
     const violation = await violationOf(
       runLifecycleModel({ harness: memoryHarness(undefined, trustsPending), numRuns: 300, maxSteps: 40, seed: 1, steps: { faults: false, restarts: false, concurrency: false } }),
