@@ -166,4 +166,18 @@ describe('the lifecycle model finds what it is for', () => {
     expect(stats.answers['authorize:authorized']).toBe(1);
     expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
   });
+
+  it('a call whose definition is current but no longer trusted never runs, approval notwithstanding (a denied review disables the tool, a revert does not lift it)', async () => {
+    const steps: Step[] = [
+      ...approvedUnderV1,
+      { action: { kind: 'review', approver: 'bob', decision: 'deny' } },
+      { action: { kind: 'redefine', definition: 'v1' } },
+      authorizeIt,
+    ];
+    const stats = await replayHistory({ harness: memoryHarness(), steps });
+    expect(stats.answers['review:ok']).toBe(1);
+    expect(stats.answers['redefine:definition_mismatch']).toBe(2);
+    expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
+    expect(stats.answers['authorize:authorized'] ?? 0).toBe(0);
+  });
 });
