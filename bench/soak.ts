@@ -52,7 +52,7 @@ async function harness(): Promise<LifecycleHarness> {
         await proxy.restore();
       }
       const store = await openPostgresStore({ connectionString: proxied.toString(), schema, pool: { max: 3 } });
-      return { ledger: store.ledger, audit: store.audit, close: () => store.close() };
+      return { ledger: store.ledger, audit: store.audit, definitions: store.definitions, close: () => store.close() };
     },
     destroy: () => dropSchema(schema),
   };

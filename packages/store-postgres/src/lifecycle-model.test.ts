@@ -8,7 +8,7 @@ async function postgresHarness(): Promise<LifecycleHarness> {
   return {
     open: async () => {
       const store = await openPostgresStore({ connectionString: TEST_PG_URL, schema, pool: { max: 4 } });
-      return { ledger: store.ledger, audit: store.audit, close: () => store.close() };
+      return { ledger: store.ledger, audit: store.audit, definitions: store.definitions, close: () => store.close() };
     },
     destroy: () => dropSchema(schema),
   };

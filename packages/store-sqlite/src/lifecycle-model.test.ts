@@ -11,7 +11,7 @@ async function sqliteHarness(): Promise<LifecycleHarness> {
   return {
     open: async () => {
       const store = openSqliteStore({ path });
-      return { ledger: store.ledger, audit: store.audit, close: () => store.close() };
+      return { ledger: store.ledger, audit: store.audit, definitions: store.definitions, close: () => store.close() };
     },
     destroy: async () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryAuditLog } from '../audit/memory-audit-log.ts';
+import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
+import type { DefinitionStore } from '../catalog/types.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import {
@@ -13,11 +15,15 @@ import {
 } from '../testing/lifecycle-model/index.ts';
 
 /** The memory store lives in the process: a "restart" here is a new gate on the same store. */
-function memoryHarness(wrap: (ledger: MemoryLedger) => LedgerStore = (l) => l): () => Promise<LifecycleHarness> {
+function memoryHarness(
+  wrap: (ledger: MemoryLedger) => LedgerStore = (l) => l,
+  wrapDefinitions: (definitions: MemoryDefinitionStore) => DefinitionStore = (d) => d,
+): () => Promise<LifecycleHarness> {
   return async () => {
     const audit = new MemoryAuditLog();
     const ledger = wrap(new MemoryLedger({ audit }));
-    return { open: async () => ({ ledger, audit, close: async () => {} }), destroy: async () => {} };
+    const definitions = wrapDefinitions(new MemoryDefinitionStore());
+    return { open: async () => ({ ledger, audit, definitions, close: async () => {} }), destroy: async () => {} };
   };
 }
 
@@ -33,6 +39,17 @@ async function violationOf(run: Promise<unknown>): Promise<string> {
   return report.cause instanceof Error ? report.cause.message : report.message;
 }
 
+/** `target` with one method replaced (the defect a test injects); everything else as it is. */
+function withMethod<T extends object, K extends keyof T>(target: T, name: K, replacement: T[K]): T {
+  return new Proxy(target, {
+    get: (t, property) => {
+      if (property === name) return replacement;
+      const value = Reflect.get(t, property, t);
+      return typeof value === 'function' ? value.bind(t) : value;
+    },
+  });
+}
+
 const NO_KNOWN_DEFECTS = Object.fromEntries(Object.keys(KNOWN_DEFECTS).map((k) => [k, false])) as Record<keyof typeof KNOWN_DEFECTS, boolean>;
 
 describeLifecycleModel('memory store', memoryHarness(), { numRuns: 400, maxSteps: 40 });
@@ -40,13 +57,7 @@ describeLifecycleModel('memory store', memoryHarness(), { numRuns: 400, maxSteps
 describe('the lifecycle model finds what it is for', () => {
   it('a ledger whose consume ignores the approval (spends a revoked, expired or pending one) fails the model', async () => {
     const skipsApprovalCheck = (ledger: MemoryLedger): LedgerStore =>
-      new Proxy(ledger, {
-        get: (target, property) => {
-          const value = Reflect.get(target, property, target);
-          if (property !== 'consume') return typeof value === 'function' ? value.bind(target) : value;
-          return (input: Parameters<LedgerStore['consume']>[0], audit: Parameters<LedgerStore['consume']>[1]) => target.consume({ ...input, approval: undefined }, audit);
-        },
-      });
+      withMethod<LedgerStore, 'consume'>(ledger, 'consume', (input, audit) => ledger.consume({ ...input, approval: undefined }, audit));
     const violation = await violationOf(
       runLifecycleModel({ harness: memoryHarness(skipsApprovalCheck), numRuns: 300, maxSteps: 40, seed: 1, steps: { faults: false, restarts: false, concurrency: false } }),
     );
@@ -95,5 +106,78 @@ describe('the lifecycle model finds what it is for', () => {
     const now = await replayHistory({ harness: memoryHarness(), steps });
     expect(now.answers['authorize:authorized'] ?? 0).toBe(0);
     expect(now.knownDefects.editedCallRunsWithoutItsApproval ?? 0).toBe(0);
+  });
+
+  it('a definition store that trusts a definition still waiting for review (a rug pull let through) fails the model', async () => {
+    const trustsPending = (store: MemoryDefinitionStore): DefinitionStore =>
+      withMethod<DefinitionStore, 'getPin'>(store, 'getPin', async (toolName) => {
+        const pin = await store.getPin(toolName);
+        return pin?.status === 'changed' ? { ...pin, status: 'trusted' as const, trustedDigest: pin.pendingDigest } : pin;
+      });
+    const violation = await violationOf(
+      runLifecycleModel({ harness: memoryHarness(undefined, trustsPending), numRuns: 300, maxSteps: 40, seed: 1, steps: { faults: false, restarts: false, concurrency: false } }),
+    );
+    expect(violation).toMatch(/redefine|definition_mismatch/);
+    expect(violation).toContain('history as run:');
+  });
+
+  // A large lookup is approved under v1; then the agent re-registers the tool as v2 (a rug pull).
+  const approvedUnderV1: Step[] = [
+    { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c3', tool: 'lookup', amount: 500 }] } },
+    { action: { kind: 'decide', approver: 'fiona', call: 'r1/c3', decision: 'approve' } },
+    { action: { kind: 'token', call: 'r1/c3' } },
+    { action: { kind: 'redefine', definition: 'v2' } },
+  ];
+  const authorizeIt: Step = { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c3', token: 'own' } };
+
+  it('an approval given under one definition never runs the call under another, even once a reviewer trusts the other', async () => {
+    const steps: Step[] = [...approvedUnderV1, { action: { kind: 'review', approver: 'alice', decision: 'approve' } }, authorizeIt];
+    const stats = await replayHistory({ harness: memoryHarness(), steps });
+    expect(stats.answers['redefine:definition_mismatch']).toBe(1);
+    expect(stats.answers['review:ok']).toBe(1);
+    expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
+    expect(stats.answers['authorize:authorized'] ?? 0).toBe(0);
+  });
+
+  it('going back to the pinned definition makes the tool usable without a review (reverted_to_trusted)', async () => {
+    const steps: Step[] = [...approvedUnderV1, authorizeIt, { action: { kind: 'redefine', definition: 'v1' } }, authorizeIt];
+    const stats = await replayHistory({ harness: memoryHarness(), steps });
+    expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
+    expect(stats.answers['redefine:ok']).toBe(1);
+    expect(stats.answers['review:ok'] ?? 0).toBe(0);
+    expect(stats.answers['authorize:authorized']).toBe(1);
+  });
+
+  it('approving the review makes the changed tool usable again; a call approved under the old definition still never runs', async () => {
+    const steps: Step[] = [
+      { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'lookup', amount: 50 }] } },
+      { action: { kind: 'redefine', definition: 'v2' } },
+      { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c2', tool: 'lookup', amount: 50 }] } },
+      { action: { kind: 'review', approver: 'mallory', decision: 'approve' } },
+      { action: { kind: 'review', approver: 'alice', decision: 'approve' } },
+      { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c2', tool: 'lookup', amount: 50 }] } },
+      { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c2', token: 'none' } },
+      { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c1', token: 'none' } },
+    ];
+    const stats = await replayHistory({ harness: memoryHarness(), steps });
+    expect(stats.answers['propose:rejected/definition_mismatch']).toBe(1);
+    expect(stats.answers['review:not_eligible']).toBe(1);
+    expect(stats.answers['review:ok']).toBe(1);
+    expect(stats.answers['authorize:authorized']).toBe(1);
+    expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
+  });
+
+  it('a call whose definition is current but no longer trusted never runs, approval notwithstanding (a denied review disables the tool, a revert does not lift it)', async () => {
+    const steps: Step[] = [
+      ...approvedUnderV1,
+      { action: { kind: 'review', approver: 'bob', decision: 'deny' } },
+      { action: { kind: 'redefine', definition: 'v1' } },
+      authorizeIt,
+    ];
+    const stats = await replayHistory({ harness: memoryHarness(), steps });
+    expect(stats.answers['review:ok']).toBe(1);
+    expect(stats.answers['redefine:definition_mismatch']).toBe(2);
+    expect(stats.answers['authorize:not_approved/definition_mismatch']).toBe(1);
+    expect(stats.answers['authorize:authorized'] ?? 0).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MODEL_AGENTS, MODEL_APPROVER_NAMES, MODEL_CALL_IDS, MODEL_RUNS, MODEL_TOOLS, type ModelAgent, type ModelTool } from './rules.ts';
+import { MODEL_AGENTS, MODEL_APPROVER_NAMES, MODEL_CALL_IDS, MODEL_RUNS, MODEL_TOOLS, type ModelAgent, type ModelDefinition, type ModelTool } from './rules.ts';
 
 /**
  * What the random histories are made of: plain data, printed as JSON in a failing
@@ -34,7 +34,16 @@ export type Action =
   | { kind: 'complete'; call: string; outcome: 'succeeded' | 'failed' }
   | { kind: 'relay'; call: string; honest: boolean }
   | { kind: 'tick'; seconds: number }
-  | { kind: 'restart' };
+  | { kind: 'restart' }
+  /** agent-a re-registers `lookup` under this definition (v2: a rug pull, v1: back to the pinned one); a gateway then asks whether it is trusted. */
+  | { kind: 'redefine'; definition: ModelDefinition }
+  /** An approver decides the latest review of a changed definition. */
+  | { kind: 'review'; approver: string; decision: 'approve' | 'deny' };
+
+/** The definition actions: generated alone and without faults (their faults are not modelled yet). */
+export function isDefinitionAction(action: Action): boolean {
+  return action.kind === 'redefine' || action.kind === 'review';
+}
 
 /** One step of a history: an action alone (maybe with a fault), or several run concurrently. */
 export type Step = { action: Action; fault?: Fault | undefined } | { concurrent: Action[] };
@@ -52,7 +61,7 @@ const agent = fc.constantFrom(...MODEL_AGENTS);
 const approver = fc.oneof({ weight: 5, arbitrary: fc.constantFrom('fiona', 'gina', 'alice', 'bob') }, { weight: 1, arbitrary: fc.constantFrom(...MODEL_APPROVER_NAMES) });
 
 /** A call id mostly keeps its tool (c1 transfers, c2 deploys), so a repeated id is mostly a repeat, sometimes a conflict. */
-const USUAL_TOOL: Readonly<Record<string, ModelTool>> = { c1: 'transfer', c2: 'deploy' };
+const USUAL_TOOL: Readonly<Record<string, ModelTool>> = { c1: 'transfer', c2: 'deploy', c3: 'lookup' };
 const callSpec = fc
   .tuple(fc.constantFrom(...MODEL_CALL_IDS), fc.constantFrom(...MODEL_TOOLS), fc.nat({ max: 4 }), amount)
   .map(([callId, tool, roll, amount]) => ({ callId, tool: roll > 0 ? (USUAL_TOOL[callId] ?? tool) : tool, amount }));
@@ -78,6 +87,8 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), call: callKey, outcome: fc.constantFrom('succeeded' as const, 'failed' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('relay' as const), call: callKey, honest: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), seconds: fc.constantFrom(30, 400, 700) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('redefine' as const), definition: fc.constantFrom<ModelDefinition>('v1', 'v2') }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('review' as const), approver, decision: fc.constantFrom('approve' as const, 'approve' as const, 'deny' as const) }) },
 );
 
 export const faultArbitrary: fc.Arbitrary<Fault> = fc.record({
@@ -94,14 +105,16 @@ export interface StepOptions {
 
 export function stepArbitrary(options: StepOptions): fc.Arbitrary<Step> {
   const single = options.faults
-    ? fc.record({ action: actionArbitrary, fault: fc.option(faultArbitrary, { freq: 2, nil: undefined }) })
+    ? fc
+        .record({ action: actionArbitrary, fault: fc.option(faultArbitrary, { freq: 2, nil: undefined }) })
+        .map((s) => (isDefinitionAction(s.action) ? { action: s.action } : s))
     : fc.record({ action: actionArbitrary });
   const choices: fc.WeightedArbitrary<Step>[] = [{ weight: 20, arbitrary: single }];
   if (options.restarts) choices.push({ weight: 1, arbitrary: fc.constant({ action: { kind: 'restart' as const } }) });
   if (options.concurrency) {
     // A concurrent propose carries one call: the calls of one response are each checked as a unit
     // (the memory store records them one by one; the SQL stores group them into one commit).
-    const oneCall = actionArbitrary.map((a) => (a.kind === 'propose' ? { ...a, calls: a.calls.slice(0, 1) } : a));
+    const oneCall = actionArbitrary.filter((a) => !isDefinitionAction(a)).map((a) => (a.kind === 'propose' ? { ...a, calls: a.calls.slice(0, 1) } : a));
     choices.push({ weight: 2, arbitrary: fc.record({ concurrent: fc.array(oneCall, { minLength: 2, maxLength: 3 }) }) });
   }
   return fc.oneof(...choices);

@@ -1,7 +1,7 @@
 import { verifyChain } from '../../audit/verify-chain.ts';
-import type { Observed, RealSystem } from './system.ts';
+import { digestOf, type Observed, type RealSystem } from './system.ts';
 import type { Expected, ModelState } from './model.ts';
-import { type KnownDefect, MODEL_CALL_IDS, MODEL_RUNS } from './rules.ts';
+import { type KnownDefect, MODEL_CALL_IDS, MODEL_DEFINITIONS, MODEL_RUNS, REGISTERED_TOOL } from './rules.ts';
 
 /**
  * The invariants of the approval lifecycle, stated once, checked against the real store
@@ -14,6 +14,11 @@ import { type KnownDefect, MODEL_CALL_IDS, MODEL_RUNS } from './rules.ts';
  * 4. A revoked or expired approval never runs (`checkGrant` at grant time, `checkGrantsStillHold` at the end).
  * 5. Every reported outcome is true in the store (the store read after each step equals the model; `claimOf` for faulted steps).
  * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`).
+ * 7. A call to a tool whose current definition is not trusted never runs, policy verdict or
+ *    approval notwithstanding; an approval given under one definition digest never runs a call
+ *    under another (`checkGrant`: the pin trusts the call's digest and it is the tool's current one).
+ *    Approving a review makes the tool usable again; reverting to the pinned definition does so
+ *    without a review (the model's `admit`: each answer and the pin read after it equal the model).
  */
 
 export class LifecycleViolation extends Error {
@@ -46,7 +51,15 @@ export function snapshotOf(model: ModelState): string {
     const request = call.request === undefined ? undefined : { status: call.request.status, deciders: [...call.request.deciders].sort(), expiresAt: call.request.expiresAt };
     calls[key] = { state: call.state, request };
   }
-  return stable({ owners: model.runOwner, calls });
+  const { pin, reviews } = model.definition;
+  const reviewStatuses = Object.fromEntries(Object.entries(reviews).map(([key, r]) => [key, { status: r.status, deciders: r.deciders }]));
+  return stable({ owners: model.runOwner, calls, pin: { status: pin.status, trusted: pin.trusted ?? null, pending: pin.pending ?? null, updatedAt: pin.updatedAt }, reviews: reviewStatuses });
+}
+
+/** A digest as the model names it (v1, v2), or the digest itself when it is neither. */
+function definitionName(digest: string | undefined): string | null {
+  if (digest === undefined) return null;
+  return (Object.keys(MODEL_DEFINITIONS) as (keyof typeof MODEL_DEFINITIONS)[]).find((d) => digestOf(d) === digest) ?? digest;
 }
 
 /** The same view read from the store (unfaulted), for the keys the model knows and every base call that exists. */
@@ -76,7 +89,16 @@ export async function readSnapshot(system: RealSystem, model: ModelState): Promi
     const deciders = request?.decisions.filter((d) => d.editedProposalId === undefined).map((d) => d.approver).sort();
     calls[key] = { state, request: request === undefined ? undefined : { status: request.status, deciders, expiresAt: request.expiresAt } };
   }
-  return stable({ owners, calls });
+  const pin = await system.definitions.getPin(REGISTERED_TOOL);
+  const reviews: Record<string, unknown> = {};
+  for (const key of Object.keys(model.definition.reviews)) {
+    const requestId = await system.reviewRequestId(key);
+    const request = requestId === undefined ? undefined : await system.ledger.getApprovalRequest(requestId);
+    reviews[key] = request === undefined ? 'missing' : { status: request.status, deciders: request.decisions.map((d) => d.approver) };
+  }
+  const pinView =
+    pin === undefined ? 'missing' : { status: pin.status, trusted: definitionName(pin.trustedDigest), pending: definitionName(pin.pendingDigest), updatedAt: pin.updatedAt };
+  return stable({ owners, calls, pin: pinView, reviews });
 }
 
 /** Invariants 1, 3 and 4 at the moment a grant is handed out. */
@@ -90,6 +112,13 @@ export async function checkGrant(system: RealSystem, model: ModelState, key: str
   if (found === undefined) throw new LifecycleViolation(`grant for ${key} names a call the store does not have`);
   if (found.proposal.canonicalArgs !== grant.canonicalArgs) throw new LifecycleViolation(`grant for ${key} runs arguments that are not the ledger's`);
   if (found.proposal.state !== 'dispatched') throw new LifecycleViolation(`grant for ${key} but the call is ${found.proposal.state}`);
+  if (found.proposal.toolName === REGISTERED_TOOL) {
+    // Invariant 7: the call's definition is the tool's current one, and trusted.
+    const pin = await system.definitions.getPin(REGISTERED_TOOL);
+    const digest = found.proposal.definitionDigest;
+    if (pin?.status !== 'trusted' || pin.trustedDigest !== digest) throw new LifecycleViolation(`grant for ${key} under definition ${definitionName(digest)}, which the pin does not trust (${JSON.stringify(pin)})`);
+    if (digest !== digestOf(model.definition.current)) throw new LifecycleViolation(`grant for ${key} approved under ${definitionName(digest)} while the tool is ${model.definition.current}`);
+  }
   const call = model.calls[key];
   if (call?.verdict === 'approve' || found.request !== undefined) {
     const request = found.request;

@@ -1,5 +1,5 @@
 import type { Action } from './actions.ts';
-import { argumentsOf, type ModelAgent, type ModelTool, verdictOf } from './rules.ts';
+import { argumentsOf, MODEL_REVIEW, type ModelAgent, type ModelDefinition, type ModelTool, REGISTERED_TOOL, verdictOf } from './rules.ts';
 
 /**
  * The approval lifecycle as an executable model: the state every store must hold after
@@ -32,6 +32,33 @@ export interface ModelCall {
   /** Agent-side: the owner fetched the approval token / holds the grant authorize returned. */
   hasToken: boolean;
   hasGrant: boolean;
+  /** For the registered tool: the definition the call was proposed (and approved) under. */
+  definition?: ModelDefinition | undefined;
+}
+
+/** The registered tool's pin: which definition calls may run under (the store's `ToolPin`, by name instead of digest). */
+export interface ModelPin {
+  status: 'trusted' | 'changed' | 'disabled';
+  trusted?: ModelDefinition | undefined;
+  pending?: ModelDefinition | undefined;
+  updatedAt: number;
+}
+
+/** A review of a changed definition: an approval request, one per move of the pin (keyed `<definition>@<pin's updatedAt>`). */
+export interface ModelReview {
+  definition: ModelDefinition;
+  expiresAt: number;
+  status: 'pending' | 'approved' | 'denied';
+  deciders: string[];
+}
+
+export interface ModelDefinitions {
+  /** The definition agent-a registered last: what the model sees now. */
+  current: ModelDefinition;
+  pin: ModelPin;
+  reviews: Record<string, ModelReview>;
+  /** The review opened (or found again) last: the one a `review` action decides. */
+  latestReview?: string | undefined;
 }
 
 export interface ModelState {
@@ -40,6 +67,7 @@ export interface ModelState {
   now: number;
   runOwner: Record<string, ModelAgent>;
   calls: Record<string, ModelCall>;
+  definition: ModelDefinitions;
 }
 
 /** What the gate must answer: its status, and the reason when the model is sure of it. */
@@ -62,7 +90,9 @@ export const MODEL_START = Date.UTC(2026, 5, 1, 12);
 const TOKEN_CLOCK_TOLERANCE_MS = 5_000;
 
 export function initialState(rules: ModelState['rules'] = { editedAllowedCallSkipsApproval: false }): ModelState {
-  return { rules, now: MODEL_START, runOwner: {}, calls: {} };
+  // v1 is trusted on first use when the history starts (system.ts `start`).
+  const definition: ModelDefinitions = { current: 'v1', pin: { status: 'trusted', trusted: 'v1', updatedAt: MODEL_START }, reviews: {} };
+  return { rules, now: MODEL_START, runOwner: {}, calls: {}, definition };
 }
 
 /** The effective status of a request at `now`: pending or approved past the deadline reads expired. */
@@ -80,7 +110,10 @@ export function applicable(state: ModelState, action: Action): boolean {
     case 'propose':
     case 'tick':
     case 'restart':
+    case 'redefine':
       return true;
+    case 'review':
+      return state.definition.latestReview !== undefined;
     case 'decide':
     case 'revoke':
       return state.calls[action.call]?.request !== undefined;
@@ -139,22 +172,104 @@ export function step(state: ModelState, action: Action): StepResult {
       const call = state.calls[action.call]!;
       return same(state, { status: call.state === 'succeeded' && action.honest ? 'ok' : 'relay_refused' });
     }
+    case 'redefine': {
+      const next = clone(state);
+      next.definition.current = action.definition;
+      return { next, expected: [admit(next, action.definition) ? { status: 'ok' } : { status: 'definition_mismatch' }], writes: true };
+    }
+    case 'review':
+      return review(state, action);
   }
 }
 
+/** A review's key: one review per move of the pin (core's `reviewKey`, by definition name). */
+export function reviewKeyOf(pin: ModelPin): string {
+  return `${pin.pending}@${pin.updatedAt}`;
+}
+
+/**
+ * Whether calls may run under `definition` now, moving `state`'s pin as the gate does
+ * (in place): the trusted one runs; the one under review runs once its review is
+ * approved (denied: the tool is disabled); going back to the trusted one while a change
+ * waits is trusted again without a review (`reverted_to_trusted`); any other opens (or
+ * finds again) the review of the move, and does not run.
+ */
+function admit(state: ModelState, definition: ModelDefinition): boolean {
+  const d = state.definition;
+  const pin = d.pin;
+  if (pin.status === 'trusted' && pin.trusted === definition) return true;
+  if (pin.status === 'disabled') return false;
+  if (pin.status === 'changed' && pin.pending === definition) {
+    const review = d.reviews[reviewKeyOf(pin)]!;
+    if (state.now >= review.expiresAt && review.status === 'pending') {
+      // An expired review: a fresh move of the pin, a fresh review.
+      d.pin = { ...pin, updatedAt: Math.max(state.now, pin.updatedAt + 1) };
+      openReview(state);
+      return false;
+    }
+    if (review.status === 'approved') {
+      d.pin = { status: 'trusted', trusted: definition, updatedAt: state.now };
+      return true;
+    }
+    if (review.status === 'denied') d.pin = { ...pin, status: 'disabled', updatedAt: state.now };
+    return false;
+  }
+  if (pin.status === 'changed' && pin.trusted === definition) {
+    d.pin = { status: 'trusted', trusted: definition, updatedAt: Math.max(state.now, pin.updatedAt + 1) };
+    return true;
+  }
+  d.pin = { status: 'changed', trusted: pin.trusted, pending: definition, updatedAt: state.now };
+  openReview(state);
+  return false;
+}
+
+/** Opens the review of the pin's move, or finds the one opened for the same move (same key). */
+function openReview(state: ModelState): void {
+  const d = state.definition;
+  const key = reviewKeyOf(d.pin);
+  d.reviews[key] ??= { definition: d.pin.pending!, expiresAt: d.pin.updatedAt + MODEL_REVIEW.ttlSeconds * 1000, status: 'pending', deciders: [] };
+  d.latestReview = key;
+}
+
+/** A decision on the latest review; when it is still the pin's review, the pin moves at once (core's `settleDecidedReview`). */
+function review(state: ModelState, action: Extract<Action, { kind: 'review' }>): StepResult {
+  const key = state.definition.latestReview!;
+  const request = state.definition.reviews[key]!;
+  if (!(MODEL_REVIEW.eligible as readonly string[]).includes(action.approver)) return same(state, { status: 'not_eligible' });
+  if (state.now >= request.expiresAt && request.status === 'pending') return { ...same(state, { status: 'expired' }), writes: true };
+  if (request.status !== 'pending') return { ...same(state, { status: 'already_decided' }), writes: true };
+  const next = clone(state);
+  const decided = next.definition.reviews[key]!;
+  decided.deciders.push(action.approver);
+  decided.status = action.decision === 'approve' ? 'approved' : 'denied';
+  const pin = next.definition.pin;
+  if (pin.status === 'changed' && reviewKeyOf(pin) === key) {
+    next.definition.pin =
+      decided.status === 'approved' ? { status: 'trusted', trusted: pin.pending, updatedAt: next.now } : { ...pin, status: 'disabled', updatedAt: next.now };
+  }
+  return { next, expected: [{ status: 'ok' }], writes: true };
+}
+
 function propose(state: ModelState, action: Extract<Action, { kind: 'propose' }>): StepResult {
+  const next = clone(state);
+  // A call to the registered tool is refused before it is recorded unless its current definition is trusted (invariant 9).
+  const current = next.definition.current;
+  const trusted = action.calls.some((c) => c.tool === REGISTERED_TOOL) ? admit(next, current) : true;
   const owner = state.runOwner[action.run];
   if (owner !== undefined && owner !== action.agent) {
-    return same(state, ...action.calls.map(() => ({ status: 'rejected', reason: 'run_owned_by_other_agent' })));
+    return same(next, ...action.calls.map((c) => ({ status: 'rejected', reason: c.tool === REGISTERED_TOOL && !trusted ? 'definition_mismatch' : 'run_owned_by_other_agent' })));
   }
-  const next = clone(state);
   next.runOwner[action.run] = action.agent;
   let writes = false;
   const expected = action.calls.map((spec): Expected => {
     const key = `${action.run}/${spec.callId}`;
+    if (spec.tool === REGISTERED_TOOL && !trusted) return { status: 'rejected', reason: 'definition_mismatch' };
     const existing = next.calls[key];
     if (existing !== undefined) {
-      const sameCall = existing.tool === spec.tool && JSON.stringify(argumentsOf(existing.tool, existing.amount)) === JSON.stringify(argumentsOf(spec.tool, spec.amount));
+      const sameCall =
+        existing.tool === spec.tool &&
+        JSON.stringify(argumentsOf(existing.tool, existing.amount)) === JSON.stringify(argumentsOf(spec.tool, spec.amount)) &&
+        existing.definition === (spec.tool === REGISTERED_TOOL ? current : undefined);
       if (!sameCall) return { status: 'rejected', reason: 'call_conflict' };
       return outcomeOfVerdict(existing.verdict);
     }
@@ -170,6 +285,7 @@ function propose(state: ModelState, action: Extract<Action, { kind: 'propose' }>
       state: 'proposed',
       hasToken: false,
       hasGrant: false,
+      definition: spec.tool === REGISTERED_TOOL ? current : undefined,
       request:
         verdict.kind === 'approve'
           ? { expiresAt: state.now + verdict.ttlMs, required: verdict.required, eligible: verdict.eligible, deciders: [], approvals: 0, status: 'pending' }
@@ -272,9 +388,17 @@ export function otherTokenKey(state: ModelState, key: string): string | undefine
     .find((k) => k !== key && state.calls[k]!.hasToken);
 }
 
-function authorize(state: ModelState, action: Extract<Action, { kind: 'authorize' }>): StepResult {
-  const call = state.calls[action.call]!;
-  if (call.agent !== action.agent) return same(state, { status: 'not_approved', reason: 'unknown_call' });
+function authorize(before: ModelState, action: Extract<Action, { kind: 'authorize' }>): StepResult {
+  const call = before.calls[action.call]!;
+  if (call.agent !== action.agent) return same(before, { status: 'not_approved', reason: 'unknown_call' });
+  // Before policy or approval: the tool's current definition must be the call's, and trusted now
+  // (an approval is bound to the digest it was given under: definition_mismatch under any other).
+  let state = before;
+  if (call.tool === REGISTERED_TOOL) {
+    state = clone(before);
+    const trusted = admit(state, state.definition.current);
+    if (!trusted || call.definition !== state.definition.current) return same(state, { status: 'not_approved', reason: 'definition_mismatch' });
+  }
   if (call.verdict === 'deny') return same(state, { status: 'denied', reason: 'policy_deny' });
   const grant = (): StepResult => {
     const next = clone(state);

@@ -1,4 +1,8 @@
 import type { AuditLog } from '../../audit/types.ts';
+import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
+import { parseToolDefinition } from '../../catalog/parse-definition.ts';
+import type { DefinitionStore } from '../../catalog/types.ts';
+import { findReview } from '../../gate/definition-review.ts';
 import { manualClock } from '../../clock.ts';
 import type { Agent } from '../../gate/agent.ts';
 import { Gate } from '../../gate/gate.ts';
@@ -10,12 +14,25 @@ import { hmacKey, Keyring } from '../../token/keyring.ts';
 import type { Action } from './actions.ts';
 import { FaultLedger, type InjectedRecord } from './fault-ledger.ts';
 import { completionOf, MODEL_START, type ModelState, otherTokenKey } from './model.ts';
-import { argumentsOf, MODEL_APPROVERS, MODEL_PRINCIPAL, MODEL_SESSION, MODEL_POLICY_YAML, MODEL_TOOLS } from './rules.ts';
+import {
+  argumentsOf,
+  CODE_TOOLS,
+  MODEL_APPROVERS,
+  MODEL_DEFINITIONS,
+  MODEL_PRINCIPAL,
+  MODEL_REVIEW,
+  MODEL_SESSION,
+  MODEL_POLICY_YAML,
+  type ModelDefinition,
+  REGISTERED_TOOL,
+} from './rules.ts';
 
 /** The stores one gate process runs on. `open` again after `close` is a restart: the same data, reopened. */
 export interface OpenedStores {
   ledger: LedgerStore;
   audit: AuditLog;
+  /** The store's definitions, pins and registrations (default: one memory store for the history, kept over restarts). */
+  definitions?: DefinitionStore | undefined;
   close(): Promise<void>;
 }
 
@@ -55,7 +72,14 @@ export interface GrantRecord {
 
 const SECRET = Buffer.alloc(32, 0x4d);
 const policy = loadPolicy(MODEL_POLICY_YAML, 'yaml');
-const tools: ToolRegistry = Object.fromEntries(MODEL_TOOLS.map((name) => [name, { execute: () => ({ ok: true }) }]));
+const tools: ToolRegistry = Object.fromEntries(CODE_TOOLS.map((name) => [name, { execute: () => ({ ok: true }) }]));
+
+/** The digest the gate gives each of the registered tool's definitions. */
+export function digestOf(definition: ModelDefinition): string {
+  const parsed = parseToolDefinition(MODEL_DEFINITIONS[definition]);
+  if (!parsed.ok) throw new Error(`model definition ${definition} does not parse: ${parsed.message}`);
+  return parsed.digest;
+}
 
 export const agentOf = (id: string): Agent => ({ id });
 
@@ -68,6 +92,8 @@ export class RealSystem {
   readonly refs: Record<string, CallRefs> = {};
   readonly grants: GrantRecord[] = [];
   readonly harness: LifecycleHarness;
+  /** Definitions, pins and registrations when the harness's stores bring none: one for the history, kept over restarts. */
+  readonly #memoryDefinitions = new MemoryDefinitionStore();
   #nextId = 0;
   #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
   /** Faults injected on any replica, in the order they happened. */
@@ -82,6 +108,11 @@ export class RealSystem {
   async start(): Promise<void> {
     const count = Math.max(1, this.harness.replicas ?? 1);
     for (let i = 0; i < count; i++) this.#replicas.push(await this.#open());
+    // Before step 0: agent-a registers the tool, and its first definition is trusted on first use.
+    const gate = this.#replicas[0]!.gate;
+    const registered = await gate.registerTools([MODEL_DEFINITIONS.v1], agentOf('agent-a'));
+    const admitted = await gate.admitTool(REGISTERED_TOOL, agentOf('agent-a'));
+    if (!registered.ok || !admitted.ok) throw new Error(`the registered tool could not be set up: ${JSON.stringify({ registered, admitted })}`);
   }
 
   async #open() {
@@ -93,6 +124,10 @@ export class RealSystem {
       policy,
       keyring: new Keyring([hmacKey('k1', SECRET)]),
       tools,
+      definitions: opened.definitions ?? this.#memoryDefinitions,
+      trustOnFirstUse: true,
+      definitionReview: { eligible: { approvers: [...MODEL_REVIEW.eligible] }, requiredApprovals: MODEL_REVIEW.required, ttlSeconds: MODEL_REVIEW.ttlSeconds },
+      sharedTools: { [REGISTERED_TOOL]: ['*'] },
       clock: this.clock,
       // Deterministic ids, never reused across restarts or replicas: a replayed seed makes the same calls.
       newId: () => `id-${++this.#nextId}`,
@@ -137,6 +172,11 @@ export class RealSystem {
   /** The store without faults or scheduling: where the truth is read. */
   get ledger(): LedgerStore {
     return this.#replicas[0]!.faults.target;
+  }
+
+  /** The definition store the truth about pins is read from. */
+  get definitions(): DefinitionStore {
+    return this.#replicas[0]!.opened.definitions ?? this.#memoryDefinitions;
   }
 
   get audit(): AuditLog {
@@ -206,6 +246,17 @@ export class RealSystem {
         const outcome = await gate.complete(grant, completionOf(call, action.outcome), agentOf(call.agent));
         return [outcome.ok ? { status: 'ok' } : { status: outcome.reason }];
       }
+      case 'redefine': {
+        const registered = await gate.registerTools([MODEL_DEFINITIONS[action.definition]], agentOf('agent-a'));
+        if (!registered.ok) return [{ status: registered.reason }];
+        const admitted = await gate.admitTool(REGISTERED_TOOL, agentOf('agent-a'));
+        return [admitted.ok ? { status: 'ok' } : { status: admitted.reason }];
+      }
+      case 'review': {
+        const requestId = await this.reviewRequestId(model.definition.latestReview!);
+        const outcome = await gate.approvals.decide(MODEL_APPROVERS[action.approver]!, { requestId: requestId ?? 'unknown', decision: action.decision });
+        return [outcome.ok ? { status: 'ok' } : { status: outcome.reason }];
+      }
       case 'relay': {
         const call = model.calls[action.call]!;
         const refs = this.refs[action.call];
@@ -214,6 +265,13 @@ export class RealSystem {
         return [outcome.ok ? { status: 'ok' } : { status: outcome.reason }];
       }
     }
+  }
+
+  /** The request of the review the model keys `<definition>@<pin's updatedAt>`, found the way the gate finds it. */
+  async reviewRequestId(key: string): Promise<string | undefined> {
+    const [definition, at] = key.split('@') as [ModelDefinition, string];
+    const pin = { toolName: REGISTERED_TOOL, status: 'changed' as const, pendingDigest: digestOf(definition), updatedAt: Number(at) };
+    return (await findReview({ ledger: this.ledger }, pin))?.requestId;
   }
 
   /**
