@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runLangChainExample } from './langchain.ts';
 
 describe('the LangChain example', () => {
-  it('runs the read and the approved transfer once each; unsigned, edited and replayed resumes run nothing', async () => {
+  it('runs the read and the approved transfer once each; unsigned, edited and replayed resumes run nothing (the replay gets the recorded result)', async () => {
     const { steps, executions } = await runLangChainExample();
     expect(executions).toEqual([
       { tool: 'read_balance', args: { account: 'main' } },
@@ -14,7 +14,7 @@ describe('the LangChain example', () => {
       'interrupted again, nothing ran',
       'recorded in Countersign',
       'ran 1×',
-      'not_approved (already_consumed)',
+      'not run again: its recorded result',
     ]);
   });
 });

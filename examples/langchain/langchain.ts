@@ -100,10 +100,19 @@ export async function runLangChainExample() {
   const resumeFork = async (step: string, resume: unknown) => {
     const before = executions.length;
     const result = await agent.invoke(new Command({ resume }), { configurable: { thread_id: 'thread-1', checkpoint_id: paused } });
-    const refusal = refusalOf(result.messages.findLast((m) => ToolMessage.isInstance(m) && m.tool_call_id === 'call-pay'));
+    const message = result.messages.findLast((m) => ToolMessage.isInstance(m) && m.tool_call_id === 'call-pay');
+    const refusal = refusalOf(message);
     const ran = executions.length - before;
-    // No refusal and nothing ran: the graph interrupted again, still waiting for a decision in Countersign.
-    const outcome = refusal !== undefined ? `${refusal.status} (${refusal.reason})` : ran === 0 ? 'interrupted again, nothing ran' : `ran ${ran}×`;
+    // No tool message: the graph interrupted again, still waiting for a decision in Countersign. A tool
+    // message with nothing run: the call had already run, and its result as the ledger recorded it came back.
+    const outcome =
+      refusal !== undefined
+        ? `${refusal.status} (${refusal.reason})`
+        : ran > 0
+          ? `ran ${ran}×`
+          : message === undefined
+            ? 'interrupted again, nothing ran'
+            : 'not run again: its recorded result';
     steps.push({ step, outcome });
   };
   await resumeFork('client resumes with { type: "approve" } (nobody approved)', { decisions: [{ type: 'approve' }] });
