@@ -33,6 +33,20 @@ describe('authentication on the API', () => {
     expect(malformed.status).toBe(401);
   });
 
+  it.each([...agentRoutes, ...approverRoutes])('%s %s: a missing token says "authentication required", a wrong one "invalid token", the same for every wrong one', async (method, path, body) => {
+    f = makeServerFixture();
+    const missing = await f.send(method, path, undefined, body);
+    expect(await missing.json()).toEqual({ error: { code: 'unauthenticated', message: 'authentication required' } });
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    // Unknown, one character off a real token, or not a bearer token at all: the same answer.
+    for (const headers of [{ authorization: 'Bearer wrong-token' }, { authorization: `Bearer ${AGENT_TOKEN}x` }, { authorization: `Basic ${AGENT_TOKEN}` }]) {
+      const wrong = await f.send(method, path, undefined, body, headers);
+      expect(wrong.status).toBe(401);
+      expect(await wrong.json()).toEqual({ error: { code: 'unauthenticated', message: 'invalid token' } });
+      expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
+    }
+  });
+
   it.each(approverRoutes)('agent token on approver route %s %s → 403', async (method, path, body) => {
     f = makeServerFixture();
     const res = await f.send(method, path, AGENT_TOKEN, body);

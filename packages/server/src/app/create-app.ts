@@ -148,12 +148,18 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/', auditPageRoute(services));
   app.route('/', passkeyRoutes(services));
 
-  app.notFound((c) => c.json(new ApiError('not_found', 'no such route').toBody(), 404));
+  app.notFound((c) => {
+    // A browser navigating to a page path gets a page; API clients (and the MCP endpoint) the JSON error.
+    if (isPagePath(c.req.path, mcp?.path) && (c.req.header('accept') ?? '').includes('text/html')) {
+      return c.html(errorPage(new ApiError('not_found', 'no such page')), 404);
+    }
+    return c.json(new ApiError('not_found', 'no such route').toBody(), 404);
+  });
   app.onError((error, c) => {
     const apiError = toApiError(error);
     c.set('errorCode', apiError.code);
     if (apiError.status >= 500) logger.error({ event: 'error', reqId: c.get('requestId'), reason: apiError.code, error: error instanceof Error ? error.name : typeof error });
-    if (!c.req.path.startsWith('/api/') && c.req.path !== mcp?.path) return c.html(errorPage(apiError), apiError.status);
+    if (isPagePath(c.req.path, mcp?.path)) return c.html(errorPage(apiError), apiError.status);
     return c.json(apiError.toBody(), apiError.status);
   });
 
@@ -168,4 +174,9 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
       await Promise.all(senders.map((sender) => sender.close()));
     },
   };
+}
+
+/** Paths outside the API and the MCP endpoint are pages: their errors are HTML. */
+function isPagePath(path: string, mcpPath: string | undefined): boolean {
+  return !path.startsWith('/api/') && path !== mcpPath;
 }

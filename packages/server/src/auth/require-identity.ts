@@ -41,8 +41,17 @@ export function authenticateRequest(services: Services, c: Parameters<Middleware
   return result;
 }
 
-function unauthenticated(): ApiError {
-  return new ApiError('unauthenticated', 'authentication required');
+/**
+ * The 401 for a failed authentication. A caller that sent no credentials is told they are
+ * required; one whose bearer token (or session cookie) did not match is told that, so a typo in a
+ * token is not mistaken for a missing header. Every wrong token gets the same words: nothing
+ * says whether it was malformed, unknown, or close to a real one.
+ */
+function unauthenticated(c: Parameters<MiddlewareHandler<AppEnv>>[0], result: { reason: 'missing' | 'invalid' }): ApiError {
+  c.header('WWW-Authenticate', 'Bearer');
+  if (result.reason === 'missing') return new ApiError('unauthenticated', 'authentication required');
+  if (c.req.header('authorization') === undefined) return new ApiError('unauthenticated', 'session expired or invalid: sign in again');
+  return new ApiError('unauthenticated', 'invalid token');
 }
 
 /** Agent runtimes only (service bearer tokens). People cannot call agent routes. */
@@ -56,10 +65,7 @@ export function requireAgent(services: Services): MiddlewareHandler<AppEnv> {
 }
 
 function admitAgent(c: Parameters<MiddlewareHandler<AppEnv>>[0], result: AuthResult, next: () => Promise<void>): Promise<void> {
-  if (!result.ok) {
-    c.header('WWW-Authenticate', 'Bearer');
-    throw unauthenticated();
-  }
+  if (!result.ok) throw unauthenticated(c, result);
   if (result.identity.kind !== 'agent') throw new ApiError('forbidden', 'this route is for agent runtimes');
   c.set('identity', result.identity);
   return next();
@@ -73,10 +79,7 @@ function admitAgent(c: Parameters<MiddlewareHandler<AppEnv>>[0], result: AuthRes
 export function requireApprover(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const result = await authenticateRequest(services, c);
-    if (!result.ok) {
-      c.header('WWW-Authenticate', 'Bearer');
-      throw unauthenticated();
-    }
+    if (!result.ok) throw unauthenticated(c, result);
     const identity = result.identity;
     if (identity.kind !== 'approver') throw new ApiError('forbidden', 'this route is for approvers');
     if (identity.via !== 'bearer' && !isSafeMethod(c.req.method)) {

@@ -96,6 +96,26 @@ describe('audit verify --key-file: tampering by someone with write access but no
     expect(JSON.parse(withKey.stdout)).toMatchObject({ ok: false, reason: 'no_checkpoint' });
   });
 
+  it('a chain younger than the checkpoint interval says "no checkpoint yet" with exit 3, not BROKEN with exit 1', async () => {
+    // A brand-new store: records from the last seconds, the first checkpoint not yet due.
+    const now = Date.now();
+    const db = tampered((r) => r.filter((x) => x.type !== 'checkpoint').map((x, i) => ({ ...x, at: now - 2_000 + i })));
+    const run = await verify(db, '--key-file', keyFile);
+    expect(run.code).toBe(3);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ ok: false, reason: 'no_checkpoint' });
+    expect(Date.parse(report.checkpointDue)).toBe(now - 2_000 + 30_000);
+    const text = await runCaptured(['audit', 'verify', '--db', db, '--key-file', keyFile], { cwd });
+    expect(text.code).toBe(3);
+    expect(text.stdout).toMatch(/no checkpoint yet: the service signs one within 30 s/);
+    expect(text.stdout).not.toMatch(/BROKEN/);
+    // The same chain a minute old (its checkpoints stripped) is broken: exit 1 as before.
+    const old = tampered((r) => r.filter((x) => x.type !== 'checkpoint').map((x, i) => ({ ...x, at: now - 60_000 + i })));
+    const stale = await verify(old, '--key-file', keyFile);
+    expect(stale.code).toBe(1);
+    expect(JSON.parse(stale.stdout).checkpointDue).toBeUndefined();
+  });
+
   it('flags more records after the last checkpoint than --max-unsigned-tail allows', async () => {
     const db = tampered((r) => [...r, ...r.filter((x) => x.type === 'proposal').slice(0, 3)]);
     expect((await verify(db, '--key-file', keyFile, '--max-unsigned-tail', '4')).code).toBe(0);

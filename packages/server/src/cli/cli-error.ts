@@ -10,6 +10,8 @@ export type CliErrorCode =
 export const EXIT_OK = 0;
 /** The command ran and the answer is "no": invalid policy, broken chain, rejected token. */
 export const EXIT_REJECTED = 1;
+/** `audit verify` on a chain too young to hold its first checkpoint: not broken, run it again shortly. */
+export const EXIT_NOT_YET = 3;
 /** The command could not do its job: usage, I/O or configuration error. */
 export const EXIT_ERROR = 2;
 

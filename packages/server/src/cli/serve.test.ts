@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -176,11 +176,14 @@ describe('countersign serve refuses to start (exit 2, reason on stderr)', () => 
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
-    const run = await runCaptured(['serve', '--port', String(port), '--json'], { cwd: freshDir() });
+    const cwd = freshDir();
+    const run = await runCaptured(['serve', '--port', String(port), '--json'], { cwd });
     blocker.close();
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`port ${port} is already in use`));
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: false, error: { code: 'io' } });
+    // A start that never listened leaves nothing behind: no master.key, credentials.env or database.
+    expect(existsSync(join(cwd, '.countersign')) ? readdirSync(join(cwd, '.countersign')) : []).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { DeliveredEvent } from '@countersign/core/events';
 import type { Gate } from '@countersign/core/gate';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PENDING_COUNT_LIMIT } from './pending-requests.ts';
 import type { StoreObserver } from './timed-ledger.ts';
 
 /**
@@ -54,6 +55,12 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  readonly #pendingRequests = new Gauge({
+    name: 'countersign_pending_requests',
+    help: `Approval requests waiting for a decision (pending, not expired), read from the store on each scrape; counted up to ${PENDING_COUNT_LIMIT}, so that value means at least as many.`,
+    registers: [this.registry],
+  });
+
   /** With `processMetrics`, also the client library's default process metrics (CPU, memory, event loop). */
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
@@ -79,6 +86,10 @@ export class ServerMetrics {
 
   setStoreUp(up: boolean): void {
     this.#storeUp.set(up ? 1 : 0);
+  }
+
+  setPendingRequests(count: number): void {
+    this.#pendingRequests.set(count);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../app/env.ts';
 import { bearerMatches } from './metrics-auth.ts';
 import type { ServerMetrics } from './metrics.ts';
+import { countPendingRequests } from './pending-requests.ts';
 
 export interface OpsRouteOptions {
   gate: Gate;
@@ -43,7 +44,11 @@ export function opsRoutes(options: OpsRouteOptions): Hono<AppEnv> {
           'WWW-Authenticate': 'Bearer',
         });
       }
-      await probe();
+      // The backlog is read only from a store that answered the probe: a down store fails fast.
+      if ((await probe()).ok) {
+        const pending = await countPendingRequests(options.gate, options.readinessTimeoutMs);
+        if (pending !== undefined) metrics.collector.setPendingRequests(pending);
+      }
       return c.body(await metrics.collector.registry.metrics(), 200, { ...NO_STORE, 'Content-Type': metrics.collector.registry.contentType });
     });
   }

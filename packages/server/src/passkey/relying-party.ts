@@ -22,8 +22,15 @@ export function relyingPartyFor(origin: string): RelyingPartyResult {
     return { ok: false, message: `not an origin: ${origin}` };
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) return { ok: false, message: `passkeys need a domain name, not the IP address ${host}: use http://localhost:${url.port || '80'} or --public-url` };
+  // The origin is fixed when the service starts, never taken from a request: browsing to
+  // localhost instead does not help, so the hint names only the flag that changes it.
+  if (isIP(host) !== 0) {
+    return {
+      ok: false,
+      message: `passkeys need a domain name, not the IP address ${host}: restart serve with --public-url http://localhost:${url.port || '80'} (or your https address) and open that address`,
+    };
+  }
   const secure = url.protocol === 'https:' || host === 'localhost' || host.endsWith('.localhost');
-  if (!secure) return { ok: false, message: `passkeys need https (or http://localhost): ${url.origin}` };
+  if (!secure) return { ok: false, message: `passkeys need https (or http://localhost): restart serve with --public-url set to the https address approvers use (now ${url.origin})` };
   return { ok: true, rp: { rpId: host, origin: url.origin } };
 }

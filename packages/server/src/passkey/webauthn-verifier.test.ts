@@ -66,4 +66,14 @@ describe('relyingPartyFor', () => {
     expect(relyingPartyFor('http://[::1]:8787')).toMatchObject({ ok: false });
     expect(relyingPartyFor('http://approvals.example.com')).toMatchObject({ ok: false, message: expect.stringContaining('https') });
   });
+
+  it('the hint for an IP origin names only what works: --public-url (browsing to localhost does not change the origin)', () => {
+    const found = relyingPartyFor('http://127.0.0.1:8787');
+    if (found.ok) throw new Error('an IP origin must be refused');
+    expect(found.message).toContain('--public-url http://localhost:8787');
+    expect(found.message).not.toMatch(/use http:\/\/localhost/);
+    const plain = relyingPartyFor('http://approvals.example.com');
+    if (plain.ok) throw new Error('plain http must be refused');
+    expect(plain.message).toContain('--public-url');
+  });
 });

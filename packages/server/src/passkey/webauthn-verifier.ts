@@ -14,7 +14,7 @@ export function webauthnVerifier(store: PasskeyStore, relyingParty: () => Relyin
   return {
     async verify({ approver, assertion, challenge, now }): Promise<PasskeyCheck> {
       const rp = relyingParty();
-      if (rp === undefined) return invalid('this service has no passkey origin (serve on http://localhost or set --public-url)');
+      if (rp === undefined) return invalid('this service has no passkey origin (restart serve with --public-url)');
       const credential = await store.get(assertion.credentialId);
       if (credential === undefined || credential.approver !== approver || credential.removedAt !== undefined) {
         return invalid('not one of your registered passkeys');

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { ServeError } from './serve-error.ts';
 
 /** Binds `server` and resolves with the actual port (useful with port 0), or fails with `listen_failed`. */
-export function listen(server: Server, port: number, host: string): Promise<number> {
+export function listen(server: NetServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -18,6 +18,19 @@ export function listen(server: Server, port: number, host: string): Promise<numb
     server.once('listening', onListening);
     server.listen(port, host);
   });
+}
+
+/**
+ * Fails with `listen_failed` when `host:port` cannot be bound right now, before `serve`
+ * writes master.key, credentials.env or a database: a start that cannot listen leaves
+ * nothing behind. Port 0 always binds. Another process may still take the port between
+ * this probe and the real listen; that start then fails as before, having created its files.
+ */
+export async function checkCanListen(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await listen(probe, port, host);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 /**

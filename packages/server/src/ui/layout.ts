@@ -27,6 +27,7 @@ export function layout(props: LayoutProps): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${props.title} · Countersign</title>
+<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/style.css">
 ${user === undefined ? '' : html`<script src="/assets/page.js" defer></script>`}
 </head>

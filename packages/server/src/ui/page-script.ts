@@ -7,12 +7,36 @@
  * - on a request page, the same for the request: when it is decided, runs, fails, expires
  *   or is edited, the script fetches the page again and swaps the main content, unless the
  *   approver has typed into a field (then it says so and keeps what they typed);
- * - next to every shortened digest (`[data-copy]`), a Copy button.
+ * - next to every shortened digest (`[data-copy]`), a Copy button;
+ * - every `<time datetime>` (server text: UTC) shown in the viewer's time zone, same layout
+ *   (`2026-06-01 14:00:00 CEST`), with the UTC text kept in its title for hover; the
+ *   live-update notices use the same format.
  * Plain ES2020, no dependencies; text is only ever set with textContent, never markup
  * built from data (the swapped list is the server's own escaped HTML, parsed inertly).
  */
 export const PAGE_SCRIPT = `'use strict';
 (function () {
+  function pad(n) { return (n < 10 ? '0' : '') + n; }
+
+  function localTime(date) {
+    var zone = '';
+    try {
+      var part = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(date).filter(function (p) { return p.type === 'timeZoneName'; })[0];
+      if (part) zone = ' ' + part.value;
+    } catch (e) { zone = ''; }
+    return date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + ' ' +
+      pad(date.getHours()) + ':' + pad(date.getMinutes()) + ':' + pad(date.getSeconds()) + zone;
+  }
+
+  function localizeTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (element) {
+      var date = new Date(element.getAttribute('datetime') || '');
+      if (isNaN(date.getTime())) return;
+      if (!element.title) element.title = element.textContent || '';
+      element.textContent = localTime(date);
+    });
+  }
+
   function addCopyButtons(root) {
     root.querySelectorAll('[data-copy]').forEach(function (holder) {
       if (holder.querySelector('button.copy') || !navigator.clipboard) return;
@@ -47,8 +71,9 @@ export const PAGE_SCRIPT = `'use strict';
           section.replaceChildren.apply(section, Array.prototype.slice.call(next.childNodes).map(function (n) { return document.importNode(n, true); }));
           section.setAttribute('data-live', next.getAttribute('data-live') || '');
           var after = section.querySelectorAll('tr[data-request]').length;
-          if (status) status.textContent = 'List updated' + (after > before ? ': ' + (after - before) + ' new' : '') + ' at ' + new Date().toLocaleTimeString() + '.';
+          if (status) status.textContent = 'List updated' + (after > before ? ': ' + (after - before) + ' new' : '') + ' at ' + localTime(new Date()) + '.';
           addCopyButtons(section);
+          localizeTimes(section);
           follow(section);
         })
         .catch(function () { if (status) status.textContent = 'Live updates stopped: refresh the page.'; });
@@ -80,8 +105,9 @@ export const PAGE_SCRIPT = `'use strict';
           main.replaceChildren.apply(main, Array.prototype.slice.call(next.childNodes).map(function (n) { return document.importNode(n, true); }));
           var banner = document.getElementById('state-banner');
           var again = document.getElementById('request-follow');
-          if (again) again.textContent = 'Updated at ' + new Date().toLocaleTimeString() + (banner ? ': ' + (banner.querySelector('strong') || banner).textContent : '') + '.';
+          if (again) again.textContent = 'Updated at ' + localTime(new Date()) + (banner ? ': ' + (banner.querySelector('strong') || banner).textContent : '') + '.';
           addCopyButtons(main);
+          localizeTimes(main);
           if (again) followRequest(again);
         })
         .catch(function () { holder.textContent = 'Live updates stopped: refresh the page.'; });
@@ -94,6 +120,7 @@ export const PAGE_SCRIPT = `'use strict';
 
   function start() {
     addCopyButtons(document);
+    localizeTimes(document);
     var section = document.getElementById('requests');
     if (section) follow(section);
     var request = document.getElementById('request-follow');

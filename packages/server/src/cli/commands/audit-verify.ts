@@ -1,12 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { type AuditHead, type AuditRecord, type ChainVerification, ChainVerifier, type CheckpointSummary, DEFAULT_MAX_UNSIGNED_TAIL, parseJsonl } from '@countersign/core/audit';
+import {
+  type AuditHead,
+  type AuditRecord,
+  type ChainVerification,
+  ChainVerifier,
+  type CheckpointSummary,
+  DEFAULT_CHECKPOINT_EVERY_MS,
+  DEFAULT_CHECKPOINT_EVERY_RECORDS,
+  DEFAULT_MAX_UNSIGNED_TAIL,
+  parseJsonl,
+} from '@countersign/core/audit';
 import { checkDecisionEvidence } from '@countersign/core/gate';
 import { checkPasskeyEvidence, type PasskeyCredential, type PasskeyEvidenceProblem, type PasskeyEvidenceReport } from '@countersign/core/passkey';
 import type { Command } from 'commander';
 import { publicKeyId } from '../../passkey/public-key.ts';
 import { offlineAssertionCheck } from '../../passkey/webauthn-verifier.ts';
 import { passkeyLedgerProblems } from '../passkey-ledger-check.ts';
-import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
+import { CliError, EXIT_NOT_YET, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
 import { withStore } from '../open-store-for-cli.ts';
@@ -57,6 +67,11 @@ type VerifyReport =
       message: string;
       /** For `passkey_evidence`: every problem found (planted table rows carry a credential id, no seq). */
       problems?: PasskeyEvidenceProblem[] | undefined;
+      /**
+       * For `no_checkpoint` on a chain younger than the service's checkpoint interval: when the
+       * first checkpoint is due (ISO). Not broken yet, but not proven either: exit 3, not 0.
+       */
+      checkpointDue?: string | undefined;
     };
 
 /** Filled in by withPasskeys. */
@@ -95,7 +110,8 @@ export function registerAuditVerify(audit: Command, ctx: CommandContext): void {
         'public key, or missing, fails, as does a table that cannot be read, or a ledger copy of a passkey decision\n' +
         "that is not the chain's. A public key registered twice fails. The chain is trusted up to its head:\n" +
         '--anchor and signed checkpoints are what detect a rewritten chain, with its registrations.\n' +
-        'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error.',
+        'Exit status: 0 the chain (and the signatures) hold, 1 broken, 2 usage or I/O error, 3 no checkpoint yet\n' +
+        '(a chain younger than the 30 s checkpoint interval: run it again after the time it names).',
     )
     .action(async (flags: VerifyFlags) => {
       ctx.setExitCode(await verifyAudit(ctx, flags));
@@ -109,7 +125,24 @@ async function verifyAudit(ctx: CommandContext, flags: VerifyFlags): Promise<num
   const opts = { anchor, maxUnsignedTail };
   const report = flags.file === undefined ? await verifyStore(ctx, flags, opts) : await verifyFile(ctx, flags, flags.file, opts);
   print(ctx, report, flags.json === true);
-  return report.ok ? EXIT_OK : EXIT_REJECTED;
+  if (report.ok) return EXIT_OK;
+  return report.checkpointDue === undefined ? EXIT_REJECTED : EXIT_NOT_YET;
+}
+
+/** Slack for a service that signs a little after its interval (a busy event loop, a slow store). */
+const CHECKPOINT_GRACE_MS = 5_000;
+
+/**
+ * A chain without any checkpoint is expected in the first half minute of a new store: the
+ * service signs its first one DEFAULT_CHECKPOINT_EVERY_MS after records start arriving. Only
+ * then is `no_checkpoint` "not yet" rather than broken; a stripped older chain stays broken.
+ */
+function notYetCheckpointed(report: VerifyReport, records: { first: AuditRecord | undefined; count: number }, now: number): VerifyReport {
+  if (report.ok || report.reason !== 'no_checkpoint' || records.first === undefined) return report;
+  if (records.count > DEFAULT_CHECKPOINT_EVERY_RECORDS) return report;
+  const due = records.first.at + DEFAULT_CHECKPOINT_EVERY_MS;
+  if (now > due + CHECKPOINT_GRACE_MS) return report;
+  return { ...report, checkpointDue: new Date(due).toISOString() };
 }
 
 interface CheckOptions {
@@ -142,7 +175,8 @@ async function verifyFile(ctx: CommandContext, flags: VerifyFlags, file: string,
   const verifier = verifierFor(opts, keys);
   for (const record of parsed.records) if (verifier.push(record) !== undefined) break;
   const report = toReport(file, verifier.finish(), true, decisionsOf(parsed.records), keys);
-  return withPasskeys(report, parsed.records, undefined);
+  const young = notYetCheckpointed(report, { first: parsed.records[0], count: parsed.records.length }, Date.now());
+  return withPasskeys(young, parsed.records, undefined);
 }
 
 async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckOptions): Promise<VerifyReport> {
@@ -154,6 +188,7 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
   const passkeyRecords: AuditRecord[] = [];
   let table: PasskeyTable = { ok: true, rows: [] };
   let ledgerProblems: PasskeyEvidenceProblem[] = [];
+  const seen: { first: AuditRecord | undefined; count: number } = { first: undefined, count: 0 };
   // Read-only: verifying must never create a schema or database, nor migrate one.
   const verdict = await withStore(
     target,
@@ -162,6 +197,8 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
       const verifier = verifierFor(opts, keys);
       for await (const page of readAuditPages(store.audit)) {
         for (const record of page) {
+          seen.first ??= record;
+          seen.count += 1;
           if (verifier.push(record) !== undefined) return verifier.finish();
           if (record.type === 'decision') decisions.push(record);
           if (isPasskeyEvidence(record)) passkeyRecords.push(record);
@@ -172,7 +209,8 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
     },
     { readOnly: true },
   );
-  return withPasskeys(toReport(source, verdict, false, decisions, keys), passkeyRecords, table, ledgerProblems);
+  const report = notYetCheckpointed(toReport(source, verdict, false, decisions, keys), seen, Date.now());
+  return withPasskeys(report, passkeyRecords, table, ledgerProblems);
 }
 
 const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
@@ -329,6 +367,11 @@ function print(ctx: CommandContext, report: VerifyReport, json: boolean): void {
     }
     if (pk.registered > 0) writeLine(out, '(the keys come from the chain: --anchor and signed checkpoints are what show it was not rewritten)');
     writeLine(out, '(keep the head somewhere safe and pass it as --anchor next time to detect records dropped from the end)');
+    return;
+  }
+  if (report.checkpointDue !== undefined) {
+    writeLine(out, `audit chain of ${report.source}: no checkpoint yet: the service signs one within 30 s (due ${report.checkpointDue})`);
+    writeLine(out, '  the records agree with each other; run it again after that time to check them against the signed checkpoint');
     return;
   }
   const where = [

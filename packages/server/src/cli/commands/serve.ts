@@ -7,7 +7,7 @@ import { AuthFileError } from '../../serve/auth-file-error.ts';
 import { demoTools, DEMO_TOOL_NAMES } from '../../serve/demo-tools.ts';
 import { definitionReviewOf, describeReviewers, someoneCanReview } from '../../serve/definition-review.ts';
 import { deriveSecret } from '../../serve/derive-secret.ts';
-import { isLoopback, localUrl } from '../../serve/listen.ts';
+import { checkCanListen, isLoopback, localUrl } from '../../serve/listen.ts';
 import { authConfigFor, LOCAL_APPROVER_ID, LOCAL_APPROVER_ROLES, type LocalCredentials, localCredentials } from '../../serve/local-credentials.ts';
 import { resolveMasterKey } from '../../serve/master-key.ts';
 import { ServeError } from '../../serve/serve-error.ts';
@@ -125,6 +125,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   // Everything that can be wrong with the configuration fails before the store is touched.
   const policy = await loadServePolicy(flags.policy === undefined ? undefined : ctx.resolvePath(flags.policy)).catch(policyFailure);
   const auth = flags.auth === undefined ? undefined : await loadAuthFile(ctx.resolvePath(flags.auth), env).catch((error: unknown) => authFailure(error, flags.auth));
+  // A port in use fails here, before master.key, credentials.env or the database are created.
+  await checkCanListen(port, flags.host).catch(serveFailure);
   const master = await resolveMasterKey(env, target).catch(serveFailure);
   const sessionSecret = deriveSecret(master.secret, 'session-cookie').toString('hex');
   // Slack does not check signatures; the sender signs every delivery anyway, with a derived key.

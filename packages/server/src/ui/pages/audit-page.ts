@@ -6,6 +6,7 @@ import { shown, shownText } from '../display-html.ts';
 import { clipText, formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { timeHtml } from '../time-html.ts';
 
 export interface AuditPageProps {
   user: NonNullable<LayoutProps['user']>;
@@ -28,8 +29,8 @@ export function auditPage(props: AuditPageProps): Html {
     body: html`<h1>Audit log</h1>
 ${
   chain.ok
-    ? html`<p class="notice ok" role="status" id="chain-status">Chain status: ok — ${chain.count} record${chain.count === 1 ? '' : 's'} verified from the first to the last <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span>.</p>`
-    : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted. <span class="muted">(checked ${formatTime(page.chainCheckedAt)})</span></p>`
+    ? html`<p class="notice ok" role="status" id="chain-status">Chain status: ok — ${chain.count} record${chain.count === 1 ? '' : 's'} verified from the first to the last <span class="muted">(checked ${timeHtml(page.chainCheckedAt)})</span>.</p>`
+    : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted. <span class="muted">(checked ${timeHtml(page.chainCheckedAt)})</span></p>`
 }
 <p class="lead">Newest first. Every proposal, verdict, decision, dispatch, result and refusal, in the order it was written.</p>
 ${pager(page, afterSeq, limit, older)}

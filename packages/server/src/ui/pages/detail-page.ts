@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
 import { type ApprovalView, requestFingerprint } from '../../views/request-views.ts';
 import { displayWarnings, shown, shownJson, shownText } from '../display-html.ts';
-import { formatTime, prettyArguments, relativeTo } from '../format.ts';
+import { prettyArguments, relativeTo } from '../format.ts';
+import { timeHtml } from '../time-html.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { decisionCard } from './decision-card.ts';
@@ -70,8 +71,8 @@ ${exactCallCard(view)}
 <dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
 <dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
 ${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}
-<dt>Requested</dt><dd>${formatTime(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
-<dt>${state.live ? 'Expires' : 'Deadline was'}</dt><dd>${formatTime(view.expiresAt)}${state.live ? ` (${relativeTo(view.expiresAt, now)})` : ''}</dd>
+<dt>Requested</dt><dd>${timeHtml(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
+<dt>${state.live ? 'Expires' : 'Deadline was'}</dt><dd>${timeHtml(view.expiresAt)}${state.live ? ` (${relativeTo(view.expiresAt, now)})` : ''}</dd>
 </dl>
 </section>
 
@@ -81,7 +82,7 @@ ${
   view.decisions.length === 0
     ? html`<p>None yet.</p>`
     : html`<ul class="decisions">${view.decisions.map(
-        (d) => html`<li><strong>${shown(d.approver)}</strong> ${d.editedProposalId === undefined ? (d.decision === 'approve' ? 'approved' : 'denied') : 'replaced it with an edited call'} at ${formatTime(d.at)}${d.reason === undefined ? '' : html` — “${shown(d.reason)}”`}</li>`,
+        (d) => html`<li><strong>${shown(d.approver)}</strong> ${d.editedProposalId === undefined ? (d.decision === 'approve' ? 'approved' : 'denied') : 'replaced it with an edited call'} at ${timeHtml(d.at)}${d.reason === undefined ? '' : html` — “${shown(d.reason)}”`}</li>`,
       )}</ul>`
 }
 </section>

@@ -1,9 +1,9 @@
 import type { PasskeyCredential } from '@countersign/core/passkey';
 import { html } from 'hono/html';
 import { shown } from '../display-html.ts';
-import { formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
+import { timeHtml } from '../time-html.ts';
 
 export interface PasskeysPageProps {
   user: NonNullable<LayoutProps['user']>;
@@ -34,7 +34,7 @@ ${
   active.length === 0
     ? html`<p id="no-passkeys">None yet.</p>`
     : html`<ul class="passkeys">${active.map(
-        (c) => html`<li><strong>${shown(c.label)}</strong> · added ${formatTime(c.createdAt)}${c.lastUsedAt === undefined ? '' : html` · last used ${formatTime(c.lastUsedAt)}`}
+        (c) => html`<li><strong>${shown(c.label)}</strong> · added ${timeHtml(c.createdAt)}${c.lastUsedAt === undefined ? '' : html` · last used ${timeHtml(c.lastUsedAt)}`}
 <br><span class="mono hint">${c.credentialId}</span>
 <form method="post" action="/passkeys/remove" class="passkey-remove"><input type="hidden" name="csrf" value="${props.csrfToken}"><input type="hidden" name="credentialId" value="${c.credentialId}"><button class="danger" type="submit">Remove</button></form></li>`,
       )}</ul>`

@@ -1,12 +1,16 @@
 import type { ApprovalView } from '../../views/request-views.ts';
-import { formatTime, relativeTo } from '../format.ts';
+import { html } from 'hono/html';
+import { relativeTo } from '../format.ts';
+import type { Html } from '../html.ts';
+import { timeHtml } from '../time-html.ts';
 
 /** How a request reads right now: one banner that matches its real state, and what the call card is called. */
 export interface RequestState {
   /** The banner's colour: waiting (yellow), done and fine (green), stopped (red), neutral (grey). */
   tone: 'wait' | 'ok' | 'stop' | 'neutral';
   title: string;
-  text: string;
+  /** Plain words, or markup whose times are `<time>` elements (shown in the viewer's zone by page.js). */
+  text: string | Html;
   /** Heading of the card holding the call. */
   callHeading: string;
   /** The request can still change by itself (expire): show its countdown. Closed states have none. */
@@ -28,7 +32,7 @@ const STATES: Readonly<Record<string, Describe>> = {
     return {
       tone: 'wait',
       title: approvals === 0 ? 'Waiting for approval' : `${approvals} of ${plural(requiredApprovals, 'approval')} recorded`,
-      text: `${approvals === 0 ? `Needs ${plural(requiredApprovals, 'approval')}` : `Needs ${left} more`} before it can run. Nothing has run. Expires ${relativeTo(view.expiresAt, now)} (${formatTime(view.expiresAt)}).`,
+      text: html`${approvals === 0 ? `Needs ${plural(requiredApprovals, 'approval')}` : `Needs ${left} more`} before it can run. Nothing has run. Expires ${relativeTo(view.expiresAt, now)} (${timeHtml(view.expiresAt)}).`,
       callHeading: 'What will run if approved',
       live: true,
     };
@@ -36,14 +40,14 @@ const STATES: Readonly<Record<string, Describe>> = {
   approved: (view, now) => ({
     tone: 'ok',
     title: 'Approved — not run yet',
-    text: `${view.approvals} of ${plural(view.requiredApprovals, 'approval')} recorded. The agent may run this exact call once, until ${formatTime(view.expiresAt)} (${relativeTo(view.expiresAt, now)}).`,
+    text: html`${view.approvals} of ${plural(view.requiredApprovals, 'approval')} recorded. The agent may run this exact call once, until ${timeHtml(view.expiresAt)} (${relativeTo(view.expiresAt, now)}).`,
     callHeading: 'What will run',
     live: true,
   }),
   consumed: (view) => ({
     tone: 'ok',
     title: 'Ran',
-    text: `This exact call ran${view.consumedAt === undefined ? '' : ` at ${formatTime(view.consumedAt)}`}. ${resultText(view)}`,
+    text: html`This exact call ran${view.consumedAt === undefined ? '' : html` at ${timeHtml(view.consumedAt)}`}. ${resultText(view)}`,
     callHeading: 'What ran',
     live: false,
   }),
@@ -53,7 +57,7 @@ const STATES: Readonly<Record<string, Describe>> = {
     return {
       tone: 'stop',
       title: 'Denied — nothing ran',
-      text: `${deny === undefined ? 'Denied' : `Denied by ${deny.approver} at ${formatTime(deny.at)}`}. The call did not run and will not run.`,
+      text: html`${deny === undefined ? 'Denied' : html`Denied by ${deny.approver} at ${timeHtml(deny.at)}`}. The call did not run and will not run.`,
       callHeading: 'Nothing ran — the call that was asked for',
       live: false,
     };
@@ -78,8 +82,8 @@ const STATES: Readonly<Record<string, Describe>> = {
       tone: 'stop',
       title: 'Expired — nothing ran',
       text: wasApproved
-        ? `It was approved but not run before it expired at ${formatTime(view.expiresAt)}. Nothing ran, and its token is no longer accepted.`
-        : `It expired at ${formatTime(view.expiresAt)} with ${view.approvals} of ${plural(view.requiredApprovals, 'approval')}. Nothing ran.`,
+        ? html`It was approved but not run before it expired at ${timeHtml(view.expiresAt)}. Nothing ran, and its token is no longer accepted.`
+        : html`It expired at ${timeHtml(view.expiresAt)} with ${view.approvals} of ${plural(view.requiredApprovals, 'approval')}. Nothing ran.`,
       callHeading: 'Nothing ran — the call that was asked for',
       live: false,
     };
@@ -90,7 +94,7 @@ const STATES: Readonly<Record<string, Describe>> = {
 const REVIEW_STATES: Readonly<Record<string, Describe>> = {
   pending: (view, now) => ({
     ...STATES.pending!(view, now),
-    text: `Needs ${view.requiredApprovals - view.approvals} more approval${view.requiredApprovals - view.approvals === 1 ? '' : 's'} before the new definition is trusted; until then calls to the tool are refused. Expires ${relativeTo(view.expiresAt, now)} (${formatTime(view.expiresAt)}).`,
+    text: html`Needs ${view.requiredApprovals - view.approvals} more approval${view.requiredApprovals - view.approvals === 1 ? '' : 's'} before the new definition is trusted; until then calls to the tool are refused. Expires ${relativeTo(view.expiresAt, now)} (${timeHtml(view.expiresAt)}).`,
   }),
   approved: (view, now) => ({
     ...STATES.approved!(view, now),
@@ -117,8 +121,8 @@ export function requestState(view: ApprovalView, now: number): RequestState {
   };
 }
 
-function resultText(view: ApprovalView): string {
+function resultText(view: ApprovalView): string | Html {
   const result = view.call.result;
   if (result === undefined) return 'Its result was not reported.';
-  return result.status === 'succeeded' ? `The tool reported success (${formatTime(result.at)}).` : `The tool reported a failure (${formatTime(result.at)}).`;
+  return result.status === 'succeeded' ? html`The tool reported success (${timeHtml(result.at)}).` : html`The tool reported a failure (${timeHtml(result.at)}).`;
 }

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
+import { ICON_SVG } from '../assets/icon.ts';
 import { PAGE_SCRIPT } from '../page-script.ts';
 import { STYLESHEET } from '../styles.ts';
 
@@ -17,5 +18,13 @@ export function assetRoutes(): Hono<AppEnv> {
     c.header('Content-Type', 'text/javascript; charset=utf-8');
     return c.body(PAGE_SCRIPT);
   });
+  for (const path of ['/assets/icon.svg', '/favicon.ico']) {
+    routes.get(path, (c) => {
+      c.set('cacheable', true);
+      c.header('Cache-Control', 'public, max-age=86400');
+      c.header('Content-Type', 'image/svg+xml');
+      return c.body(ICON_SVG);
+    });
+  }
   return routes;
 }
