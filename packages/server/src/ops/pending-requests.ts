@@ -16,10 +16,7 @@ export async function countPendingRequests(gate: Gate, timeoutMs: number, limit 
   const timeout = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), timeoutMs);
   });
-  const count = gate.deps.ledger
-    .listApprovalRequests({ status: 'pending', limit }, gate.now())
-    .then((requests) => Math.min(requests.length, limit))
-    .catch(() => undefined);
+  const count = gate.approvals.countPending(limit).catch(() => undefined);
   try {
     return await Promise.race([count, timeout]);
   } finally {

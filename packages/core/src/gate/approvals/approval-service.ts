@@ -4,7 +4,7 @@ import type { GateDeps } from '../config.ts';
 import type { Approver } from '../eligibility.ts';
 import { decide } from './decide.ts';
 import { issueToken } from './issue-token.ts';
-import { listRequests } from './list-requests.ts';
+import { countPendingRequests, listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
 import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
 import { viewForAgent, viewRequest, viewRequestOfCall } from './view-request.ts';
@@ -39,6 +39,11 @@ export class ApprovalService {
   /** Requests this approver may decide, with their calls. */
   listFor(approver: Approver, status: ApprovalStatus = 'pending', limit = 100): Promise<ListResult> {
     return listRequests(this.#deps, approver, status, limit);
+  }
+
+  /** Pending, unexpired requests, at most `limit` counted: for an operator's gauge, not per approver. */
+  countPending(limit: number): Promise<number> {
+    return countPendingRequests(this.#deps, limit);
   }
 
   /** `options.passkeys`: how to check an assertion; without it a request under a passkey rule takes no decision. */

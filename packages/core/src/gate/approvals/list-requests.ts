@@ -21,3 +21,13 @@ export async function listRequests(deps: GateDeps, approver: Approver, status: A
     return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
   }
 }
+
+/**
+ * How many requests wait for a decision now (pending, not expired), whoever may decide
+ * them, counting at most `limit` (one bounded listing): for an operator's gauge. Rejects
+ * when the store does.
+ */
+export async function countPendingRequests(deps: GateDeps, limit: number): Promise<number> {
+  const requests = await deps.ledger.listApprovalRequests({ status: 'pending', limit }, deps.clock());
+  return Math.min(requests.length, limit);
+}
