@@ -19,6 +19,9 @@ async function seed() {
     await f.fiona('POST', '/api/v1/decisions', { requestId, decision: i % 2 === 0 ? 'approve' : 'deny', reason: 'Recipient is not a known supplier of ours in the vendor registry' });
   }
   await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'small-one', name: 'transfer', arguments: { amount: 5, to: 'alice' } }]));
+  // Reason codes are one long word each (unclassified_tool): they must wrap after an underscore, not widen the table.
+  await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'no-rule', name: 'unlisted_tool', arguments: { x: 1 } }]));
+  await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'call_delete_repo', name: 'delete_repo', arguments: { repo: 'acme/legacy' } }]));
 }
 
 async function measure(page: Page) {

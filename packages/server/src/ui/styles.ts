@@ -144,7 +144,7 @@ button.copy { font: inherit; font-size: .8rem; padding: .05rem .5rem; border-rad
 .progress .badge { margin-right: .25rem; }
 /* The audit table fits its box: text breaks between words (ids and digests are shortened, full value in their title). */
 table.audit td.words { overflow-wrap: break-word; min-width: 5rem; }
-table.audit td.reason { min-width: 12rem; }
+table.audit td.reason { min-width: 9rem; }
 table.audit th, table.audit td { padding: .5rem .55rem; }
 /* Diffs: additions green and underlined, removals red and struck (and +/- in a schema), readable without colour. */
 ins { background: var(--ok-wash); color: var(--ok); text-decoration: underline; font-weight: 600; }

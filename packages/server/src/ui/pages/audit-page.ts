@@ -2,7 +2,7 @@ import type { AuditRecord } from '@countersign/core/audit';
 import { html } from 'hono/html';
 import type { AuditPage } from '../../audit/read-page.ts';
 import { shortDigest } from '../digest-html.ts';
-import { shown, shownText } from '../display-html.ts';
+import { shown, shownFragment, shownText } from '../display-html.ts';
 import { clipText, formatTime } from '../format.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
@@ -54,7 +54,7 @@ function recordRow(r: AuditRecord): Html {
   return html`<tr data-seq="${r.seq}">
 <td data-label="Seq" class="meta">${r.seq}</td>
 <td data-label="Time" class="when">${timeCell(r.at)}</td>
-<td data-label="Event"><span class="event">${r.type}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
+<td data-label="Event"><span class="event">${breakableCode(r.type)}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
 <td data-label="Rule" class="meta">${rule === undefined ? '' : html`<code>${shown(clipText(rule, 32))}</code>`}</td>
 <td data-label="Tool" class="meta">${r.toolName === undefined ? '' : html`<code>${shown(clipText(r.toolName, 32))}</code>`}</td>
 <td data-label="Actor" class="words">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 20, 6))}</span>`}</td>
@@ -70,7 +70,7 @@ function recordRow(r: AuditRecord): Html {
         }`
   }</td>
 <td data-label="Arguments digest">${r.argsDigest === undefined ? '' : html`<code class="nowrap" title="${r.argsDigest}">${shortDigest(r.argsDigest)}</code>`}</td>
-<td data-label="Reason" class="words reason">${r.reason === undefined ? '' : shown(r.reason)}</td>
+<td data-label="Reason" class="words reason">${r.reason === undefined ? '' : REASON_CODE.test(r.reason) ? breakableCode(r.reason) : shown(r.reason)}</td>
 </tr>`;
 }
 
@@ -95,4 +95,12 @@ function timeCell(ms: number): Html {
 
 function textOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A reason code (`already_consumed`), as opposed to an approver's words. */
+const REASON_CODE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+
+/** A snake_case code that may wrap after its underscores (never mid-word), so a narrow column does not push the table wider than its box. */
+function breakableCode(code: string): Html {
+  return html`${code.split('_').map((part, i) => html`${i > 0 ? html`_<wbr>` : ''}${shownFragment(part)}`)}`;
 }
