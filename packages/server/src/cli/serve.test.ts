@@ -147,7 +147,7 @@ describe('countersign serve refuses to start (exit 2, reason on stderr)', () => 
   });
 
   it('with Postgres but no COUNTERSIGN_MASTER_SECRET', async () => {
-    const run = await runCaptured(['serve', '--database-url', 'postgres://nobody@127.0.0.1:1/none'], { cwd: freshDir() });
+    const run = await runCaptured(['serve', '--port', '0', '--database-url', 'postgres://nobody@127.0.0.1:1/none'], { cwd: freshDir() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/COUNTERSIGN_MASTER_SECRET is required with Postgres/);
   });
