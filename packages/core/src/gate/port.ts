@@ -25,6 +25,8 @@ export interface ModelResponse {
    */
   task?: string | undefined;
   taskId?: string | undefined;
+  /** Offers of the assistant that the user only accepted ("ok sure"), from the extractor: passed to the matcher with `task`. */
+  offered?: readonly string[] | undefined;
 }
 
 /**

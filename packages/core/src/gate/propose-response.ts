@@ -29,6 +29,7 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
       ...(response.task === undefined ? {} : { task: response.task }),
       ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
+      ...(response.offered === undefined ? {} : { offered: response.offered }),
     }),
   );
   return proposeResponse(deps, calls, agent);

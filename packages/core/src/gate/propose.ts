@@ -18,7 +18,7 @@ import { contextProblem, idProblem } from './call-ids.ts';
 import type { GateDeps } from './config.ts';
 import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 import type { ProposeOutcome } from './outcomes.ts';
-import { checkIntent, intentAuditValue, MAX_TASK_LENGTH } from './intent/intent-stage.ts';
+import { checkIntent, intentAuditValue, MAX_OFFERS, MAX_TASK_LENGTH } from './intent/intent-stage.ts';
 import type { IntentRecord } from './intent/types.ts';
 import { mayUseTool } from './tool-scope.ts';
 
@@ -46,6 +46,8 @@ export interface ModelToolCall {
    */
   task?: string | undefined;
   taskId?: string | undefined;
+  /** The assistant's offers the user only accepted, passed to the matcher with `task` (never audited in clear). */
+  offered?: readonly string[] | undefined;
 }
 
 /**
@@ -471,6 +473,10 @@ function invalidTask(call: ModelToolCall): string | undefined {
     const problem = idProblem('taskId', call.taskId);
     if (problem !== undefined) return problem;
     if (call.task !== undefined) return 'give task or taskId, not both';
+  }
+  const offered: unknown = call.offered;
+  if (offered !== undefined && (!Array.isArray(offered) || offered.length > MAX_OFFERS || !offered.every((o) => typeof o === 'string' && o.length <= MAX_TASK_LENGTH && o.isWellFormed()))) {
+    return `offered must be a list of at most ${MAX_OFFERS} well-formed strings of at most ${MAX_TASK_LENGTH} characters`;
   }
   return undefined;
 }
