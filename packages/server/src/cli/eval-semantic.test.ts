@@ -30,7 +30,7 @@ describe('countersign eval semantic', () => {
     const run = await runCaptured(['eval', 'semantic', '--dataset', 'tiny.json'], { cwd });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('matcher local-bm25f-wordnet@1');
+    expect(run.stdout).toContain('matcher local-bm25f-wordnet-learned@1');
     expect(run.stdout).toContain('| correct | 1 | 0 | 0 |');
     expect(run.stdout).toContain('| wrong | 0 | 2 | 0 |');
     expect(run.stdout).toContain('extraction: 1 conversations, 0 failed');
@@ -39,7 +39,7 @@ describe('countersign eval semantic', () => {
   it('--json gives the report, with the tune/holdout parts', async () => {
     const run = await runCaptured(['eval', 'semantic', '--dataset', dataset, '--json'], { cwd });
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ ok: true, matcher: 'local-bm25f-wordnet@1', split: 'all' });
+    expect(report).toMatchObject({ ok: true, matcher: 'local-bm25f-wordnet-learned@1', split: 'all' });
     expect(report.metrics).toMatchObject({ count: 3, accuracy: 1, falsePositiveRate: 0, falseNegativeRate: 0 });
     expect(report.bySplit.tune.count + report.bySplit.holdout.count).toBe(3);
   });
