@@ -1,5 +1,6 @@
 import type { MatchTool } from '../matcher/types.ts';
 import { stemOf, words } from '../text/tokenize.ts';
+import { memoized } from '../wordnet/concepts.ts';
 import type { Standing } from './decide.ts';
 
 /** A word as the matcher compares it: its stem and, with WordNet, its concepts. */
@@ -18,9 +19,9 @@ export function taskWords(asked: string, negated: readonly string[], keys: WordK
   return { asked: set(words(asked)), negated: set(negated.filter((w) => words(w).length > 0)) };
 }
 
-/** Stem, plus concepts when a lookup is given. */
+/** Stem, plus concepts when a lookup is given; memoized like the concept lookup itself. */
 export function wordKeys(concepts: ((word: string) => readonly string[]) | undefined): WordKeys {
-  return (word) => [stemOf(word), ...(concepts?.(word) ?? []).map((c) => `~${c}`)];
+  return memoized((word) => [stemOf(word), ...(concepts?.(word) ?? []).map((c) => `~${c}`)]);
 }
 
 /**
