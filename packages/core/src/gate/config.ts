@@ -12,10 +12,10 @@ import { registeredCatalog } from '../catalog/registered-catalog.ts';
 import { combineCatalogs, staticCatalog } from '../catalog/static-catalog.ts';
 import type { DefinitionStore, ToolCatalog } from '../catalog/types.ts';
 import type { ApproverRule } from '../ledger/types.ts';
-import type { ToolRegistry } from './tools.ts';
+import type { ToolRegistry } from '../catalog/tools.ts';
 import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
 import { type ResolvedIntent, resolveIntent } from './intent/intent-stage.ts';
-import { resolveSharedTools, type SharedTools } from './tool-scope.ts';
+import { resolveSharedTools, type SharedTools } from './shared/tool-scope.ts';
 import type { IntentConfig } from './intent/types.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */

@@ -1,10 +1,10 @@
-import { type Agent, DEFAULT_AGENT } from './agent.ts';
-import type { CompleteOutcome, Completion, Grant } from './grant.ts';
+import { type Agent, DEFAULT_AGENT } from './shared/agent.ts';
+import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 import type { Gate } from './gate.ts';
-import type { ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+import type { ProposeOutcome } from './shared/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
-import { waitForDecision } from './wait-for-decision.ts';
+import { waitForDecision } from './approvals/wait-for-decision.ts';
 
 /**
  * The in-process `GatePort`: the gate's own operations, bound to one agent. Every read

@@ -1,7 +1,7 @@
 import type { ApprovalStatus } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT } from '../agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
 import type { GateDeps } from '../config.ts';
-import type { Approver } from '../eligibility.ts';
+import type { Approver } from './eligibility.ts';
 import { decide } from './decide.ts';
 import { issueToken } from './issue-token.ts';
 import { countPendingRequests, listRequests } from './list-requests.ts';

@@ -1,12 +1,12 @@
 import { emit } from '../../events/emit.ts';
-import { settleDecidedReview } from '../admit-definition.ts';
-import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import { settleDecidedReview } from '../definitions/admit-definition.ts';
+import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import type { AddDecisionResult } from '../../ledger/types.ts';
-import { auditsAtomically } from '../audited-write.ts';
+import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
-import { isReviewProposal, reviewSubjectOf } from '../definition-review.ts';
-import { type Approver, mayDecide } from '../eligibility.ts';
-import { callIds, errorMessage } from '../propose.ts';
+import { isReviewProposal, reviewSubjectOf } from '../definitions/definition-review.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { callIds, errorMessage } from '../propose/propose.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';

@@ -1,9 +1,9 @@
 import { emit } from '../../events/emit.ts';
 import { mintApprovalToken } from '../../token/mint.ts';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../shared/agent.ts';
 import type { GateDeps } from '../config.ts';
-import { callIds, errorMessage } from '../propose.ts';
-import { tokenInputOf } from '../token-input.ts';
+import { callIds, errorMessage } from '../propose/propose.ts';
+import { tokenInputOf } from '../shared/token-input.ts';
 import type { TokenOutcome } from './types.ts';
 import { viewForAgent } from './view-request.ts';
 
