@@ -8,7 +8,6 @@ export {
   type DefinitionView,
   ApprovalService,
   type RequestView,
-  type TokenOutcome,
 } from './approvals/index.ts';
 export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
 export { ANY_AGENT, type SharedTools } from './shared/tool-scope.ts';
@@ -25,6 +24,8 @@ export { type Approver, mayDecide } from './approvals/eligibility.ts';
 export { expectedCallOf } from '../ledger/expected-call.ts';
 export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './definitions/input-schema.ts';
 export { Gate } from './gate.ts';
+export { createGate, type GateOptions } from './create-gate.ts';
+export { type CountersignStore, memoryStore } from './store.ts';
 export type {
   DeniedReason,
   DispatchOutcome,

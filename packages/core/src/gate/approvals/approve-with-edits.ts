@@ -12,7 +12,7 @@ import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
-import { callIds, errorMessage, eventAbout } from '../propose/propose.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {

@@ -12,6 +12,5 @@ export type {
   ReadFailure,
   RequestView,
   RevokeOutcome,
-  TokenOutcome,
   ViewResult,
 } from './types.ts';

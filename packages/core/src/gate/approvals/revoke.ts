@@ -3,7 +3,7 @@ import { appendAfterEffect } from './audit-decision.ts';
 import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
-import { callIds, errorMessage, eventAbout } from '../propose/propose.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import type { RevokeOutcome } from './types.ts';
 import { viewRequest } from './view-request.ts';
 

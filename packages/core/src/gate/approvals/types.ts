@@ -104,10 +104,6 @@ export type ViewResult = { ok: true; view: RequestView } | ReadFailure;
 
 export type ListResult = { ok: true; views: RequestView[] } | { ok: false; reason: 'store_unavailable'; message: string };
 
-export type TokenOutcome =
-  | { ok: true; token: string; requestId: string; expiresAt: number }
-  | { ok: false; reason: 'not_found' | 'not_approved' | 'store_unavailable'; status?: string | undefined; message: string };
-
 export type RevokeOutcome =
   | {
       ok: true;

@@ -3,7 +3,7 @@ import type { Agent } from '../shared/agent.ts';
 import type { ApprovalService } from './index.ts';
 import type { GateDeps } from '../config.ts';
 import type { WaitOutcome } from '../shared/port.ts';
-import { errorMessage } from '../propose/propose.ts';
+import { errorMessage } from '../shared/call-records.ts';
 
 /**
  * How often the ledger is re-read while no event arrives: the safety net for a

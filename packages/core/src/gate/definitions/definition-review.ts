@@ -5,7 +5,7 @@ import { effectiveStatus } from '../../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
 import { auditBestEffort } from '../shared/audit-safely.ts';
 import type { GateDeps } from '../config.ts';
-import { eventAbout } from '../propose/propose.ts';
+import { eventAbout } from '../shared/call-records.ts';
 
 /**
  * A changed tool definition is re-approved through an ordinary approval request, so the

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { depsOf } from '../internal-deps.ts';
 import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
 import { sha256Hex } from '../../digest.ts';
 import { loadPolicy } from '../../policy/load.ts';
@@ -40,7 +41,7 @@ describe('sealed definitions of registered tools', () => {
     await f.gate.registerTools([V1], AGENT);
     const first = await propose('c1');
     expect(first.status).toBe('allowed');
-    const entry = await f.gate.deps.catalog.resolve('fs__write');
+    const entry = await depsOf(f.gate).catalog.resolve('fs__write');
     expect(entry?.definitionDigest).toBe(definitionDigest(V1));
     expect(Object.isFrozen(entry?.definition) && Object.isFrozen(entry?.definition?.inputSchema)).toBe(true);
     // A rug pull from inside the process: rewrite the definition the catalogue handed out.
@@ -50,7 +51,7 @@ describe('sealed definitions of registered tools', () => {
     expect(() => {
       (entry!.definition!.inputSchema as Record<string, unknown>).properties = {};
     }).toThrow(TypeError);
-    expect((await f.gate.deps.catalog.resolve('fs__write'))?.definition).toEqual(V1);
+    expect((await depsOf(f.gate).catalog.resolve('fs__write'))?.definition).toEqual(V1);
     expect(await authorize(first.status === 'allowed' ? first.proposalId : '')).toMatchObject({ status: 'authorized' });
   });
 
@@ -77,12 +78,12 @@ describe('sealed definitions of registered tools', () => {
     expect((await propose('c1')).status).toBe('allowed');
     const digest = definitionDigest(V1);
     store.edited.set(digest, JSON.stringify({ ...V1, description: V2.description }));
-    const entry = await f.gate.deps.catalog.resolve('fs__write');
+    const entry = await depsOf(f.gate).catalog.resolve('fs__write');
     expect(entry).toMatchObject({ definitionDigest: digest });
     expect(entry?.definition).toBeUndefined();
     // The original text again (the row restored) is the sealed definition again.
     store.edited.delete(digest);
-    expect((await f.gate.deps.catalog.resolve('fs__write'))?.definition).toEqual(V1);
+    expect((await depsOf(f.gate).catalog.resolve('fs__write'))?.definition).toEqual(V1);
   });
 
   it('stored text that hashes to its digest but is not canonical is refused on every call, not sealed once and waved through', async () => {

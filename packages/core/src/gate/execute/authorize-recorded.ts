@@ -4,7 +4,7 @@ import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
 import { authorize } from './authorize.ts';
 import type { GateDeps } from '../config.ts';
 import type { AuthorizeOutcome } from '../shared/port.ts';
-import { errorMessage } from '../propose/propose.ts';
+import { errorMessage } from '../shared/call-records.ts';
 import { reject, UNKNOWN_CALL } from '../shared/reject.ts';
 
 /** A call a runtime is about to make (an MCP `tools/call`), claimed to be one the model made in `runId`. */

@@ -15,7 +15,7 @@ import { issueGrant } from './issued-grants.ts';
 import { answerLostConsume } from './lost-consume.ts';
 import type { NotApprovedReason } from '../shared/outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from '../shared/port.ts';
-import { errorMessage, eventAbout } from '../propose/propose.ts';
+import { errorMessage, eventAbout } from '../shared/call-records.ts';
 import { reject, UNKNOWN_CALL } from '../shared/reject.ts';
 import { routedByIntent } from '../intent/intent-stage.ts';
 import { RecordedCallInput } from './recorded-call-input.ts';

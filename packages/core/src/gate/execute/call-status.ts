@@ -3,7 +3,7 @@ import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../shared/agent.ts';
 import type { GateDeps } from '../config.ts';
 import type { CallState } from './grant.ts';
 import type { CallStatusResult } from '../shared/port.ts';
-import { errorMessage } from '../propose/propose.ts';
+import { errorMessage } from '../shared/call-records.ts';
 
 /**
  * Where a call stands, read from the ledger: `proposed` (never ran), `dispatched`

@@ -9,7 +9,7 @@ import type { GateDeps } from '../config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
 import { takeIssuedCall } from './issued-grants.ts';
-import { callIds, errorMessage, eventAbout } from '../propose/propose.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import { type ProjectionDigests, resultProjections } from '../relay/projections.ts';
 
 /** Longest error message a completion may carry (it is hashed, never stored, but it is read). */

@@ -4,7 +4,7 @@ import { completeDispatched, digestResult } from './complete.ts';
 import type { GateDeps } from '../config.ts';
 import type { DispatchOutcome } from '../shared/outcomes.ts';
 import type { AuthorizeRequest } from '../shared/port.ts';
-import { errorMessage } from '../propose/propose.ts';
+import { errorMessage } from '../shared/call-records.ts';
 
 /**
  * What the runtime asks to execute: the same request as `authorize`. `proposalId`, the

@@ -1,6 +1,6 @@
 import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { errorMessage } from '../propose/propose.ts';
+import { errorMessage } from '../shared/call-records.ts';
 import { type RejectionOutcome, reject } from '../shared/reject.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { depsOf } from '../internal-deps.ts';
 import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
 import { makeGateFixture } from '../../testing/gate-fixture.ts';
 import type { IntentMatcher } from '../intent/types.ts';
@@ -15,7 +16,7 @@ describe('propose: the in-memory path is taken only where the full path would do
   it("a code-registered tool's first call records its definition before the call is recorded", async () => {
     const definitions = new MemoryDefinitionStore();
     const f = makeGateFixture({ definitions });
-    const digest = (await f.gate.deps.catalog.resolve('transfer'))!.definitionDigest!;
+    const digest = (await depsOf(f.gate).catalog.resolve('transfer'))!.definitionDigest!;
     expect(await definitions.getDefinitionText(digest)).toBeUndefined();
     expect(await f.gate.propose(f.call({ toolName: 'transfer', arguments: SMALL }))).toMatchObject({ status: 'allowed' });
     expect(await definitions.getDefinitionText(digest)).toMatchObject({ text: expect.any(String) });
@@ -23,11 +24,12 @@ describe('propose: the in-memory path is taken only where the full path would do
 
   it('a catalogue that is not in memory is asked on every call, and its refusal stands', async () => {
     const f = makeGateFixture();
-    const deps = f.gate.deps;
+    const deps = depsOf(f.gate);
     let asked = 0;
     const resolve = deps.catalog.resolve;
     // The same tools behind a catalogue the gate cannot read from memory (a remote registry).
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: deps.ledger,
       audit: deps.audit,
       policy: deps.policy,

@@ -8,7 +8,7 @@ import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { decideSafelyNow } from '../../policy/safe-decide.ts';
 import type { PolicyInput, Verdict } from '../../policy/types.ts';
 import { emit } from '../../events/emit.ts';
-import type { CallIds } from '../../events/types.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from '../shared/agent.ts';
 import { admitDefinition, admittedWithoutStore } from '../definitions/admit-definition.ts';
 import { editedCallOf } from '../approvals/edited-call.ts';
@@ -388,26 +388,6 @@ function approvalRequestedEvent(proposal: Proposal, request: ApprovalRequest, no
   };
 }
 
-/** The common fields of every audit event about one proposal. */
-export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: number): AuditEvent {
-  return {
-    type,
-    at,
-    runId: proposal.runId,
-    sessionId: proposal.sessionId,
-    callId: proposal.callId,
-    proposalId: proposal.proposalId,
-    toolName: proposal.toolName,
-    argsDigest: proposal.argsDigest,
-    actor: proposal.principal,
-  };
-}
-
-/** The ids every lifecycle event about one recorded call carries. */
-export function callIds(proposal: Proposal): CallIds {
-  return { runId: proposal.runId, proposalId: proposal.proposalId, callId: proposal.callId, toolName: proposal.toolName };
-}
-
 /** Tells listeners about a call refused before it was recorded (its ids are valid by now). */
 function emitRefusal(deps: GateDeps, call: ModelToolCall, reason: string): void {
   emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason, runId: call.runId, callId: call.callId, toolName: call.toolName });
@@ -473,8 +453,4 @@ function invalidTask(call: ModelToolCall): string | undefined {
     if (call.task !== undefined) return 'give task or taskId, not both';
   }
   return undefined;
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,4 @@
 import type { CatalogEntry } from '../../catalog/types.ts';
-import type { GateDeps } from '../config.ts';
 
 /**
  * Which agents may use a registered tool besides the agent that registered it: tool name
@@ -7,6 +6,11 @@ import type { GateDeps } from '../config.ts';
  * configuration, never by the registering agent.
  */
 export type SharedTools = Readonly<Record<string, readonly string[]>>;
+
+/** The part of the gate's dependencies a scope check reads: `SharedTools` resolved once. */
+export interface ToolSharing {
+  sharedTools: ReadonlyMap<string, ReadonlySet<string>>;
+}
 
 /** The agent that may use every tool shared with `*`. */
 export const ANY_AGENT = '*';
@@ -31,13 +35,13 @@ export function resolveSharedTools(shared: SharedTools | undefined): ReadonlyMap
  * alike, unless the deployment shares it. Tools registered in code or served by a
  * configured catalogue carry no registering agent and are everyone's.
  */
-export function mayUseTool(deps: Pick<GateDeps, 'sharedTools'>, entry: Pick<CatalogEntry, 'name' | 'registeredBy'>, agentId: string): boolean {
+export function mayUseTool(deps: ToolSharing, entry: Pick<CatalogEntry, 'name' | 'registeredBy'>, agentId: string): boolean {
   if (entry.registeredBy === undefined || entry.registeredBy === agentId) return true;
   const shared = deps.sharedTools.get(entry.name);
   return shared !== undefined && (shared.has(ANY_AGENT) || shared.has(agentId));
 }
 
 /** The entry when `agentId` may use it; otherwise undefined, exactly like a tool nobody registered. */
-export function entryFor(deps: Pick<GateDeps, 'sharedTools'>, entry: CatalogEntry | undefined, agentId: string): CatalogEntry | undefined {
+export function entryFor(deps: ToolSharing, entry: CatalogEntry | undefined, agentId: string): CatalogEntry | undefined {
   return entry !== undefined && mayUseTool(deps, entry, agentId) ? entry : undefined;
 }
