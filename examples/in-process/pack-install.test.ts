@@ -66,9 +66,10 @@ describe('npm pack, install into a fresh project, run on plain node', () => {
   it('@countersign/server exports createApp and startServer as the README says; startServer serves', () => {
     const script = `
       import { createApp, startServer } from '@countersign/server';
-      import { hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+      import { hmacKey, Keyring, loadPolicy, memoryStore } from '@countersign/core';
+      const store = memoryStore();
       const server = await startServer({
-        ledger: new MemoryLedger(), audit: new MemoryAuditLog(), policy: loadPolicy('version: 1\\nrules: []', 'yaml'),
+        ledger: store.ledger, audit: store.audit, definitions: store.definitions, policy: loadPolicy('version: 1\\nrules: []', 'yaml'),
         keyring: new Keyring([hmacKey('k1', Buffer.alloc(32, 7))]), tools: {},
         auth: { agents: [{ name: 'a', token: 'agent-token-aaaaaaaaaaaa' }], approvers: [] }, host: '127.0.0.1', port: 0,
       });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PROPOSAL_CONTEXT_LENGTH } from '../gate/call-ids.ts';
+import { MAX_PROPOSAL_CONTEXT_LENGTH } from '../call-ids.ts';
 
 /** Ids are opaque strings of bounded length; the gate applies the same bound. */
 export const Id = z.string().min(1).max(256);

@@ -11,6 +11,7 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { GatePort } from '@countersign/core';
 import { type DecisionRecorder, gateDecisions, serviceDecisions } from './record-decision.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The chat app the tests play: policy lets the user approve their own transfers (and a
@@ -66,6 +67,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
     Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]),
   );
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(CHAT_POLICY_YAML, 'yaml'),

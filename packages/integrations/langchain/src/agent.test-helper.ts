@@ -12,6 +12,7 @@ import { createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from 'l
 import { countersignInterrupts } from './approval-interrupt.ts';
 import { countersignMiddleware } from './middleware.ts';
 import type { CountersignDenial } from './refusal.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The agent the tests play: policy lets the user approve their own transfers (and a
@@ -67,6 +68,7 @@ function makeGate(options: { intent?: IntentConfig; audit?: MemoryAuditLog } = {
   const ledger = new MemoryLedger({ audit });
   const tools = Object.fromEntries(Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]));
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(POLICY_YAML, 'yaml'),

@@ -2,7 +2,7 @@ import type { AuditValue } from '../../audit/types.ts';
 import type { CatalogEntry, ToolCatalog } from '../../catalog/types.ts';
 import { sha256Hex } from '../../digest.ts';
 import type { Verdict } from '../../policy/types.ts';
-import type { ToolDefinition } from '../tools.ts';
+import type { ToolDefinition } from '../../catalog/tools.ts';
 import type { IntentConfig, IntentDecision, IntentMatchResult, IntentRecord, IntentTool } from './types.ts';
 
 /** The intent stage's settings with defaults filled in (see `IntentConfig`). */

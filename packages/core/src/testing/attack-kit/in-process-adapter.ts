@@ -9,6 +9,7 @@ import { loadPolicy } from '../../policy/load.ts';
 import { hmacKey, Keyring } from '../../token/keyring.ts';
 import type { GateAttackAdapter } from './adapter.ts';
 import { ATTACK_KIT_POLICY_YAML, attackKitTools, KIT_AGENTS, KIT_APPROVER, KIT_CHANGED_DEFINITION } from './fixtures.ts';
+import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
 
 export interface InProcessAttackOptions {
   ledger?: LedgerStore | undefined;
@@ -30,7 +31,7 @@ export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): Ga
   const ledger = options.ledger ?? new MemoryLedger({ audit: audit instanceof MemoryAuditLog ? audit : undefined });
   const keyring = options.keyring ?? new Keyring([hmacKey('kit-k1', Buffer.alloc(32, 0x6b))]);
   const policy = loadPolicy(ATTACK_KIT_POLICY_YAML, 'yaml');
-  let gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools(), clock, newId: () => `kit-${randomUUID()}` });
+  let gate = new Gate({ definitions: new MemoryDefinitionStore(), ledger, audit, policy, keyring, tools: attackKitTools(), clock, newId: () => `kit-${randomUUID()}` });
   return {
     port: (agent) => gate.port(KIT_AGENTS[agent]),
     async decide(requestId, decision) {
@@ -41,7 +42,7 @@ export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): Ga
     auditRecords: () => audit.read({ limit: 1_000_000 }),
     async changeToolDefinition(toolName) {
       if (toolName !== KIT_CHANGED_DEFINITION.name) throw new Error(`attack kit: cannot change ${toolName}`);
-      gate = new Gate({ ledger, audit, policy, keyring, tools: attackKitTools({ pinned: KIT_CHANGED_DEFINITION }), clock });
+      gate = new Gate({ definitions: new MemoryDefinitionStore(), ledger, audit, policy, keyring, tools: attackKitTools({ pinned: KIT_CHANGED_DEFINITION }), clock });
     },
     ...(options.close === undefined ? {} : { close: options.close }),
   };
