@@ -1,18 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_ERROR, EXIT_OK } from './cli-error.ts';
 import { type CliIo, writeJson, writeLine } from './cli-io.ts';
+import { commandOf, registerSummaries } from './command-table.ts';
 import { createCommandContext } from './command-context.ts';
-import { registerApprovalsCommands } from './commands/approvals.ts';
-import { registerAuditCommands } from './commands/audit.ts';
-import { registerAuthCommands } from './commands/auth.ts';
-import { registerEvalCommands } from './commands/eval.ts';
-import { registerKeygen } from './commands/keygen.ts';
-import { registerMcp } from './commands/mcp.ts';
-import { registerPolicyCommands } from './commands/policy.ts';
-import { registerProxy } from './commands/proxy.ts';
-import { registerServe } from './commands/serve.ts';
-import { registerTokenCommands } from './commands/token.ts';
-import { registerToolsCommands } from './commands/tools.ts';
 import { packageVersion } from './version.ts';
 
 /**
@@ -26,19 +16,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     exitCode = code;
   });
   const program = buildProgram(io);
-  registerServe(program, ctx);
-  registerKeygen(program, ctx);
-  registerPolicyCommands(program, ctx);
-  registerAuthCommands(program, ctx);
-  registerAuditCommands(program, ctx);
-  registerApprovalsCommands(program, ctx);
-  registerTokenCommands(program, ctx);
-  registerToolsCommands(program, ctx);
-  registerMcp(program, ctx);
-  registerProxy(program, ctx);
-  registerEvalCommands(program, ctx);
-
   try {
+    // Only the command asked for is imported (see command-table.ts); without one, the
+    // root help lists them all from their summaries.
+    const command = commandOf(argv);
+    if (command === undefined) registerSummaries(program);
+    else (await command.load())(program, ctx);
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
@@ -46,7 +29,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-function buildProgram(io: CliIo): Command {
+export function buildProgram(io: CliIo): Command {
   // Settings made here are inherited by every subcommand created with .command().
   return new Command('countersign')
     .description('Call-bound approvals for AI agent tool calls: serve the approval service, manage keys, check policies and audit logs.')
