@@ -16,8 +16,8 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { createGateway, startHttpFront } from '@countersign/mcp';
-import { openStore } from '../packages/server/src/serve/open-store.ts';
-import { definitionReviewOf } from '../packages/server/src/serve/definition-review.ts';
+import { openStore } from '../packages/cli/src/serve/open-store.ts';
+import { definitionReviewOf } from '../packages/cli/src/serve/definition-review.ts';
 import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, serveChildIpc } from './mcp-child-ipc.ts';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
 

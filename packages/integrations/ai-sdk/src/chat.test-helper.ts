@@ -3,7 +3,7 @@ import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { generateText, jsonSchema, type ModelMessage, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';

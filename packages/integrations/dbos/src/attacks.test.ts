@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger, type ProposeOutcome } from '@countersign/core';
 import { describePg } from '@countersign/store-postgres/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
