@@ -1,4 +1,4 @@
-import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
+import { CanonicalizationError, jsonCharsetProblem, parseStrictJson } from '@countersign/core/canonical';
 import { intentTask } from '@countersign/core/integration';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -98,6 +98,9 @@ export function createProxy(options: ProxyOptions): Hono {
     const request = c.req.raw;
     const ctx = await runContext(options, request);
     if ('status' in ctx) return refuse(ctx);
+    // The body is read, checked and forwarded as UTF-8: a body declaring another charset is refused unread (the service's rule).
+    const charset = jsonCharsetProblem(request.headers.get('content-type'));
+    if (charset !== undefined) return refuse({ status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: charset });
     const bytes = await c.req.arrayBuffer();
     let body: unknown;
     try {
