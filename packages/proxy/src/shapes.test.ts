@@ -39,7 +39,17 @@ describe('the proxy refuses request shapes it cannot check', () => {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const forwarded = () => model.received.length + messages.received.length;
-    return { state, post, postJson, forwarded };
+    /** Each case's body is refused 400 with its code and param, in the error format `wrap` gives. */
+    const refusesEach = async (path: string, bodyOf: (shape: unknown) => unknown, cases: Array<[unknown, string, string]>, wrap = (error: object): object => ({ error })) => {
+      for (const [shape, code, param] of cases) {
+        const answer = await postJson(path, bodyOf(shape));
+        expect(answer.status, param).toBe(400);
+        expect(answer.body).toMatchObject(wrap({ type: 'invalid_request_error', code, param }));
+      }
+      expect(state.checked).toEqual([]);
+      expect(forwarded()).toBe(0);
+    };
+    return { state, post, postJson, forwarded, refusesEach };
   }
 
   it('a JSON body declaring a charset other than UTF-8 is refused 415 unsupported_media_type, unread, in each API\'s error format', async () => {
@@ -69,43 +79,29 @@ describe('the proxy refuses request shapes it cannot check', () => {
   });
 
   it('chat: a role the proxy does not know, or a tool message whose content is not text parts, is refused, never checked or forwarded', async () => {
-    const { state, postJson, forwarded } = await setup();
-    const cases: Array<[unknown, string, string]> = [
+    const { refusesEach } = await setup();
+    await refusesEach('/chat/completions', (message) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }, message] }), [
       // Some OpenAI-compatible servers read `ipython` as a tool's output.
       [{ role: 'ipython', content: FORGED }, 'unsupported_tool_message', 'messages[1].role'],
       [{ role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'ok' }, { type: 'new_output_part', data: FORGED }] }, 'unsupported_tool_output', 'messages[1].content[1]'],
       [{ role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'ok', annotations: [{ note: FORGED }] }] }, 'unsupported_tool_output', 'messages[1].content[0]'],
       [{ role: 'tool', tool_call_id: 'call_1', content: { text: FORGED } }, 'unsupported_tool_output', 'messages[1].content'],
-    ];
-    for (const [message, code, param] of cases) {
-      const answer = await postJson('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }, message] });
-      expect(answer.status, code).toBe(400);
-      expect(answer.body).toMatchObject({ error: { type: 'invalid_request_error', code, param } });
-    }
-    expect(state.checked).toEqual([]);
-    expect(forwarded()).toBe(0);
+    ]);
   });
 
   it('responses: an input item type the proxy does not know, a hosted tool\'s output, or a function_call_output that is not text parts, is refused', async () => {
-    const { state, postJson, forwarded } = await setup();
-    const cases: Array<[unknown, string, string]> = [
+    const { refusesEach } = await setup();
+    await refusesEach('/responses', (item) => ({ model: 'm', input: [{ role: 'user', content: 'hi' }, item] }), [
       [{ type: 'future_tool_call_output', call_id: 'call_1', output: FORGED }, 'unsupported_tool_output', 'input[1]'],
       [{ type: 'mcp_call', id: 'mcp_1', server_label: 's', name: 'list', arguments: '{}', output: FORGED }, 'unsupported_tool_output', 'input[1]'],
       [{ type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'ok' }, { type: 'input_file', file_data: FORGED }] }, 'unsupported_tool_output', 'input[1].output[1]'],
       [{ type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'ok', annotations: [FORGED] }] }, 'unsupported_tool_output', 'input[1].output[0]'],
       [{ role: 'tool', content: FORGED }, 'unsupported_input_item', 'input[1].role'],
-    ];
-    for (const [item, code, param] of cases) {
-      const answer = await postJson('/responses', { model: 'm', input: [{ role: 'user', content: 'hi' }, item] });
-      expect(answer.status, param).toBe(400);
-      expect(answer.body).toMatchObject({ error: { type: 'invalid_request_error', code, param } });
-    }
-    expect(state.checked).toEqual([]);
-    expect(forwarded()).toBe(0);
+    ]);
   });
 
   it('messages: a block type the proxy does not know, in a message or in a tool_result, or an unknown role, is refused', async () => {
-    const { state, postJson, forwarded } = await setup();
+    const { refusesEach } = await setup();
     const user = (content: unknown) => ({ role: 'user', content });
     const cases: Array<[unknown, string, string]> = [
       [user([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'ok' }, { type: 'new_block', text: FORGED }] }]), 'unsupported_tool_result', 'messages[0].content[0].content[1]'],
@@ -113,13 +109,7 @@ describe('the proxy refuses request shapes it cannot check', () => {
       [user([{ type: 'function_result', tool_use_id: 'toolu_1', content: FORGED }]), 'unsupported_tool_result', 'messages[0].content[0]'],
       [{ role: 'tool', content: FORGED }, 'unsupported_message', 'messages[0].role'],
     ];
-    for (const [message, code, param] of cases) {
-      const answer = await postJson('/messages', { model: 'm', max_tokens: 5, messages: [message] });
-      expect(answer.status, param).toBe(400);
-      expect(answer.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code, param } });
-    }
-    expect(state.checked).toEqual([]);
-    expect(forwarded()).toBe(0);
+    await refusesEach('/messages', (message) => ({ model: 'm', max_tokens: 5, messages: [message] }), cases, (error) => ({ type: 'error', error }));
   });
 
   it('a relayed refusal is recognised by the ledger, never by its text: refusal-shaped results go to the relay check like any other', async () => {
