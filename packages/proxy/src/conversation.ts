@@ -1,3 +1,4 @@
+import { textOfContent } from '@countersign/core/integration';
 import type { ConversationMessage } from '@countersign/semantic';
 import { isRecord } from './relayed.ts';
 
@@ -15,18 +16,18 @@ export function conversationOf(body: Record<string, unknown>): ConversationMessa
   const out: ConversationMessage[] = [];
   if (typeof body.instructions === 'string') out.push({ role: 'system', content: body.instructions });
   // The Messages API's system prompt: a string or text blocks.
-  const system = textOf(body.system);
+  const system = textOfContent(body.system);
   if (system !== '') out.push({ role: 'system', content: system });
   const items = Array.isArray(body.messages) ? body.messages : typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   for (const item of items) {
     if (!isRecord(item)) continue;
     if (item.type === 'function_call_output') {
-      out.push({ role: 'tool', content: textOf(item.output) });
+      out.push({ role: 'tool', content: textOfContent(item.output) });
       continue;
     }
     const role = roleOf(item.role);
     if (role === undefined) continue;
-    const content = textOf(item.content);
+    const content = textOfContent(item.content);
     if (content !== '') out.push({ role, content });
   }
   return out.slice(-MAX_MESSAGES);
@@ -36,14 +37,4 @@ function roleOf(role: unknown): ConversationMessage['role'] | undefined {
   if (role === 'system' || role === 'developer') return 'system';
   if (role === 'user' || role === 'assistant' || role === 'tool') return role;
   return undefined;
-}
-
-/** A string, or the text parts of a content array (`text`, `input_text`, `output_text`). */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
-    .filter((t) => t !== '')
-    .join('\n');
 }

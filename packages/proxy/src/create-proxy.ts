@@ -1,4 +1,5 @@
-import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
+import { CanonicalizationError, jsonCharsetProblem, parseStrictJson } from '@countersign/core/canonical';
+import { intentTask } from '@countersign/core/integration';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TaskExtractor } from '@countersign/semantic';
@@ -97,6 +98,9 @@ export function createProxy(options: ProxyOptions): Hono {
     const request = c.req.raw;
     const ctx = await runContext(options, request);
     if ('status' in ctx) return refuse(ctx);
+    // The body is read, checked and forwarded as UTF-8: a body declaring another charset is refused unread (the service's rule).
+    const charset = jsonCharsetProblem(request.headers.get('content-type'));
+    if (charset !== undefined) return refuse({ status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: charset });
     const bytes = await c.req.arrayBuffer();
     let body: unknown;
     try {
@@ -112,7 +116,7 @@ export function createProxy(options: ProxyOptions): Hono {
     const refusal = await checkRelayed(ctx, relayed);
     if (refusal !== undefined) return refuse(refusal);
 
-    const task = taskOnce(options.extractor, body, request.signal);
+    const task = taskOnce(options.extractor, body, ctx, request.signal);
     const called = await callUpstream(upstreamConfig, upstreamPath, request, bytes);
     if (!called.ok) return refuse(called.error);
     const upstream = called.response;
@@ -158,15 +162,14 @@ export function createProxy(options: ProxyOptions): Hono {
   return app;
 }
 
-/** The request's task, extracted at most once and only when first asked for (a response with tool calls). */
-function taskOnce(extractor: TaskExtractor | undefined, body: Record<string, unknown>, signal: AbortSignal): () => Promise<string | undefined> {
+/**
+ * The request's task (core's `intentTask`: a failed or unusable extraction is no task),
+ * extracted at most once and only when first asked for (a response with tool calls).
+ */
+function taskOnce(extractor: TaskExtractor | undefined, body: Record<string, unknown>, ctx: RunContext, signal: AbortSignal): () => Promise<string | undefined> {
   let pending: Promise<string | undefined> | undefined;
   return () => {
-    if (extractor === undefined) return Promise.resolve(undefined);
-    pending ??= extractor.extract(conversationOf(body), signal).then(
-      (r) => (r.ok ? r.task : undefined),
-      () => undefined,
-    );
+    pending ??= intentTask(extractor === undefined ? undefined : { extractor }, () => conversationOf(body), ctx, signal).then((found) => found.task);
     return pending;
   };
 }

@@ -1,43 +1,36 @@
+import { proposeOrReject, refusalAtPropose } from '@countersign/core/integration';
 import type { ModelCall } from './model-call.ts';
 import { type ProxyError, refused } from './refusal.ts';
 import type { RunContext } from './run-context.ts';
 
 /**
  * CASA check 2: records every tool call of one model response in the ledger, in one
- * `propose`, before the client may see the response complete. Calls that need approval
- * are recorded and passed on (the gateway holds them until approved); a call refused at
- * propose (denied, unpinned definition, invalid arguments, store down) refuses the whole
- * response, so the client never gets calls that were not recorded as runnable, nor the
- * siblings of a refused call (they were chosen together). The refusal names every refused
- * call, in `countersign.refusals` (call id, tool, status, reason, message) and in the
- * error's message, which a runtime can hand to the model as it is: the model learns which
- * call was refused and why, and can answer without it.
+ * `propose` (core's `proposeOrReject`: one outcome per call, a store failure a
+ * `store_unavailable` rejection of each), before the client may see the response
+ * complete. Calls that need approval are recorded and passed on (the gateway holds them
+ * until approved); a call refused at propose (denied, unpinned definition, invalid
+ * arguments, store down) refuses the whole response, so the client never gets calls that
+ * were not recorded as runnable, nor the siblings of a refused call (they were chosen
+ * together). The refusal names every refused call, in `countersign.refusals` (call id,
+ * tool, status, reason, message) and in the error's message, which a runtime can hand to
+ * the model as it is: the model learns which call was refused and why, and can answer
+ * without it.
  */
 export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined, task?: string): Promise<ProxyError | undefined> {
   if (calls.length === 0) return undefined;
-  let outcomes: Awaited<ReturnType<RunContext['port']['propose']>>;
-  try {
-    outcomes = await ctx.port.propose({
-      runId: ctx.runId,
-      sessionId: ctx.sessionId,
-      principal: ctx.principal,
-      responseRef,
-      // The task extracted from the conversation (never the conversation), for the intent stage.
-      ...(task === undefined ? {} : { task }),
-      toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
-    });
-  } catch (error) {
-    return refused('store_unavailable', `recording the model's tool calls failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (outcomes.length !== calls.length) return refused('store_unavailable', 'the gate did not answer for every tool call');
+  const outcomes = await proposeOrReject(ctx.port, {
+    runId: ctx.runId,
+    sessionId: ctx.sessionId,
+    principal: ctx.principal,
+    responseRef,
+    // The task extracted from the conversation (never the conversation), for the intent stage.
+    ...(task === undefined ? {} : { task }),
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+  });
   const refusals: Array<Record<string, unknown>> = [];
-  for (const [i, outcome] of outcomes.entries()) {
-    if (outcome.status === 'allowed' || outcome.status === 'approval_required') continue;
-    const call = calls[i]!;
-    const refusal: Record<string, unknown> = { callId: call.id, toolName: call.name, status: outcome.status, reason: outcome.reason, message: outcome.message };
-    if (outcome.status === 'denied' && outcome.proposalId !== undefined) refusal.proposalId = outcome.proposalId;
-    if (outcome.status === 'rejected' && outcome.reviewRequestId !== undefined) refusal.reviewRequestId = outcome.reviewRequestId;
-    refusals.push(refusal);
+  for (const [i, call] of calls.entries()) {
+    const refusal = refusalAtPropose(outcomes[i]!);
+    if (refusal !== undefined) refusals.push({ callId: call.id, toolName: call.name, ...refusal });
   }
   const first = refusals[0];
   if (first === undefined) return undefined;

@@ -4,7 +4,7 @@
  * details callers inside the trust boundary branch on sit under `countersign`.
  */
 export interface ProxyError {
-  status: 400 | 401 | 403 | 404 | 413 | 502 | 503;
+  status: 400 | 401 | 403 | 404 | 413 | 415 | 502 | 503;
   type: 'countersign_refused' | 'invalid_request_error' | 'authentication_error' | 'countersign_upstream_error';
   code: string;
   message: string;

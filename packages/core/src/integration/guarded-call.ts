@@ -27,6 +27,8 @@ export interface RefusedAtPropose {
   reason: CountersignReason;
   message: string;
   proposalId?: string | undefined;
+  /** A rejected call's definition review, when a person must decide one before the tool can run. */
+  reviewRequestId?: string | undefined;
 }
 
 const refusedAtPropose = (recorded: NonNullable<RecordedCall>): recorded is RefusedAtPropose => recorded.status === 'denied' || recorded.status === 'rejected';

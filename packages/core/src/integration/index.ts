@@ -20,10 +20,11 @@ export {
   guardCall,
   type RecordedCall,
   recordedMismatch,
+  type RefusedAtPropose,
   runGranted,
   type Target,
 } from './guarded-call.ts';
-export { proposeOrReject } from './propose.ts';
+export { proposeOrReject, refusalAtPropose } from './propose.ts';
 export { type NothingConsumed, settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 export {
   CountersignCallRefusal,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GatePort, Grant } from '../gate/index.ts';
-import { CountersignRelayRefusal, type CompletionFailure, checkRelayedOrThrow, completeOrReport, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject } from './index.ts';
+import { CountersignRelayRefusal, type CompletionFailure, checkRelayedOrThrow, completeOrReport, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject, refusalAtPropose } from './index.ts';
 
 const failingPort = (error: Error) =>
   ({
@@ -21,7 +21,11 @@ describe('integration kit', () => {
   it('an unreachable gate refuses the relay instead of letting it through', async () => {
     const refused = checkRelayedOrThrow(failingPort(new Error('down')), 'run-1', [{ callId: 'c1', content: 'x' }]);
     await expect(refused).rejects.toBeInstanceOf(CountersignRelayRefusal);
-    await expect(refused).rejects.toMatchObject({ reason: 'store_unavailable', message: 'countersign:relay_refused:store_unavailable: the gate could not be reached: down' });
+    await expect(refused).rejects.toMatchObject({
+      reason: 'store_unavailable',
+      message: 'countersign:relay_refused:store_unavailable: the gate could not be reached: down',
+      detail: 'the gate could not be reached: down',
+    });
     // Nothing relayed: nothing to check, the gate is not asked.
     await expect(checkRelayedOrThrow(failingPort(new Error('down')), 'run-1', [])).resolves.toBeUndefined();
   });
@@ -36,6 +40,23 @@ describe('integration kit', () => {
     expect(down.map((o) => o.status === 'rejected' && o.reason)).toEqual(['store_unavailable', 'store_unavailable']);
     const short = await proposeOrReject({ propose: () => Promise.resolve([]) } as unknown as GatePort, base);
     expect(short.map((o) => o.status === 'rejected' && o.reason)).toEqual(['invalid_call', 'invalid_call']);
+  });
+
+  it('a propose outcome is a refusal only when denied or rejected (the proxy and the integrations read it the same way)', () => {
+    expect(refusalAtPropose({ status: 'allowed', proposalId: 'p', callId: 'c', argsDigest: 'd' })).toBeUndefined();
+    expect(refusalAtPropose({ status: 'approval_required', proposalId: 'p', callId: 'c', argsDigest: 'd', requestId: 'r', expiresAt: 1 })).toBeUndefined();
+    expect(refusalAtPropose({ status: 'denied', reason: 'policy_deny', message: 'no', proposalId: 'p' })).toEqual({
+      status: 'denied',
+      reason: 'policy_deny',
+      message: 'no',
+      proposalId: 'p',
+    });
+    expect(refusalAtPropose({ status: 'rejected', reason: 'definition_mismatch', message: 'changed', reviewRequestId: 'rv' })).toEqual({
+      status: 'rejected',
+      reason: 'definition_mismatch',
+      message: 'changed',
+      reviewRequestId: 'rv',
+    });
   });
 
   it('the memory call index drops its oldest entry past its bound', async () => {

@@ -11,12 +11,15 @@ export class CountersignRelayRefusal extends Error {
   readonly code = 'relay_refused' as const;
   readonly reason: 'relay_refused' | 'invalid_request' | 'store_unavailable';
   readonly failures: RelayFailure[];
+  /** The gate's (or the transport's) own words, without the refusal prefix, for a framework that writes its own error. */
+  readonly detail: string;
 
   constructor(reason: CountersignRelayRefusal['reason'], message: string, failures: RelayFailure[] = []) {
     super(`countersign:relay_refused:${reason}: ${message}`);
     this.name = 'CountersignRelayRefusal';
     this.reason = reason;
     this.failures = failures;
+    this.detail = message;
   }
 }
 
@@ -25,7 +28,7 @@ export class CountersignRelayRefusal extends Error {
  * `CountersignRelayRefusal` unless all are faithful. A gate that cannot be reached is a
  * refusal too (`store_unavailable`): an unchecked result is never relayed.
  */
-export async function checkRelayedOrThrow(port: GatePort, runId: string, toolMessages: RelayedToolMessage[]): Promise<void> {
+export async function checkRelayedOrThrow(port: Pick<GatePort, 'checkRelayed'>, runId: string, toolMessages: RelayedToolMessage[]): Promise<void> {
   if (toolMessages.length === 0) return;
   let outcome: Awaited<ReturnType<GatePort['checkRelayed']>>;
   try {

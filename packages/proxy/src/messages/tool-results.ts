@@ -1,44 +1,52 @@
 import { isRecord, type RelayedResults } from '../relayed.ts';
 import { invalidRequest } from '../refusal.ts';
+import { unknownOutputShape } from '../tool-output-shape.ts';
+
+/** Blocks that carry no tool output, by the role whose message holds them; `tool_result` is checked in either. */
+const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
+  user: new Set(['text', 'image', 'document', 'search_result']),
+  assistant: new Set(['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use', 'mcp_tool_use']),
+};
 
 /**
  * Every tool result a Messages API request relays: each `tool_result` content block, in
- * any message, whatever its shape (string content, content blocks, no content, `is_error`),
+ * any message, whatever its shape (string content, text blocks, no content, `is_error`),
  * by `tool_use_id`. A missing `content` is relayed as the empty string the model reads.
- * Other `*_tool_result` blocks in a user message carry results of tools the proxy records
- * no result for: refused, never forwarded unchecked. So is a text block inside a result
- * with fields beside its text (`citations` quote text too): the check compares the text.
+ * Deny by default for shapes: another `*_tool_result` block in a user message carries the
+ * result of a tool the proxy records no result for; a block type the proxy does not know,
+ * a role other than user and assistant, and a result whose content is anything but text
+ * or text blocks carrying only their text (`citations` quote text too, an image or a
+ * document cannot be compared) could carry what the check never compared. Each is
+ * refused, never forwarded unchecked. The provider's own server-tool results in an
+ * assistant message (`web_search_tool_result`...) pass: their calls were recorded.
  */
 export function messagesToolResults(body: Record<string, unknown>): RelayedResults {
   const messages = body.messages;
   if (!Array.isArray(messages)) return { ok: false, error: invalidRequest('invalid_messages', 'messages must be an array', 'messages') };
   const found: RelayedResults & { ok: true } = { ok: true, messages: [], params: [] };
   for (const [i, message] of messages.entries()) {
-    if (!isRecord(message) || !Array.isArray(message.content)) continue;
+    if (!isRecord(message)) return { ok: false, error: invalidRequest('invalid_messages', 'a message must be an object', `messages[${i}]`) };
+    const known = BLOCKS_WITHOUT_OUTPUT[message.role as string];
+    if (known === undefined) return { ok: false, error: invalidRequest('unsupported_message', `a message of role ${JSON.stringify(message.role)} is not one the proxy knows`, `messages[${i}].role`) };
+    if (!Array.isArray(message.content)) continue;
     for (const [j, block] of message.content.entries()) {
-      if (!isRecord(block) || typeof block.type !== 'string') continue;
       const param = `messages[${i}].content[${j}]`;
-      if (block.type === 'tool_result') {
-        if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') {
-          return { ok: false, error: invalidRequest('invalid_tool_result', 'a tool_result needs its tool_use_id', `${param}.tool_use_id`) };
-        }
-        const extra = Array.isArray(block.content) ? block.content.findIndex(carriesMoreThanText) : -1;
-        if (extra !== -1) {
-          return { ok: false, error: invalidRequest('unsupported_tool_result', 'a text block of a tool_result may carry only its text (and cache_control): citations and other fields are more text the model reads', `${param}.content[${extra}]`) };
-        }
-        found.messages.push({ callId: block.tool_use_id, content: block.content ?? '' });
-        found.params.push(param);
-      } else if (block.type.endsWith('_tool_result') && message.role === 'user') {
-        return { ok: false, error: invalidRequest('unsupported_tool_result', `${block.type} blocks cannot be checked; only tool_result is relayed`, param) };
+      const type = isRecord(block) ? block.type : undefined;
+      if (typeof type !== 'string') return { ok: false, error: invalidRequest('unsupported_tool_result', 'a content block needs its type', param) };
+      if (known.has(type) || (type.endsWith('_tool_result') && message.role === 'assistant')) continue;
+      if (type !== 'tool_result') {
+        const what = type.endsWith('_tool_result') ? `${type} blocks cannot be checked; only tool_result is relayed` : `a block of type ${type} is not one the proxy knows, so it cannot be checked`;
+        return { ok: false, error: invalidRequest('unsupported_tool_result', what, param) };
       }
+      const result = block as Record<string, unknown>;
+      if (typeof result.tool_use_id !== 'string' || result.tool_use_id === '') {
+        return { ok: false, error: invalidRequest('invalid_tool_result', 'a tool_result needs its tool_use_id', `${param}.tool_use_id`) };
+      }
+      const unknown = result.content === undefined ? undefined : unknownOutputShape(result.content, 'text');
+      if (unknown !== undefined) return { ok: false, error: invalidRequest('unsupported_tool_result', unknown.why, `${param}.content${unknown.at}`) };
+      found.messages.push({ callId: result.tool_use_id, content: result.content ?? '' });
+      found.params.push(param);
     }
   }
   return found;
-}
-
-/** Fields of a text block the relay check does not compare, which change nothing the model reads. */
-const INERT_TEXT_FIELDS = new Set(['type', 'text', 'cache_control']);
-
-function carriesMoreThanText(block: unknown): boolean {
-  return isRecord(block) && block.type === 'text' && Object.keys(block).some((key) => !INERT_TEXT_FIELDS.has(key));
 }
