@@ -12,6 +12,7 @@ export type {
   ReadFailure,
   RequestView,
   RevokeOutcome,
+  WithdrawOutcome,
   TokenOutcome,
   ViewResult,
 } from './approvals/types.ts';
