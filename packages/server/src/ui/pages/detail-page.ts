@@ -24,6 +24,8 @@ export interface DetailPageProps {
   canDecide: boolean;
   /** The signed-in approver may withdraw this approval (approved, not yet used). */
   canRevoke?: boolean | undefined;
+  /** The signed-in approver approved this request, which still waits for more approvals. */
+  canWithdraw?: boolean | undefined;
   notice?: string | undefined;
   error?: { code: string; message: string } | undefined;
   /** The other side of an approve-with-edits, when this approver may see it. */
@@ -51,7 +53,7 @@ export function detailPage(props: DetailPageProps): Html {
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
 ${displayWarnings(view.display)}
-${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, live: state.live })}
+${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, canWithdraw: props.canWithdraw, live: state.live })}
 ${editDiff(view, props.edit)}
 ${editedBanner(view)}
 
