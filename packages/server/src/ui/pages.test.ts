@@ -96,7 +96,8 @@ describe('approval pages', () => {
     const browser = await signedInFiona();
     const list = await (await browser.request('GET', '/')).text();
     expect(list).toContain(`href="/requests/${requestId}"`);
-    expect(list).toContain('user:42');
+    // Identifiers may wrap after a separator (<wbr>); the text reads the same.
+    expect(list.replaceAll('<wbr>', '')).toContain('user:42');
     expect(list).toContain('0 of 1');
     const { page } = await detailWithToken(browser, requestId);
     expect(page).toContain(

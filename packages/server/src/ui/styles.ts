@@ -88,6 +88,13 @@ h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
 header.top .who { overflow-wrap: anywhere; }
 td.summary { min-width: 14rem; overflow-wrap: anywhere; }
 table.requests td.text { min-width: 9rem; overflow-wrap: anywhere; }
+/* Identifiers (principals, actors) wrap only at their separators (<wbr>), never mid-word; a part
+   longer than the cell still breaks rather than widen the table. Cut short, the whole value
+   shows on hover (title) and on tap or focus. */
+table.requests td.id, .id-text { overflow-wrap: break-word; word-break: normal; }
+.id-text.clipped { cursor: help; border-bottom: 1px dotted var(--muted); }
+.id-text.clipped .full, .id-text.clipped:focus .short { display: none; }
+.id-text.clipped:focus .full { display: inline; }
 td.meta { white-space: nowrap; }
 .badge { white-space: nowrap; }
 td.time { white-space: nowrap; }

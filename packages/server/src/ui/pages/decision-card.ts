@@ -42,8 +42,12 @@ ${props.canDecide ? actions(action, props.csrfToken, review) : ''}
 /** The agent that asked and the user it acts for; a definition review names who registered the definition. */
 function askedBy(view: ApprovalView): Html {
   if (view.review !== undefined) {
-    // The ledger records no registering agent for a definition: it comes from the tool's server, seen when the tool was listed or called.
-    return html`${view.review.previous === undefined && view.review.previousDigest === undefined ? 'A new tool' : 'A changed definition'}: <code>${shown(view.review.toolName)}</code>, as its server describes it now`;
+    const kind = view.review.previous === undefined && view.review.previousDigest === undefined ? 'A new tool' : 'A changed definition';
+    const source =
+      view.review.registeredBy === undefined
+        ? html`, as its server describes it now`
+        : html`, registered by agent <strong id="summary-agent">${shown(view.review.registeredBy)}</strong>`;
+    return html`${kind}: <code>${shown(view.review.toolName)}</code>${source}`;
   }
   return html`Asked by agent <strong id="summary-agent">${shown(view.call.agent)}</strong> for <strong id="summary-principal">${shown(view.call.principal)}</strong>`;
 }

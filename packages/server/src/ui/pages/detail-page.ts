@@ -66,13 +66,7 @@ ${exactCallCard(view)}
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>
 <dl class="facts">
-<dt>Agent</dt><dd id="agent">${shown(call.agent)}</dd>
-<dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
-<dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
-<dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
-<dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
-<dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
-${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}
+${view.review === undefined ? callOrigin(call) : reviewOrigin(view.review)}
 <dt>Requested</dt><dd>${timeHtml(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
 <dt>${state.live ? 'Expires' : 'Deadline was'}</dt><dd>${timeHtml(view.expiresAt)}${state.live ? ` (${relativeTo(view.expiresAt, now)})` : ''}</dd>
 </dl>
@@ -93,6 +87,26 @@ ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
 ${passkeySection(view, props.canDecide)}
 ${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
   });
+}
+
+/** Who asked for a call: the agent, the user it acts for, and the ids that trace it. */
+function callOrigin(call: ApprovalView['call']): Html {
+  return html`<dt>Agent</dt><dd id="agent">${shown(call.agent)}</dd>
+<dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
+<dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
+<dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
+<dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
+<dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
+${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}`;
+}
+
+/**
+ * Who asked for a definition review: the agent that registered the definition, or its
+ * server. The review's own run and call ids are internal bookkeeping, not shown.
+ */
+function reviewOrigin(review: NonNullable<ApprovalView['review']>): Html {
+  return html`<dt>Registered by</dt><dd id="agent">${review.registeredBy === undefined ? html`the tool's server or catalogue (no agent registered it)` : html`agent ${shown(review.registeredBy)}`}</dd>
+<dt>Tool</dt><dd class="mono">${shown(review.toolName)}</dd>`;
 }
 
 /** A call whose tool is not the one pinned when it was proposed cannot run: say so first. */
