@@ -6,6 +6,7 @@ import { timeHtml } from '../time-html.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { decisionCard } from './decision-card.ts';
+import { editFields } from './edit-fields.ts';
 import { editedBanner } from './edited-banner.ts';
 import { editDiff } from './edit-diff.ts';
 import type { EditCounterpart } from '../../views/edit-counterpart.ts';
@@ -85,7 +86,7 @@ ${
 
 ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
 ${passkeySection(view, props.canDecide)}
-${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
+${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined, editFields(call.definition.definition?.inputSchema, call.canonicalArguments)) : ''}`,
   });
 }
 
@@ -135,19 +136,21 @@ function heading(view: ApprovalView, canDecide: boolean): Html {
 }
 
 /** Approve-with-edits, below the evidence: the Approve and Deny buttons are at the top (decision card). */
-function editSection(action: string, csrf: string, editText: string, hasError: boolean): Html {
+function editSection(action: string, csrf: string, editText: string, hasError: boolean, fields: Html | string): Html {
   return html`<section aria-labelledby="edit-heading" id="edit-section">
 <h2 id="edit-heading">Or change the arguments</h2>
-<div class="actions">${editForm(action, csrf, editText, hasError)}</div>
+<div class="actions">${editForm(action, csrf, editText, hasError, fields)}</div>
 </section>`;
 }
 
-function editForm(action: string, csrf: string, editText: string, hasError: boolean): Html {
+/** `fields`: one per argument, from the tool's input schema (see editFields); they fill the JSON, which is what is sent. */
+function editForm(action: string, csrf: string, editText: string, hasError: boolean, fields: Html | string): Html {
   return html`<details${hasError ? html` open` : ''}>
 <summary>Edit the arguments, then approve</summary>
-<form method="post" action="${action}">
+<form method="post" action="${action}" novalidate>
 <input type="hidden" name="csrf" value="${csrf}">
-<label for="edited-arguments">Arguments (JSON)</label>
+${fields}
+<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the fields above write it; edit it directly for nested values</span>`}</label>
 <textarea id="edited-arguments" name="arguments" spellcheck="false"${hasError ? html` aria-describedby="decision-error"` : ''}>
 ${editText}</textarea>
 <p class="hint">The server parses this strictly (no duplicate keys, exact numbers). The edited call is recorded as a new proposal linked to this one, and only it is approved.</p>
