@@ -93,7 +93,7 @@ it.skipIf(skip)('390 px: fill the typed fields, a bad value is flagged as typed,
     // The textarea holds what will be sent, written by the fields.
     expect(JSON.parse(await page.locator('#edited-arguments').inputValue())).toEqual({ amount: 250, currency: 'EUR', urgent: true, to: 'acme', memo: { ref: 'INV-7', lines: [1, 2] } });
     // Nothing wider than the phone's screen.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390);
     await Promise.all([page.waitForURL(/\/requests\/[^/?]+\?done=edited$/, { timeout: 60_000 }), page.getByRole('button', { name: 'Approve edited call' }).click()]).catch(async (error) => {
       throw new Error(`${String(error)} at ${page.url()}: ${await page.locator('#decision-error, #arg-amount-error').allTextContents()}`);
     });
