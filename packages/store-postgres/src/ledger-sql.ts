@@ -123,6 +123,11 @@ export function ledgerSql(s: string) {
     insertDecision: `
       INSERT INTO ${s}.decisions (request_id, position, approver, decision, reason, at, edited_proposal_id, passkey)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+    /** Removes one approver's decision and closes the gap in positions ($1 request, $2 approver); the caller holds the request's lock. */
+    withdrawDecision: `
+      WITH removed AS (DELETE FROM ${s}.decisions WHERE request_id = $1 AND approver = $2 RETURNING position)
+      UPDATE ${s}.decisions d SET position = d.position - 1
+      FROM removed WHERE d.request_id = $1 AND d.position > removed.position`,
     denyRequest: `UPDATE ${s}.approval_requests SET status = 'denied' WHERE request_id = $1`,
     editRequest: `UPDATE ${s}.approval_requests SET status = 'edited' WHERE request_id = $1`,
     approveRequest: `UPDATE ${s}.approval_requests SET status = 'approved', token_id = $2, approved_at = $3 WHERE request_id = $1`,

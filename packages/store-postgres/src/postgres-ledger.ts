@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
-import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult } from '@countersign/core/ledger';
+import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
@@ -206,6 +206,21 @@ export class PostgresLedger implements LedgerStore {
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
     return recordEditIn(this.#db, this.#sql, input);
+  }
+
+  async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {
+    return this.#inTransaction(async (query): Promise<WithdrawApprovalResult> => {
+      // The same row lock as addDecision: a concurrent approval waits here (or we wait for
+      // it), and the read after the lock sees every decision committed before.
+      const locked = await query(this.#sql.lockRequest, [requestId]);
+      if (locked.rows[0] === undefined) return { ok: false, reason: 'not_found' };
+      const current = await query(this.#sql.requestById, [requestId]);
+      const refusal = withdrawalRefusal(requestFromRow(current.rows[0]!), approver, now);
+      if (refusal !== undefined) return { ok: false, reason: refusal };
+      await query(this.#sql.withdrawDecision, [requestId, approver]);
+      const updated = await query(this.#sql.requestById, [requestId]);
+      return { ok: true, request: requestFromRow(updated.rows[0]!) };
+    }, audit, 'alone');
   }
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {

@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord } from '@countersign/core/ledger';
-import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult } from '@countersign/core/ledger';
+import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -142,6 +142,24 @@ export class SqliteLedger implements LedgerStore {
 
   async recordEdit(input: EditInput): Promise<RecordEditResult> {
     return this.#conn.write(() => recordEditIn(this.#conn, input));
+  }
+
+  async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {
+    // Read, check and delete under the write lock (BEGIN IMMEDIATE), as addDecision does:
+    // a concurrent approval either completed the request first (refused here) or comes after.
+    return this.#write((): WithdrawApprovalResult => {
+      const request = this.#request(requestId);
+      if (request === undefined) return { ok: false, reason: 'not_found' };
+      const refusal = withdrawalRefusal(request, approver, now);
+      if (refusal !== undefined) return { ok: false, reason: refusal };
+      const removed = this.#conn
+        .statement('DELETE FROM decisions WHERE request_id = ? AND approver = ? RETURNING position')
+        .get(requestId, approver) as { position: number } | undefined;
+      if (removed === undefined) throw new LedgerError('corrupt_record', 'decision changed inside its transaction');
+      // Positions stay 1..n with no gap, so the next decision's `length + 1` is free.
+      this.#conn.statement('UPDATE decisions SET position = position - 1 WHERE request_id = ? AND position > ?').run(requestId, removed.position);
+      return { ok: true, request: this.#request(requestId)! };
+    }, audit);
   }
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {

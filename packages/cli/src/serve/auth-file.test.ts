@@ -71,9 +71,16 @@ describe('parseAuthFile', () => {
     for (const problem of problems) expect(problem).not.toContain(ALICE);
   });
 
+  it('names the line of a YAML slip and suggests the key meant', () => {
+    expect(problemsOf('agents:\n  - name: a\n    token: x\n      tokne: y\n', 'yaml')[0]).toMatch(/^\(yaml\) line 4: indented deeper than line 3/);
+    expect(problemsOf('agents:\n  - name: a\n    tokn: x\napprover: []\n', 'yaml')).toEqual(
+      expect.arrayContaining(['agents[0].tokn: unknown key; did you mean `token`?', 'approver: unknown key; did you mean `approvers`?']),
+    );
+  });
+
   it('rejects unknown keys, missing fields, approvers without a way in, and duplicate keys', () => {
     expect(problemsOf('agents:\n  - name: a\n    token: x\n    tokne: y\nextra: 1\n', 'yaml')).toEqual(
-      expect.arrayContaining(['agents[0].tokne: unknown key', 'extra: unknown key']),
+      expect.arrayContaining(['agents[0].tokne: unknown key; did you mean `token`?', 'extra: unknown key']),
     );
     expect(problemsOf('approvers: []\n', 'yaml')).toEqual(['agents: required']);
     expect(problemsOf('agents: []\n', 'yaml')).toEqual(['agents: at least one agent is required']);

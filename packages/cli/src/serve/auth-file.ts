@@ -1,4 +1,4 @@
-import { type ConfigFormat, describeZodIssues, formatPath, parseConfigText, readConfigFile } from '@countersign/core/config';
+import { type ConfigFormat, describeZodIssues, formatPath, parseConfigText, readConfigFile, schemaKeys } from '@countersign/core/config';
 import type { AuthConfig } from '@countersign/server';
 import { AuthFileError } from './auth-file-error.ts';
 import { type AuthFileDocument, authFileSchema } from './auth-file-schema.ts';
@@ -41,7 +41,7 @@ export function parseAuthFile(text: string, format: ConfigFormat, env: Env): Omi
   const parsed = parseConfigText(text, format, { maxAliasCount: 16 });
   if (!parsed.ok) throw new AuthFileError('invalid_auth', parsed.problems);
   const shaped = authFileSchema.safeParse(parsed.value, { reportInput: true });
-  if (!shaped.success) throw new AuthFileError('invalid_auth', describeZodIssues(shaped.error.issues));
+  if (!shaped.success) throw new AuthFileError('invalid_auth', describeZodIssues(shaped.error.issues, schemaKeys(authFileSchema)));
   return resolveDocument(shaped.data, env);
 }
 

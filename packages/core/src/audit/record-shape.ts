@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'rejection',
   'result',
   'revocation',
+  'withdrawal',
   'definition_changed',
   'definition_pinned',
   'checkpoint',

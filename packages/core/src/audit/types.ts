@@ -14,6 +14,8 @@ export type AuditEventType =
   | 'rejection'
   | 'result'
   | 'revocation'
+  /** An approver took back their own approval of a request still pending (n of m); the request stays pending. */
+  | 'withdrawal'
   /** A tool's definition is not the trusted one; its pin moved to `changed` and a review opened. */
   | 'definition_changed'
   /** A tool's pin was set: trusted (review, trust on first use, pin file) or disabled (review denied). */

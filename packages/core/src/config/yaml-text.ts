@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import { formatPath } from './format-path.ts';
 import type { TextParseResult } from './parse-result.ts';
+import { describeYamlErrors } from './yaml-problem.ts';
 
 /** Anchors may be reused a little (e.g. a shared approver list); beyond this it looks like an expansion attack. */
 export const MAX_YAML_ALIASES = 32;
@@ -48,10 +49,11 @@ export function parseStrictYaml(text: string, options: StrictYamlOptions = {}): 
   };
   const duplicates: string[] = [];
   findDuplicateKeys(doc.contents, [], at, duplicates);
-  const problems = [...doc.errors, ...doc.warnings]
-    // Reported below with their path instead of only a position.
-    .filter((e) => !(e.code === 'DUPLICATE_KEY' && duplicates.length > 0))
-    .map((e) => `(${label}) ${at(e.pos[0])}: ${e.message}`);
+  const problems = describeYamlErrors(
+    // Duplicates are reported below with their path instead of only a position.
+    [...doc.errors, ...doc.warnings].filter((e) => !(e.code === 'DUPLICATE_KEY' && duplicates.length > 0)),
+    lineCounter,
+  ).map((problem) => `(${label}) ${problem}`);
   problems.push(...duplicates);
   if (problems.length > 0) return { ok: false, problems };
 

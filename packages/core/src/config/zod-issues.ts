@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestKey } from './did-you-mean.ts';
 import { formatPath } from './format-path.ts';
 
 /**
@@ -8,18 +9,23 @@ import { formatPath } from './format-path.ts';
  * "expected string, received undefined". Never quotes the input itself: a config or a
  * request body may carry secrets.
  */
-export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.flatMap(describeZodIssue);
+export function describeZodIssues(issues: readonly z.core.$ZodIssue[], knownKeys?: Iterable<string>): string[] {
+  const known = knownKeys === undefined ? undefined : [...knownKeys];
+  return issues.flatMap((issue) => describeZodIssue(issue, known));
 }
 
-export function describeZodIssue(issue: z.core.$ZodIssue): string[] {
+/** `knownKeys`: the document's key names (`schemaKeys`), for "did you mean" after an unknown key. */
+export function describeZodIssue(issue: z.core.$ZodIssue, knownKeys?: readonly string[]): string[] {
   const where = formatPath(issue.path);
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && 'input' in issue && issue.input === undefined) {
     return [`${where}: required`];
   }
   switch (issue.code) {
     case 'unrecognized_keys':
-      return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`);
+      return issue.keys.map((key) => {
+        const near = knownKeys === undefined ? undefined : closestKey(key, knownKeys);
+        return `${formatPath([...issue.path, key])}: unknown key${near === undefined ? '' : `; did you mean \`${near}\`?`}`;
+      });
     case 'invalid_type':
       return 'input' in issue ? [`${where}: expected ${issue.expected}, got ${describeType(issue.input)}`] : [`${where}: ${issue.message}`];
     case 'too_small':

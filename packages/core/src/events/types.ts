@@ -28,6 +28,8 @@ export type GateEvent =
   /** Approve-with-edits closed this request; the edited call is its own proposal and request. */
   | ({ type: 'edited'; at: number; requestId: string; approver: string; editedProposalId: string; editedRequestId: string } & CallIds)
   | ({ type: 'revoked'; at: number; requestId: string; approver: string } & CallIds)
+  /** An approver withdrew their own approval; the request is still pending. */
+  | ({ type: 'withdrawn'; at: number; requestId: string; approver: string } & CallIds)
   | ({ type: 'token_minted'; at: number; requestId: string; agent: string } & CallIds)
   /** The approval (if any) was consumed: the call may run now, once. */
   | ({ type: 'authorized'; at: number; requestId?: string | undefined } & CallIds)

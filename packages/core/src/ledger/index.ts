@@ -1,5 +1,6 @@
 export type * from './types.ts';
 export { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
+export { decisionsWithout, withdrawalRefusal } from './withdraw-rules.ts';
 export { eligibleUnder } from './eligibility-rule.ts';
 export { effectiveStatus } from './effective-status.ts';
 export { LedgerError, type LedgerErrorCode } from './errors.ts';

@@ -20,6 +20,7 @@ import type {
   RecordProposalResult,
   RecordResultOutcome,
   ResultRecord,
+  WithdrawApprovalResult,
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
@@ -27,6 +28,7 @@ import { copyResult, resealed, sealProposal, sealRequest, sealResult } from './c
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
+import { decisionsWithout, withdrawalRefusal } from './withdraw-rules.ts';
 
 /** A write decided but not yet applied: its answer, and the change that makes it true. */
 interface Planned<R> {
@@ -239,6 +241,15 @@ export class MemoryLedger implements LedgerStore {
     this.#requests.set(request.requestId, request);
     this.#requestByProposal.set(proposal.proposalId, request.requestId);
     return { ok: true, original: closed, proposal, request };
+  }
+
+  async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {
+    const request = this.#requests.get(requestId);
+    if (request === undefined) return this.#commit({ outcome: { ok: false, reason: 'not_found' } }, audit);
+    const refusal = withdrawalRefusal(request, approver, now);
+    if (refusal !== undefined) return this.#commit({ outcome: { ok: false, reason: refusal } }, audit);
+    const after = sealRequest({ ...request, decisions: decisionsWithout(request, approver) });
+    return this.#commit({ outcome: { ok: true, request: after }, apply: () => this.#requests.set(requestId, after) }, audit);
   }
 
   async revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean> {

@@ -138,6 +138,15 @@ export type AddDecisionResult =
   | { ok: true; request: ApprovalRequest }
   | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'duplicate_approver' | 'invalid_decision' };
 
+export type WithdrawApprovalResult =
+  /** The request as it reads after the withdrawal: still pending, without the approver's approval. */
+  | { ok: true; request: ApprovalRequest }
+  /**
+   * `already_decided`: no longer pending (approved, denied, edited, revoked, consumed);
+   * `no_approval`: this approver has no approval on the request (never gave one, or withdrew it).
+   */
+  | { ok: false; reason: 'not_found' | 'expired' | 'already_decided' | 'no_approval' };
+
 /**
  * Approve-with-edits as one ledger operation (see `LedgerStore.recordEdit`): the deny
  * that closes the original request, the edited call, its own request and, when the
@@ -310,6 +319,17 @@ export interface LedgerStore {
    * decisions) of one request, exactly one takes effect.
    */
   recordEdit(input: EditInput): Promise<RecordEditResult>;
+
+  /**
+   * Takes back one approver's own approval of a request that is still pending and
+   * unexpired (n of m, before the n-th): their decision is removed, the request stays
+   * pending and the approver may decide again. One atomic step with `addDecision`: of a
+   * withdrawal and a concurrent approval that would complete the request, exactly one
+   * order takes effect (approved first: the withdrawal is refused `already_decided`;
+   * withdrawn first: the approval counts without the withdrawn one).
+   * `audit`: records committed in the same transaction (the `withdrawal` record).
+   */
+  withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult>;
 
   /** Withdraws an approval that has not been consumed (pending or approved → revoked). */
   revokeApproval(requestId: string, now: number, audit?: AuditFor<boolean>): Promise<boolean>;

@@ -26,14 +26,17 @@ describe('validatePolicyDocument', () => {
   it('rejects unknown keys at every level', () => {
     expect(problemsOf({ version: 1, rules: [], extra: 1 })).toEqual(['extra: unknown key']);
     expect(problemsOf({ version: 1, rules: [{ ...allow('a'), verdcit: 'deny' }] })).toEqual([
-      'rules[0].verdcit: unknown key',
+      'rules[0].verdcit: unknown key; did you mean `verdict`?',
     ]);
     expect(
       problemsOf({
         version: 1,
         rules: [{ tool: 'a', verdict: 'approve', approval: { approvers: { role: ['x'] }, requried: 2 } }],
       }),
-    ).toEqual(['rules[0].approval.approvers.role: unknown key', 'rules[0].approval.requried: unknown key']);
+    ).toEqual([
+      'rules[0].approval.approvers.role: unknown key; did you mean `roles`?',
+      'rules[0].approval.requried: unknown key; did you mean `required`?',
+    ]);
     expect(problemsOf({ version: 1, defaults: { ttl: 5 }, rules: [] })).toEqual(['defaults.ttl: unknown key']);
   });
 
@@ -57,7 +60,7 @@ describe('validatePolicyDocument', () => {
       'rules[1].when/type: must be equal to one of the allowed values',
       'rules[1].when/required: must be array',
     ]);
-    expect(bad({ type: 'object', maximumm: 3 })[0]).toMatch(/^rules\[1\]\.when: strict mode: unknown keyword: "maximumm"/);
+    expect(bad({ type: 'object', maximumm: 3 })[0]).toMatch(/^rules\[1\]\.when: unknown keyword "maximumm"; did you mean "maximum"\?/);
     expect(bad({ type: 'string', format: 'email' })[0]).toMatch(/^rules\[1\]\.when: unknown format "email"/);
     expect(bad({ $ref: 'https://example.com/schema.json' })[0]).toMatch(/^rules\[1\]\.when: can't resolve reference/);
     expect(bad({ type: 'string', pattern: '(' })[0]).toMatch(/^rules\[1\]\.when: Invalid regular expression/);

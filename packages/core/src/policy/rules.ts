@@ -6,6 +6,7 @@ export { MAX_RULE_DESCRIPTION_LENGTH };
 import { type ArgsPredicate, compileWhen, createArgsAjv } from './args-schema.ts';
 import { formatPath } from '../config/format-path.ts';
 import { describeZodIssues } from '../config/zod-issues.ts';
+import { schemaKeys } from '../config/schema-keys.ts';
 import { compileToolPattern, type ToolMatcher } from './glob.ts';
 import { compileDefinitionReview, type DefinitionReviewRequirement, definitionReviewSchema } from './definition-review.ts';
 import type { ApprovalRequirement } from './types.ts';
@@ -104,7 +105,7 @@ export type PolicyValidation =
  */
 export function validatePolicyDocument(value: unknown): PolicyValidation {
   const parsed = policyDocumentSchema.safeParse(value, { reportInput: true });
-  if (!parsed.success) return { ok: false, problems: [...describeZodIssues(parsed.error.issues), ...ruleProblemsOf(value)] };
+  if (!parsed.success) return { ok: false, problems: [...describeZodIssues(parsed.error.issues, policyKeys()), ...ruleProblemsOf(value)] };
   return compileDocument(parsed.data);
 }
 
@@ -125,6 +126,13 @@ function ruleProblemsOf(value: unknown): string[] {
 }
 
 type ParsedDocument = Omit<z.output<typeof policyDocumentSchema>, 'rules'> & { rules: Array<z.output<typeof ruleSchema> | undefined> };
+
+let knownPolicyKeys: Set<string> | undefined;
+/** Every key a policy document may use, for "did you mean" (computed once, on the first bad document). */
+function policyKeys(): Set<string> {
+  knownPolicyKeys ??= schemaKeys(policyDocumentSchema);
+  return knownPolicyKeys;
+}
 
 function compileDocument(doc: ParsedDocument): PolicyValidation {
   const problems: string[] = [];

@@ -7,6 +7,7 @@ import { describeApproverConformance } from './ledger-approver-conformance.ts';
 import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
+import { describeWithdrawConformance } from './withdraw-conformance.ts';
 
 export interface LedgerHarness {
   store: LedgerStore;
@@ -333,6 +334,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
 
     describeApproverConformance(() => store);
     describeEditConformance(() => store);
+    describeWithdrawConformance(() => store);
     describeResultRecording(() => store, sampleProposal);
 
     describe('single use', () => {

@@ -10,16 +10,19 @@ import { z } from 'zod';
 export const DecisionBody = z
   .object({
     requestId: Id,
-    /** `revoke` withdraws a pending or approved (not yet consumed) request; it carries no reason or edit. */
-    decision: z.enum(['approve', 'deny', 'revoke']),
+    /**
+     * `revoke` withdraws a pending or approved (not yet consumed) request; `withdraw` takes back the
+     * caller's own approval of a request still pending (n of m). Neither carries a reason, an edit or a passkey assertion.
+     */
+    decision: z.enum(['approve', 'deny', 'revoke', 'withdraw']),
     reason: z.string().max(1000).optional(),
     editedArguments: z.unknown().optional(),
     /** Under a passkey rule: the WebAuthn assertion (base64url fields) over the decision's claims; checked by the gate. */
     passkeyAssertion: z.unknown().optional(),
   })
   .strict()
-  .refine((body) => body.decision !== 'revoke' || body.passkeyAssertion === undefined, {
-    message: 'a revocation carries no passkey assertion',
+  .refine((body) => (body.decision !== 'revoke' && body.decision !== 'withdraw') || body.passkeyAssertion === undefined, {
+    message: 'a revocation or withdrawal carries no passkey assertion',
     path: ['passkeyAssertion'],
   })
   .refine((body) => body.decision === 'approve' || body.editedArguments === undefined, {
@@ -27,8 +30,8 @@ export const DecisionBody = z
     path: ['editedArguments'],
   })
   // The ledger records no reason with a revocation; accepting one would drop it silently.
-  .refine((body) => body.decision !== 'revoke' || body.reason === undefined, {
-    message: 'a revocation carries no reason',
+  .refine((body) => (body.decision !== 'revoke' && body.decision !== 'withdraw') || body.reason === undefined, {
+    message: 'a revocation or withdrawal carries no reason',
     path: ['reason'],
   });
 

@@ -81,8 +81,16 @@ export interface ServerTuning {
    * behind one NAT or proxy share an address. Default 20 in 15 min → 1 min, doubling, max 15 min.
    */
   loginAddressThrottle?: ThrottleTuning | undefined;
-  /** Invalid bearer tokens per client address. Default 20 in 15 min → 1 min, doubling, max 15 min. */
+  /**
+   * Invalid bearer tokens per client address and token presented: a client that keeps
+   * sending one wrong token is locked alone. Default 20 in 15 min → 1 min, doubling, max 15 min.
+   */
   bearerThrottle?: ThrottleTuning | undefined;
+  /**
+   * Invalid bearer tokens per client address, any token: the limit on guessing with a new
+   * token each time. It locks everyone behind the address, so it is higher. Default 100 in 15 min → 1 min, doubling, max 15 min.
+   */
+  bearerAddressThrottle?: ThrottleTuning | undefined;
   /** Keys each throttle tracks at most; the least recently failing is forgotten first. Default 10000. */
   throttleMaxKeys?: number | undefined;
 }
@@ -177,6 +185,7 @@ export interface ResolvedTuning {
   loginThrottle: ThrottleRule;
   loginAddressThrottle: ThrottleRule;
   bearerThrottle: ThrottleRule;
+  bearerAddressThrottle: ThrottleRule;
   throttleMaxKeys: number;
 }
 
@@ -193,6 +202,7 @@ export function resolveTuning(tuning: ServerTuning | undefined): ResolvedTuning 
     loginThrottle: resolveThrottle('loginThrottle', tuning?.loginThrottle, 5),
     loginAddressThrottle: resolveThrottle('loginAddressThrottle', tuning?.loginAddressThrottle, 20),
     bearerThrottle: resolveThrottle('bearerThrottle', tuning?.bearerThrottle, 20),
+    bearerAddressThrottle: resolveThrottle('bearerAddressThrottle', tuning?.bearerAddressThrottle, 100),
     throttleMaxKeys: positiveInteger('throttleMaxKeys', tuning?.throttleMaxKeys ?? 10_000),
   };
 }

@@ -6,11 +6,14 @@ import type { AuthResult } from './authenticator.ts';
 import { clientAddress } from './client-address.ts';
 import { expectedOrigin, isSameOriginRequest } from './same-origin.ts';
 import { readSessionCookie } from './session-cookie.ts';
-import { tooManyAttempts } from './throttles.ts';
+import { bearerKey, tooManyAttempts } from './throttles.ts';
 
 /**
- * Who is calling. An address that sent too many invalid bearer tokens is refused
- * (429) for every bearer attempt before any token is compared, so the refusal says
+ * Who is calling. Invalid bearer tokens are counted twice: per address and token
+ * presented (a client repeating a wrong token is refused (429) alone, so one broken
+ * client behind a shared address does not lock out the others) and per address (a
+ * higher limit against guessing with a new token each time, which does lock the
+ * address). A locked key is refused before any token is compared, so the refusal says
  * nothing about the token; sessions and proxy logins from it are unaffected.
  *
  * A bearer request is answered synchronously (no promise): it is every agent request,
@@ -26,9 +29,10 @@ export function authenticateRequest(services: Services, c: Parameters<Middleware
     );
   }
   const address = clientAddress(c);
-  const limiter = services.throttles.bearerByAddress;
-  if (address !== undefined) {
-    const retryAfterMs = limiter.retryAfterMs(address, now);
+  const { bearerByToken, bearerByAddress } = services.throttles;
+  const tokenKey = address === undefined ? undefined : bearerKey(address, authorization);
+  if (address !== undefined && tokenKey !== undefined) {
+    const retryAfterMs = Math.max(bearerByAddress.retryAfterMs(address, now), bearerByToken.retryAfterMs(tokenKey, now));
     if (retryAfterMs > 0) {
       services.countAuthFailure('throttled');
       throw tooManyAttempts(c, retryAfterMs);
@@ -37,7 +41,10 @@ export function authenticateRequest(services: Services, c: Parameters<Middleware
   const result = services.authenticator.authenticateBearer(authorization);
   // A valid token does not reset the count: one leaked token must not buy unlimited guesses at the others.
   if (!result.ok) services.countAuthFailure('bearer');
-  if (!result.ok && address !== undefined) limiter.recordFailure(address, now);
+  if (!result.ok && address !== undefined && tokenKey !== undefined) {
+    bearerByToken.recordFailure(tokenKey, now);
+    bearerByAddress.recordFailure(address, now);
+  }
   return result;
 }
 

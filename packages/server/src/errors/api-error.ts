@@ -25,6 +25,8 @@ export type ApiErrorCode =
   | 'already_consumed'
   /** A revocation of a request that is no longer pending or approved (consumed, denied, expired, revoked). */
   | 'not_revocable'
+  /** A withdrawal by an approver who holds no approval on the request (never gave one, or already withdrew it). */
+  | 'no_approval'
   /** PUT /tools: another agent registered this tool first; only it may change the definition. */
   | 'registered_by_other_agent'
   /** PUT /tools: the approval service itself hosts a tool of this name. */
@@ -60,6 +62,7 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   edit_denied_by_policy: 403,
   not_approved: 409,
   not_revocable: 409,
+  no_approval: 409,
   already_consumed: 409,
   registered_by_other_agent: 409,
   tool_defined_in_process: 409,

@@ -91,7 +91,7 @@ function errorResponses(route: ApiRoute): Record<string, JsonObject> {
   }
   if (route.path.includes('{')) out['404'] = errorResponse('`not_found`: no such item, or not one this caller may see (the two read alike)');
   if (authenticated && writes) {
-    out['409'] = errorResponse('`expired`, `already_decided`, `duplicate_approver`, `not_approved`, `not_revocable`, `already_consumed`, `registered_by_other_agent`, `tool_defined_in_process`: the state does not allow it');
+    out['409'] = errorResponse('`expired`, `already_decided`, `duplicate_approver`, `not_approved`, `not_revocable`, `no_approval`, `already_consumed`, `registered_by_other_agent`, `tool_defined_in_process`: the state does not allow it');
   }
   if (route.body !== undefined) {
     out['413'] = errorResponse('`payload_too_large`: the body is over the server\'s limit');

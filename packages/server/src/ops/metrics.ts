@@ -14,7 +14,7 @@ export class ServerMetrics {
   readonly registry = new Registry();
   readonly #proposals = this.#counter('countersign_proposals_total', 'Calls recorded (proposed), by policy verdict.', ['verdict']);
   readonly #approvalRequests = this.#counter('countersign_approval_requests_total', 'Approval requests opened.', []);
-  readonly #decisions = this.#counter('countersign_decisions_total', 'Approver decisions: approve, deny, edit (approve-with-edits) and revoke.', ['decision']);
+  readonly #decisions = this.#counter('countersign_decisions_total', 'Approver decisions: approve, deny, edit (approve-with-edits), revoke and withdraw (an approver takes back their own approval).', ['decision']);
   readonly #dispatches = this.#counter('countersign_dispatches_total', 'Calls authorized to run (approval consumed, or allowed by policy).', []);
   readonly #completions = this.#counter('countersign_completions_total', 'Results recorded, by status.', ['status']);
   readonly #rejections = this.#counter('countersign_rejections_total', 'Refused proposals, edits, authorizations, completions and relays, by stage and reason code.', ['stage', 'reason']);
@@ -151,6 +151,9 @@ export class ServerMetrics {
         return;
       case 'revoked':
         this.#inc(this.#decisions, 'revoke');
+        return;
+      case 'withdrawn':
+        this.#inc(this.#decisions, 'withdraw');
         return;
       case 'authorized':
         this.#dispatches.inc();

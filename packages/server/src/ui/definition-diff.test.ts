@@ -36,6 +36,11 @@ describe('a definition review shows what changed', () => {
       expect(first.page).toMatch(/<h2 id="definition-review">New tool: <code>send_email<\/code><\/h2>/);
       expect(first.page).toContain('id="definition-diff-none"');
       expect(first.page).not.toContain('Tool definition changed');
+      // Who asked is the agent that registered it, not the review's internal run and call ids.
+      expect(first.page).toContain('registered by agent <strong id="summary-agent">runtime</strong>');
+      expect(first.page).toContain('<dt>Registered by</dt><dd id="agent">agent runtime</dd>');
+      expect(first.page).not.toContain('countersign:definitions');
+      expect(first.page).not.toMatch(/[0-9a-f]{64}@\d+/); // the review's digest@timestamp call id
       expect((await f.send('POST', '/api/v1/decisions', ADA_TOKEN, { requestId: first.reviewId, decision: 'approve' })).status).toBe(200);
 
       expect((await f.agent('PUT', '/api/v1/tools', { tools: [RUG] })).status).toBe(200);

@@ -8,6 +8,10 @@
  *   or is edited, the script fetches the page again and swaps the main content, unless the
  *   approver has typed into a field (then it says so and keeps what they typed);
  * - next to every shortened digest (`[data-copy]`), a Copy button;
+ * - on a request page's edit form, the fields generated from the tool's input schema
+ *   (`#edit-fields`, hidden without the script): each is checked as it is typed (the
+ *   schema's constraints as HTML constraints, numbers as JSON numbers) and every change
+ *   writes the arguments into the JSON textarea, which is what is submitted;
  * - every `<time datetime>` (server text: UTC) shown in the viewer's time zone, same layout
  *   (`2026-06-01 14:00:00 CEST`), with the UTC text kept in its title for hover; the
  *   live-update notices use the same format.
@@ -84,6 +88,54 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  var JSON_NUMBER = /^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+  function editFields(root) {
+    var fieldset = root.querySelector('#edit-fields');
+    var textarea = root.querySelector('#edited-arguments');
+    if (!fieldset || !textarea) return;
+    fieldset.hidden = false;
+    var inputs = Array.prototype.slice.call(fieldset.querySelectorAll('[data-arg]'));
+    var used = false;
+    function check(input) {
+      var kind = input.getAttribute('data-kind');
+      var message = '';
+      if (!input.checkValidity()) message = input.validationMessage;
+      else if ((kind === 'number' || kind === 'integer') && input.value !== '' && !JSON_NUMBER.test(input.value)) message = 'Enter a number such as 250 or 12.5.';
+      var error = root.querySelector('#' + input.id + '-error');
+      if (error) error.textContent = message;
+      if (message) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+      return message === '';
+    }
+    function literal(input) {
+      if (input.value === '') return undefined;
+      // Strings are quoted; numbers go as typed (the server refuses one that would lose precision); booleans and enum options are JSON already.
+      return input.getAttribute('data-kind') === 'string' ? JSON.stringify(input.value) : input.value;
+    }
+    function write() {
+      var parts = [];
+      inputs.forEach(function (input) { var text = literal(input); if (text !== undefined) parts.push('  ' + JSON.stringify(input.getAttribute('data-arg')) + ': ' + text); });
+      fieldset.querySelectorAll('[data-raw-arg]').forEach(function (kept) {
+        var bytes = Uint8Array.from(atob(kept.value), function (c) { return c.charCodeAt(0); });
+        parts.push('  ' + JSON.stringify(kept.getAttribute('data-raw-arg')) + ': ' + new TextDecoder().decode(bytes));
+      });
+      textarea.value = parts.length === 0 ? '{}' : '{\\n' + parts.join(',\\n') + '\\n}';
+    }
+    inputs.forEach(function (input) {
+      function changed() { used = true; check(input); write(); }
+      input.addEventListener('input', changed);
+      input.addEventListener('change', changed);
+    });
+    // Typing into the JSON itself makes it the source again; the fields are not checked then.
+    textarea.addEventListener('input', function () { used = false; });
+    var form = fieldset.closest('form');
+    if (form) form.addEventListener('submit', function (event) {
+      if (!used) return;
+      var bad = inputs.filter(function (input) { return !check(input); });
+      if (bad.length > 0) { event.preventDefault(); bad[0].focus(); }
+    });
+  }
+
   function typedSomething(root) {
     return Array.prototype.some.call(root.querySelectorAll('input[type=text], textarea'), function (field) { return field.value !== field.defaultValue; });
   }
@@ -108,6 +160,7 @@ export const PAGE_SCRIPT = `'use strict';
           if (again) again.textContent = 'Updated at ' + localTime(new Date()) + (banner ? ': ' + (banner.querySelector('strong') || banner).textContent : '') + '.';
           addCopyButtons(main);
           localizeTimes(main);
+          editFields(main);
           if (again) followRequest(again);
         })
         .catch(function () { holder.textContent = 'Live updates stopped: refresh the page.'; });
@@ -121,6 +174,7 @@ export const PAGE_SCRIPT = `'use strict';
   function start() {
     addCopyButtons(document);
     localizeTimes(document);
+    editFields(document);
     var section = document.getElementById('requests');
     if (section) follow(section);
     var request = document.getElementById('request-follow');

@@ -96,7 +96,8 @@ describe('approval pages', () => {
     const browser = await signedInFiona();
     const list = await (await browser.request('GET', '/')).text();
     expect(list).toContain(`href="/requests/${requestId}"`);
-    expect(list).toContain('user:42');
+    // Identifiers may wrap after a separator (<wbr>); the text reads the same.
+    expect(list.replaceAll('<wbr>', '')).toContain('user:42');
     expect(list).toContain('0 of 1');
     const { page } = await detailWithToken(browser, requestId);
     expect(page).toContain(
@@ -198,8 +199,9 @@ describe('approval pages', () => {
       expect(page).toContain('<script src="/assets/page.js" defer></script>');
       expect(page).not.toMatch(/<img/i);
       expect(page).not.toMatch(/href="javascript:/i);
-      expect(page).not.toMatch(/<[^>]+\sonerror=/i);
-      expect(page).toContain('&quot;&gt;&lt;img src=y onerror=alert(2)&gt;');
+      expect(page.match(/<[^>]+\sonerror=/i)?.[0]).toBeUndefined();
+      // Identifiers may wrap (<wbr>) inside long runs; the text is still escaped whole.
+      expect(page.replaceAll('<wbr>', '')).toContain('&quot;&gt;&lt;img src=y onerror=alert(2)&gt;');
     }
     expect(pages[1]).toContain('&lt;script&gt;window.__pwned=1&lt;/script&gt;');
     expect(pages[1]).toContain('javascript:alert(1)');

@@ -88,6 +88,20 @@ h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
 header.top .who { overflow-wrap: anywhere; }
 td.summary { min-width: 14rem; overflow-wrap: anywhere; }
 table.requests td.text { min-width: 9rem; overflow-wrap: anywhere; }
+/* The edit form's fields: label above input, full width on a phone, the problem right under the field. */
+.edit-fields { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 .75rem; min-width: 0; }
+.edit-fields .field { margin: .4rem 0; }
+.edit-fields label { display: block; font-weight: 600; overflow-wrap: anywhere; }
+.edit-fields input, .edit-fields select { width: 100%; max-width: 28rem; box-sizing: border-box; padding: .5rem .6rem; border: 1px solid #8c959f; border-radius: 6px; font: inherit; background: #fff; color: var(--ink); }
+.field-error { display: block; color: var(--bad); font-size: .85rem; min-height: 0; }
+[aria-invalid=true] { border-color: var(--bad); outline-color: var(--bad); }
+/* Identifiers (principals, actors) wrap only at their separators (<wbr>), never mid-word; a part
+   longer than the cell still breaks rather than widen the table. Cut short, the whole value
+   shows on hover (title) and on tap or focus. */
+table.requests td.id, .id-text { overflow-wrap: break-word; word-break: normal; }
+.id-text.clipped { cursor: help; border-bottom: 1px dotted var(--muted); }
+.id-text.clipped .full, .id-text.clipped:focus .short { display: none; }
+.id-text.clipped:focus .full { display: inline; }
 td.meta { white-space: nowrap; }
 .badge { white-space: nowrap; }
 td.time { white-space: nowrap; }

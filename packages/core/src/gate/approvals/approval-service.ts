@@ -6,7 +6,8 @@ import { decide } from './decide.ts';
 import { issueToken } from './issue-token.ts';
 import { countPendingRequests, listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
-import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, ViewResult } from './types.ts';
+import { withdraw } from './withdraw.ts';
+import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, ViewResult, WithdrawOutcome } from './types.ts';
 import type { TokenResult } from '../shared/port.ts';
 import { viewForAgent, viewRequest, viewRequestOfCall } from './view-request.ts';
 
@@ -58,5 +59,10 @@ export class ApprovalService {
 
   revoke(approver: Approver, requestId: string): Promise<RevokeOutcome> {
     return revoke(this.#deps, approver, requestId);
+  }
+
+  /** Takes back this approver's own approval while the request is still pending (n of m). */
+  withdraw(approver: Approver, requestId: string): Promise<WithdrawOutcome> {
+    return withdraw(this.#deps, approver, requestId);
   }
 }

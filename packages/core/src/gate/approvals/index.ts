@@ -12,5 +12,6 @@ export type {
   ReadFailure,
   RequestView,
   RevokeOutcome,
+  WithdrawOutcome,
   ViewResult,
 } from './types.ts';

@@ -117,3 +117,23 @@ export type RevokeOutcome =
       reason: 'not_found' | 'not_eligible' | 'not_revocable' | 'store_unavailable';
       message: string;
     };
+
+export type WithdrawOutcome =
+  | {
+      ok: true;
+      /** The request after the withdrawal: pending, without this approver's approval. */
+      request: ApprovalRequest;
+      /** Present (false) when the withdrawal took effect but its audit record could not be appended. */
+      auditRecorded?: false;
+    }
+  | {
+      ok: false;
+      /**
+       * `not_eligible`: the approver may not decide this request; `no_approval`: they hold no
+       * approval on it (never gave one, or already withdrew it); `already_decided`: the request
+       * is no longer pending (approved, consumed, denied…), so there is nothing to withdraw
+       * from (an approved, unused one can still be revoked); `expired`: past its deadline.
+       */
+      reason: 'not_found' | 'not_eligible' | 'no_approval' | 'already_decided' | 'expired' | 'store_unavailable';
+      message: string;
+    };

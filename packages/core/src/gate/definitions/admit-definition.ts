@@ -46,7 +46,7 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
   }
   if (entry.vouched === true) return { ok: true };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const decided = await decide(deps, entry.name, digest!);
+    const decided = await decide(deps, entry.name, digest!, entry.registeredBy);
     if (decided !== 'retry') return decided;
   }
   return refuse(`${entry.name}: its pin kept changing; try again`);
@@ -62,7 +62,8 @@ export function admittedWithoutStore(deps: Pick<GateDeps, 'recordedDefinitions'>
   return sealedDefinition(entry.definition)?.digest === entry.definitionDigest && deps.recordedDefinitions.has(entry.definitionDigest);
 }
 
-async function decide(deps: GateDeps, toolName: string, digest: string): Promise<Admission | 'retry'> {
+/** `registeredBy`: the agent that registered this definition, named on the review it opens. */
+async function decide(deps: GateDeps, toolName: string, digest: string, registeredBy: string | undefined): Promise<Admission | 'retry'> {
   const now = deps.clock();
   const pin = await deps.definitions.getPin(toolName);
   if (pin?.status === 'trusted' && pin.trustedDigest === digest) return { ok: true };
@@ -73,7 +74,7 @@ async function decide(deps: GateDeps, toolName: string, digest: string): Promise
     return { ok: true };
   }
   if (pin?.status === 'disabled') return refuse(`${toolName} is disabled: a reviewer refused its definition; an operator must pin one`);
-  if (pin?.status === 'changed' && pin.pendingDigest === digest) return await followReview(deps, pin, now);
+  if (pin?.status === 'changed' && pin.pendingDigest === digest) return await followReview(deps, pin, now, registeredBy);
   if (pin?.status === 'changed' && pin.trustedDigest === digest) {
     // The tool went back to the definition a person trusted: trusted again, nothing to review
     // (the review of the change it reverted is left stale: it no longer matches the pin).
@@ -85,7 +86,7 @@ async function decide(deps: GateDeps, toolName: string, digest: string): Promise
   // Unpinned (without TOFU), or a definition other than the trusted or the reviewed one.
   const changed: ToolPin = { toolName, status: 'changed', trustedDigest: pin?.trustedDigest, pendingDigest: digest, updatedAt: now };
   if (!(await deps.definitions.replacePin(pin, changed))) return 'retry';
-  const request = await openReview(deps, changed);
+  const request = await openReview(deps, changed, registeredBy);
   await auditBestEffort(deps.audit, {
     type: 'definition_changed',
     at: now,
@@ -99,7 +100,7 @@ async function decide(deps: GateDeps, toolName: string, digest: string): Promise
 }
 
 /** A `changed` pin whose definition is the one under review: apply the review if it was decided. */
-async function followReview(deps: GateDeps, pin: ToolPin, now: number): Promise<Admission | 'retry'> {
+async function followReview(deps: GateDeps, pin: ToolPin, now: number, registeredBy: string | undefined): Promise<Admission | 'retry'> {
   const request = await findReview(deps, pin);
   const state = reviewState(request, now);
   if (state === 'approved' || state === 'denied') {
@@ -109,13 +110,13 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number): Promise<
   if (state === 'open') return refuse(`${pin.toolName}'s new definition waits for review`, request?.requestId);
   if (state === 'missing') {
     // The writer that moved the pin is opening it right now (or crashed before): the same key makes it one review.
-    const opened = await openReview(deps, pin);
+    const opened = await openReview(deps, pin, registeredBy);
     return refuse(`${pin.toolName}'s new definition waits for review`, opened.requestId);
   }
   // The review expired: a fresh move of the pin, a fresh review.
   const again: ToolPin = { ...pin, updatedAt: Math.max(now, pin.updatedAt + 1) };
   if (!(await deps.definitions.replacePin(pin, again))) return 'retry';
-  const reopened = await openReview(deps, again);
+  const reopened = await openReview(deps, again, registeredBy);
   return refuse(`${pin.toolName}'s new definition waits for review`, reopened.requestId);
 }
 

@@ -42,8 +42,18 @@ function reviewKey(pin: ToolPin): { runId: string; callId: string } {
   return { runId: `${REVIEW_RUN_PREFIX}definition-review:${pin.toolName}`, callId: `${pin.pendingDigest}@${pin.updatedAt}` };
 }
 
-/** The review request for a `changed` pin, opening it if nobody has yet. */
-export async function openReview(deps: GateDeps, pin: ToolPin): Promise<ApprovalRequest> {
+/**
+ * The agent that registered the definition under review, when an agent did (`registerTools`);
+ * undefined for a tool served by an MCP server or a configured catalogue. Kept as the review
+ * call's `context` (such a call has no agent words of its own, and `context` is not part of
+ * what makes two records the same call, so every writer still opens the one review).
+ */
+export function reviewRegistrantOf(proposal: Proposal): string | undefined {
+  return isReviewProposal(proposal) ? proposal.context : undefined;
+}
+
+/** The review request for a `changed` pin, opening it if nobody has yet. `registeredBy`: see reviewRegistrantOf. */
+export async function openReview(deps: GateDeps, pin: ToolPin, registeredBy?: string): Promise<ApprovalRequest> {
   const { runId, callId } = reviewKey(pin);
   const subject = { toolName: pin.toolName, previousDigest: pin.trustedDigest ?? null, digest: pin.pendingDigest };
   const canonicalArgs = serializeCanonical(subject);
@@ -57,6 +67,7 @@ export async function openReview(deps: GateDeps, pin: ToolPin): Promise<Approval
     toolName: REVIEW_TOOL,
     canonicalArgs,
     argsDigest: sha256Hex(canonicalArgs),
+    ...(registeredBy === undefined ? {} : { context: registeredBy }),
     createdAt: pin.updatedAt,
   });
   if (!recorded.ok) throw new Error(`definition review for ${pin.toolName} could not be recorded: ${recorded.reason}`);
@@ -84,7 +95,13 @@ export async function openReview(deps: GateDeps, pin: ToolPin): Promise<Approval
   await auditBestEffort(deps.audit, {
     ...eventAbout(recorded.proposal, 'approval_requested', pin.updatedAt),
     requestId: created.requestId,
-    detail: { expiresAt: created.expiresAt, requiredApprovals: created.requiredApprovals, ruleId: REVIEW_RULE_ID, reviewedTool: pin.toolName },
+    detail: {
+      expiresAt: created.expiresAt,
+      requiredApprovals: created.requiredApprovals,
+      ruleId: REVIEW_RULE_ID,
+      reviewedTool: pin.toolName,
+      ...(registeredBy === undefined ? {} : { registeredBy }),
+    },
   });
   return created;
 }

@@ -3,7 +3,7 @@ import type { PinStatus } from '../../catalog/types.ts';
 import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
 import { entryFor } from '../shared/tool-scope.ts';
-import { reviewSubjectOf } from './definition-review.ts';
+import { reviewRegistrantOf, reviewSubjectOf } from './definition-review.ts';
 import type { ToolDefinition } from '../../catalog/tools.ts';
 
 /**
@@ -31,6 +31,8 @@ export interface DefinitionReviewView {
   next?: ToolDefinition | undefined;
   /** Where the tool's pin stands now (a review whose pin moved on is stale). */
   pin?: PinStatus | undefined;
+  /** The agent that registered this definition; absent for a tool an MCP server or a configured catalogue serves. */
+  registeredBy?: string | undefined;
 }
 
 export async function definitionViewOf(deps: GateDeps, proposal: Proposal): Promise<DefinitionView> {
@@ -68,6 +70,7 @@ export async function reviewViewOf(deps: GateDeps, proposal: Proposal): Promise<
     digest: subject.digest,
     next: next?.definition,
     pin: pin?.status,
+    registeredBy: reviewRegistrantOf(proposal),
   });
 }
 

@@ -8,6 +8,7 @@ export const LEDGER_WRITES: ReadonlySet<string> = new Set([
   'createApprovalRequest',
   'addDecision',
   'recordEdit',
+  'withdrawApproval',
   'revokeApproval',
   'consume',
   'recordResult',

@@ -5,6 +5,7 @@ import type { Approver } from '@countersign/core/gate';
 import type { ApprovalRequest } from '@countersign/core/ledger';
 import { decide } from '../../approvals/decide.ts';
 import { revokeRequest } from '../../approvals/revoke.ts';
+import { withdrawApproval } from '../../approvals/withdraw.ts';
 import { approverOf } from '../../auth/approver-of.ts';
 import { requireApprover } from '../../auth/require-identity.ts';
 import { readJsonBody } from '../../http/read-json.ts';
@@ -14,7 +15,8 @@ import { DecisionBody } from '../schemas.ts';
 
 /**
  * POST /decisions: `{ requestId, decision, reason?, editedArguments?, passkeyAssertion? }` and nothing else.
- * `decision: "revoke"` withdraws a pending or approved, unconsumed request (no reason, no edit).
+ * `decision: "revoke"` withdraws a pending or approved, unconsumed request (no reason, no edit);
+ * `decision: "withdraw"` takes back the caller's own approval of a request still pending.
  */
 export function decisionRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -24,7 +26,9 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
     const outcome: { request: ApprovalRequest; editedRequest?: ApprovalRequest | undefined; auditRecorded?: false } =
       decision === 'revoke'
         ? await revokeRequest(services, approverOf(c), body.requestId)
-        : await decideCall(services, approverOf(c), { ...rest, decision });
+        : decision === 'withdraw'
+          ? await withdrawApproval(services, approverOf(c), body.requestId)
+          : await decideCall(services, approverOf(c), { ...rest, decision });
     // Read back after the decision took effect: a failed read shows as null, never as a failed decision.
     const request = await services.gate.approvals.view(outcome.request.requestId);
     const edited = outcome.editedRequest === undefined ? undefined : await services.gate.approvals.view(outcome.editedRequest.requestId);

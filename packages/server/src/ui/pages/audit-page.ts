@@ -3,7 +3,8 @@ import { html } from 'hono/html';
 import type { AuditPage } from '../../audit/read-page.ts';
 import { shortDigest } from '../digest-html.ts';
 import { shown, shownFragment, shownText } from '../display-html.ts';
-import { clipText, formatTime } from '../format.ts';
+import { clipText } from '../format.ts';
+import { clippedIdHtml } from '../breakable-html.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { timeHtml } from '../time-html.ts';
@@ -57,7 +58,7 @@ function recordRow(r: AuditRecord): Html {
 <td data-label="Event"><span class="event">${breakableCode(r.type)}</span>${outcome === undefined ? '' : html` <span class="badge outcome ${outcome}">${shown(outcome)}</span>`}</td>
 <td data-label="Rule" class="meta">${rule === undefined ? '' : html`<code>${shown(clipText(rule, 32))}</code>`}</td>
 <td data-label="Tool" class="meta">${r.toolName === undefined ? '' : html`<code>${shown(clipText(r.toolName, 32))}</code>`}</td>
-<td data-label="Actor" class="words">${r.actor === undefined ? '' : html`<span title="${shownText(r.actor)}">${shown(clipText(r.actor, 20, 6))}</span>`}</td>
+<td data-label="Actor" class="words">${r.actor === undefined ? '' : clippedIdHtml(r.actor, 20, 6)}</td>
 <td data-label="Request · call" class="ids">${
     r.requestId === undefined ? '' : html`<a class="mono" href="/requests/${encodeURIComponent(r.requestId)}" title="Request ${shownText(r.requestId)}">${shown(shortId(r.requestId))}</a>`
   }${
@@ -87,10 +88,13 @@ function shortId(id: string): string {
   return clipText(id, 18, 5);
 }
 
-/** Date and time each kept whole; the cell wraps between them, never inside one. */
+/**
+ * In the viewer's time zone with UTC on hover, like every page (`timeHtml`). The cell wraps
+ * only at the spaces between date, time and zone: a line never breaks inside `2026-06-01`
+ * or `14:00:00` (no break between a hyphen or colon and a digit).
+ */
 function timeCell(ms: number): Html {
-  const [date, time] = formatTime(ms).split(' ', 2);
-  return html`<span class="nowrap">${date}</span> <span class="nowrap">${time} UTC</span>`;
+  return timeHtml(ms);
 }
 
 function textOf(value: unknown): string | undefined {

@@ -11,6 +11,8 @@ export interface DecisionCardProps {
   now: number;
   csrfToken: string;
   canDecide: boolean;
+  /** The signed-in approver approved this request and it still waits for more approvals: they may take theirs back. */
+  canWithdraw?: boolean | undefined;
   /** The expiry is still ahead and still matters (pending or approved, not run). */
   live: boolean;
 }
@@ -32,6 +34,7 @@ ${review ? '' : html`<p class="summary-line" id="summary-line"><code>${shown(vie
     props.live ? html` · expires <span id="summary-expiry" title="${formatTime(view.expiresAt)}">${relativeTo(view.expiresAt, now)}</span>` : ''
   }</p>
 ${approvalProgress(view)}
+${props.canWithdraw === true ? withdrawForm(action, props.csrfToken) : ''}
 ${props.canDecide ? actions(action, props.csrfToken, review) : ''}
 </section>`;
 }
@@ -39,8 +42,12 @@ ${props.canDecide ? actions(action, props.csrfToken, review) : ''}
 /** The agent that asked and the user it acts for; a definition review names who registered the definition. */
 function askedBy(view: ApprovalView): Html {
   if (view.review !== undefined) {
-    // The ledger records no registering agent for a definition: it comes from the tool's server, seen when the tool was listed or called.
-    return html`${view.review.previous === undefined && view.review.previousDigest === undefined ? 'A new tool' : 'A changed definition'}: <code>${shown(view.review.toolName)}</code>, as its server describes it now`;
+    const kind = view.review.previous === undefined && view.review.previousDigest === undefined ? 'A new tool' : 'A changed definition';
+    const source =
+      view.review.registeredBy === undefined
+        ? html`, as its server describes it now`
+        : html`, registered by agent <strong id="summary-agent">${shown(view.review.registeredBy)}</strong>`;
+    return html`${kind}: <code>${shown(view.review.toolName)}</code>${source}`;
   }
   return html`Asked by agent <strong id="summary-agent">${shown(view.call.agent)}</strong> for <strong id="summary-principal">${shown(view.call.principal)}</strong>`;
 }
@@ -80,4 +87,13 @@ function actions(action: string, csrf: string, review: boolean): Html {
 </form>
 </div>
 <p class="hint">${review ? html`Approving trusts exactly the definition shown below.` : html`This approves exactly the call below: every <a href="#what-runs">argument</a>, the <a href="#exact-call">exact JSON</a>. <a href="#edit-section">Edit the arguments</a> instead.`}</p>`;
+}
+
+/** My approval of a request still waiting for others: take it back before the last one comes (same form and CSRF token as a decision). */
+function withdrawForm(action: string, csrf: string): Html {
+  return html`<form method="post" action="${action}" class="withdraw-form" id="withdraw-form">
+<input type="hidden" name="csrf" value="${csrf}">
+<button class="secondary" type="submit" name="action" value="withdraw">Withdraw my approval</button>
+<span class="hint">The request stays open; your approval no longer counts until you approve again.</span>
+</form>`;
 }

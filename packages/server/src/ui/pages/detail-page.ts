@@ -6,6 +6,7 @@ import { timeHtml } from '../time-html.ts';
 import type { Html } from '../html.ts';
 import { type LayoutProps, layout } from '../layout.ts';
 import { decisionCard } from './decision-card.ts';
+import { editFields } from './edit-fields.ts';
 import { editedBanner } from './edited-banner.ts';
 import { editDiff } from './edit-diff.ts';
 import type { EditCounterpart } from '../../views/edit-counterpart.ts';
@@ -24,6 +25,8 @@ export interface DetailPageProps {
   canDecide: boolean;
   /** The signed-in approver may withdraw this approval (approved, not yet used). */
   canRevoke?: boolean | undefined;
+  /** The signed-in approver approved this request, which still waits for more approvals. */
+  canWithdraw?: boolean | undefined;
   notice?: string | undefined;
   error?: { code: string; message: string } | undefined;
   /** The other side of an approve-with-edits, when this approver may see it. */
@@ -51,7 +54,7 @@ export function detailPage(props: DetailPageProps): Html {
 ${props.notice === undefined ? '' : html`<p class="notice ok" role="status">${props.notice}</p>`}
 ${props.error === undefined ? '' : html`<div class="notice error" role="alert" id="decision-error"><strong>Not recorded.</strong> <span class="mono">${props.error.code}</span>: ${props.error.message}</div>`}
 ${displayWarnings(view.display)}
-${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, live: state.live })}
+${decisionCard({ view, now, csrfToken: props.csrfToken, canDecide: props.canDecide, canWithdraw: props.canWithdraw, live: state.live })}
 ${editDiff(view, props.edit)}
 ${editedBanner(view)}
 
@@ -64,13 +67,7 @@ ${exactCallCard(view)}
 <section class="card" aria-labelledby="who-asked">
 <h2 id="who-asked">Who asked</h2>
 <dl class="facts">
-<dt>Agent</dt><dd id="agent">${shown(call.agent)}</dd>
-<dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
-<dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
-<dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
-<dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
-<dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
-${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}
+${view.review === undefined ? callOrigin(call) : reviewOrigin(view.review)}
 <dt>Requested</dt><dd>${timeHtml(view.createdAt)} (${relativeTo(view.createdAt, now)})</dd>
 <dt>${state.live ? 'Expires' : 'Deadline was'}</dt><dd>${timeHtml(view.expiresAt)}${state.live ? ` (${relativeTo(view.expiresAt, now)})` : ''}</dd>
 </dl>
@@ -89,8 +86,28 @@ ${
 
 ${props.canRevoke === true ? revokeForm(action, props.csrfToken) : ''}
 ${passkeySection(view, props.canDecide)}
-${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined) : ''}`,
+${props.canDecide && view.review === undefined ? editSection(action, props.csrfToken, props.editText ?? editable, props.error !== undefined, editFields(call.definition.definition?.inputSchema, call.canonicalArguments)) : ''}`,
   });
+}
+
+/** Who asked for a call: the agent, the user it acts for, and the ids that trace it. */
+function callOrigin(call: ApprovalView['call']): Html {
+  return html`<dt>Agent</dt><dd id="agent">${shown(call.agent)}</dd>
+<dt>Principal</dt><dd id="principal">${shown(call.principal)}</dd>
+<dt>Run</dt><dd class="mono">${shown(call.runId)}</dd>
+<dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
+<dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
+<dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
+${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}`;
+}
+
+/**
+ * Who asked for a definition review: the agent that registered the definition, or its
+ * server. The review's own run and call ids are internal bookkeeping, not shown.
+ */
+function reviewOrigin(review: NonNullable<ApprovalView['review']>): Html {
+  return html`<dt>Registered by</dt><dd id="agent">${review.registeredBy === undefined ? html`the tool's server or catalogue (no agent registered it)` : html`agent ${shown(review.registeredBy)}`}</dd>
+<dt>Tool</dt><dd class="mono">${shown(review.toolName)}</dd>`;
 }
 
 /** A call whose tool is not the one pinned when it was proposed cannot run: say so first. */
@@ -119,19 +136,21 @@ function heading(view: ApprovalView, canDecide: boolean): Html {
 }
 
 /** Approve-with-edits, below the evidence: the Approve and Deny buttons are at the top (decision card). */
-function editSection(action: string, csrf: string, editText: string, hasError: boolean): Html {
+function editSection(action: string, csrf: string, editText: string, hasError: boolean, fields: Html | string): Html {
   return html`<section aria-labelledby="edit-heading" id="edit-section">
 <h2 id="edit-heading">Or change the arguments</h2>
-<div class="actions">${editForm(action, csrf, editText, hasError)}</div>
+<div class="actions">${editForm(action, csrf, editText, hasError, fields)}</div>
 </section>`;
 }
 
-function editForm(action: string, csrf: string, editText: string, hasError: boolean): Html {
+/** `fields`: one per argument, from the tool's input schema (see editFields); they fill the JSON, which is what is sent. */
+function editForm(action: string, csrf: string, editText: string, hasError: boolean, fields: Html | string): Html {
   return html`<details${hasError ? html` open` : ''}>
 <summary>Edit the arguments, then approve</summary>
-<form method="post" action="${action}">
+<form method="post" action="${action}" novalidate>
 <input type="hidden" name="csrf" value="${csrf}">
-<label for="edited-arguments">Arguments (JSON)</label>
+${fields}
+<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the fields above write it; edit it directly for nested values</span>`}</label>
 <textarea id="edited-arguments" name="arguments" spellcheck="false"${hasError ? html` aria-describedby="decision-error"` : ''}>
 ${editText}</textarea>
 <p class="hint">The server parses this strictly (no duplicate keys, exact numbers). The edited call is recorded as a new proposal linked to this one, and only it is approved.</p>

@@ -1,5 +1,6 @@
 import type { ApprovalStatus } from '@countersign/core/ledger';
 import { html } from 'hono/html';
+import { clippedIdHtml } from '../breakable-html.ts';
 import { RequestStatusFilter } from '../../api/schemas.ts';
 import type { ApprovalView } from '../../views/request-views.ts';
 import { isFlagged, shown, shownText } from '../display-html.ts';
@@ -68,7 +69,7 @@ function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Ht
 <td data-label="Tool"><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
 <td data-label="Arguments" class="summary">${summaryHtml(summary)}</td>
 <td data-label="Why asked" class="text">${whyHtml(a)}</td>
-<td data-label="Principal" class="text">${shown(clipText(a.call.principal, 48, 8))}</td>
+<td data-label="${a.review === undefined ? 'Principal' : 'Registered by'}" class="text id">${principalCell(a)}</td>
 <td data-label="Requested" class="meta"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
 <td data-label="Expires" class="meta">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
 <td data-label="Approvals" class="meta">${a.approvals} of ${a.requiredApprovals}</td>
@@ -90,6 +91,12 @@ function flag(a: ApprovalView): Html | string {
     a.display.inputSchema.problems.length > 0 ? 'arguments outside the tool schema' : undefined,
   ].filter((w) => w !== undefined);
   return html` <span class="badge flagged" title="${what.join('; ')}">check: ${what.join(', ')}</span>`;
+}
+
+/** The user a call acts for; for a definition review, the agent that registered the definition (not the review's internal principal). */
+function principalCell(a: ApprovalView): Html {
+  if (a.review === undefined) return clippedIdHtml(a.call.principal, 48, 8);
+  return a.review.registeredBy === undefined ? html`<span class="muted">its server</span>` : html`agent ${clippedIdHtml(a.review.registeredBy, 40, 6)}`;
 }
 
 /** A definition review is listed by the tool whose definition changed, not by its internal review call. */

@@ -7,6 +7,7 @@ import { RequestStatusFilter } from '../../api/schemas.ts';
 import { decide } from '../../approvals/decide.ts';
 import { eligibleView } from '../../approvals/eligible-view.ts';
 import { revokeRequest } from '../../approvals/revoke.ts';
+import { withdrawApproval } from '../../approvals/withdraw.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { type EditCounterpart, editCounterpart } from '../../views/edit-counterpart.ts';
 import { type ApprovalView, approvalView } from '../../views/request-views.ts';
@@ -23,6 +24,7 @@ const NOTICES: Record<string, string> = {
   denied: 'You denied this call. It will not run.',
   edited: 'Your edited call was recorded and approved. The original call will not run.',
   revoked: 'You revoked this approval. The call will not run.',
+  withdrawn: 'You withdrew your approval. The request stays open for the others; approve again if you change your mind.',
   edited_pending:
     'Your edited call was recorded and now waits for the approvals its own policy rule requires. The original call will not run.',
 };
@@ -66,7 +68,8 @@ export function approvalPages(services: Services): Hono<AppEnv> {
     const requestId = c.req.param('id');
     const form = await readCheckedForm(c, services, ['action', 'reason', 'arguments', PASSKEY_FIELD]);
     const reason = form.reason === undefined || form.reason.trim() === '' ? undefined : form.reason;
-    if (form.action === 'revoke') return revokeFromPage(c, services, identity, requestId, reason);
+    if (form.action === 'revoke') return revokeFromPage(c, services, identity, requestId, reason, 'revoke');
+    if (form.action === 'withdraw') return revokeFromPage(c, services, identity, requestId, reason, 'withdraw');
     let input: DecisionInput;
     switch (form.action) {
       case 'approve':
@@ -134,17 +137,26 @@ function renderDetail(
     canDecide,
     // Only a call: an approved definition review is applied when the tool is next admitted.
     canRevoke: csrfToken !== '' && view.status === 'approved' && view.review === undefined,
+    canWithdraw: csrfToken !== '' && view.status === 'pending' && view.decisions.some((d) => d.approver === identity.approver.id && d.decision === 'approve'),
     ...extra,
   });
 }
 
-async function revokeFromPage(c: Context<AppEnv>, services: Services, identity: ReturnType<typeof pageApprover>, requestId: string, reason: string | undefined) {
-  // The ledger keeps no reason with a revocation; the form sends none.
-  if (reason !== undefined) throw new ApiError('invalid_request', 'a revocation carries no reason');
+/** Revoke the request, or withdraw my own approval of it: neither carries a reason. */
+async function revokeFromPage(
+  c: Context<AppEnv>,
+  services: Services,
+  identity: ReturnType<typeof pageApprover>,
+  requestId: string,
+  reason: string | undefined,
+  action: 'revoke' | 'withdraw',
+) {
+  // The ledger keeps no reason with a revocation or a withdrawal; the forms send none.
+  if (reason !== undefined) throw new ApiError('invalid_request', `a ${action === 'revoke' ? 'revocation' : 'withdrawal'} carries no reason`);
   try {
-    const outcome = await revokeRequest(services, identity.approver, requestId);
+    const outcome = action === 'revoke' ? await revokeRequest(services, identity.approver, requestId) : await withdrawApproval(services, identity.approver, requestId);
     const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
-    return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=revoked${audit}`, 303);
+    return c.redirect(`/requests/${encodeURIComponent(requestId)}?done=${action === 'revoke' ? 'revoked' : 'withdrawn'}${audit}`, 303);
   } catch (error) {
     if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'store_unavailable') throw error;
     const view = await approvalView(services.gate, await eligibleView(services, identity.approver, requestId));

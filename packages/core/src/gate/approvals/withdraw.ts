@@ -1,0 +1,53 @@
+import { emit } from '../../events/emit.ts';
+import { appendAfterEffect } from './audit-decision.ts';
+import { auditsAtomically } from '../shared/audited-write.ts';
+import type { GateDeps } from '../config.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
+import type { WithdrawOutcome } from './types.ts';
+import { viewRequest } from './view-request.ts';
+
+/**
+ * Takes back `approver`'s own approval of a request that still waits for more approvals
+ * (n of m): the request stays pending, one approval short again, and the approver may
+ * decide again later. Only the approver who gave the approval, only while pending; the
+ * store checks both in the same atomic step as decisions (see `withdrawApproval`), so a
+ * withdrawal racing the approval that would complete the request never leaves a request
+ * approved with a withdrawn approval counted. Audited as `withdrawal`. Never throws.
+ */
+export async function withdraw(deps: GateDeps, approver: Approver, requestId: string): Promise<WithdrawOutcome> {
+  try {
+    const found = await viewRequest(deps, requestId);
+    if (!found.ok) return found;
+    const { view } = found;
+    if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
+      return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
+    }
+    const now = deps.clock();
+    const events = (withdrawn: boolean) =>
+      withdrawn ? [{ ...eventAbout(view.proposal, 'withdrawal', now), requestId, actor: approver.id }] : [];
+    // With a store that holds both, the withdrawal and its record commit together.
+    const atomic = auditsAtomically(deps);
+    const result = await deps.ledger.withdrawApproval(requestId, approver.id, now, atomic ? (r) => events(r.ok) : undefined);
+    if (!result.ok) return { ok: false, reason: result.reason, message: refusalMessage(result.reason, view.status) };
+    emit(deps.events, { type: 'withdrawn', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
+    // Two steps only with an unrelated audit log: the withdrawal stands even if its record cannot be written, and says so.
+    const audited = atomic || (await appendAfterEffect(deps.audit, events(true)));
+    return audited ? { ok: true, request: result.request } : { ok: true, request: result.request, auditRecorded: false };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
+  }
+}
+
+function refusalMessage(reason: 'not_found' | 'expired' | 'already_decided' | 'no_approval', status: string): string {
+  switch (reason) {
+    case 'not_found':
+      return 'no such approval request';
+    case 'expired':
+      return 'the request has expired';
+    case 'already_decided':
+      return `the request is ${status === 'pending' ? 'no longer pending' : status}; only an approval of a pending request can be withdrawn`;
+    case 'no_approval':
+      return 'you have no approval on this request to withdraw';
+  }
+}

@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { loadPolicy } from '@countersign/core/policy';
+import { type ServerType, serve } from '@hono/node-server';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
+
+// The edit form generated from the pinned input schema, used as an approver would on a
+// phone (390 px): one typed field per argument, checked as it is typed, writing the same
+// JSON the textarea sends; the edited call carries the value.
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+const runInCi = process.env.CI !== undefined && process.env.CI !== '';
+const skip = !available && !runInCi;
+
+const PAY = {
+  name: 'pay',
+  description: 'Pays an invoice.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      amount: { type: 'integer', minimum: 1, maximum: 1000 },
+      currency: { enum: ['EUR', 'USD'] },
+      urgent: { type: 'boolean' },
+      to: { type: 'string', minLength: 2 },
+      memo: { type: 'object' },
+    },
+    required: ['amount', 'to'],
+  },
+};
+const POLICY = 'version: 1\nrules:\n  - { id: payments, tool: pay, verdict: approve, approval: { approvers: { roles: [finance] } } }\n';
+
+let browser: Browser;
+let f: ServerFixture;
+let server: ServerType;
+let base: string;
+
+beforeAll(async () => {
+  if (skip) return;
+  if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  f = makeServerFixture({ publicOrigin: undefined }, { tools: { pay: { definition: PAY, execute: () => ({ ok: true }) } }, policy: loadPolicy(POLICY, 'yaml') });
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+afterAll(async () => {
+  if (skip) return;
+  await browser?.close();
+  await f?.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+it.skipIf(skip)('390 px: fill the typed fields, a bad value is flagged as typed, submit; the edited call has the values and keeps the nested one', { timeout: 120_000 }, async () => {
+  const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'p1', name: 'pay', arguments: { amount: 900, currency: 'USD', to: 'acme', memo: { ref: 'INV-7', lines: [1, 2] } } }]));
+  const { requestId } = ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]!;
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  context.setDefaultTimeout(15_000);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Approver id').fill('fiona');
+    await page.getByLabel('Password').fill(FIONA_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/`);
+    await page.goto(`${base}/requests/${requestId}`);
+    await page.getByText('Edit the arguments, then approve').click();
+    // One field per argument the schema types (in the pinned definition's canonical order); the nested memo stays in the JSON.
+    expect(await page.locator('#edit-fields [data-arg]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-arg')}:${e.getAttribute('data-kind')}`))).toEqual([
+      'amount:integer',
+      'currency:enum',
+      'to:string',
+      'urgent:boolean',
+    ]);
+    const amount = page.locator('#arg-amount');
+    expect(await amount.inputValue()).toBe('900');
+    // Checked as typed: over the schema's maximum, then not an integer.
+    await amount.fill('5000');
+    expect(await page.locator('#arg-amount-error').textContent()).not.toBe('');
+    expect(await amount.getAttribute('aria-invalid')).toBe('true');
+    await amount.fill('2.5');
+    expect(await page.locator('#arg-amount-error').textContent()).not.toBe('');
+    // A refused value is not submitted: the click stays on the page.
+    await page.getByRole('button', { name: 'Approve edited call' }).click();
+    expect(page.url()).toBe(`${base}/requests/${requestId}`);
+    await amount.fill('250');
+    expect(await page.locator('#arg-amount-error').textContent()).toBe('');
+    await page.locator('#arg-currency').selectOption('"EUR"');
+    await page.locator('#arg-urgent').selectOption('true');
+    // The textarea holds what will be sent, written by the fields.
+    expect(JSON.parse(await page.locator('#edited-arguments').inputValue())).toEqual({ amount: 250, currency: 'EUR', urgent: true, to: 'acme', memo: { ref: 'INV-7', lines: [1, 2] } });
+    // Nothing wider than the phone's screen.
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390);
+    await Promise.all([page.waitForURL(/\/requests\/[^/?]+\?done=edited$/, { timeout: 60_000 }), page.getByRole('button', { name: 'Approve edited call' }).click()]).catch(async (error) => {
+      throw new Error(`${String(error)} at ${page.url()}: ${await page.locator('#decision-error, #arg-amount-error').allTextContents()}`);
+    });
+    const editedRequestId = new URL(page.url()).pathname.split('/').pop()!;
+    const edited = await f.gate.approvals.view(editedRequestId);
+    if (!edited.ok) throw new Error(edited.reason);
+    expect(edited.view.proposal.canonicalArgs).toBe('{"amount":250,"currency":"EUR","memo":{"lines":[1,2],"ref":"INV-7"},"to":"acme","urgent":true}');
+  } finally {
+    await context.close();
+  }
+});
