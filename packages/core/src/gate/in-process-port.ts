@@ -3,6 +3,7 @@ import type { CompleteOutcome, Completion, Grant } from './grant.ts';
 import type { Gate } from './gate.ts';
 import type { ProposeOutcome } from './outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
@@ -46,6 +47,10 @@ export class InProcessGatePort implements GatePort {
 
   checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
     return this.#gate.checkRelayed(request, this.#agent);
+  }
+
+  reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome> {
+    return this.#gate.reportRefusal(report, this.#agent);
   }
 
   #agentOrDefault(): Agent {

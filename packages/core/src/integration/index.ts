@@ -37,7 +37,8 @@ export {
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
 export { rememberedResult, rememberResult } from './remembered-result.ts';
-export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
+export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal } from './relay-checked.ts';
+export { auditingUnknownShapes, CountersignUnknownShape, unknownShape } from './unknown-shape.ts';
 export { CountersignUnguardedTool } from './setup-error.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';

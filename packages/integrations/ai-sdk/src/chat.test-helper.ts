@@ -55,6 +55,8 @@ export interface Wiring {
   /** The `finance` approver approves with edits: the edited call is the one to run. */
   editAsFinance(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: MemoryAuditLog;
   close(): Promise<void>;
 }
 
@@ -79,7 +81,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
   const { gate, clock, audit } = makeGate(options);
   return {
     audit,
@@ -98,7 +100,7 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const { gate, clock } = makeGate();
+  const { gate, clock, audit } = makeGate();
   const secret = (who: string) => `${who}-${randomBytes(12).toString('hex')}`;
   const userToken = secret('user');
   const financeToken = secret('fiona');
@@ -119,6 +121,7 @@ export function remoteWiring(): Wiring {
   const fetchApp = async (input: string, init: RequestInit) => pair.app.fetch(new Request(input, init));
   const decider = (token: string) => serviceDecisions({ baseUrl: 'http://countersign.linked', headers: { authorization: `Bearer ${token}` }, fetch: fetchApp });
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asUser: decider(userToken),

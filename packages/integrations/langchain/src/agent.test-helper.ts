@@ -58,6 +58,8 @@ export interface Wiring {
   asUser: Decide;
   /** Another approver, role `finance`. */
   asFinance: Decide;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: MemoryAuditLog;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ function makeGate(options: { intent?: IntentConfig; audit?: MemoryAuditLog } = {
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
   const audit = new MemoryAuditLog();
   const gate = makeGate({ ...options, audit });
   const decider =
@@ -100,7 +102,8 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const gate = makeGate();
+  const audit = new MemoryAuditLog();
+  const gate = makeGate({ audit });
   const secret = (who: string) => `${who}-${randomBytes(12).toString('hex')}`;
   const userToken = secret('user');
   const financeToken = secret('fiona');
@@ -132,6 +135,7 @@ export function remoteWiring(): Wiring {
       return { ok: false, reason: error.error?.code ?? `http_${response.status}` };
     };
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asUser: decider(userToken),

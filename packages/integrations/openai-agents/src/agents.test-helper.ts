@@ -36,10 +36,16 @@ rules:
   - id: handoff-to-billing
     tool: transfer_to_billing
     verdict: allow
+  - id: ask-the-file-agent
+    tool: ask_files
+    verdict: allow
 `;
 
 /** The handoff the tests' triage agent offers (its definition is registered with the gate). */
 export const BILLING_HANDOFF = { toolName: 'transfer_to_billing', toolDescription: 'Hand off to billing', inputJsonSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } };
+
+/** The file agent used as a tool (`agent.asTool(FILES_AGENT_TOOL)`) by the tests' triage agent (its definition is registered with the gate). */
+export const FILES_AGENT_TOOL = { toolName: 'ask_files', toolDescription: 'Ask the file agent' };
 
 export const USER = 'user:42';
 
@@ -78,6 +84,8 @@ export interface Wiring {
   /** The `ops` approver approves with edits: the edited call is the one to run. */
   editAsOps(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: MemoryAuditLog;
   close(): Promise<void>;
 }
 
@@ -90,7 +98,10 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
     audit,
     policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
     keyring: new Keyring([hmacKey('agents-k1', Buffer.alloc(32, 0x24))]),
-    tools: sdkToolRegistry([...toolDefinitions(fileTools([])), ...handoffDefinitions([BILLING_HANDOFF])]),
+    tools: sdkToolRegistry([
+      ...toolDefinitions([...fileTools([]), new Agent({ name: 'files' }).asTool(FILES_AGENT_TOOL)]),
+      ...handoffDefinitions([BILLING_HANDOFF]),
+    ]),
     clock,
     newId: () => `cs-${randomUUID()}`,
     ...(options.intent === undefined ? {} : { intent: options.intent }),
@@ -99,7 +110,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
   const { gate, clock, audit } = makeGate(options);
   return {
     audit,
@@ -119,7 +130,7 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const { gate, clock } = makeGate();
+  const { gate, clock, audit } = makeGate();
   const opsToken = `olga-${randomBytes(12).toString('hex')}`;
   const pair = linkedPair({
     gate,
@@ -128,6 +139,7 @@ export function remoteWiring(): Wiring {
     client: { retryDelayMs: 5 },
   });
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asOps: async (requestId, decision) => {

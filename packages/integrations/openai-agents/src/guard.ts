@@ -57,6 +57,10 @@ export class CountersignGuard {
   readonly completionFailures: Array<{ proposalId: string; reason: string; message: string }> = [];
   /** Names of the tools and handoffs wrapped with this guard: the only ones the model may be offered. */
   readonly guarded = new Set<string>();
+  /** Models wrapped with this guard (`cs.model`): an agent used as a tool must run on one. */
+  readonly models = new WeakSet<object>();
+  /** The tool objects wrapped with this guard (`cs.tools`, `cs.agentTool`): what an agent used as a tool may hold. */
+  readonly wrapped = new WeakSet<object>();
   /** Propose outcomes of the calls the model made through this guard, by call id. */
   readonly #proposed = new Map<string, ProposeOutcome>();
   /** The calls of those responses not yet taken by a handoff, by call id. */
