@@ -23,7 +23,9 @@ export {
   runGranted,
   type Target,
 } from './guarded-call.ts';
+export { IntegrationGuard } from './integration-guard.ts';
 export { proposeOrReject } from './propose.ts';
+export { type IntegrationGuardOptions, proposeResponseCalls, type ResponseCall, type ResponseSource } from './response-calls.ts';
 export { type NothingConsumed, settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 export {
   CountersignCallRefusal,

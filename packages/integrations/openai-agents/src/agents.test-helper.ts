@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { AuditLog, GatePort } from '@countersign/core';
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
-import { manualClock } from '@countersign/core/testing';
+import { integrationGate } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/client/testing';
 import { Agent, type AgentInputItem, type MCPServer, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
 import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@openai/agents/testing';
@@ -11,7 +11,7 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
-import { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+import { handoffDefinitions, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
 
 /**
@@ -85,28 +85,13 @@ export interface Wiring {
   editAsOps(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
   /** The gate's audit log (both wirings: the linked server runs the same gate). */
-  audit: MemoryAuditLog;
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
 function makeGate(options: { intent?: IntentConfig } = {}) {
-  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const audit = new MemoryAuditLog();
-  const ledger = new MemoryLedger({ audit });
-  const gate = new Gate({
-    ledger,
-    audit,
-    policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
-    keyring: new Keyring([hmacKey('agents-k1', Buffer.alloc(32, 0x24))]),
-    tools: sdkToolRegistry([
-      ...toolDefinitions([...fileTools([]), new Agent({ name: 'files' }).asTool(FILES_AGENT_TOOL)]),
-      ...handoffDefinitions([BILLING_HANDOFF]),
-    ]),
-    clock,
-    newId: () => `cs-${randomUUID()}`,
-    ...(options.intent === undefined ? {} : { intent: options.intent }),
-  });
-  return { gate, clock, audit };
+  const definitions = [...toolDefinitions([...fileTools([]), new Agent({ name: 'files' }).asTool(FILES_AGENT_TOOL)]), ...handoffDefinitions([BILLING_HANDOFF])];
+  return integrationGate({ policyYaml: FILE_POLICY_YAML, definitions, framework: 'the OpenAI Agents SDK (authorize → invoke → complete)', intent: options.intent });
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
