@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { CheckRelayedRequest, RecordedCallRequest, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { CheckRelayedRequest, RecordedCallRequest, RefusalReport, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import {
   AuthorizeBody,
   AuthorizeOutcomeSchema,
@@ -8,6 +8,8 @@ import {
   CompleteOutcomeSchema,
   ProposalsResponse,
   RecordedCallBody,
+  RefusalReportBody,
+  RefusalReportRecorded,
   RegisterToolsResponse,
   RelayCheckOutcomeSchema,
   RelayedBody,
@@ -18,7 +20,7 @@ import {
 } from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused } from './refusals.ts';
+import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused, reportRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -195,6 +197,21 @@ export function createClient(options: ClientOptions): CountersignClient {
       const answer = await send(http, { method: 'POST', path: `/api/v1/runs/${id(request.runId)}/relayed`, body: checked.data, idempotent: true });
       if (!answer.ok) return relayRefused(answer);
       return parseBody(RelayCheckOutcomeSchema, answer) as RelayCheckOutcome;
+    },
+
+    async reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome> {
+      if (typeof report?.runId !== 'string' || report.runId.length === 0) return { ok: false, reason: 'invalid_request', message: 'runId must be a non-empty string' };
+      const { runId, ...rest } = report;
+      const checked = RefusalReportBody.safeParse(withoutUndefined(rest));
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        return { ok: false, reason: 'invalid_request', message: `${issue?.path.map(String).join('.') || 'report'}: ${issue?.message ?? 'invalid'}` };
+      }
+      // Not retried: each attempt that arrives is one more audit record.
+      const answer = await send(http, { method: 'POST', path: `/api/v1/runs/${id(runId)}/refusals`, body: checked.data, idempotent: false });
+      if (!answer.ok) return reportRefused(answer);
+      parseBody(RefusalReportRecorded, answer);
+      return { ok: true };
     },
   };
 }

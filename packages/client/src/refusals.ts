@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
-import type { RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -71,6 +71,14 @@ export function admissionRefused(toolName: string, answer: Refused): ToolAdmissi
 
 /** For the relay check: a body the server will not read and store outages are outcomes. */
 export function relayRefused(answer: Refused): RelayCheckOutcome {
+  if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+/** For a refusal report: another agent's run, a body the server will not read and store outages are outcomes. */
+export function reportRefused(answer: Refused): RefusalReportOutcome {
+  if (answer.status === 404 && answer.code === 'not_found') return { ok: false, reason: 'not_found', message: answer.message };
   if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);

@@ -27,6 +27,8 @@ import { toolVisibilitySafely } from '../policy/safe-visibility.ts';
 import type { ToolVisibility } from '../policy/types.ts';
 import { checkRelayed } from './relay/check-relayed.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
+import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
+import { reportRefusal } from './relay/report-refusal.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -182,6 +184,11 @@ export class Gate {
    */
   checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome> {
     return checkRelayed(this.#deps, request, agent);
+  }
+
+  /** Audits a refusal an integration made itself (a message shape it cannot check), in `agent`'s run. */
+  reportRefusal(report: RefusalReport, agent?: Agent): Promise<RefusalReportOutcome> {
+    return reportRefusal(this.#deps, report, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */

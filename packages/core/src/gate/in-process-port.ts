@@ -2,6 +2,7 @@ import type { Agent } from './shared/agent.ts';
 import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 import type { ProposeOutcome } from './shared/outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
+import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /**
@@ -15,6 +16,7 @@ export interface AgentScopedGate {
   waitForDecision(requestId: string, agent?: Agent, options?: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<WaitOutcome>;
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult>;
   checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome>;
+  reportRefusal(report: RefusalReport, agent?: Agent): Promise<RefusalReportOutcome>;
   readonly approvals: { token(requestId: string, agent?: Agent): Promise<TokenResult> };
 }
 
@@ -58,5 +60,9 @@ export class InProcessGatePort implements GatePort {
 
   checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
     return this.#gate.checkRelayed(request, this.#agent);
+  }
+
+  reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome> {
+    return this.#gate.reportRefusal(report, this.#agent);
   }
 }

@@ -24,7 +24,9 @@ export {
   runGranted,
   type Target,
 } from './guarded-call.ts';
+export { IntegrationGuard } from './integration-guard.ts';
 export { proposeOrReject, refusalAtPropose } from './propose.ts';
+export { type IntegrationGuardOptions, proposeResponseCalls, type ResponseCall, type ResponseSource } from './response-calls.ts';
 export { type NothingConsumed, settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 export {
   CountersignCallRefusal,
@@ -38,7 +40,8 @@ export {
 } from './refusal.ts';
 export { CountersignRelayRefusal, checkRelayedOrThrow } from './relay.ts';
 export { rememberedResult, rememberResult } from './remembered-result.ts';
-export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal, unknownShape } from './relay-checked.ts';
+export { type RefusalMemory, type RelayedMessage, relayChecked, rememberRefusal } from './relay-checked.ts';
+export { auditingUnknownShapes, CountersignUnknownShape, unknownShape } from './unknown-shape.ts';
 export { CountersignUnguardedTool } from './setup-error.ts';
 export { frameworkToolRegistry } from './tool-registry.ts';
 export { unreachable } from './unreachable.ts';

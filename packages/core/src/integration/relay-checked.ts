@@ -39,12 +39,6 @@ export async function relayChecked(port: GatePort, memory: RefusalMemory, messag
   await checkRelayedOrThrow(port, memory.runId, checked);
 }
 
-/** A shape the integration does not know carries something to the model: refused, not passed through. */
-export function unknownShape(where: string, shape: unknown): CountersignRelayRefusal {
-  const type = typeof shape === 'object' && shape !== null ? String((shape as { type?: unknown }).type) : typeof shape;
-  return new CountersignRelayRefusal('invalid_request', `${where}: a message part of type ${type} is not one Countersign can check, so it is refused`);
-}
-
 const plainText = (content: unknown): string | undefined => (typeof content === 'string' ? content : undefined);
 
 async function isRecordedRefusal(memory: RefusalMemory, callId: string, text: string): Promise<boolean> {

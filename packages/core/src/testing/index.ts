@@ -50,6 +50,8 @@ export {
   runIntentConformance,
   scriptedMatcher,
 } from './intent-conformance.ts';
+export { BANK_TOOL_DEFINITIONS, integrationGate } from './integration-gate.ts';
+export { lastUserMessageExtractor, oneToolMatcher } from './integration-intent.ts';
 export {
   type Action,
   describeLifecycleModel,

@@ -18,5 +18,6 @@ export function lostAuthorizeReply(port: GatePort, commits: boolean, callStatus:
     token: (requestId) => port.token(requestId),
     callStatus,
     checkRelayed: (request) => port.checkRelayed(request),
+    reportRefusal: (report) => port.reportRefusal(report),
   };
 }

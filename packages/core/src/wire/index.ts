@@ -33,3 +33,4 @@ export {
   ToolAdmissionBody,
   ToolsBody,
 } from './requests.ts';
+export { RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';

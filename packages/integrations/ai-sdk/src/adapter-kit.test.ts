@@ -123,6 +123,7 @@ for (const makeWiring of WIRINGS) {
       edited: { amount: 25 },
     },
     // The AI SDK runs provider-executed tools at the provider: refused (provider_executed), covered by the shapes above.
-    hasRunTimeTools: false,
+    runTimeTools: [],
+    auditRecords: () => wiring.audit.read({ limit: 1_000_000 }),
   }));
 }

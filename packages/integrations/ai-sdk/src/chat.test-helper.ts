@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { AuditLog } from '@countersign/core';
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
-import { manualClock } from '@countersign/core/testing';
+import { BANK_TOOL_DEFINITIONS, integrationGate } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/server/testing';
 import { generateText, jsonSchema, type ModelMessage, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -35,13 +35,7 @@ rules:
 `;
 
 export const USER = 'user:42';
-const objectSchema = { type: 'object' } as const;
-const TOOL_DEFINITIONS = {
-  transfer: { name: 'transfer', description: 'Move money', inputSchema: objectSchema },
-  read_balance: { name: 'read_balance', description: 'Read the balance', inputSchema: objectSchema },
-  delete_repo: { name: 'delete_repo', description: 'Delete a repository', inputSchema: objectSchema },
-  shell: { name: 'shell', description: 'Run a command', inputSchema: objectSchema },
-};
+const descriptionOf = (name: string) => BANK_TOOL_DEFINITIONS.find((definition) => definition.name === name)?.description ?? '';
 
 /** One way of reaching the gate: in process, or `@countersign/client` over the server app (linked in memory). */
 export interface Wiring {
@@ -56,32 +50,17 @@ export interface Wiring {
   /** The `finance` approver approves with edits: the edited call is the one to run. */
   editAsFinance(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
 function makeGate(options: { intent?: IntentConfig } = {}) {
-  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const audit = new MemoryAuditLog();
-  const ledger = new MemoryLedger({ audit });
-  const tools = Object.fromEntries(
-    Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]),
-  );
-  const gate = new Gate({
-    definitions: new MemoryDefinitionStore(),
-    ledger,
-    audit,
-    policy: loadPolicy(CHAT_POLICY_YAML, 'yaml'),
-    keyring: new Keyring([hmacKey('chat-k1', Buffer.alloc(32, 0x42))]),
-    tools,
-    clock,
-    newId: () => `cs-${randomUUID()}`,
-    ...(options.intent === undefined ? {} : { intent: options.intent }),
-  });
-  return { gate, clock, audit };
+  return integrationGate({ policyYaml: CHAT_POLICY_YAML, definitions: BANK_TOOL_DEFINITIONS, framework: 'the AI SDK (authorize → execute → complete)', intent: options.intent });
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
   const { gate, clock, audit } = makeGate(options);
   return {
     audit,
@@ -100,7 +79,7 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const { gate, clock } = makeGate();
+  const { gate, clock, audit } = makeGate();
   const secret = (who: string) => `${who}-${randomBytes(12).toString('hex')}`;
   const userToken = secret('user');
   const financeToken = secret('fiona');
@@ -121,6 +100,7 @@ export function remoteWiring(): Wiring {
   const fetchApp = async (input: string, init: RequestInit) => pair.app.fetch(new Request(input, init));
   const decider = (token: string) => serviceDecisions({ baseUrl: 'http://countersign.linked', headers: { authorization: `Bearer ${token}` }, fetch: fetchApp });
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asUser: decider(userToken),
@@ -147,7 +127,7 @@ export type Executions = Array<{ tool: string; args: unknown }>;
 export function appTools(executions: Executions) {
   const make = (name: string) =>
     tool({
-      description: TOOL_DEFINITIONS[name as keyof typeof TOOL_DEFINITIONS].description,
+      description: descriptionOf(name),
       inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
       execute: async (args: Record<string, unknown>) => {
         executions.push({ tool: name, args });

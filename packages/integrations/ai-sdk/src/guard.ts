@@ -1,6 +1,6 @@
-import type { GatePort, ProposeOutcome } from '@countersign/core';
-import { type IntentOption, intentTask, proposeOrReject, rememberRefusal } from '@countersign/core/integration';
-import { type CallIndex, defaultCallIndex } from './call-index.ts';
+import type { ProposeOutcome } from '@countersign/core';
+import { IntegrationGuard, type IntegrationGuardOptions, proposeResponseCalls } from '@countersign/core/integration';
+import { defaultCallIndex } from './call-index.ts';
 import type { CountersignContext } from './context.ts';
 import { conversationOfPrompt } from './conversation.ts';
 import { type CountersignDenial, formatRefusal } from './refusal.ts';
@@ -20,23 +20,11 @@ export type ApprovalMode =
   /** Wait up to `waitMs` for an approver to decide in Countersign (server-side agents); still pending: ask. */
   | { waitMs: number };
 
-export interface CountersignGuardOptions {
-  /** The gate: `gate.port(agent)` in process, or `createClient(...)` from `@countersign/client`. */
-  port: GatePort;
-  /** Run, session and principal, from the app server's own state (never from the client's messages). */
+/** The port, context, index (default `defaultCallIndex`) and intent every integration takes; the intent's task is derived from the prompt. */
+export interface CountersignGuardOptions extends IntegrationGuardOptions {
   context: CountersignContext;
-  /** Where proposals are remembered between requests. Default: one in-memory index per process (`defaultCallIndex`). */
-  index?: CallIndex | undefined;
   /** Default `'ask'`. */
   approval?: ApprovalMode | undefined;
-  /**
-   * For a gate with an intent stage: where the user's current task comes from. The
-   * wrapped model derives it from the prompt of the model call whose response has tool
-   * calls (`{ extractor }`, e.g. `createLocalExtractor()` from `@countersign/semantic`),
-   * or the app names it (`{ task: (source) => ... }`). Only the task sentence is
-   * proposed, never the prompt; no task (a failed extraction) fails closed at the gate.
-   */
-  intent?: IntentOption | undefined;
 }
 
 /**
@@ -46,27 +34,14 @@ export interface CountersignGuardOptions {
  *
  * Create one per request (per `generateText`/`streamText` call); share the `index`.
  */
-export class CountersignGuard {
-  readonly port: GatePort;
-  readonly context: CountersignContext;
-  readonly index: CallIndex;
-  readonly approval: ApprovalMode;
-  readonly intent: IntentOption | undefined;
-  /** Every refusal this guard gave, in order: what the app can log or render. */
-  readonly refusals: CountersignDenial[] = [];
-  /** Calls that ran but whose result `complete` could not record (they read `dispatched`). */
-  readonly completionFailures: Array<{ proposalId: string; reason: string; message: string }> = [];
+export class CountersignGuard extends IntegrationGuard<ApprovalMode, CountersignDenial> {
   /** Outcomes of calls the model made in this request, until `toolApproval` answered them. */
   readonly #unanswered = new Map<string, ProposeOutcome>();
   /** Every propose outcome of this request, to explain a refusal at execute time. */
   readonly #proposed = new Map<string, ProposeOutcome>();
 
   constructor(options: CountersignGuardOptions) {
-    this.port = options.port;
-    this.context = { runId: options.context.runId, sessionId: options.context.sessionId, principal: options.context.principal };
-    this.index = options.index ?? defaultCallIndex();
-    this.approval = options.approval ?? 'ask';
-    this.intent = options.intent;
+    super(options, { approval: 'ask', index: defaultCallIndex });
   }
 
   /**
@@ -79,26 +54,15 @@ export class CountersignGuard {
   async proposeResponse(toolCalls: readonly ModelToolCall[], modelResponseRef?: string, request?: { prompt: unknown; signal?: AbortSignal | undefined }): Promise<void> {
     // Provider-executed calls run at the provider: nothing here could hold them, so they are not recorded.
     const calls = toolCalls.filter((call) => call.providerExecuted !== true);
-    if (calls.length === 0) return;
-    const task = await intentTask(this.intent, () => conversationOfPrompt(request?.prompt), this.context, request?.signal);
-    const outcomes = await proposeOrReject(this.port, {
-      ...this.context,
-      ...(modelResponseRef === undefined ? {} : { modelResponseRef }),
-      ...task,
-      toolCalls: calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
-    });
+    const outcomes = await proposeResponseCalls(
+      this,
+      calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
+      { responseRef: modelResponseRef, conversation: () => conversationOfPrompt(request?.prompt), signal: request?.signal },
+    );
     for (const [i, call] of calls.entries()) {
       const outcome = outcomes[i] as ProposeOutcome;
       this.#unanswered.set(call.toolCallId, outcome);
       this.#proposed.set(call.toolCallId, outcome);
-      if (outcome.status === 'allowed' || outcome.status === 'approval_required') {
-        await this.index.set(this.context.runId, call.toolCallId, {
-          proposalId: outcome.proposalId,
-          requestId: outcome.status === 'approval_required' ? outcome.requestId : undefined,
-          toolName: call.toolName,
-          argsDigest: outcome.argsDigest,
-        });
-      }
     }
   }
 
@@ -120,9 +84,6 @@ export class CountersignGuard {
 
   /** Records a refusal and returns it. */
   refuse(denial: CountersignDenial): CountersignDenial {
-    this.refusals.push(denial);
-    // What a later request may relay for this call: recognised by this record, never by its text format.
-    rememberRefusal(this.index, this.context.runId, denial.toolCallId, formatRefusal(denial));
-    return denial;
+    return this.remember(denial, denial.toolCallId, formatRefusal(denial));
   }
 }

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, lastUserMessageExtractor, oneToolMatcher } from '@countersign/core/testing';
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { approvalRequests, chatApp, inProcessWiring, toolOutputs, userMessage } from './chat.test-helper.ts';
@@ -18,25 +18,9 @@ const READ = { toolCallId: 'call-read', toolName: 'read_balance', input: { accou
 const INJECTED = { toolCallId: 'call-pay', toolName: 'transfer', input: { to: 'mallory', amount: 2500 } };
 
 function setup(extractor: TaskExtractor) {
-  const { matcher, asked } = scriptedMatcher(({ task, tool }) => ({
-    decision: task === INTENT_TASK && tool.name === 'read_balance' ? 'match' : 'mismatch',
-    score: 0.5,
-    matcher: 'scripted',
-  }));
+  const { matcher, asked } = oneToolMatcher('read_balance');
   const wiring = inProcessWiring({ intent: { matcher } });
   return { wiring, asked, app: chatApp(wiring, { intent: { extractor } }) };
-}
-
-/** Stands in for `createLocalExtractor()`: the last user message is the task; keeps what it saw. */
-function lastUserMessage(seen: ConversationMessage[][], fail = false): TaskExtractor {
-  return {
-    async extract(messages) {
-      seen.push([...messages]);
-      if (fail) return { ok: false, reason: 'timeout' };
-      const last = messages.filter((m) => m.role === 'user').at(-1);
-      return last === undefined ? { ok: false, reason: 'no_user_message' } : { ok: true, task: last.content };
-    },
-  };
 }
 
 const asked = (text: string): ModelMessage[] => [userMessage(text)];
@@ -46,7 +30,7 @@ describe('AI SDK integration with the intent stage', () => {
     const mode = stream ? 'streamText' : 'generateText';
     it(`${mode}: the call that serves the task runs; an injected transfer is refused intent_mismatch and never runs`, async () => {
       const seen: ConversationMessage[][] = [];
-      const { wiring, app, asked: matcherAsked } = setup(lastUserMessage(seen));
+      const { wiring, app, asked: matcherAsked } = setup(lastUserMessageExtractor(seen));
       const turn = await app.request(asked(INTENT_TASK), [READ, INJECTED], { stream, instructions: SYSTEM });
       expect(app.executions).toEqual([{ tool: 'read_balance', args: { account: 'main' } }]);
       expect(turn.refusals.map((r) => [r.toolCallId, r.status, r.reason])).toEqual([['call-pay', 'denied', 'intent_mismatch']]);
@@ -71,7 +55,7 @@ describe('AI SDK integration with the intent stage', () => {
   }
 
   it('a failed extraction proposes no task: the call is refused (fail closed), the matcher is not asked', async () => {
-    const { wiring, app, asked: matcherAsked } = setup(lastUserMessage([], true));
+    const { wiring, app, asked: matcherAsked } = setup(lastUserMessageExtractor([], true));
     const turn = await app.request(asked(INTENT_TASK), [READ], { instructions: SYSTEM });
     expect(app.executions).toEqual([]);
     expect(turn.refusals.map((r) => [r.toolCallId, r.status, r.reason])).toEqual([['call-read', 'denied', 'intent_mismatch']]);
@@ -81,7 +65,7 @@ describe('AI SDK integration with the intent stage', () => {
 
   it('a later turn: tool results reach the extractor as role tool (data), the task is still the user’s', async () => {
     const seen: ConversationMessage[][] = [];
-    const { app } = setup(lastUserMessage(seen));
+    const { app } = setup(lastUserMessageExtractor(seen));
     const first = await app.request(asked(INTENT_TASK), [READ], { instructions: SYSTEM });
     const history: ModelMessage[] = [...asked(INTENT_TASK), ...first.responseMessages, userMessage(INTENT_TASK)];
     await app.request(history, [{ ...READ, toolCallId: 'call-read-2' }], { instructions: SYSTEM });

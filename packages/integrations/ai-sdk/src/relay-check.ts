@@ -1,4 +1,4 @@
-import { type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
+import { auditingUnknownShapes, type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 
 /**
@@ -67,8 +67,12 @@ function refusalText(content: unknown): string | undefined {
   return content.startsWith('CountersignRefusal: ') ? content.slice('CountersignRefusal: '.length) : content;
 }
 
-/** Checks every tool output in the prompt against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
+/**
+ * Checks every tool output in the prompt against the ledger; throws `CountersignRelayRefusal` unless all are faithful.
+ * A part of an unknown shape is refused and audited (`unknown_shape`).
+ */
 export async function checkRelayedPrompt(guard: CountersignGuard, prompt: unknown): Promise<void> {
   if (!Array.isArray(prompt)) return;
-  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayedToolResults(prompt as PromptMessage[]), refusalText);
+  const relayed = await auditingUnknownShapes(guard.port, guard.context, () => relayedToolResults(prompt as PromptMessage[]));
+  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayed, refusalText);
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { type CanUseTool, type McpServerConfig, query } from '@anthropic-ai/claude-agent-sdk';
 import { linkedPair } from '@countersign/server/testing';
 import { type GatePort, InProcessGatePort } from '@countersign/core/gate';
 import { frameworkToolRegistry } from '@countersign/core/integration';
@@ -42,11 +42,24 @@ export const OPS = { id: 'olga', roles: ['ops'] };
 
 export type Wiring = 'in-process' | 'client';
 
-/** A gate (memory store), the port each wiring uses, a scripted model and a scratch working directory. */
-export async function claudeHarness(wiring: Wiring) {
+/** What a run may add to the query: MCP servers, and the SDK's own permission callback (what a forged approval would set). */
+export interface RunOptions {
+  resume?: string;
+  hooks?: Partial<CountersignClaudeOptions>;
+  permissionMode?: 'default' | 'acceptEdits';
+  mcpServers?: Record<string, McpServerConfig>;
+  canUseTool?: CanUseTool;
+}
+
+/**
+ * A gate (memory store), the port each wiring uses, a scripted model and a scratch
+ * working directory. `setup` replaces the gate's policy and the tools it lists (default:
+ * the shell, file and subagent policy above).
+ */
+export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string; toolNames?: readonly string[] } = {}) {
   const fixture = makeGateFixture({
-    policy: loadPolicy(POLICY, 'yaml'),
-    tools: frameworkToolRegistry(runtimeToolDefinitions(['Bash', 'Write', 'Read', 'Agent'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
+    policy: loadPolicy(setup.policyYaml ?? POLICY, 'yaml'),
+    tools: frameworkToolRegistry(runtimeToolDefinitions(setup.toolNames ?? ['Bash', 'Write', 'Read', 'Agent'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
   });
   const pair = wiring === 'client' ? linkedPair({ gate: fixture.gate }) : undefined;
   const port: GatePort = pair?.client ?? new InProcessGatePort(fixture.gate);
@@ -58,7 +71,7 @@ export async function claudeHarness(wiring: Wiring) {
   mkdirSync(work);
 
   /** One `query` of the real runtime: the model makes `turns`, the hooks guard every call. */
-  async function run(turns: ScriptedTurn[], options: { resume?: string; hooks?: Partial<CountersignClaudeOptions>; permissionMode?: 'default' | 'acceptEdits' } = {}) {
+  async function run(turns: ScriptedTurn[], options: RunOptions = {}) {
     model.script(...turns);
     const { hooks } = countersignHooks({ port, principal: 'user:42', ...options.hooks });
     let sessionId = '';
@@ -72,6 +85,8 @@ export async function claudeHarness(wiring: Wiring) {
         settingSources: [],
         permissionMode: options.permissionMode ?? 'default',
         ...(options.resume === undefined ? {} : { resume: options.resume }),
+        ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+        ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
         env: { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
         hooks,
       },

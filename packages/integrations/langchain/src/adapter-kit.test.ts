@@ -102,6 +102,7 @@ for (const makeWiring of WIRINGS) {
       edited: { amount: 25 },
     },
     // Tools come from createAgent's list only; the middleware sees each call at wrapToolCall.
-    hasRunTimeTools: false,
+    runTimeTools: [],
+    auditRecords: () => wiring.audit.read({ limit: 1_000_000 }),
   }));
 }

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { AuditLog, GatePort } from '@countersign/core';
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
-import { manualClock } from '@countersign/core/testing';
+import { BANK_TOOL_DEFINITIONS, integrationGate } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/server/testing';
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -41,13 +41,7 @@ rules:
 `;
 
 export const USER = 'user:42';
-const objectSchema = { type: 'object' } as const;
-const TOOL_DEFINITIONS = {
-  transfer: { name: 'transfer', description: 'Move money', inputSchema: objectSchema },
-  read_balance: { name: 'read_balance', description: 'Read the balance', inputSchema: objectSchema },
-  delete_repo: { name: 'delete_repo', description: 'Delete a repository', inputSchema: objectSchema },
-  shell: { name: 'shell', description: 'Run a command', inputSchema: objectSchema },
-};
+const descriptionOf = (name: string) => BANK_TOOL_DEFINITIONS.find((definition) => definition.name === name)?.description ?? '';
 
 export type Decide = (requestId: string, decision: 'approve' | 'deny', editedArguments?: unknown) => Promise<{ ok: boolean; reason?: string }>;
 
@@ -59,32 +53,18 @@ export interface Wiring {
   asUser: Decide;
   /** Another approver, role `finance`. */
   asFinance: Decide;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
-function makeGate(options: { intent?: IntentConfig; audit?: MemoryAuditLog } = {}) {
-  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const audit = options.audit ?? new MemoryAuditLog();
-  const ledger = new MemoryLedger({ audit });
-  const tools = Object.fromEntries(Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]));
-  const gate = new Gate({
-    definitions: new MemoryDefinitionStore(),
-    ledger,
-    audit,
-    policy: loadPolicy(POLICY_YAML, 'yaml'),
-    keyring: new Keyring([hmacKey('lc-k1', Buffer.alloc(32, 0x43))]),
-    tools,
-    clock,
-    newId: () => `cs-${randomUUID()}`,
-    ...(options.intent === undefined ? {} : { intent: options.intent }),
-  });
-  return gate;
+function makeGate(options: { intent?: IntentConfig } = {}) {
+  return integrationGate({ policyYaml: POLICY_YAML, definitions: BANK_TOOL_DEFINITIONS, framework: 'LangChain (authorize → tool → complete)', intent: options.intent });
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
-  const audit = new MemoryAuditLog();
-  const gate = makeGate({ ...options, audit });
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
+  const { gate, audit } = makeGate(options);
   const decider =
     (approver: { id: string; roles?: string[] }): Decide =>
     async (requestId, decision, editedArguments) => {
@@ -102,7 +82,7 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const gate = makeGate();
+  const { gate, audit } = makeGate();
   const secret = (who: string) => `${who}-${randomBytes(12).toString('hex')}`;
   const userToken = secret('user');
   const financeToken = secret('fiona');
@@ -134,6 +114,7 @@ export function remoteWiring(): Wiring {
       return { ok: false, reason: error.error?.code ?? `http_${response.status}` };
     };
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asUser: decider(userToken),
@@ -148,13 +129,13 @@ export const WIRINGS: Array<() => Wiring> = [inProcessWiring, remoteWiring];
 export type Executions = Array<{ tool: string; args: unknown }>;
 
 export function appTools(executions: Executions) {
-  const make = (name: keyof typeof TOOL_DEFINITIONS) =>
+  const make = (name: string) =>
     tool(
       async (args: Record<string, unknown>) => {
         executions.push({ tool: name, args });
         return JSON.stringify({ ok: true, tool: name, args });
       },
-      { name, description: TOOL_DEFINITIONS[name].description, schema: { type: 'object', properties: {}, additionalProperties: true } },
+      { name, description: descriptionOf(name), schema: { type: 'object', properties: {}, additionalProperties: true } },
     );
   return [make('transfer'), make('read_balance'), make('delete_repo'), make('shell')];
 }

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, lastUserMessageExtractor, oneToolMatcher } from '@countersign/core/testing';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { ask, guardedAgent, inProcessWiring, pendingRequests, type ScriptedCall, toolMessages } from './agent.test-helper.ts';
@@ -18,31 +18,15 @@ const READ = { id: 'call-read', name: 'read_balance', args: { account: 'main' } 
 const INJECTED = { id: 'call-pay', name: 'transfer', args: { to: 'mallory', amount: 2500 } };
 
 function setup(calls: ScriptedCall[], extractor: TaskExtractor) {
-  const { matcher, asked } = scriptedMatcher(({ task, tool }) => ({
-    decision: task === INTENT_TASK && tool.name === 'read_balance' ? 'match' : 'mismatch',
-    score: 0.5,
-    matcher: 'scripted',
-  }));
+  const { matcher, asked } = oneToolMatcher('read_balance');
   const wiring = inProcessWiring({ intent: { matcher } });
   return { wiring, asked, app: guardedAgent(wiring, calls, { intent: { extractor }, systemPrompt: SYSTEM }) };
-}
-
-/** Stands in for `createLocalExtractor()`: the last user message is the task; keeps what it saw. */
-function lastUserMessage(seen: ConversationMessage[][], fail = false): TaskExtractor {
-  return {
-    async extract(messages) {
-      seen.push([...messages]);
-      if (fail) return { ok: false, reason: 'timeout' };
-      const last = messages.filter((m) => m.role === 'user').at(-1);
-      return last === undefined ? { ok: false, reason: 'no_user_message' } : { ok: true, task: last.content };
-    },
-  };
 }
 
 describe('LangChain integration with the intent stage', () => {
   it('the call that serves the task runs; an injected transfer is refused intent_mismatch, never interrupts, never runs', async () => {
     const seen: ConversationMessage[][] = [];
-    const { wiring, app, asked } = setup([READ, INJECTED], lastUserMessage(seen));
+    const { wiring, app, asked } = setup([READ, INJECTED], lastUserMessageExtractor(seen));
     const result = await app.start(INTENT_TASK);
     expect(app.executions).toEqual([{ tool: 'read_balance', args: { account: 'main' } }]);
     expect(pendingRequests(result)).toEqual([]);
@@ -69,7 +53,7 @@ describe('LangChain integration with the intent stage', () => {
   });
 
   it('a failed extraction proposes no task: the call is refused (fail closed), the matcher is not asked', async () => {
-    const { wiring, app, asked } = setup([READ], lastUserMessage([], true));
+    const { wiring, app, asked } = setup([READ], lastUserMessageExtractor([], true));
     const result = await app.start(INTENT_TASK);
     expect(app.executions).toEqual([]);
     expect(refusalOf(toolMessages(result)[0])).toMatchObject({ status: 'denied', reason: 'intent_mismatch' });

@@ -83,7 +83,8 @@ export function countersignMiddleware(options: CountersignMiddlewareOptions) {
     beforeModel: async (state, runtime) => {
       if (!checkRelayed) return undefined;
       const view = state as unknown as CountersignStateView;
-      await checkRelayedMessages(options.port, { index: settings.index, runId: resolveContext(options.context, runtime as RuntimeView).runId }, view.messages);
+      const context = resolveContext(options.context, runtime as RuntimeView);
+      await checkRelayedMessages(options.port, { index: settings.index, runId: context.runId, context }, view.messages);
       return undefined;
     },
     wrapModelCall: async (request, handler) => {

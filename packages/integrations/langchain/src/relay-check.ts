@@ -1,5 +1,5 @@
 import type { GatePort } from '@countersign/core';
-import { type RefusalMemory, type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
+import { auditingUnknownShapes, type GuardedContext, type RefusalMemory, type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 
 /**
@@ -33,7 +33,11 @@ export function relayedToolResults(messages: readonly BaseMessage[]): RelayedMes
   return relayed;
 }
 
-/** Checks the relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
-export async function checkRelayedMessages(port: GatePort, memory: RefusalMemory, messages: readonly BaseMessage[]): Promise<void> {
-  await relayChecked(port, memory, relayedToolResults(messages));
+/**
+ * Checks the relayed tool results against the ledger; throws `CountersignRelayRefusal` unless all are faithful.
+ * A message of an unknown type is refused and audited (`unknown_shape`) in `context`'s run.
+ */
+export async function checkRelayedMessages(port: GatePort, memory: RefusalMemory & { context: GuardedContext }, messages: readonly BaseMessage[]): Promise<void> {
+  const relayed = await auditingUnknownShapes(port, memory.context, () => relayedToolResults(messages));
+  await relayChecked(port, memory, relayed);
 }

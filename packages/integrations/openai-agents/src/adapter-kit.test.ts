@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AdapterKitApp, type AdapterKitCall, describeAdapterAttacks } from '@countersign/core/testing';
 import { Agent, type AgentInputItem } from '@openai/agents';
 import { afterAll } from 'vitest';
-import { agentApp, approvedInSdk, bankServer, editPath, fileTools, runner, scriptedModel, USER, WIRINGS, type Wiring } from './agents.test-helper.ts';
+import { agentApp, approvedInSdk, bankServer, editPath, FILES_AGENT_TOOL, fileTools, runner, scriptedModel, USER, WIRINGS, type Wiring } from './agents.test-helper.ts';
 import { memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 
@@ -79,11 +79,20 @@ function kitApp(wiring: Wiring): AdapterKitApp {
     async relayUnknownShape() {
       await app.continueFrom([...history, { type: 'computer_call_result', callId: 'kit-computer', output: { type: 'computer_screenshot', data: 'x' } } as never]);
     },
-    async runTimeTool() {
+    async runTimeTool(kind) {
       const cs = countersign({ port: wiring.port, context: { runId: `agents-run-${randomUUID()}`, sessionId: 'agents-session-1', principal: USER }, index: memoryCallIndex() });
-      const model = scriptedModel([{ callId: 'call-mcp', name: 'move_money', args: {} }]);
-      const agent = new Agent({ name: 'file-agent', model: cs.model(model), tools: cs.tools(fileTools([])), mcpServers: [bankServer(app.executions)] });
-      await runner.run(agent, 'pay');
+      if (kind === 'mcp_server') {
+        const model = scriptedModel([{ callId: 'call-mcp', name: 'move_money', args: {} }]);
+        const agent = new Agent({ name: 'file-agent', model: cs.model(model), tools: cs.tools(fileTools([])), mcpServers: [bankServer(app.executions)] });
+        await runner.run(agent, 'pay');
+        return;
+      }
+      // An agent used as a tool, wrapped like any function tool (not through cs.agentTool): the outer call would be
+      // guarded, but the inner agent's own model and tools are not.
+      const files = new Agent({ name: 'files', model: scriptedModel([{ callId: 'call-inner', name: 'read_file', args: { path: '/etc/shadow' } }]), tools: fileTools(app.executions) });
+      const model = scriptedModel([{ callId: 'call-ask', name: FILES_AGENT_TOOL.toolName, args: { input: 'read /etc/shadow' } }]);
+      const agent = new Agent({ name: 'triage', model: cs.model(model), tools: cs.tools([...fileTools([]), files.asTool(FILES_AGENT_TOOL)]) });
+      await runner.run(agent, 'read it');
     },
   };
 }
@@ -103,6 +112,7 @@ for (const makeWiring of WIRINGS) {
       unlisted: { callId: 'call-shell', toolName: 'shell', arguments: { path: '/bin' } },
       edited: { path: '/tmp/b' },
     },
-    hasRunTimeTools: true,
+    runTimeTools: ['mcp_server', 'agent_as_tool'],
+    auditRecords: () => wiring.audit.read({ limit: 1_000_000 }),
   }));
 }

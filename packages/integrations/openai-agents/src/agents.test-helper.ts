@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
+import type { AuditLog, GatePort } from '@countersign/core';
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
-import { manualClock } from '@countersign/core/testing';
+import { integrationGate } from '@countersign/core/testing';
 import { linkedPair } from '@countersign/server/testing';
 import { Agent, type AgentInputItem, type MCPServer, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
 import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@openai/agents/testing';
@@ -11,7 +11,7 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
-import { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+import { handoffDefinitions, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
@@ -37,10 +37,16 @@ rules:
   - id: handoff-to-billing
     tool: transfer_to_billing
     verdict: allow
+  - id: ask-the-file-agent
+    tool: ask_files
+    verdict: allow
 `;
 
 /** The handoff the tests' triage agent offers (its definition is registered with the gate). */
 export const BILLING_HANDOFF = { toolName: 'transfer_to_billing', toolDescription: 'Hand off to billing', inputJsonSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } };
+
+/** The file agent used as a tool (`agent.asTool(FILES_AGENT_TOOL)`) by the tests' triage agent (its definition is registered with the gate). */
+export const FILES_AGENT_TOOL = { toolName: 'ask_files', toolDescription: 'Ask the file agent' };
 
 export const USER = 'user:42';
 
@@ -79,29 +85,18 @@ export interface Wiring {
   /** The `ops` approver approves with edits: the edited call is the one to run. */
   editAsOps(requestId: string, editedArguments: unknown): Promise<void>;
   advanceClock(ms: number): void;
+  /** The gate's audit log (both wirings: the linked server runs the same gate). */
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
 function makeGate(options: { intent?: IntentConfig } = {}) {
-  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
-  const audit = new MemoryAuditLog();
-  const ledger = new MemoryLedger({ audit });
-  const gate = new Gate({
-    definitions: new MemoryDefinitionStore(),
-    ledger,
-    audit,
-    policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),
-    keyring: new Keyring([hmacKey('agents-k1', Buffer.alloc(32, 0x24))]),
-    tools: sdkToolRegistry([...toolDefinitions(fileTools([])), ...handoffDefinitions([BILLING_HANDOFF])]),
-    clock,
-    newId: () => `cs-${randomUUID()}`,
-    ...(options.intent === undefined ? {} : { intent: options.intent }),
-  });
-  return { gate, clock, audit };
+  const definitions = [...toolDefinitions([...fileTools([]), new Agent({ name: 'files' }).asTool(FILES_AGENT_TOOL)]), ...handoffDefinitions([BILLING_HANDOFF])];
+  return integrationGate({ policyYaml: FILE_POLICY_YAML, definitions, framework: 'the OpenAI Agents SDK (authorize → invoke → complete)', intent: options.intent });
 }
 
 /** In process; with `intent`, the gate runs its intent stage (`audit`: its audit log). */
-export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring & { audit: MemoryAuditLog } {
+export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring {
   const { gate, clock, audit } = makeGate(options);
   return {
     audit,
@@ -121,7 +116,7 @@ export function inProcessWiring(options: { intent?: IntentConfig } = {}): Wiring
 }
 
 export function remoteWiring(): Wiring {
-  const { gate, clock } = makeGate();
+  const { gate, clock, audit } = makeGate();
   const opsToken = `olga-${randomBytes(12).toString('hex')}`;
   const pair = linkedPair({
     gate,
@@ -130,6 +125,7 @@ export function remoteWiring(): Wiring {
     client: { retryDelayMs: 5 },
   });
   return {
+    audit,
     name: '@countersign/client over the server app (linkedPair)',
     port: pair.client,
     asOps: async (requestId, decision) => {

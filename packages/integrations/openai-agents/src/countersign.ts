@@ -2,9 +2,10 @@ import type { Handoff, Model, ModelProvider, RunToolApprovalItem } from '@openai
 import { applyCountersignDecisions, countersignApprovals } from './decisions.ts';
 import { CountersignGuard, type CountersignGuardOptions } from './guard.ts';
 import { guardModel, guardModelProvider } from './guard-model.ts';
+import { type AgentToolOptions, guardAgentTool } from './guard-agent-tool.ts';
 import { guardHandoff } from './guard-handoff.ts';
 import { guardTools } from './guard-tools.ts';
-import type { AnyAgent, AnyRunState, AnyTool } from './sdk-types.ts';
+import type { AnyAgent, AnyFunctionTool, AnyRunState, AnyTool } from './sdk-types.ts';
 
 /**
  * Countersign for one OpenAI Agents SDK run (or one resumption of it): wrap the model
@@ -33,6 +34,8 @@ export function countersign(options: CountersignGuardOptions) {
     tools: <TOOLS extends readonly AnyTool[]>(tools: TOOLS): TOOLS => guardTools(tools, guard),
     /** A handoff the model may call, recorded and authorized like any call (see `guardHandoff`). */
     handoff: (target: AnyAgent | Handoff): Handoff => guardHandoff(target, guard),
+    /** An agent used as a tool (`agent.asTool(options)`), guarded outside and in (see `guardAgentTool`). */
+    agentTool: (agent: AnyAgent, options: AgentToolOptions): AnyFunctionTool => guardAgentTool(agent, options, guard),
     approvals: (interruptions: readonly RunToolApprovalItem[]) => countersignApprovals(guard, interruptions),
     applyDecisions: (state: AnyRunState) => applyCountersignDecisions(guard, state),
   };

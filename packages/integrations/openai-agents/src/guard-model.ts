@@ -34,6 +34,7 @@ export function guardModel(model: Model, guard: CountersignGuard): Model {
       }
     },
   };
+  guard.models.add(guarded);
   if (model.getRetryAdvice !== undefined) guarded.getRetryAdvice = (args) => model.getRetryAdvice?.(args);
   if (model.supportsPromptModelSelection !== undefined) Object.assign(guarded, { supportsPromptModelSelection: model.supportsPromptModelSelection });
   return guarded;

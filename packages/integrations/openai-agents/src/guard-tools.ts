@@ -28,17 +28,30 @@ type InvokeDetails = Parameters<AnyFunctionTool['invoke']>[2];
 export function guardTools<TOOLS extends readonly AnyTool[]>(tools: TOOLS, guard: CountersignGuard): TOOLS {
   return tools.map((tool) => {
     if (tool.type !== 'function') throw new CountersignUnguardedTool(tool.name, tool.type, 'it runs outside the agent process, where Countersign cannot hold it');
+    if (isAgentTool(tool)) throw new CountersignUnguardedTool(tool.name, 'agent_tool', 'an agent used as a tool runs its own model and tools: build it with cs.agentTool(agent, options)');
     return guardFunctionTool(tool, guard);
   }) as unknown as TOOLS;
 }
 
 export function guardFunctionTool<TOOL extends AnyFunctionTool>(tool: TOOL, guard: CountersignGuard): TOOL {
+  const guarded = { ...tool, ...guardedMembers(tool, guard) };
+  guard.wrapped.add(guarded);
+  return guarded;
+}
+
+/** What a guarded function tool replaces: the approval question and the invocation (the tool's own `invoke` runs inside). */
+export function guardedMembers(tool: AnyFunctionTool, guard: CountersignGuard): Pick<AnyFunctionTool, 'needsApproval' | 'invoke'> {
   guard.guarded.add(tool.name);
+  const invoke = tool.invoke;
   return {
-    ...tool,
     needsApproval: (_runContext: RunContext, _input: unknown, callId?: string) => needsApproval(guard, callId),
-    invoke: (runContext: AnyRunContext, input: string, details?: InvokeDetails) => runGuarded(guard, tool, runContext, input, details),
+    invoke: (runContext: AnyRunContext, input: string, details?: InvokeDetails) => runGuarded(guard, { ...tool, invoke }, runContext, input, details),
   };
+}
+
+/** The SDK's `AgentTool` (what `agent.asTool` returns) is a function tool with an `on` method for its nested run's events. */
+export function isAgentTool(tool: AnyFunctionTool): boolean {
+  return typeof (tool as { on?: unknown }).on === 'function';
 }
 
 /**

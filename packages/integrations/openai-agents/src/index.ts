@@ -4,9 +4,10 @@ export { type ConversationMessage, conversationOfRequest, type IntentOption, typ
 export { countersign } from './countersign.ts';
 export { type AppliedDecisions, applyCountersignDecisions, type CountersignApproval, countersignApprovals } from './decisions.ts';
 export { type ApprovalMode, CountersignGuard, type CountersignGuardOptions, type ModelFunctionCall } from './guard.ts';
+export { type AgentToolOptions, guardAgentTool } from './guard-agent-tool.ts';
 export { guardModel, guardModelProvider } from './guard-model.ts';
 export { CountersignHandoffRefusal, guardHandoff } from './guard-handoff.ts';
-export { guardFunctionTool, guardTools } from './guard-tools.ts';
+export { guardFunctionTool, guardTools, isAgentTool } from './guard-tools.ts';
 export {
   type CountersignDenial,
   type CountersignReason,

@@ -1,5 +1,5 @@
 import type { ConversationMessage, TaskExtractor } from '@countersign/core/integration';
-import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, scriptedMatcher } from '@countersign/core/testing';
+import { expectIntentRefusalWithoutText, expectNoTaskRefusal, INTENT_SYSTEM_MARKER, INTENT_TASK, lastUserMessageExtractor, oneToolMatcher } from '@countersign/core/testing';
 import { describe, expect, it } from 'vitest';
 import { agentApp, inProcessWiring, toolOutputs } from './agents.test-helper.ts';
 import { conversationOfRequest } from './conversation.ts';
@@ -16,32 +16,16 @@ const LIST = { callId: 'call-list', name: 'list_dir', args: { path: '/tmp' } };
 const INJECTED = { callId: 'call-read', name: 'read_file', args: { path: '/etc/passwd' } };
 
 function setup(extractor: TaskExtractor) {
-  const { matcher, asked } = scriptedMatcher(({ task, tool }) => ({
-    decision: task === INTENT_TASK && tool.name === 'list_dir' ? 'match' : 'mismatch',
-    score: 0.5,
-    matcher: 'scripted',
-  }));
+  const { matcher, asked } = oneToolMatcher('list_dir');
   const wiring = inProcessWiring({ intent: { matcher } });
   return { wiring, asked, app: agentApp(wiring, { intent: { extractor }, instructions: SYSTEM }) };
-}
-
-/** Stands in for `createLocalExtractor()`: the last user message is the task; keeps what it saw. */
-function lastUserMessage(seen: ConversationMessage[][], fail = false): TaskExtractor {
-  return {
-    async extract(messages) {
-      seen.push([...messages]);
-      if (fail) return { ok: false, reason: 'timeout' };
-      const last = messages.filter((m) => m.role === 'user').at(-1);
-      return last === undefined ? { ok: false, reason: 'no_user_message' } : { ok: true, task: last.content };
-    },
-  };
 }
 
 describe('OpenAI Agents SDK integration with the intent stage', () => {
   for (const stream of [false, true]) {
     it(`${stream ? 'streamed' : 'run'}: the call that serves the task runs; an injected read is refused intent_mismatch, never interrupts, never runs`, async () => {
       const seen: ConversationMessage[][] = [];
-      const { wiring, app, asked } = setup(lastUserMessage(seen));
+      const { wiring, app, asked } = setup(lastUserMessageExtractor(seen));
       const turn = await app.start(INTENT_TASK, [LIST, INJECTED], { stream });
       expect(app.executions).toEqual([{ tool: 'list_dir', args: { path: '/tmp' } }]);
       expect(turn.result.interruptions).toEqual([]);
@@ -66,7 +50,7 @@ describe('OpenAI Agents SDK integration with the intent stage', () => {
   }
 
   it('a failed extraction proposes no task: the call is refused (fail closed), the matcher is not asked', async () => {
-    const { wiring, app, asked } = setup(lastUserMessage([], true));
+    const { wiring, app, asked } = setup(lastUserMessageExtractor([], true));
     const turn = await app.start(INTENT_TASK, [LIST]);
     expect(app.executions).toEqual([]);
     expect(toolOutputs(turn.result)).toMatchObject([{ callId: 'call-list', refusal: { status: 'denied', reason: 'intent_mismatch' } }]);

@@ -1,4 +1,4 @@
-import { type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
+import { auditingUnknownShapes, type RelayedMessage, relayChecked, unknownShape } from '@countersign/core/integration';
 import type { CountersignGuard } from './guard.ts';
 
 /**
@@ -45,7 +45,11 @@ function contentOf(output: unknown): unknown {
   return typeof text === 'object' && text !== null && text.type === 'text' ? text.text : output;
 }
 
-/** Checks every tool output a request relays against the ledger; throws `CountersignRelayRefusal` unless all are faithful. */
+/**
+ * Checks every tool output a request relays against the ledger; throws `CountersignRelayRefusal` unless all are faithful.
+ * An item of an unknown shape is refused and audited (`unknown_shape`).
+ */
 export async function checkRelayedInput(guard: CountersignGuard, input: unknown): Promise<void> {
-  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayedToolResults(input));
+  const relayed = await auditingUnknownShapes(guard.port, guard.context, () => relayedToolResults(input));
+  await relayChecked(guard.port, { index: guard.index, runId: guard.context.runId }, relayed);
 }

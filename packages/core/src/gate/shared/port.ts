@@ -1,5 +1,6 @@
 import type { CallStatus, CompleteOutcome, Completion, Grant } from '../execute/grant.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
+import type { RefusalReport, RefusalReportOutcome } from '../relay/refusal-report.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from '../relay/types.ts';
 
 /** One model response with all the tool calls it contained. */
@@ -96,4 +97,10 @@ export interface GatePort {
    * Refuses (`relay_refused`, with every failure) unless all of them are faithful.
    */
   checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome>;
+  /**
+   * Audits a refusal the integration made itself, which never reached the gate: a
+   * message of a shape it cannot check (`unknown_shape`). Only the shape is reported,
+   * never the content; an agent writes only into its own runs' trail.
+   */
+  reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome>;
 }

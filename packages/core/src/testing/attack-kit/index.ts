@@ -4,6 +4,7 @@ export {
   type AdapterKitCall,
   type AdapterKitExecutions,
   type AdapterKitResume,
+  type AdapterAttackName,
   describeAdapterAttacks,
 } from './adapter-attacks.ts';
 export type { GateAttackAdapter } from './adapter.ts';

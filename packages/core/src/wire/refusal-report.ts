@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { MAX_REFUSAL_DETAIL } from '../gate/relay/refusal-report.ts';
+import { Id } from './requests.ts';
+
+/** POST /runs/:runId/refusals: a refusal the integration made itself (`GatePort.reportRefusal`); the gate checks the text further. */
+export const RefusalReportBody = z
+  .object({
+    sessionId: Id.optional(),
+    principal: Id.optional(),
+    callId: Id.optional(),
+    reason: z.enum(['unknown_shape']),
+    detail: z.string().min(1).max(MAX_REFUSAL_DETAIL),
+  })
+  .strict();
+
+/** Its answer when recorded; refusals are HTTP errors (404 another agent's run, 400, 503). */
+export const RefusalReportRecorded = z.object({ ok: z.literal(true) });
