@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { PROCESS_AND_BROWSER_TESTS, STORE_TESTS } from './vitest.groups.ts';
@@ -25,6 +26,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine,
+    // which then idles a core whenever a test waits for Postgres, a child process or Chromium.
+    // VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Three groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
     projects: [
       {
