@@ -38,8 +38,9 @@ export default defineConfig({
           name: 'unit',
           include: ALL_TESTS,
           exclude: [...configDefaults.exclude, ...STORE_TESTS, ...PROCESS_AND_BROWSER_TESTS],
-          // Pure tests share one module graph per worker: about a quarter of the suite's
-          // wall time was re-importing the same sources for every file.
+          // Pure tests share one module graph per worker: with isolation most of their time
+          // was re-importing the same sources for every file. Forks (the default pool), not
+          // threads: threads cost the same CPU here and would share process state across files.
           isolate: false,
         },
       },
