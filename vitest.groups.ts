@@ -10,6 +10,9 @@ export const STORE_TESTS = [
   'packages/integrations/dbos/src/**/*.test.ts',
   'packages/integrations/temporal/src/**/*.test.ts',
   'bench/**/*.test.ts',
+  'packages/server/src/ops/ops-postgres.test.ts',
+  'packages/server/src/serve/outage.test.ts',
+  'packages/integrations/langchain/src/honest.test.ts',
 ];
 
 /** Tests that spawn processes (stdio MCP servers, the CLI, tsc), launch Chromium, or run examples. */
@@ -23,6 +26,8 @@ export const PROCESS_AND_BROWSER_TESTS = [
   // The CLI (moving to packages/cli) opens stores and spawns its own commands.
   'packages/server/src/cli/**/*.test.ts',
   'packages/cli/src/**/*.test.ts',
+  'packages/server/src/serve/multi-process.test.ts',
+  'packages/server/src/serve/cross-replica-wake.test.ts',
   'packages/mcp/src/conformance.test.ts',
   'packages/mcp/src/http-front.test.ts',
   'packages/mcp/src/reference-servers.test.ts',
