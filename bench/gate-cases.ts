@@ -5,6 +5,7 @@ import { loadPolicy } from '@countersign/core/policy';
 import { type ExpectedCall, hmacKey, Keyring, verifyApprovalToken } from '@countersign/core/token';
 import type { ArgumentCase } from './arguments.ts';
 import type { BenchCase } from './harness.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TOOL = 'bulk_update';
 const APPROVER = { id: 'approver-1' };
@@ -46,8 +47,14 @@ export const BENCH_KEYRING = new Keyring([hmacKey('k1', Buffer.alloc(32, 0x42))]
  */
 export function newGate(): Gate {
   const audit = new MemoryAuditLog();
-  return new Gate({ ledger: new MemoryLedger({ audit }), audit, policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
+  const ledger = new MemoryLedger({ audit });
+  const gate = new Gate({ definitions: new MemoryDefinitionStore(), ledger, audit, policy: POLICY, keyring: BENCH_KEYRING, tools: TOOLS });
+  LEDGERS.set(gate, ledger);
+  return gate;
 }
+
+/** Each bench gate's ledger, for setup reads (the gate keeps its stores private). */
+const LEDGERS = new WeakMap<Gate, MemoryLedger>();
 
 interface Approved {
   request: DispatchRequest;
@@ -65,7 +72,7 @@ export async function approveCalls(gate: Gate, args: unknown, count: number, pre
     if (!decided.ok) throw new Error(`bench setup: decide gave ${decided.reason}`);
     const issued = await gate.approvals.token(proposed.requestId);
     if (!issued.ok) throw new Error(`bench setup: token gave ${issued.reason}`);
-    const proposal = await gate.deps.ledger.findProposalByCall(CALL.runId, callId);
+    const proposal = await LEDGERS.get(gate)?.findProposalByCall(CALL.runId, callId);
     if (proposal === undefined) throw new Error('bench setup: proposal vanished');
     approved.push({
       request: { ...CALL, proposalId: proposed.proposalId, callId, token: issued.token },

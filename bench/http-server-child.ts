@@ -18,6 +18,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryAuditLog } from '@countersign/core/audit';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 import type { ToolRegistry } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
@@ -44,7 +45,7 @@ const TOOLS: ToolRegistry = {
 };
 
 interface OpenedStore {
-  store: Pick<ReturnType<typeof openSqliteStore>, 'ledger' | 'audit'> & Partial<Pick<ReturnType<typeof openSqliteStore>, 'sessions' | 'definitions'>>;
+  store: Pick<ReturnType<typeof openSqliteStore>, 'ledger' | 'audit' | 'definitions'> & Partial<Pick<ReturnType<typeof openSqliteStore>, 'sessions'>>;
   /** Durable commits so far (SQLite, Postgres) and the CPU (µs) of the Postgres backends serving this store. */
   usage(): Promise<{ commits?: number | undefined; dbCpuUs?: number | undefined }>;
   /** The floor's storage of the same kind (its own file or schema); none beside the memory store. */
@@ -54,7 +55,7 @@ interface OpenedStore {
 
 async function openStore(kind: string, url: string | undefined): Promise<OpenedStore> {
   // No durability at all: what is left is the HTTP stack and the gate's CPU.
-  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog() }, usage: async () => ({}), dispose: async () => {} };
+  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog(), definitions: new MemoryDefinitionStore() }, usage: async () => ({}), dispose: async () => {} };
   if (kind === 'sqlite' || kind === 'sqlite-offloop') {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-http-bench-'));
     const store = openSqliteStore({ path: join(dir, 'bench.sqlite'), syncOffLoop: kind === 'sqlite-offloop' });

@@ -16,15 +16,16 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { createGateway, startHttpFront } from '@countersign/mcp';
-import { openStore } from '../packages/server/src/serve/open-store.ts';
-import { definitionReviewOf } from '../packages/server/src/serve/definition-review.ts';
+import { openStore } from '../packages/cli/src/serve/open-store.ts';
+import { definitionReviewOf } from '../packages/cli/src/serve/definition-review.ts';
 import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, serveChildIpc } from './mcp-child-ipc.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 // Allowed by name: the rows measure the forward path, not an approver's clicks.
 const POLICY = loadPolicy(`version: 1\nrules:\n  - { id: bench-allow, tool: ${ECHO_TOOL}, verdict: allow }\n`, 'yaml');
 
 async function openBenchStore(kind: string) {
-  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog(), definitions: undefined }, dispose: async () => {} };
+  if (kind === 'memory') return { store: { ledger: new MemoryLedger(), audit: new MemoryAuditLog(), definitions: new MemoryDefinitionStore() }, dispose: async () => {} };
   // What the default config opens: a SQLite file (WAL, synchronous=FULL), in a temp folder here.
   const dir = mkdtempSync(join(tmpdir(), 'countersign-mcp-bench-'));
   const store = await openStore({ kind: 'sqlite', path: join(dir, 'countersign.sqlite') });

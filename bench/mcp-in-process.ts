@@ -11,6 +11,7 @@ import { type BenchCase, type RoundOptions, runInterleaved } from './harness.ts'
 import { ECHO_TOOL } from './mcp-child-ipc.ts';
 import { echoServer } from './mcp-echo-server.ts';
 import type { Ratio, Row } from './report.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The HTTP rows' decomposition: the same gateway (memory store, default options) and the
@@ -70,6 +71,7 @@ async function connectThroughGateway(closers: Array<() => Promise<void>>): Promi
   await upstream.connect(upstreamSide);
   closers.push(() => upstream.close());
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(`version: 1\nrules:\n  - { id: bench-allow, tool: ${ECHO_TOOL}, verdict: allow }\n`, 'yaml'),

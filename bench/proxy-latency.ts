@@ -13,6 +13,7 @@ import { hmacKey, Keyring } from '@countersign/core/token';
 import { agentTokens, startProxy } from '@countersign/proxy';
 import { type MessagesTurn, type ScriptedTurn, startScriptedMessages, startScriptedModel } from '@countersign/proxy/testing';
 import { formatMs, type Ratio } from './report.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 export interface ProxyBenchResult {
   rows: Array<{ section: string; name: string; value: number; unit: string }>;
@@ -41,6 +42,7 @@ export async function benchProxy(options: { requests: number; warmup: number }):
     { record: false },
   );
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy('version: 1\nrules:\n  - id: search\n    tool: search\n    verdict: allow\n', 'yaml'),

@@ -4,8 +4,9 @@
  * dispatch round trips, each call allowed (no approval), failing loudly on anything else.
  */
 import { randomBytes } from 'node:crypto';
-import { Gate, type GateConfig, type ToolRegistry } from '@countersign/core/gate';
 import { MemoryAuditLog } from '@countersign/core/audit';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
+import { Gate, type GateConfig, type ToolRegistry } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
@@ -30,7 +31,7 @@ export function allowTransferGate(store: StoreParts, extra: Partial<GateConfig> 
 
 /** The same gate over a fresh in-memory ledger and audit log (no durability): the HTTP rows' memory server, minus the socket. */
 export function allowTransferMemoryGate(): Gate {
-  return allowTransferGate({ ledger: new MemoryLedger(), audit: new MemoryAuditLog() });
+  return allowTransferGate({ ledger: new MemoryLedger(), audit: new MemoryAuditLog(), definitions: new MemoryDefinitionStore() });
 }
 
 /** The 200-byte argument case, as the JSON text an agent sends. */

@@ -15,6 +15,7 @@ import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { profileRounds } from './profile-rounds.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const ops = Number(process.argv[2] ?? 20_000);
 const out = process.argv[3];
@@ -36,6 +37,7 @@ const DEFINITION = {
 
 async function newGatewayGate(): Promise<GatePort> {
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: POLICY,

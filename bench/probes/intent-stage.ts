@@ -13,6 +13,7 @@ import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { compileAllowlist, createLlmMatcher, createTurnCache, guardMatcher, type TaskToolMatcher } from '@countersign/semantic';
 import { startScriptedChatServer } from '@countersign/semantic/llm/testing';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TASK = "Summarize last week's failing tests in auth-service";
 const N = Number(process.env.INTENT_BENCH_CALLS ?? 2000);
@@ -27,6 +28,7 @@ const instant: TaskToolMatcher = { id: 'stub', match: async () => ({ decision: '
 async function measure(label: string, intent: IntentConfig | undefined, n: number) {
   const audit = new MemoryAuditLog();
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger({ audit }),
     audit,
     policy: loadPolicy('version: 1\nrules:\n  - { id: all, tool: "*", verdict: allow }\n', 'yaml'),

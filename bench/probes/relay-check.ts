@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
 import { digestResult, relayedForms, resultProjections } from '@countersign/core/gate';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TEXT = 'x'.repeat(1000);
 const RESULT = { content: [{ type: 'text', text: TEXT }], structuredContent: { body: TEXT.slice(0, 400) } };
@@ -34,6 +35,7 @@ perOp('relayedForms, 1 KB relayed text', 20_000, () => relayedForms(TEXT));
 
 const audit = new MemoryAuditLog();
 const gate = new Gate({
+  definitions: new MemoryDefinitionStore(),
   ledger: new MemoryLedger({ audit }),
   audit,
   policy: loadPolicy('version: 1\nrules:\n  - id: reads\n    tool: read\n    verdict: allow\n', 'yaml'),

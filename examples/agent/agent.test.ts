@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createClient } from '@countersign/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Test-only helper from the server package: spawns the real `countersign serve`.
-import { type ServeProcess, spawnServe } from '../../packages/server/src/serve/testing/spawn-serve.ts';
+import { type ServeProcess, spawnServe } from '../../packages/cli/src/serve/testing/spawn-serve.ts';
 import { ApproverApi } from './approver-api.ts';
 import type { LocalExecution } from './local-tools.ts';
 import { runScriptedAgent, type StepResult } from './scripted-agent.ts';

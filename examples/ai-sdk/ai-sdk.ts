@@ -13,6 +13,7 @@ import { countersign, gateDecisions, memoryCallIndex, recordUserDecision, reques
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
 import { generateText, jsonSchema, type ModelMessage, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -58,6 +59,7 @@ function mockModel() {
 
 export async function runAiSdkExample() {
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

@@ -19,6 +19,7 @@ import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from
 import { InProcessGatePort } from '@countersign/core/gate';
 import { frameworkToolRegistry } from '@countersign/core/integration';
 import { startScriptedMessagesServer } from '../../packages/integrations/claude-agent-sdk/src/testing/scripted-messages-server.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -36,6 +37,7 @@ export async function runClaudeAgentSdkExample() {
   const audit = new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(POLICY, 'yaml'),

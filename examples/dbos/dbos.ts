@@ -19,6 +19,7 @@ import { countersignWorkflow, decisionTopic, notifyWorkflows } from '@countersig
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { Client } from 'pg';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const PG_URL = process.env.COUNTERSIGN_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POLICY = `
@@ -38,6 +39,7 @@ export async function runDbosExample() {
   const steps: Array<{ step: string; outcome: string }> = [];
   try {
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: store.ledger,
       audit: store.audit,
       policy: loadPolicy(POLICY, 'yaml'),

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DispatchOutcome, Gate, hmacKey, Keyring, loadPolicy, type ProposeOutcome } from '@countersign/core';
 import { openSqliteStore } from '@countersign/store-sqlite';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -35,6 +36,7 @@ export async function runInProcessExample(options: { beforePropose?: (gate: Gate
   const transfers: unknown[] = [];
   try {
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: store.ledger,
       audit: store.audit,
       policy: loadPolicy(POLICY, 'yaml'),

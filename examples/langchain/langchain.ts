@@ -17,6 +17,7 @@ import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -63,6 +64,7 @@ function scriptedModel() {
 
 export async function runLangChainExample() {
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

@@ -15,6 +15,7 @@ import { countersign, memoryCallIndex, sdkToolRegistry, toolDefinitions } from '
 import { Agent, Runner, RunState, tool, Usage } from '@openai/agents';
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -55,6 +56,7 @@ function scriptedModel() {
 
 export async function runOpenAiAgentsExample() {
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

@@ -15,6 +15,7 @@ import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from
 import { clientSignalSender, countersignActivityInterceptors, createCountersignActivities, DECISION_SIGNAL, notifyTemporalOnDecision } from '@countersign/temporal';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -26,6 +27,7 @@ rules:
 
 export async function runTemporalExample(address: string) {
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(), // openSqliteStore / PostgreSQL in a real service: the ledger must outlive the worker
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

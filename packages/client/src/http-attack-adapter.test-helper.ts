@@ -8,6 +8,7 @@ import { type AuthConfig, createApp } from '@countersign/server';
 import { createAdaptorServer } from '@hono/node-server';
 import { closeServer, listen } from '../../server/src/serve/listen.ts';
 import { type CountersignClient, createClient } from './create-client.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The attack kit's adapter for `@countersign/client` over a real HTTP server on
@@ -32,7 +33,7 @@ export async function httpAttackAdapter(): Promise<GateAttackAdapter> {
   };
   const serve = (pinned?: typeof KIT_CHANGED_DEFINITION) => {
     const tools = attackKitTools(pinned === undefined ? {} : { pinned });
-    const gate = new Gate({ ledger, audit, policy, keyring, tools, clock, newId: () => `kit-${randomUUID()}` });
+    const gate = new Gate({ definitions: new MemoryDefinitionStore(), ledger, audit, policy, keyring, tools, clock, newId: () => `kit-${randomUUID()}` });
     return createApp({ gate, auth, tuning: { pollIntervalMs: 20 } });
   };
   let current = serve();

@@ -1,6 +1,6 @@
 import { FINANCE, faultyConsumeLedger, makeGateFixture } from '@countersign/core/testing';
 import { expect, it } from 'vitest';
-import { linkedPair } from './testing/index.ts';
+import { linkedPair } from '@countersign/server/testing';
 
 it('an authorize whose consume may have committed reaches the client as outcome_unknown, and the call reads dispatched', async () => {
   const { ledger, audit, state } = faultyConsumeLedger();

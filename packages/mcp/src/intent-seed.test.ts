@@ -13,6 +13,7 @@ import { TASK_META } from './task-meta.ts';
 import { connectClient, refusalOf, textOf } from './testing/gateway-fixture.ts';
 import { seedServers } from './testing/seed-servers.ts';
 import { type ScriptedChatServer, startScriptedChatServer } from '@countersign/semantic/llm/testing';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TASK = "Summarize last week's failing tests in auth-service";
 // Policy allows both tools: the injected call is structurally clean, so only the intent stage can see the drift.
@@ -36,6 +37,7 @@ describe('the semantic seed end to end through the MCP gateway', () => {
     const servers = await seedServers();
     const audit = new MemoryAuditLog();
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: new MemoryLedger({ audit }),
       audit,
       policy: loadPolicy(POLICY, 'yaml'),

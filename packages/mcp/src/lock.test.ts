@@ -1,6 +1,7 @@
 import { MemoryAuditLog } from '@countersign/core/audit';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
-import { definitionDigest, Gate } from '@countersign/core/gate';
+import { MemoryGateEvents } from '@countersign/core/events';
+import { definitionDigest, Gate, type PinDeps } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
@@ -32,16 +33,27 @@ async function dictionary(description = HONEST, extra = false) {
 }
 
 /** A gate that trusts nothing on first sight: only the lock (or a review) pins. */
+/** Each locked gate's stores as `applyLock` takes them (the CLI passes its store's; the gate keeps its own private). */
+const PIN_DEPS = new WeakMap<Gate, PinDeps>();
+
 function lockedGate() {
-  return new Gate({
+  const audit = new MemoryAuditLog();
+  const definitions = new MemoryDefinitionStore();
+  const events = new MemoryGateEvents();
+  const gate = new Gate({
     ledger: new MemoryLedger(),
-    audit: new MemoryAuditLog(),
-    definitions: new MemoryDefinitionStore(),
+    audit,
+    definitions,
+    events,
     policy: loadPolicy(POLICY, 'yaml'),
     keyring: new Keyring([hmacKey('k1', Buffer.alloc(32, 0x5a))]),
     trustOnFirstUse: false,
   });
+  PIN_DEPS.set(gate, { audit, definitions, events, clock: () => gate.now() });
+  return gate;
 }
+
+const pinDepsOf = (gate: Gate): PinDeps => PIN_DEPS.get(gate)!;
 
 async function honestLock() {
   const upstream = await dictionary();
@@ -80,9 +92,9 @@ describe('mcp lock: operator pins instead of trust on first use', () => {
     const gate = lockedGate();
     const parsed = parseLock(lockText(await honestLock()));
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(await applyLock(gate.deps, parsed.entries)).toEqual({ ok: true, pinned: ['lookup'] });
+    expect(await applyLock(pinDepsOf(gate), parsed.entries)).toEqual({ ok: true, pinned: ['lookup'] });
     // Applying it again changes nothing (a restart does not rewrite pins).
-    expect(await applyLock(gate.deps, parsed.entries)).toEqual({ ok: true, pinned: [] });
+    expect(await applyLock(pinDepsOf(gate), parsed.entries)).toEqual({ ok: true, pinned: [] });
     const client = await serve(gate, await dictionary());
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['lookup']);
     expect(textOf(await call(client, 'lookup', { word: 'apple' }))).toBe('definition of apple');
@@ -99,7 +111,7 @@ describe('mcp lock: operator pins instead of trust on first use', () => {
     const gate = lockedGate();
     const parsed = parseLock(lockText(await honestLock()));
     if (!parsed.ok) throw new Error(parsed.message);
-    await applyLock(gate.deps, parsed.entries);
+    await applyLock(pinDepsOf(gate), parsed.entries);
     const upstream = await dictionary(RUG);
     const client = await serve(gate, upstream);
     expect((await client.listTools()).tools).toEqual([]);
@@ -118,7 +130,7 @@ describe('mcp lock: operator pins instead of trust on first use', () => {
     const gate = lockedGate();
     const parsed = parseLock(lockText(await honestLock()));
     if (!parsed.ok) throw new Error(parsed.message);
-    await applyLock(gate.deps, parsed.entries);
+    await applyLock(pinDepsOf(gate), parsed.entries);
     const upstream = await dictionary();
     const client = await serve(gate, upstream);
     expect(textOf(await call(client, 'lookup', { word: 'apple' }))).toBe('definition of apple');
@@ -131,7 +143,7 @@ describe('mcp lock: operator pins instead of trust on first use', () => {
     const gate = lockedGate();
     const parsed = parseLock(lockText(await honestLock()));
     if (!parsed.ok) throw new Error(parsed.message);
-    await applyLock(gate.deps, parsed.entries);
+    await applyLock(pinDepsOf(gate), parsed.entries);
     const client = await serve(gate, await dictionary(HONEST, true));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['lookup']);
     const refusal = refusalOf(await call(client, 'extra', {}));

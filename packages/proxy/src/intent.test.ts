@@ -9,6 +9,7 @@ import { agentTokens } from './authenticate.ts';
 import { conversationOf } from './conversation.ts';
 import { type RunningProxy, startProxy } from './start-proxy.ts';
 import { type ScriptedCall, type ScriptedModel, startScriptedModel } from './testing/scripted-model.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TASK = "Summarize last week's failing tests in auth-service";
 const TOKEN = 'agent-token-for-the-proxy-0123456789abcdef';
@@ -48,6 +49,7 @@ describe('LLM proxy: the task is extracted from the conversation and proposed wi
   async function setup(script: ScriptedCall[], extractor: TaskExtractor | undefined) {
     const audit = new MemoryAuditLog();
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: new MemoryLedger({ audit }),
       audit,
       policy: loadPolicy('version: 1\nrules:\n  - { id: all, tool: "*", verdict: allow }\n', 'yaml'),

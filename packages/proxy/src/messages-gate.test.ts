@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentTokens } from './authenticate.ts';
 import { type RunningProxy, startProxy } from './start-proxy.ts';
 import { type ScriptedMessages, startScriptedMessages } from './testing/scripted-messages.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The Messages API on a real gate: the official client records a tool use through the
@@ -26,6 +27,7 @@ describe('the Messages API on a real gate', () => {
 
   beforeAll(async () => {
     gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: new MemoryLedger(),
       audit: new MemoryAuditLog(),
       policy: loadPolicy('version: 1\nrules:\n  - id: runs\n    tool: list_workflow_runs\n    verdict: allow\n', 'yaml'),

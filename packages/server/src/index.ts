@@ -31,3 +31,11 @@ export { ServerMetrics } from './ops/metrics.ts';
 export { type StoreObserver, timedLedger } from './ops/timed-ledger.ts';
 export { createLogger } from './ops/logger.ts';
 export { openApiDocument } from './openapi/openapi-document.ts';
+// What the `countersign` command (@countersign/cli) builds on to run this library as a service.
+export { type McpMount, mcpPathProblem } from './app/options.ts';
+export { checkCanListen, closeServer, isLoopback, listen, localUrl } from './serve/listen.ts';
+export { ServeError, type ServeErrorCode } from './serve/serve-error.ts';
+export { timeOrderedId } from './serve/time-ordered-id.ts';
+export { LOG_LEVELS } from './ops/logger.ts';
+export { publicKeyId } from './passkey/public-key.ts';
+export { offlineAssertionCheck, webauthnVerifier } from './passkey/webauthn-verifier.ts';

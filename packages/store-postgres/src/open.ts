@@ -1,4 +1,5 @@
 import type { AuditLog } from '@countersign/core/audit';
+import type { CountersignStore } from '@countersign/core/gate';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
@@ -46,7 +47,8 @@ export class PostgresOpenError extends Error {
   }
 }
 
-export interface PostgresStore {
+/** A `CountersignStore` (give it to `createGate({ store })` whole), plus what this store adds. */
+export interface PostgresStore extends CountersignStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
   /** Logged-out login sessions, shared by every replica on this schema. */

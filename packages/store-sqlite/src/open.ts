@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { AuditLog } from '@countersign/core/audit';
+import type { CountersignStore } from '@countersign/core/gate';
 import type { LedgerStore } from '@countersign/core/ledger';
 import type { SessionRevocationStore } from '@countersign/core/session';
 import type { DefinitionStore } from '@countersign/core/catalog';
@@ -38,7 +39,8 @@ export interface SqliteStoreOptions {
   readOnly?: boolean | undefined;
 }
 
-export interface SqliteStore {
+/** A `CountersignStore` (give it to `createGate({ store })` whole), plus what this store adds. */
+export interface SqliteStore extends CountersignStore {
   readonly ledger: LedgerStore;
   readonly audit: AuditLog;
   /** Logged-out login sessions, so a logout survives a restart. */

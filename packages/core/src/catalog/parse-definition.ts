@@ -1,7 +1,7 @@
 import { canonicalizeArguments } from '../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../canonical/errors.ts';
-import { idProblem } from '../gate/call-ids.ts';
-import { pinnedFields, type ToolDefinition } from '../gate/tools.ts';
+import { idProblem } from '../call-ids.ts';
+import { pinnedFields, type ToolDefinition } from './tools.ts';
 
 /** Longest definition text accepted from outside (an agent, a pin file): descriptions are shown whole to approvers. */
 export const MAX_DEFINITION_BYTES = 256 * 1024;

@@ -1,6 +1,6 @@
 import { isHexSha256 } from '../audit/record-shape.ts';
 import { parseConfigText } from '../config/config-text.ts';
-import { idProblem } from '../gate/call-ids.ts';
+import { idProblem } from '../call-ids.ts';
 import { parseToolDefinition } from './parse-definition.ts';
 
 /** One tool to pin: its trusted digest, and the definition when the file gave it whole. */

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../digest.ts';
-import { definitionText, type ToolDefinition } from '../gate/tools.ts';
+import { definitionText, type ToolDefinition } from './tools.ts';
 
 /** The canonical text and digest of every definition `sealDefinition` made, by object identity. */
 const SEALED = new WeakMap<ToolDefinition, { readonly text: string; readonly digest: string }>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digest.ts';
-import { definitionText } from '../gate/tools.ts';
+import { definitionText } from './tools.ts';
 import { SealedTextCache } from './sealed-text-cache.ts';
 import { sealedDefinition } from './sealed-definition.ts';
 

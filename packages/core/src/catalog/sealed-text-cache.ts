@@ -1,5 +1,5 @@
 import { sha256Hex } from '../digest.ts';
-import type { ToolDefinition } from '../gate/tools.ts';
+import type { ToolDefinition } from './tools.ts';
 import { sealDefinition } from './sealed-definition.ts';
 
 /**

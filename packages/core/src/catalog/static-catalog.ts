@@ -1,4 +1,4 @@
-import type { ToolRegistry } from '../gate/tools.ts';
+import type { ToolRegistry } from './tools.ts';
 import { sealDefinition } from './sealed-definition.ts';
 import type { CatalogEntry, ToolCatalog } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { Tool, ToolDefinition } from '../gate/tools.ts';
+import type { Tool, ToolDefinition } from './tools.ts';
 
 /**
  * One tool as a catalogue knows it now. `definitionDigest` is the digest of

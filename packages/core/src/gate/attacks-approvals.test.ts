@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../audit/types.ts';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
-import { checkDecisionEvidence } from './decision-evidence.ts';
+import { checkDecisionEvidence } from './approvals/decision-evidence.ts';
 import { FINANCE, makeGateFixture, requestView, listedFor } from '../testing/gate-fixture.ts';
 import { hmacKey, Keyring } from '../token/keyring.ts';
 import { tokenParts } from './attacks.test-helper.ts';

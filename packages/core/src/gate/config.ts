@@ -7,15 +7,14 @@ import type { GateEvents } from '../events/types.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import type { PolicyEngine } from '../policy/types.ts';
 import type { Keyring } from '../token/keyring.ts';
-import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
 import { registeredCatalog } from '../catalog/registered-catalog.ts';
 import { combineCatalogs, staticCatalog } from '../catalog/static-catalog.ts';
 import type { DefinitionStore, ToolCatalog } from '../catalog/types.ts';
 import type { ApproverRule } from '../ledger/types.ts';
-import type { ToolRegistry } from './tools.ts';
+import type { ToolRegistry } from '../catalog/tools.ts';
 import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
 import { type ResolvedIntent, resolveIntent } from './intent/intent-stage.ts';
-import { resolveSharedTools, type SharedTools } from './tool-scope.ts';
+import { resolveSharedTools, type SharedTools } from './shared/tool-scope.ts';
 import type { IntentConfig } from './intent/types.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */
@@ -48,11 +47,11 @@ export interface GateConfig {
   /** Where tools are looked up; checked before `tools`' registry when both are given. */
   catalog?: ToolCatalog | undefined;
   /**
-   * Tool definitions (by digest), pins and agent registrations. Pass the store's
-   * (`store.definitions`) so every replica shows the same definitions and pins.
-   * Default: this process's memory.
+   * Tool definitions (by digest), pins and agent registrations: the store's, so every
+   * replica shows the same definitions and pins. Required, like the ledger: memory is
+   * asked for by name (`new MemoryDefinitionStore()`, or `createGate({ store: memoryStore() })`).
    */
-  definitions?: DefinitionStore | undefined;
+  definitions: DefinitionStore;
   /**
    * Trust on first use: the first definition seen of a tool that is not vouched for (an
    * agent's registered tool, a dynamic catalogue's) becomes its pin. Default false: such
@@ -120,7 +119,12 @@ export interface GateDeps {
 }
 
 export function resolveConfig(config: GateConfig): GateDeps {
-  const definitions = config.definitions ?? new MemoryDefinitionStore();
+  const definitions = config.definitions;
+  // Checked at run time too: a JavaScript caller that leaves it out would otherwise get a
+  // gate whose pins live in no store at all.
+  if (definitions === undefined || definitions === null) {
+    throw new TypeError("GateConfig.definitions is required: pass the store's (store.definitions), or new MemoryDefinitionStore() for memory");
+  }
   const configured = [config.catalog, config.tools === undefined ? undefined : staticCatalog(config.tools)].filter((c) => c !== undefined);
   return {
     ledger: config.ledger,

@@ -1,26 +1,28 @@
-import type { Agent } from './agent.ts';
-import { ApprovalService } from './approvals.ts';
-import { probeStore, type StoreProbe } from './probe-store.ts';
-import { authorize } from './authorize.ts';
-import { authorizeRecorded, type RecordedCallRequest } from './authorize-recorded.ts';
-import { callStatus } from './call-status.ts';
-import { complete } from './complete.ts';
+import { type Agent, DEFAULT_AGENT } from './shared/agent.ts';
+import { waitForDecision } from './approvals/wait-for-decision.ts';
+import { ApprovalService } from './approvals/index.ts';
+import { probeStore, type StoreProbe } from './shared/probe-store.ts';
+import { authorize } from './execute/authorize.ts';
+import { authorizeRecorded, type RecordedCallRequest } from './execute/authorize-recorded.ts';
+import { callStatus } from './execute/call-status.ts';
+import { complete } from './execute/complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
-import { type DispatchRequest, dispatch } from './dispatch.ts';
+import { type DispatchRequest, dispatch } from './execute/dispatch.ts';
 import type { AuditReader } from '../audit/types.ts';
 import { type EnrolInput, enrolPasskey, type PasskeyChangeResult, type RemoveInput, removePasskey } from '../passkey/passkey-changes.ts';
 import type { PasskeyStore, PasskeyVerifier } from '../passkey/types.ts';
 import type { CanonicalLimits } from '../canonical/limits.ts';
 import type { GateEvents } from '../events/types.ts';
-import type { CompleteOutcome, Completion, Grant } from './grant.ts';
+import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 import { InProcessGatePort } from './in-process-port.ts';
-import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse } from './port.ts';
-import { type ModelToolCall, propose } from './propose.ts';
-import { proposeModelResponse } from './propose-response.ts';
-import { type RegisterToolsOutcome, registerTools } from './register-tools.ts';
-import { type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
-import { admitTool, type ToolAdmission } from './admit-tool.ts';
+import { rememberDeps } from './internal-deps.ts';
+import type { DispatchOutcome, ProposeOutcome } from './shared/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, WaitOutcome } from './shared/port.ts';
+import { type ModelToolCall, propose } from './propose/propose.ts';
+import { proposeModelResponse } from './propose/propose-response.ts';
+import { type RegisterToolsOutcome, registerTools } from './definitions/register-tools.ts';
+import { type PinFileEntry, pinTools, type PinToolsOutcome } from './definitions/pin-tools.ts';
+import { admitTool, type ToolAdmission } from './definitions/admit-tool.ts';
 import { toolVisibilitySafely } from '../policy/safe-visibility.ts';
 import type { ToolVisibility } from '../policy/types.ts';
 import { checkRelayed } from './relay/check-relayed.ts';
@@ -33,12 +35,15 @@ import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
  * (tools the framework or a durable engine runs itself).
  */
 export class Gate {
-  readonly deps: GateDeps;
+  // Private: stores, clock and tool index are reached through the operations below, so
+  // nothing outside the gate can write to a store behind the gate's back.
+  readonly #deps: GateDeps;
   readonly approvals: ApprovalService;
 
   constructor(config: GateConfig) {
-    this.deps = resolveConfig(config);
-    this.approvals = new ApprovalService(this.deps);
+    this.#deps = resolveConfig(config);
+    this.approvals = new ApprovalService(this.#deps);
+    rememberDeps(this, this.#deps);
   }
 
   /**
@@ -48,7 +53,7 @@ export class Gate {
    * listeners re-read the store for anything they act on.
    */
   get events(): Pick<GateEvents, 'subscribe'> {
-    return this.deps.events;
+    return this.#deps.events;
   }
 
   /**
@@ -56,22 +61,22 @@ export class Gate {
    * read). For /readyz-style probes; reads and writes nothing, never throws.
    */
   probeStore(timeoutMs: number): Promise<StoreProbe> {
-    return probeStore(this.deps.ledger, timeoutMs);
+    return probeStore(this.#deps.ledger, timeoutMs);
   }
 
   /** The gate's clock (invariant 8): whoever compares times with what the gate records uses this one. */
   now(): number {
-    return this.deps.clock();
+    return this.#deps.clock();
   }
 
   /** The audit chain, read-only: for audit views and chain verification. */
   get auditLog(): AuditReader {
-    return this.deps.audit;
+    return this.#deps.audit;
   }
 
   /** The limits untrusted argument JSON is held to (depth, size), for callers that parse it first. */
   get argumentLimits(): Readonly<Partial<CanonicalLimits>> {
-    return this.deps.argumentLimits;
+    return this.#deps.argumentLimits;
   }
 
   /**
@@ -80,7 +85,7 @@ export class Gate {
    * the run becomes that agent's on its first call.
    */
   propose(call: ModelToolCall, agent?: Agent): Promise<ProposeOutcome> {
-    return propose(this.deps, call, agent);
+    return propose(this.#deps, call, agent);
   }
 
   /**
@@ -89,12 +94,12 @@ export class Gate {
    * `propose` would give it. `response.responseRef` is kept with every proposal.
    */
   proposeResponse(response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]> {
-    return proposeModelResponse(this.deps, response, agent);
+    return proposeModelResponse(this.#deps, response, agent);
   }
 
   /** A remote agent declares the definitions of the tools it runs itself (see `registerTools`). */
   registerTools(definitions: unknown, agent?: Agent): Promise<RegisterToolsOutcome> {
-    return registerTools(this.deps, definitions, agent);
+    return registerTools(this.#deps, definitions, agent);
   }
 
   /**
@@ -103,7 +108,7 @@ export class Gate {
    * `agent`, another agent's tool is `unknown_tool` (see admit-tool.ts).
    */
   admitTool(toolName: string, agent?: Agent): Promise<ToolAdmission> {
-    return admitTool(this.deps, toolName, agent);
+    return admitTool(this.#deps, toolName, agent);
   }
 
   /**
@@ -113,7 +118,7 @@ export class Gate {
    * with its typed reason. Never throws.
    */
   toolVisibility(toolName: string, principal: string): Promise<ToolVisibility> {
-    return toolVisibilitySafely(this.deps.policy, toolName, principal);
+    return toolVisibilitySafely(this.#deps.policy, toolName, principal);
   }
 
   /**
@@ -122,17 +127,17 @@ export class Gate {
    * recorded as `passkey_registered` in this gate's chain, with the store change.
    */
   enrolPasskey(store: PasskeyStore, verifier: PasskeyVerifier, input: EnrolInput): Promise<PasskeyChangeResult> {
-    return enrolPasskey({ store, audit: this.deps.audit, verifier }, input);
+    return enrolPasskey({ store, audit: this.#deps.audit, verifier }, input);
   }
 
   /** The approver removes one of their passkeys, with a step-up; recorded as `passkey_removed` in this gate's chain. */
   removePasskey(store: PasskeyStore, verifier: PasskeyVerifier, input: RemoveInput): Promise<PasskeyChangeResult> {
-    return removePasskey({ store, audit: this.deps.audit, verifier }, input);
+    return removePasskey({ store, audit: this.#deps.audit, verifier }, input);
   }
 
   /** An operator pins tools (from a file): each becomes trusted under the given digest. */
   pinTools(entries: readonly PinFileEntry[], actor = 'operator'): Promise<PinToolsOutcome> {
-    return pinTools(this.deps, entries, actor);
+    return pinTools(this.#deps, entries, actor);
   }
 
   /**
@@ -140,27 +145,35 @@ export class Gate {
    * ledger's call; see `authorize` in authorize.ts for what a crash after it means.
    */
   authorize(request: AuthorizeRequest, agent?: Agent): Promise<AuthorizeOutcome> {
-    return authorize(this.deps, request, agent);
+    return authorize(this.#deps, request, agent);
   }
 
   /** `authorize` for a runtime that has only the call it is about to make (checks 3 and 4): see authorize-recorded.ts. */
   authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome> {
-    return authorizeRecorded(this.deps, request, agent);
+    return authorizeRecorded(this.#deps, request, agent);
   }
 
   /** Records the result of a granted call, once (idempotent per grant). */
   complete(grant: Grant, completion: Completion, agent?: Agent): Promise<CompleteOutcome> {
-    return complete(this.deps, grant, completion, agent);
+    return complete(this.#deps, grant, completion, agent);
   }
 
   /** authorize + run the registered tool + complete: only calls `agent` recorded, selected by the proposal id propose returned. */
   dispatch(request: DispatchRequest, agent?: Agent): Promise<DispatchOutcome> {
-    return dispatch(this.deps, request, agent);
+    return dispatch(this.#deps, request, agent);
+  }
+
+  /**
+   * Waits until the request is decided, revoked, consumed or expired, or the wait ends
+   * (`timeoutMs`, `signal`); only `agent`'s calls (default: the in-process owner). Never throws.
+   */
+  waitForDecision(requestId: string, agent?: Agent, options?: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<WaitOutcome> {
+    return waitForDecision(this.#deps, this.approvals, agent ?? DEFAULT_AGENT, requestId, options);
   }
 
   /** proposed / dispatched ("ran, result unknown") / succeeded / failed. */
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult> {
-    return callStatus(this.deps, proposalId, agent);
+    return callStatus(this.#deps, proposalId, agent);
   }
 
   /**
@@ -168,7 +181,7 @@ export class Gate {
    * the ones recorded at `complete`? Only `agent`'s runs; every refusal is audited.
    */
   checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome> {
-    return checkRelayed(this.deps, request, agent);
+    return checkRelayed(this.#deps, request, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */

@@ -1,20 +1,32 @@
-import { type Agent, DEFAULT_AGENT } from './agent.ts';
-import type { CompleteOutcome, Completion, Grant } from './grant.ts';
-import type { Gate } from './gate.ts';
-import type { ProposeOutcome } from './outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+import type { Agent } from './shared/agent.ts';
+import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
+import type { ProposeOutcome } from './shared/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
-import { waitForDecision } from './wait-for-decision.ts';
+
+/**
+ * The gate operations a port forwards, each for the agent it names (`Gate` has them all).
+ * Named here, not imported from gate.ts, because the gate builds its ports: that would be a cycle.
+ */
+export interface AgentScopedGate {
+  proposeResponse(response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]>;
+  authorize(request: AuthorizeRequest, agent?: Agent): Promise<AuthorizeOutcome>;
+  complete(grant: Grant, completion: Completion, agent?: Agent): Promise<CompleteOutcome>;
+  waitForDecision(requestId: string, agent?: Agent, options?: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<WaitOutcome>;
+  callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult>;
+  checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome>;
+  readonly approvals: { token(requestId: string, agent?: Agent): Promise<TokenResult> };
+}
 
 /**
  * The in-process `GatePort`: the gate's own operations, bound to one agent. Every read
  * is owner-checked by the gate, so another agent's call or request is `not_found`.
  */
 export class InProcessGatePort implements GatePort {
-  readonly #gate: Gate;
+  readonly #gate: AgentScopedGate;
   readonly #agent: Agent | undefined;
 
-  constructor(gate: Gate, agent?: Agent) {
+  constructor(gate: AgentScopedGate, agent?: Agent) {
     this.#gate = gate;
     this.#agent = agent;
   }
@@ -33,7 +45,7 @@ export class InProcessGatePort implements GatePort {
   }
 
   waitForDecision(requestId: string, options?: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<WaitOutcome> {
-    return waitForDecision(this.#gate.deps, this.#gate.approvals, this.#agentOrDefault(), requestId, options);
+    return this.#gate.waitForDecision(requestId, this.#agent, options);
   }
 
   token(requestId: string): Promise<TokenResult> {
@@ -46,9 +58,5 @@ export class InProcessGatePort implements GatePort {
 
   checkRelayed(request: CheckRelayedRequest): Promise<RelayCheckOutcome> {
     return this.#gate.checkRelayed(request, this.#agent);
-  }
-
-  #agentOrDefault(): Agent {
-    return this.#agent ?? DEFAULT_AGENT;
   }
 }

@@ -1,4 +1,4 @@
-export type { Agent } from './agent.ts';
+export type { Agent } from './shared/agent.ts';
 export {
   type DecisionFailure,
   type DecideOptions,
@@ -8,38 +8,39 @@ export {
   type DefinitionView,
   ApprovalService,
   type RequestView,
-  type TokenOutcome,
-} from './approvals.ts';
+} from './approvals/index.ts';
 export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
-export { ANY_AGENT, type SharedTools } from './tool-scope.ts';
-export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from './definition-review.ts';
-export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './pin-tools.ts';
-export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './register-tools.ts';
-export type { ToolAdmission } from './admit-tool.ts';
-export type { RecordedCallRequest } from './authorize-recorded.ts';
-export { checkDecisionEvidence, type DecisionEvidenceProblem } from './decision-evidence.ts';
-export type { DispatchRequest } from './dispatch.ts';
-export { digestResult } from './complete.ts';
+export { ANY_AGENT, type SharedTools } from './shared/tool-scope.ts';
+export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from './definitions/definition-review.ts';
+export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './definitions/pin-tools.ts';
+export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './definitions/register-tools.ts';
+export type { ToolAdmission } from './definitions/admit-tool.ts';
+export type { RecordedCallRequest } from './execute/authorize-recorded.ts';
+export { checkDecisionEvidence, type DecisionEvidenceProblem } from './approvals/decision-evidence.ts';
+export type { DispatchRequest } from './execute/dispatch.ts';
+export { digestResult } from './execute/complete.ts';
 export { InProcessGatePort } from './in-process-port.ts';
-export { type Approver, mayDecide } from './eligibility.ts';
-export { expectedCallOf } from './expected-call.ts';
-export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './input-schema.ts';
+export { type Approver, mayDecide } from './approvals/eligibility.ts';
+export { expectedCallOf } from '../ledger/expected-call.ts';
+export { checkInputSchema, type InputSchemaCheck, type InputSchemaProblem } from './definitions/input-schema.ts';
 export { Gate } from './gate.ts';
+export { createGate, type GateOptions } from './create-gate.ts';
+export { type CountersignStore, memoryStore } from './store.ts';
 export type {
   DeniedReason,
   DispatchOutcome,
   NotApprovedReason,
   ProposeOutcome,
-} from './outcomes.ts';
-export { MAX_PROPOSAL_CONTEXT_LENGTH } from './call-ids.ts';
-export type { ModelToolCall } from './propose.ts';
-export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from './tools.ts';
-export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
-export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './port.ts';
+} from './shared/outcomes.ts';
+export { MAX_PROPOSAL_CONTEXT_LENGTH } from '../call-ids.ts';
+export type { ModelToolCall } from './propose/propose.ts';
+export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from '../catalog/tools.ts';
+export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './execute/grant.ts';
+export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
 export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
 export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
 export { INTENT_RULE_PREFIX, MAX_TASK_LENGTH, matchToolOf, routedByIntent } from './intent/intent-stage.ts';
 export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentRecord, IntentTool } from './intent/types.ts';
-export { probeStore, type StoreProbe } from './probe-store.ts';
+export { probeStore, type StoreProbe } from './shared/probe-store.ts';

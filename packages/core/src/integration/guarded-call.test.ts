@@ -12,10 +12,12 @@ import { lostAuthorizeReply } from '../testing/lost-authorize-reply.ts';
 import { memoryCallIndex } from './call-index.ts';
 import { finishCall, guardCall, runGranted } from './guarded-call.ts';
 import { rememberedResult, rememberResult } from './remembered-result.ts';
+import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
 
 function gateFixture() {
   const audit = new MemoryAuditLog();
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger({ audit }),
     audit,
     policy: loadPolicy(ATTACK_KIT_POLICY_YAML, 'yaml'),

@@ -2,7 +2,8 @@ import type { AuthorizeOutcome, Completion, GatePort, Grant, WaitOutcome } from 
 import { CanonicalizationError, canonicalizeArguments } from '../canonical/index.ts';
 import type { IndexedCall } from './call-index.ts';
 import { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
-import type { CountersignReason, CountersignRefusalStatus } from './refusal.ts';
+import { directGateStep, type GateStep } from './gate-step.ts';
+import type { CountersignReason, CountersignRefusalStatus, GuardedRefusal } from './refusal.ts';
 import { settleUnknownOutcome, type UnknownOutcome } from './unknown-outcome.ts';
 import { unreachable } from './unreachable.ts';
 
@@ -38,14 +39,6 @@ export interface GuardedCallInput {
   /** The arguments the framework would run with: cross-checked against the ledger (CASA check 4). */
   arguments: unknown;
   recorded: RecordedCall;
-}
-
-/** A refusal of the machine: the gate's typed reason, nothing ran. */
-export interface GuardedRefusal {
-  status: CountersignRefusalStatus;
-  reason: CountersignReason;
-  message: string;
-  proposalId?: string | undefined;
 }
 
 /**
@@ -85,18 +78,8 @@ export interface GuardOptions {
   step?: GateStep | undefined;
 }
 
-/** The machine's exchanges with the gate: a decision read, the token, authorize (which spends the approval), a call's status. */
-export type GateExchange = 'decision' | 'token' | 'authorize' | 'call-status';
-
-/**
- * Sends one exchange of the machine. A durable-execution engine (DBOS) records each as a
- * step, so a recovered workflow replays the same answers. It must send `authorize` at
- * most once (never retry it: the approval may be spent even when the answer is lost);
- * reads may be retried. A thrown error is the exchange's failure, as from the port.
- */
-export type GateStep = <T>(exchange: GateExchange, send: () => Promise<T>) => Promise<T>;
-
-export const directGateStep: GateStep = (_exchange, send) => send();
+export { directGateStep, type GateExchange, type GateStep } from './gate-step.ts';
+export type { GuardedRefusal } from './refusal.ts';
 
 /** An edit of an edit is possible; a longer chain is refused rather than followed forever. */
 const MAX_EDIT_HOPS = 8;

@@ -41,6 +41,15 @@ describe('integration kit: the task for the intent stage', () => {
     expect(byApp).toEqual({ task: 'p: Summarize the failing tests' });
   });
 
+  it('offers the user only accepted travel with the task, apart from it; malformed ones are dropped', async () => {
+    const offered = ['Export the users table.', '', 'lone \ud800', 42 as unknown as string, 'x'.repeat(MAX_TASK_LENGTH + 1)];
+    expect(await intentTask({ extractor: extractor({ ok: true, task: 'Export the users table.', offered }) }, () => CONVERSATION, CONTEXT)).toEqual({
+      task: 'Export the users table.',
+      offered: ['Export the users table.'],
+    });
+    expect(await intentTask({ extractor: extractor({ ok: true, task: 'Summarize the failing tests', offered: [] }) }, () => CONVERSATION, CONTEXT)).toEqual({ task: 'Summarize the failing tests' });
+  });
+
   it('fails closed to no task: a failed, throwing, blank, too long or malformed answer', async () => {
     const cases = [
       { extractor: extractor({ ok: false, reason: 'timeout' }) },

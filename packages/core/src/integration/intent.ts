@@ -16,7 +16,7 @@ export interface ConversationMessage {
 
 /** Turns a conversation into the user's current task, one sentence (`TaskExtractor` in @countersign/semantic). */
 export interface TaskExtractor {
-  extract(messages: readonly ConversationMessage[], signal?: AbortSignal): Promise<{ ok: true; task: string } | { ok: false; reason: string }>;
+  extract(messages: readonly ConversationMessage[], signal?: AbortSignal): Promise<{ ok: true; task: string; offered?: readonly string[] | undefined } | { ok: false; reason: string }>;
 }
 
 /** What a `task` function is given: the model call's conversation and the integration's context. */
@@ -53,9 +53,10 @@ export async function intentTask(
   conversation: () => readonly ConversationMessage[],
   context: { runId: string; sessionId: string; principal: string },
   signal?: AbortSignal,
-): Promise<{ task?: string }> {
+): Promise<{ task?: string; offered?: string[] }> {
   if (intent === undefined) return {};
   let task: unknown;
+  let offered: unknown;
   try {
     const messages = conversation();
     if (typeof intent.task === 'function') {
@@ -63,14 +64,21 @@ export async function intentTask(
     } else if (typeof intent.extractor?.extract === 'function') {
       const extracted = await intent.extractor.extract(messages, signal);
       task = extracted?.ok === true ? extracted.task : undefined;
+      offered = extracted?.ok === true ? extracted.offered : undefined;
     }
   } catch {
     return {};
   }
   if (typeof task !== 'string') return {};
   const trimmed = task.trim();
-  return trimmed === '' || trimmed.length > MAX_TASK_LENGTH || !trimmed.isWellFormed() ? {} : { task: trimmed };
+  if (trimmed === '' || trimmed.length > MAX_TASK_LENGTH || !trimmed.isWellFormed()) return {};
+  // Offers the user only accepted travel with the task, so the matcher sends a tool that fits only them to a person.
+  const offers = Array.isArray(offered) ? offered.filter((o): o is string => typeof o === 'string' && o.trim() !== '' && o.length <= MAX_TASK_LENGTH && o.isWellFormed()) : [];
+  return offers.length === 0 ? { task: trimmed } : { task: trimmed, offered: offers.slice(0, MAX_OFFERS) };
 }
+
+/** At most this many accepted offers travel with a task (`MAX_OFFERS` in the gate). */
+const MAX_OFFERS = 16;
 
 /** The text of a message content: a string, or the `text` of its text parts (`text`, `input_text`, `output_text`) joined by newlines. */
 export function textOfContent(content: unknown): string {

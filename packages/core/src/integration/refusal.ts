@@ -64,3 +64,11 @@ export class CountersignCallRefusal<Denial extends RefusalText<string>> extends 
     this.countersign = denial;
   }
 }
+
+/** A refusal of the machine: the gate's typed reason, nothing ran. */
+export interface GuardedRefusal {
+  status: CountersignRefusalStatus;
+  reason: CountersignReason;
+  message: string;
+  proposalId?: string | undefined;
+}

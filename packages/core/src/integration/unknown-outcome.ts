@@ -1,5 +1,6 @@
 import type { CallState, GatePort } from '../gate/index.ts';
-import type { GateStep, GuardedRefusal } from './guarded-call.ts';
+import type { GateStep } from './gate-step.ts';
+import type { GuardedRefusal } from './refusal.ts';
 
 /**
  * An authorize the gate answered `outcome_unknown`: its consume failed in a way that may

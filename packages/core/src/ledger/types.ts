@@ -9,7 +9,7 @@
  */
 
 import type { AuditEvent, AuditLog } from '../audit/types.ts';
-import type { PasskeyEvidence } from '../passkey/types.ts';
+import type { PasskeyEvidence } from './passkey-evidence.ts';
 
 /** A call exactly as the model produced it, recorded before anything else happens. */
 export interface ProposalInput {

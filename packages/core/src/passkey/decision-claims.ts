@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { serializeCanonical } from '../canonical/serialize.ts';
-import { type ClaimedCall, callClaimsOf } from '../gate/expected-call.ts';
+import { type ClaimedCall, callClaimsOf } from '../ledger/expected-call.ts';
 import type { ApprovalRequest } from '../ledger/types.ts';
 import type { CallClaims } from '../token/format.ts';
 

@@ -1,5 +1,6 @@
 import type { AuditLog } from '../audit/types.ts';
 import type { AuditFor } from '../ledger/types.ts';
+import type { PasskeyAssertion, PasskeyEvidence } from '../ledger/passkey-evidence.ts';
 
 /**
  * Passkey-signed approvals: under a rule with `approval: { passkey: required }` a
@@ -8,25 +9,7 @@ import type { AuditFor } from '../ledger/types.ts';
  * server's keys alone can then no longer fabricate an approver's consent.
  */
 
-/** What a browser (or any client) sends: the fields of a WebAuthn assertion, each base64url. */
-export interface PasskeyAssertion {
-  /** The credential's id (base64url), as registered. */
-  credentialId: string;
-  authenticatorData: string;
-  clientDataJSON: string;
-  signature: string;
-  userHandle?: string | undefined;
-}
-
-/**
- * An assertion the server verified, kept with the decision and in its audit record:
- * enough to verify it again offline against the registered public key. `rpId` and
- * `origin` are the ones it was verified for (the signature covers both).
- */
-export interface PasskeyEvidence extends PasskeyAssertion {
-  rpId: string;
-  origin: string;
-}
+export type { PasskeyAssertion, PasskeyEvidence } from '../ledger/passkey-evidence.ts';
 
 /** One registered passkey of one approver. */
 export interface PasskeyCredential {

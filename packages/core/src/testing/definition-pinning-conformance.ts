@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../audit/types.ts';
 import type { DefinitionStore } from '../catalog/types.ts';
-import type { Agent } from '../gate/agent.ts';
-import { REVIEW_TOOL } from '../gate/definition-review.ts';
-import type { Approver } from '../gate/eligibility.ts';
-import type { SharedTools } from '../gate/tool-scope.ts';
+import type { Agent } from '../gate/shared/agent.ts';
+import { REVIEW_TOOL } from '../gate/definitions/definition-review.ts';
+import type { Approver } from '../gate/approvals/eligibility.ts';
+import type { SharedTools } from '../gate/shared/tool-scope.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { FINANCE, makeGateFixture, requestView } from './gate-fixture.ts';
 
@@ -53,6 +53,7 @@ export function runDefinitionPinningConformance(name: string, open: () => Promis
       const register = async (definition: object) => {
         const registered = await f.gate.registerTools([definition], AGENT);
         if (!registered.ok) throw new Error(registered.message);
+        return registered.tools[0]!.definitionDigest;
       };
       const reviews = async () => (await harness.audit.read()).filter((r) => r.type === 'approval_requested' && r.toolName === REVIEW_TOOL);
       const changes = async () => (await harness.audit.read()).filter((r) => r.type === 'definition_changed');
@@ -152,11 +153,10 @@ export function runDefinitionPinningConformance(name: string, open: () => Promis
       expect(await harness.definitions.getPin('transfer')).toMatchObject({ status: 'disabled' });
       expect(await propose()).toMatchObject({ status: 'rejected', reason: 'definition_mismatch' });
       // Another definition does not re-open anything: disabled stays disabled until an operator pins.
-      await register(V3);
+      const v3 = await register(V3);
       expect(await propose()).toMatchObject({ status: 'rejected', reason: 'definition_mismatch' });
       expect(await reviews()).toHaveLength(1);
-      const listed = (await f.gate.deps.catalog.resolve('transfer'))!;
-      expect((await f.gate.pinTools([{ toolName: 'transfer', digest: listed.definitionDigest! }])).ok).toBe(true);
+      expect((await f.gate.pinTools([{ toolName: 'transfer', digest: v3 }])).ok).toBe(true);
       expect((await propose()).status).toBe('allowed');
     });
   });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../audit/types.ts';
-import type { Approver } from '../gate/eligibility.ts';
+import type { Approver } from '../gate/approvals/eligibility.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { loadPolicy } from '../policy/load.ts';
 import { FINANCE, type GateFixtureOptions, makeGateFixture } from './gate-fixture.ts';

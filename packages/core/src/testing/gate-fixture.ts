@@ -5,12 +5,13 @@ import type { AuditLog } from '../audit/types.ts';
 import { manualClock } from '../clock.ts';
 import type { GateEvents } from '../events/types.ts';
 import { Gate } from '../gate/gate.ts';
-import type { RequestView } from '../gate/approvals.ts';
-import type { Approver } from '../gate/eligibility.ts';
-import type { ModelToolCall } from '../gate/propose.ts';
+import type { RequestView } from '../gate/approvals/index.ts';
+import type { Approver } from '../gate/approvals/eligibility.ts';
+import type { ModelToolCall } from '../gate/propose/propose.ts';
 import type { IntentConfig } from '../gate/intent/types.ts';
-import type { SharedTools } from '../gate/tool-scope.ts';
-import type { Tool, ToolRegistry } from '../gate/tools.ts';
+import type { SharedTools } from '../gate/shared/tool-scope.ts';
+import type { Tool, ToolRegistry } from '../catalog/tools.ts';
+import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { loadPolicy } from '../policy/load.ts';
@@ -120,7 +121,7 @@ export function makeGateFixture(options: GateFixtureOptions = {}) {
     tools,
     clock,
     newId: () => `${idPrefix}-${++nextId}`,
-    definitions: options.definitions,
+    definitions: options.definitions ?? new MemoryDefinitionStore(),
     trustOnFirstUse: options.trustOnFirstUse,
     events: options.events,
     intent: options.intent,

@@ -11,4 +11,12 @@ describe('wire: a proposal carries the task for the intent stage', () => {
     expect(ProposalsBody.safeParse({ ...BODY, task: 'x'.repeat(4001) }).success).toBe(false);
     expect(ProposalsBody.safeParse({ ...BODY, conversation: [] }).success).toBe(false);
   });
+
+  it('carries the offers the user only accepted beside the task, bounded', () => {
+    expect(ProposalsBody.safeParse({ ...BODY, task: 'Export the users table.', offered: ['Export the users table.'] }).success).toBe(true);
+    expect(ProposalsBody.safeParse({ ...BODY, offered: [''] }).success).toBe(false);
+    expect(ProposalsBody.safeParse({ ...BODY, offered: ['x'.repeat(4001)] }).success).toBe(false);
+    expect(ProposalsBody.safeParse({ ...BODY, offered: Array.from({ length: 17 }, () => 'offer') }).success).toBe(false);
+    expect(ProposalsBody.safeParse({ ...BODY, offered: 'Export the users table.' }).success).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PROPOSAL_CONTEXT_LENGTH } from '../gate/call-ids.ts';
+import { MAX_PROPOSAL_CONTEXT_LENGTH } from '../call-ids.ts';
 
 /** Ids are opaque strings of bounded length; the gate applies the same bound. */
 export const Id = z.string().min(1).max(256);
@@ -19,6 +19,8 @@ export const ProposalsBody = z
     /** The current task (one sentence, extracted agent- or proxy-side) for the intent stage; or `taskId`, a stored summary. */
     task: z.string().min(1).max(4000).optional(),
     taskId: Id.optional(),
+    /** The assistant's offers the user only accepted, for the intent stage's matcher. */
+    offered: z.array(z.string().min(1).max(4000)).max(16).optional(),
     toolCalls: z
       .array(
         z

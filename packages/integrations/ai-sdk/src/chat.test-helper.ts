@@ -3,7 +3,7 @@ import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { generateText, jsonSchema, type ModelMessage, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -11,6 +11,7 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { GatePort } from '@countersign/core';
 import { type DecisionRecorder, gateDecisions, serviceDecisions } from './record-decision.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The chat app the tests play: policy lets the user approve their own transfers (and a
@@ -66,6 +67,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
     Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]),
   );
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(CHAT_POLICY_YAML, 'yaml'),

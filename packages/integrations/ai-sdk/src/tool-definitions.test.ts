@@ -6,6 +6,7 @@ import { approvalRequests, CHAT_POLICY_YAML, type Executions, scriptedModel, USE
 import { countersign } from './countersign.ts';
 import { gateDecisions, recordUserDecision } from './record-decision.ts';
 import { sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const transferTool = (description: string, executions: Executions) =>
   tool({
@@ -32,6 +33,7 @@ describe('tool definitions from AI SDK tools', () => {
     const executions: Executions = [];
     const gateWith = async (description: string) =>
       new Gate({
+        definitions: new MemoryDefinitionStore(),
         ledger,
         audit,
         policy: loadPolicy(CHAT_POLICY_YAML, 'yaml'),

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { type GatePort, InProcessGatePort } from '@countersign/core/gate';
 import { frameworkToolRegistry } from '@countersign/core/integration';
 import { loadPolicy } from '@countersign/core';

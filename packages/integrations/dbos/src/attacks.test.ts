@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger, type ProposeOutcome } from '@countersign/core';
 import { describePg } from '@countersign/store-postgres/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
@@ -8,6 +8,7 @@ import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
 import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
 import { decisionTopic } from './topic.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -31,6 +32,7 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
   let system: SystemDatabase;
   const ran: Array<{ runId: string; args: unknown }> = [];
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

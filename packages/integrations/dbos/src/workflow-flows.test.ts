@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
 import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const POLICY = `
 version: 1
@@ -28,6 +29,7 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   const lost = new Set<string>();
   const definition = (name: string) => ({ definition: { name, description: name, inputSchema: { type: 'object' } }, execute: () => undefined });
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(POLICY, 'yaml'),

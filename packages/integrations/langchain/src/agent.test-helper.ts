@@ -3,7 +3,7 @@ import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, Memo
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
@@ -12,6 +12,7 @@ import { createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from 'l
 import { countersignInterrupts } from './approval-interrupt.ts';
 import { countersignMiddleware } from './middleware.ts';
 import type { CountersignDenial } from './refusal.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The agent the tests play: policy lets the user approve their own transfers (and a
@@ -67,6 +68,7 @@ function makeGate(options: { intent?: IntentConfig; audit?: MemoryAuditLog } = {
   const ledger = new MemoryLedger({ audit });
   const tools = Object.fromEntries(Object.entries(TOOL_DEFINITIONS).map(([name, definition]) => [name, { definition, execute: () => ({ ranInGate: name }) }]));
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(POLICY_YAML, 'yaml'),

@@ -3,7 +3,7 @@ import { Gate, type GatePort, hmacKey, Keyring, loadPolicy, MemoryAuditLog, Memo
 import type { IntentConfig } from '@countersign/core/gate';
 import type { IntentOption } from '@countersign/core/integration';
 import { manualClock } from '@countersign/core/testing';
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { Agent, type AgentInputItem, type MCPServer, Runner, RunState, type RunToolApprovalItem, tool, Usage } from '@openai/agents';
 import { functionCall, modelResponder, assistantMessage, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
@@ -13,6 +13,7 @@ import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
 import { handoffDefinitions, sdkToolRegistry, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The file agent the tests play: reading a file needs an `ops` approver, listing a
@@ -86,6 +87,7 @@ function makeGate(options: { intent?: IntentConfig } = {}) {
   const audit = new MemoryAuditLog();
   const ledger = new MemoryLedger({ audit });
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(FILE_POLICY_YAML, 'yaml'),

@@ -1,4 +1,4 @@
-import { linkedPair } from '@countersign/client/testing';
+import { linkedPair } from '@countersign/server/testing';
 import { type GatePort, InProcessGatePort } from '@countersign/core/gate';
 import { FINANCE, makeGateFixture, type GateFixtureOptions } from '@countersign/core/testing';
 import { MockActivityEnvironment } from '@temporalio/testing';

@@ -7,10 +7,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '../gateway.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /** An embedded gate on memory stores, with the real clock (approval waits use real time). */
 export function makeTestGate(policyYaml: string, trustOnFirstUse: boolean): Gate {
   return new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: new MemoryLedger(),
     audit: new MemoryAuditLog(),
     policy: loadPolicy(policyYaml, 'yaml'),

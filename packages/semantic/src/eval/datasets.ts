@@ -6,6 +6,8 @@ import type { MultiTurnRecord } from './multi-turn.ts';
 export const MULTI_TURN_FILE = new URL('../../data/casa-multi-turn.json', import.meta.url);
 /** The set the matcher was tuned on (see data/dev/SOURCE.md): a proxy, never the figure to quote. */
 export const DEV_SET_FILE = new URL('../../data/dev/dev-set.json', import.meta.url);
+/** The second dev set, written for issue #30's failure categories (data/dev2/SOURCE.md); tuned on too. */
+export const DEV2_SET_FILE = new URL('../../data/dev2/dev2-set.json', import.meta.url);
 /** Sets written blind by someone else, never tuned on; absent until they are merged. */
 export const INDEPENDENT_DIR = new URL('../../data/independent/', import.meta.url);
 
@@ -20,7 +22,7 @@ export function evalSetNames(dir: URL = INDEPENDENT_DIR): string[] {
         .sort()
         .map((f) => new URL(f, dir).pathname)
     : [];
-  return ['single', 'multi', DEV_SET_FILE.pathname, ...independent];
+  return ['single', 'multi', DEV_SET_FILE.pathname, DEV2_SET_FILE.pathname, ...independent];
 }
 
 export interface Dataset {

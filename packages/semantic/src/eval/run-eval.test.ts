@@ -8,7 +8,7 @@ import { createLocalMatcher } from '../local/local-matcher.ts';
 import type { TaskToolMatcher } from '../matcher/types.ts';
 import { multiTurnFileText } from './build-multi-turn-file.ts';
 import { splitOf } from './casa.ts';
-import { DatasetError, type Dataset, DEV_SET_FILE, evalSetNames, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
+import { DatasetError, type Dataset, DEV_SET_FILE, DEV2_SET_FILE, evalSetNames, loadDataset, MULTI_TURN_FILE } from './datasets.ts';
 import { formatReport } from './format-report.ts';
 import { runEval } from './run-eval.ts';
 
@@ -86,15 +86,16 @@ describe('evaluation harness', () => {
 });
 
 describe('the sets the harness reports', () => {
-  it('lists CASA, the dev set, then every JSON file of the independent folder, sorted', () => {
+  it('lists CASA, the two dev sets, then every JSON file of the independent folder, sorted', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-independent-'));
     writeFileSync(join(dir, 'b.json'), '{}');
     writeFileSync(join(dir, 'a.json'), '{}');
     writeFileSync(join(dir, 'SOURCE.md'), '');
     const names = evalSetNames(pathToFileURL(`${dir}/`));
-    expect(names).toEqual(['single', 'multi', DEV_SET_FILE.pathname, join(dir, 'a.json'), join(dir, 'b.json')]);
-    expect(evalSetNames(pathToFileURL(join(dir, 'missing/')))).toHaveLength(3);
+    expect(names).toEqual(['single', 'multi', DEV_SET_FILE.pathname, DEV2_SET_FILE.pathname, join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(evalSetNames(pathToFileURL(join(dir, 'missing/')))).toHaveLength(4);
     expect(loadDataset(DEV_SET_FILE.pathname).name).toBe('dev/dev-set.json');
+    expect(loadDataset(DEV2_SET_FILE.pathname).name).toBe('dev2/dev2-set.json');
   });
 });
 

@@ -13,6 +13,8 @@ export interface Standing {
   /** Its own score, and the best score of any tool (BM25F, absolute). */
   score: number;
   bestScore: number;
+  /** The best score of any other tool of the catalogue (0 when it is alone). */
+  bestOther: number;
   /** Distinct words of the task: a long text piles up score from incidental overlap. */
   taskTerms: number;
   /**

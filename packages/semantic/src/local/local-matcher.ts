@@ -1,10 +1,15 @@
 import type { MatchDecision, MatchInput, MatchResult, MatchTool, TaskToolMatcher } from '../matcher/types.ts';
+import { negatedScope } from '../text/negation.ts';
 import { readability } from '../text/readable.ts';
+import { stemOf, words } from '../text/tokenize.ts';
 import { createConceptLookup } from '../wordnet/concepts.ts';
 import { createGlossLookup } from '../wordnet/glosses.ts';
 import { loadWordnet } from '../wordnet/wordnet.ts';
-import { type DecisionThresholds, decide, type Standing } from './decide.ts';
+import { type DecisionThresholds, decide, floorFor, type Standing } from './decide.ts';
+import { type DecisionModel, decideByModel, probabilityOf } from './decision-model.ts';
+import { DECISION_MODEL } from './decision-weights.ts';
 import { checkDefinition } from './definition-check.ts';
+import { decisionFeatures, type TaskWords, taskWords, type WordKeys, wordKeys } from './features.ts';
 import { createIndexCache } from './index-cache.ts';
 import { withoutToolMentions } from './mentions.ts';
 import { buildToolIndex, type IndexOptions, type ToolIndex, toolKey } from './tool-index.ts';
@@ -20,6 +25,14 @@ export interface LocalMatcherOptions {
   derivations?: boolean | undefined;
   /** Longest task accepted; a longer one is `uncertain` rather than a slow decision. */
   maxTaskChars?: number | undefined;
+  /**
+   * How a tool that clears the relevance floor is decided: `learned` (default with WordNet), the
+   * logistic regression of decision-weights.ts (trained by scripts/train-decision-model.ts), or
+   * `rules`, the rank and ratio thresholds of decide.ts (the second version's decision).
+   */
+  decision?: 'learned' | 'rules' | undefined;
+  /** A decision model other than the committed one (for training and tests). */
+  model?: DecisionModel | undefined;
 }
 
 /** Tuned on the CASA tune split only (see data/README.md); the holdout split was not used. */
@@ -33,7 +46,9 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = { maxServerRank: 10, minSe
 
 const NO_FLOOR: Partial<DecisionThresholds> = { minScore: 0, minScorePerTerm: 0 };
 
-export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet@1';
+export const LOCAL_MATCHER_ID = 'local-bm25f-wordnet-learned@1';
+/** The second version's decision (rank and ratio thresholds), `decision: 'rules'`. */
+export const LOCAL_RULES_MATCHER_ID = 'local-bm25f-wordnet@1';
 
 export const BASELINE_MATCHER_ID = 'baseline-bm25-top3@1';
 
@@ -83,7 +98,14 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
     return indexOptions;
   };
   const indexFor = createIndexCache((catalogue) => buildToolIndex(catalogue, indexOptionsOnce()));
-  const id = useWordnet ? LOCAL_MATCHER_ID : 'local-bm25f@1';
+  // The model was trained on features computed with WordNet concepts; without them it runs on the rules.
+  const model = (options.decision ?? (useWordnet ? 'learned' : 'rules')) === 'learned' ? (options.model ?? DECISION_MODEL) : undefined;
+  const id = !useWordnet ? 'local-bm25f@1' : model === undefined ? LOCAL_RULES_MATCHER_ID : LOCAL_MATCHER_ID;
+  let keys: WordKeys | undefined;
+  const keysOnce = (): WordKeys => {
+    keys ??= wordKeys(indexOptionsOnce().concepts);
+    return keys;
+  };
 
   return {
     id,
@@ -109,30 +131,62 @@ export function createLocalMatcher(options: LocalMatcherOptions = {}): TaskToolM
       // What the user wrote: the task without the assistant's offers it carries.
       const userText = offered.reduce((text, offer) => text.split(offer).join(' '), input.task);
       const onlyOffers = offered.length > 0 && index.termCount(userText) === 0;
-      const { task, mentioned } = withoutToolMentions(onlyOffers ? input.task : userText, catalogue);
+      const { task: unmentioned, mentioned } = withoutToolMentions(onlyOffers ? input.task : userText, catalogue);
+      // An action the task rules out ("don't close any of them") is not asked for.
+      const { asked, negated } = negatedScope(unmentioned);
+      const task = withoutNegatedActions(unmentioned, negated, catalogue);
+      const said = taskWords(asked, negated, keysOnce());
       if (index.termCount(task) === 0) return mentioned.length > 0 ? unsure('only_tool_mentions', { mentioned }) : unsure('no_overlap');
       if (wordnetOnce !== undefined) {
         const { readable, share } = readability(task, wordnetOnce(), index.vocabulary);
         if (!readable) return unsure('unreadable_language', { englishShare: share });
       }
-      const judged = judge(index, task, at, thresholds);
+      const judge = (text: string, words: TaskWords = said) => judgeTask(index, text, at, thresholds, model, input.tool, words, keysOnce());
+      const judged = judge(task);
       if (judged === undefined) return unsure('no_overlap', mentioned.length > 0 ? { mentioned } : {});
-      const detail: Record<string, unknown> = { ...judged.standing, ...(mentioned.length > 0 ? { mentioned } : {}), ...flagged };
+      const detail: Record<string, unknown> = { ...judged.standing, ...judged.learned, ...(mentioned.length > 0 ? { mentioned } : {}), ...flagged };
       const score = judged.standing.catalogueRatio;
+      const offerFitsAlone = (offer: string) => judge(offer, taskWords(offer, [], keysOnce()))?.decision === 'match';
       // What the user only accepted from the assistant is the assistant's: a tool that fits
       // nothing but that goes to a person, never straight through.
-      const offerFits = onlyOffers ? judged.decision === 'match' : judged.decision !== 'match' && judge(index, withoutToolMentions(offered.join(' '), catalogue).task, at, thresholds)?.decision === 'match';
+      const offerFits = onlyOffers ? judged.decision === 'match' : judged.decision !== 'match' && offerFitsAlone(withoutToolMentions(offered.join(' '), catalogue).task);
       if (offerFits) return { decision: 'uncertain', score, matcher: id, detail: { ...detail, reason: 'assistant_offer' } };
       // Under the relevance floor for every tool: the text asks for nothing this catalogue does.
-      if (judged.decision === 'uncertain') detail.reason = 'nothing_fits';
+      if (judged.decision === 'uncertain') detail.reason = judged.learned === undefined || judged.standing.bestScore < judged.floor ? 'nothing_fits' : 'unsure_fit';
       return { decision: judged.decision, score, matcher: id, detail };
     },
   };
 }
 
-function judge(index: ToolIndex, task: string, at: number, thresholds: DecisionThresholds): { decision: MatchDecision; standing: Standing } | undefined {
+interface Judged {
+  decision: MatchDecision;
+  standing: Standing;
+  floor: number;
+  learned?: { probability: number; features: number[] } | undefined;
+}
+
+/**
+ * Under the relevance floor for every tool, nothing fits (`uncertain`) whichever way it is
+ * decided. Over it, the learned model decides when there is one, else the rules.
+ */
+function judgeTask(index: ToolIndex, task: string, at: number, thresholds: DecisionThresholds, model: DecisionModel | undefined, tool: MatchTool, said: TaskWords, keys: WordKeys): Judged | undefined {
   const standing = standingOf(index, index.score(task), at, index.termCount(task));
-  return standing === undefined ? undefined : { decision: decide(standing, thresholds), standing };
+  if (standing === undefined) return undefined;
+  const floor = floorFor(standing.taskTerms, standing.unit, thresholds);
+  const ruled = decide(standing, thresholds);
+  if (model === undefined || standing.bestScore < floor) return { decision: ruled, standing, floor };
+  const features = decisionFeatures(standing, tool, said, keys, ruled === 'match');
+  const probability = probabilityOf(model, features);
+  return { decision: decideByModel(model, ruled, probability), standing, floor, learned: { probability, features } };
+}
+
+/** Removes, from the text that is ranked, negated words that name an action of the catalogue ("don't delete it"). */
+function withoutNegatedActions(task: string, negated: readonly string[], catalogue: readonly MatchTool[]): string {
+  if (negated.length === 0) return task;
+  const verbs = new Set(catalogue.map((t) => words(t.name)[0]).filter((w): w is string => w !== undefined).map(stemOf));
+  const actions = new Set(negated.filter((w) => verbs.has(stemOf(w))));
+  if (actions.size === 0) return task;
+  return task.replace(/\p{L}[\p{L}\p{M}\p{N}]*/gu, (w) => (actions.has(w.toLowerCase()) ? ' ' : w));
 }
 
 /** BM25 IDF of a term found in one tool of `n` (as tool-index.ts computes it). */
@@ -157,11 +211,13 @@ function standingOf(index: ToolIndex, scores: Float64Array, at: number, taskTerm
   const server = index.tools[at]?.tool.server;
   let bestServer = 0;
   let bestCatalogue = 0;
+  let bestOther = 0;
   let serverRank = 1;
   let catalogueRank = 1;
   index.tools.forEach((t, i) => {
     const s = scores[i] ?? 0;
     if (s > bestCatalogue) bestCatalogue = s;
+    if (i !== at && s > bestOther) bestOther = s;
     if (s > own) catalogueRank += 1;
     if (t.tool.server === server) {
       if (s > bestServer) bestServer = s;
@@ -177,6 +233,7 @@ function standingOf(index: ToolIndex, scores: Float64Array, at: number, taskTerm
     catalogueRatio: own / bestCatalogue,
     score: own,
     bestScore: bestCatalogue,
+    bestOther,
     taskTerms,
     unit: uniqueWordWeight(index.tools.length),
   };

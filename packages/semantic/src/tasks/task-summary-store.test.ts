@@ -7,6 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { memoryTaskBackend, TaskSummaryStore } from './task-summary-store.ts';
 import { TaskKeyError } from './sealed-task.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 const TASK = "Summarize last week's failing tests in auth-service for Jane Doe";
 const keyring = new Keyring([hmacKey('k1', Buffer.alloc(32, 7))]);
@@ -80,6 +81,7 @@ describe('task summaries at rest', () => {
     const audit = new MemoryAuditLog();
     const asked: string[] = [];
     const gate = new Gate({
+      definitions: new MemoryDefinitionStore(),
       ledger: new MemoryLedger({ audit }),
       audit,
       keyring,

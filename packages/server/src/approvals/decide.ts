@@ -1,8 +1,6 @@
-import { canonicalizeArguments } from '@countersign/core/canonical';
 import type { Approver, DecisionFailure, DecisionInput, DecisionOutcome } from '@countersign/core/gate';
 import type { Services } from '../app/services.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { eligibleView } from './eligible-view.ts';
 
 export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
 
@@ -14,27 +12,14 @@ export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
  * and the routes pass that on to the approver.
  */
 export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
-  const view = await eligibleView(services, approver, input.requestId);
-  let effective = input;
-  if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(input.editedArguments, view.proposal.argsDigest, services)) {
-    // Edit-and-approve without a change is a plain approval of the recorded call.
-    const { editedArguments: _unchanged, ...plain } = input;
-    effective = plain;
-  }
+  // The gate applies every approval rule (eligibility, once; an edit that changes nothing is a
+  // plain approval); a request this approver may not decide fails as not_found, like a missing one.
   // Under a passkey rule the gate checks the assertion with the server's WebAuthn verifier.
   const passkeys = services.passkeys?.verifier();
-  const outcome = await services.gate.approvals.decide(approver, effective, passkeys === undefined ? {} : { passkeys });
+  const outcome = await services.gate.approvals.decide(approver, input, passkeys === undefined ? {} : { passkeys });
   if (!outcome.ok) throw decisionError(outcome.reason, outcome.message);
   // Waiters and the webhook hear of it from the gate's events, like any other decision.
   return outcome;
-}
-
-function isUnchanged(edited: unknown, argsDigest: string, services: Services): boolean {
-  try {
-    return canonicalizeArguments(edited, services.gate.argumentLimits).digest === argsDigest;
-  } catch {
-    return false; // the gate reports the typed error
-  }
 }
 
 function decisionError(reason: DecisionFailure, message: string): ApiError {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app/env.ts';
-import { packageVersion } from '../cli/version.ts';
+import { packageVersion } from './package-version.ts';
 import { jsonResponse } from '../http/security-headers.ts';
 import { openApiDocument } from './openapi-document.ts';
 

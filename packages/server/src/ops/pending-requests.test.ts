@@ -35,7 +35,7 @@ describe('countersign_pending_requests', () => {
     f = makeServerFixture();
     for (const id of ['c1', 'c2', 'c3']) await f.proposeTransfer({ amount: 500, to: 'alice' }, id);
     const limits: (number | undefined)[] = [];
-    const ledger = f.gate.deps.ledger;
+    const ledger = f.ledger;
     const list = ledger.listApprovalRequests.bind(ledger);
     (ledger as { listApprovalRequests: LedgerStore['listApprovalRequests'] }).listApprovalRequests = (filter, now) => {
       limits.push(filter.limit);
@@ -48,7 +48,7 @@ describe('countersign_pending_requests', () => {
 
   it('a store that does not answer in time gives no value rather than a hung scrape', async () => {
     f = makeServerFixture();
-    const ledger = f.gate.deps.ledger as { listApprovalRequests: LedgerStore['listApprovalRequests'] };
+    const ledger = f.ledger as { listApprovalRequests: LedgerStore['listApprovalRequests'] };
     ledger.listApprovalRequests = () => new Promise(() => undefined);
     expect(await countPendingRequests(f.gate, 20)).toBeUndefined();
     ledger.listApprovalRequests = () => Promise.reject(new Error('connection refused'));

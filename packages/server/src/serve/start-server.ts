@@ -25,8 +25,8 @@ export interface StartServerOptions {
   audit: AuditLog;
   /** Logouts, kept in the same store as the ledger (see ServerOptions.sessionRevocations). */
   sessions?: SessionRevocationStore | undefined;
-  /** Tool definitions, pins and agent registrations: pass the store's so every replica shares them. */
-  definitions?: DefinitionStore | undefined;
+  /** Tool definitions, pins and agent registrations: the store's, so every replica shares them (required, like the ledger). */
+  definitions: DefinitionStore;
   policy: PolicyEngine;
   /** Who re-approves a new or changed tool definition (the policy's `definitionReview`). Default: the gate's (role admin). */
   definitionReview?: DefinitionReviewRule | undefined;

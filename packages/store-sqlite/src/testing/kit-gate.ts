@@ -3,6 +3,7 @@ import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
 import { ATTACK_KIT_POLICY_YAML, attackKitTools } from '@countersign/core/testing';
 import type { SqliteStore } from '../open.ts';
+import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The gate every process of the two-process tests builds over the shared file: same
@@ -10,6 +11,7 @@ import type { SqliteStore } from '../open.ts';
  */
 export function kitGate(store: SqliteStore): Gate {
   return new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger: store.ledger,
     audit: store.audit,
     policy: loadPolicy(ATTACK_KIT_POLICY_YAML, 'yaml'),

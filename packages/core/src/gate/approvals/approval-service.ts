@@ -1,12 +1,13 @@
 import type { ApprovalStatus } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT } from '../agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
 import type { GateDeps } from '../config.ts';
-import type { Approver } from '../eligibility.ts';
+import type { Approver } from './eligibility.ts';
 import { decide } from './decide.ts';
 import { issueToken } from './issue-token.ts';
 import { countPendingRequests, listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
-import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, TokenOutcome, ViewResult } from './types.ts';
+import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, ViewResult } from './types.ts';
+import type { TokenResult } from '../shared/port.ts';
 import { viewForAgent, viewRequest, viewRequestOfCall } from './view-request.ts';
 
 /**
@@ -51,7 +52,7 @@ export class ApprovalService {
     return decide(this.#deps, approver, input, options);
   }
 
-  token(requestId: string, agent: Agent = DEFAULT_AGENT): Promise<TokenOutcome> {
+  token(requestId: string, agent: Agent = DEFAULT_AGENT): Promise<TokenResult> {
     return issueToken(this.#deps, requestId, agent);
   }
 

@@ -4,15 +4,15 @@ import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApproverRule, EditRefusal, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { decideSafely } from '../../policy/safe-decide.ts';
-import { auditBestEffort } from '../audit-safely.ts';
-import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
-import { checkCallDefinition } from '../call-definition.ts';
+import { auditBestEffort } from '../shared/audit-safely.ts';
+import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
-import { type Approver, mayDecide } from '../eligibility.ts';
-import { checkInputSchema, type InputSchemaProblem } from '../input-schema.ts';
-import { callIds, errorMessage, eventAbout } from '../propose.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {

@@ -1,12 +1,13 @@
+import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { emit } from '../../events/emit.ts';
-import { settleDecidedReview } from '../admit-definition.ts';
-import { appendAfterEffect, decisionEvents } from '../audit-decision.ts';
+import { settleDecidedReview } from '../definitions/admit-definition.ts';
+import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import type { AddDecisionResult } from '../../ledger/types.ts';
-import { auditsAtomically } from '../audited-write.ts';
+import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
-import { isReviewProposal, reviewSubjectOf } from '../definition-review.ts';
-import { type Approver, mayDecide } from '../eligibility.ts';
-import { callIds, errorMessage } from '../propose.ts';
+import { isReviewProposal, reviewSubjectOf } from '../definitions/definition-review.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { callIds, errorMessage } from '../shared/call-records.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
@@ -19,7 +20,8 @@ const MAX_REASON_LENGTH = 1000;
  * in `input` but the request id, the choice, a reason and (approve-with-edits) the
  * edited arguments. Never throws; a decision that took effect is never reported failed.
  */
-export async function decide(deps: GateDeps, approver: Approver, input: DecisionInput, options: DecideOptions = {}): Promise<DecisionOutcome> {
+export async function decide(deps: GateDeps, approver: Approver, requested: DecisionInput, options: DecideOptions = {}): Promise<DecisionOutcome> {
+  let input = requested;
   const invalid = invalidDecision(input);
   if (invalid !== undefined) return fail('invalid_decision', invalid);
   try {
@@ -28,6 +30,11 @@ export async function decide(deps: GateDeps, approver: Approver, input: Decision
     const view = found.view;
     if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
       return fail('not_eligible', `${approver.id} may not decide this request`);
+    }
+    // An edit that changes nothing is a plain approval of the recorded call (whoever calls: the server's routes or code in process).
+    if (input.decision === 'approve' && input.editedArguments !== undefined && isUnchanged(deps, input.editedArguments, view.proposal.argsDigest)) {
+      const { editedArguments: _unchanged, ...plain } = input;
+      input = plain;
     }
     if (input.decision === 'approve' && input.editedArguments !== undefined) {
       if (isReviewProposal(view.proposal)) return fail('invalid_decision', 'a tool definition is approved as it is, never edited');
@@ -66,6 +73,15 @@ export async function decide(deps: GateDeps, approver: Approver, input: Decision
     return audited ? { ok: true, request: result.request } : { ok: true, request: result.request, auditRecorded: false };
   } catch (error) {
     return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);
+  }
+}
+
+/** Whether `edited` canonicalizes to the recorded arguments; arguments that do not canonicalize are left for the edit path to refuse, typed. */
+function isUnchanged(deps: GateDeps, edited: unknown, argsDigest: string): boolean {
+  try {
+    return canonicalizeArguments(edited, deps.argumentLimits).digest === argsDigest;
+  } catch {
+    return false;
   }
 }
 

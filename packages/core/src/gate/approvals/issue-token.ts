@@ -1,10 +1,10 @@
 import { emit } from '../../events/emit.ts';
 import { mintApprovalToken } from '../../token/mint.ts';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../shared/agent.ts';
 import type { GateDeps } from '../config.ts';
-import { callIds, errorMessage } from '../propose.ts';
-import { tokenInputOf } from '../token-input.ts';
-import type { TokenOutcome } from './types.ts';
+import { callIds, errorMessage } from '../shared/call-records.ts';
+import { tokenInputOf } from '../shared/token-input.ts';
+import type { TokenResult } from '../shared/port.ts';
 import { viewForAgent } from './view-request.ts';
 
 /**
@@ -12,7 +12,7 @@ import { viewForAgent } from './view-request.ts';
  * so it can be fetched again). Only for the agent that owns the call's run; for any
  * other agent the request is `not_found`. Never throws.
  */
-export async function issueToken(deps: GateDeps, requestId: string, agent: Agent): Promise<TokenOutcome> {
+export async function issueToken(deps: GateDeps, requestId: string, agent: Agent): Promise<TokenResult> {
   try {
     const found = await viewForAgent(deps, agent, requestId);
     if (!found.ok) return found;

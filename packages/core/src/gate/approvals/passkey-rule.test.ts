@@ -6,7 +6,7 @@ import { checkPasskeyEvidence } from '../../passkey/evidence-check.ts';
 import { registrationEvent } from '../../passkey/change-events.ts';
 import { testDevice, testOfflineCheck, testVerifier } from '../../passkey/test-device.test-helper.ts';
 import type { AuditLog, AuditRecord } from '../../audit/types.ts';
-import { decisionEvents } from '../audit-decision.ts';
+import { decisionEvents } from './audit-decision.ts';
 import { FINANCE, makeGateFixture, requestView } from '../../testing/gate-fixture.ts';
 
 

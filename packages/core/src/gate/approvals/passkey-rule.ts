@@ -1,7 +1,7 @@
 import { readPasskeyAssertion } from '../../passkey/assertion-shape.ts';
 import { type DecisionToSign, passkeyChallenge, passkeyDecisionClaims } from '../../passkey/decision-claims.ts';
 import type { PasskeyEvidence, PasskeyFailure, PasskeyVerifier } from '../../passkey/types.ts';
-import type { Approver } from '../eligibility.ts';
+import type { Approver } from './eligibility.ts';
 import type { RequestView } from './types.ts';
 
 export type PasskeyRuleOutcome =

@@ -1,9 +1,9 @@
 import { emit } from '../../events/emit.ts';
-import { appendAfterEffect } from '../audit-decision.ts';
-import { auditsAtomically } from '../audited-write.ts';
+import { appendAfterEffect } from './audit-decision.ts';
+import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
-import { type Approver, mayDecide } from '../eligibility.ts';
-import { callIds, errorMessage, eventAbout } from '../propose.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
+import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import type { RevokeOutcome } from './types.ts';
 import { viewRequest } from './view-request.ts';
 

@@ -1,6 +1,6 @@
-import type { DefinitionReviewView, DefinitionView } from '../definition-view.ts';
+import type { DefinitionReviewView, DefinitionView } from '../definitions/definition-view.ts';
 import type { ApprovalRequest, ApprovalStatus, Proposal } from '../../ledger/types.ts';
-import type { InputSchemaProblem } from '../input-schema.ts';
+import type { InputSchemaProblem } from '../definitions/input-schema.ts';
 import type { PasskeyVerifier } from '../../passkey/types.ts';
 
 /** Why a read of the approval store failed: nothing there (for this reader), or the store is down. */
@@ -73,7 +73,7 @@ export type DecisionOutcome =
  * definition is no longer the pinned one (the call cannot dispatch); `unknown_tool`
  * that no such tool is registered; `none` that the tool has no definition.
  */
-export type { DefinitionReviewView, DefinitionView } from '../definition-view.ts';
+export type { DefinitionReviewView, DefinitionView } from '../definitions/definition-view.ts';
 
 /** Where an approve-with-edits sent the call: the edited proposal, and the request to wait on for it. */
 export interface EditedCall {
@@ -103,10 +103,6 @@ export interface RequestView {
 export type ViewResult = { ok: true; view: RequestView } | ReadFailure;
 
 export type ListResult = { ok: true; views: RequestView[] } | { ok: false; reason: 'store_unavailable'; message: string };
-
-export type TokenOutcome =
-  | { ok: true; token: string; requestId: string; expiresAt: number }
-  | { ok: false; reason: 'not_found' | 'not_approved' | 'store_unavailable'; status?: string | undefined; message: string };
 
 export type RevokeOutcome =
   | {

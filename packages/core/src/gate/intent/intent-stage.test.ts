@@ -18,6 +18,18 @@ describe('intent stage: what the matcher is shown', () => {
     expect(asked[0]?.catalogue.find((t) => t.name === 'read_file')).toEqual({ name: 'read_file', server: 'files' });
   });
 
+  it('the assistant\'s offers the user only accepted, apart from the task; a malformed list is refused before the matcher is asked', async () => {
+    const { matcher, asked } = scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 'scripted' }));
+    const f = makeGateFixture({ intent: { matcher } });
+    await f.gate.propose({ ...f.call({ arguments: '{"amount":5,"to":"bob"}', task: 'Move 5 to bob.' }), offered: ['Move 5 to bob.'] });
+    expect(asked[0]).toMatchObject({ task: 'Move 5 to bob.', offered: ['Move 5 to bob.'] });
+    await f.gate.propose(f.call({ arguments: '{"amount":5,"to":"bob"}', task: INTENT_TASK }));
+    expect(asked[1]?.offered).toBeUndefined();
+    const bad = await f.gate.propose({ ...f.call({ arguments: '{"amount":5,"to":"bob"}', task: INTENT_TASK }), offered: [42] as unknown as string[] });
+    expect(bad).toMatchObject({ status: 'rejected', reason: 'invalid_call' });
+    expect(asked).toHaveLength(2);
+  });
+
   it('the catalogue listing is reused within catalogueTtlMs (not read per call); the called tool is always its current definition', async () => {
     let listings = 0;
     const catalogue = async () => {

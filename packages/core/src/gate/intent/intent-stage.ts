@@ -2,7 +2,7 @@ import type { AuditValue } from '../../audit/types.ts';
 import type { CatalogEntry, ToolCatalog } from '../../catalog/types.ts';
 import { sha256Hex } from '../../digest.ts';
 import type { Verdict } from '../../policy/types.ts';
-import type { ToolDefinition } from '../tools.ts';
+import type { ToolDefinition } from '../../catalog/tools.ts';
 import type { IntentConfig, IntentDecision, IntentMatchResult, IntentRecord, IntentTool } from './types.ts';
 
 /** The intent stage's settings with defaults filled in (see `IntentConfig`). */
@@ -17,6 +17,8 @@ export interface ResolvedIntent {
 
 /** Longest task sentence a call may carry: a summary, not a conversation. */
 export const MAX_TASK_LENGTH = 4000;
+/** Most accepted offers (`offered`) a call may carry with its task. */
+export const MAX_OFFERS = 16;
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_ROUTE_TTL_SECONDS = 900;
 const DECISIONS: readonly IntentDecision[] = ['match', 'mismatch', 'uncertain'];
@@ -38,6 +40,8 @@ export function resolveIntent(config: IntentConfig | undefined): ResolvedIntent 
 export interface TaskReference {
   task?: string | undefined;
   taskId?: string | undefined;
+  /** The assistant's offers the user only accepted: the matcher sees them apart from the user's words. */
+  offered?: readonly string[] | undefined;
   runId: string;
   sessionId: string;
   principal: string;
@@ -64,7 +68,7 @@ export async function checkIntent(
 ): Promise<IntentStep> {
   if (intent === undefined || verdict.kind === 'deny') return { kind: 'keep', verdict };
   const { task, problem } = await taskOf(intent, ref);
-  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry, now, mayList);
+  const answer = task === undefined ? uncertainBecause(intent, problem ?? 'no_task') : await askMatcher(intent, catalog, task, ref.toolName, entry, now, mayList, ref.offered);
   const base = { taskDigest: task === undefined ? null : sha256Hex(task), matcher: answer.matcher, score: answer.score, decision: answer.decision };
   const withProblem = answer.problem === undefined ? {} : { problem: answer.problem };
   if (answer.decision === 'match') return { kind: 'keep', verdict, record: { ...base, effect: 'none', ...withProblem } };
@@ -119,6 +123,7 @@ async function askMatcher(
   entry: CatalogEntry | undefined,
   now: number,
   mayList: ListFilter,
+  offered: readonly string[] | undefined,
 ): Promise<Answer> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -132,7 +137,7 @@ async function askMatcher(
   try {
     const tool = withServer(intent, matchToolOf(toolName, entry?.definition));
     const catalogue = await catalogueOf(intent, catalog, tool, now, mayList);
-    const result = await Promise.race([intent.config.matcher.match({ task, tool, catalogue }, controller.signal), timedOut]);
+    const result = await Promise.race([intent.config.matcher.match({ task, tool, catalogue, ...(offered === undefined || offered.length === 0 ? {} : { offered }) }, controller.signal), timedOut]);
     if (result === 'timeout') return uncertainBecause(intent, 'timeout');
     return checkedResult(intent, result);
   } catch (error) {

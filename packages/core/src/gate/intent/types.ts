@@ -16,6 +16,8 @@ export interface IntentMatchInput {
   task: string;
   tool: IntentTool;
   catalogue: readonly IntentTool[];
+  /** The assistant's offers the user only accepted ("ok sure"): a tool that fits only these is not the user's need. */
+  offered?: readonly string[] | undefined;
 }
 
 export type IntentDecision = 'match' | 'mismatch' | 'uncertain';

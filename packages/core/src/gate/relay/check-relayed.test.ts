@@ -10,6 +10,7 @@ import { hmacKey, Keyring } from '../../token/keyring.ts';
 import { withOverrides } from '../attacks.test-helper.ts';
 import { Gate } from '../gate.ts';
 import type { RelayProjection } from './projections.ts';
+import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
 
 const MCP = {
   content: [
@@ -35,6 +36,7 @@ function gateWith(options: { relayProjections?: RelayProjection[]; result?: unkn
   const audit = options.audit ?? new MemoryAuditLog();
   const ledger = options.ledger ?? new MemoryLedger({ audit: audit instanceof MemoryAuditLog ? audit : undefined });
   const gate = new Gate({
+    definitions: new MemoryDefinitionStore(),
     ledger,
     audit,
     policy: loadPolicy(FIXTURE_POLICY_YAML, 'yaml'),

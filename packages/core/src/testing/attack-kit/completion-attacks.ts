@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Grant } from '../../gate/grant.ts';
+import type { Grant } from '../../gate/execute/grant.ts';
 import type { KitContext } from './kit-context.ts';
 
 /** Results: recorded once per grant, checked against the ledger, and the call's state readable. */

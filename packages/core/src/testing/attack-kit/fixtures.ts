@@ -1,6 +1,6 @@
-import type { Agent } from '../../gate/agent.ts';
-import type { Approver } from '../../gate/eligibility.ts';
-import type { ToolDefinition, ToolRegistry } from '../../gate/tools.ts';
+import type { Agent } from '../../gate/shared/agent.ts';
+import type { Approver } from '../../gate/approvals/eligibility.ts';
+import type { ToolDefinition, ToolRegistry } from '../../catalog/tools.ts';
 
 /**
  * The policy the gate attack kit runs against. The gate (or server) under test must be

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryAuditLog } from '../../audit/memory-audit-log.ts';
 import type { AuditLog } from '../../audit/types.ts';
+import { MemoryDefinitionStore } from '../../catalog/memory-definition-store.ts';
 import { manualClock } from '../../clock.ts';
 import { Gate } from '../../gate/gate.ts';
 import { MemoryLedger } from '../../ledger/memory-ledger.ts';
@@ -35,7 +36,7 @@ export function inProcessAttackAdapter(options: InProcessAttackOptions = {}): Ga
   let tools = attackKitTools();
   let readLedger: LedgerStore = ledger;
   // A changed tool or a tampered row: a new gate over the same stores, as after a restart.
-  const build = () => new Gate({ ledger: readLedger, audit, policy, keyring, tools, clock, newId: () => `kit-${randomUUID()}` });
+  const build = () => new Gate({ definitions: new MemoryDefinitionStore(), ledger: readLedger, audit, policy, keyring, tools, clock, newId: () => `kit-${randomUUID()}` });
   let gate = build();
   const signingKey = keyring.active();
   return {

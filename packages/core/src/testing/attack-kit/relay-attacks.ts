@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Completion } from '../../gate/grant.ts';
+import type { Completion } from '../../gate/execute/grant.ts';
 import type { RelayCheckOutcome, RelayedToolMessage } from '../../gate/relay/types.ts';
 import type { KitAgent } from './fixtures.ts';
 import type { KitCall, KitContext } from './kit-context.ts';

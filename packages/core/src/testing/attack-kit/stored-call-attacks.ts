@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../digest.ts';
-import { definitionDigest } from '../../gate/tools.ts';
+import { definitionDigest } from '../../catalog/tools.ts';
 import type { Proposal } from '../../ledger/types.ts';
 import { attackKitTools } from './fixtures.ts';
 import type { KitContext } from './kit-context.ts';

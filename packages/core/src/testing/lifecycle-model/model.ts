@@ -335,6 +335,8 @@ export function editedKey(key: string): string {
 
 function edit(state: ModelState, action: Extract<Action, { kind: 'edit' }>): StepResult {
   const call = state.calls[action.call]!;
+  // An edit that changes nothing is a plain approval of the recorded call (core's approve path).
+  if (action.amount === call.amount) return decide(state, { kind: 'decide', approver: action.approver, call: action.call, decision: 'approve' });
   const request = call.request!;
   if (ineligible(call, action.approver)) return same(state, { status: 'not_eligible' });
   const status = effective(request, state.now);

@@ -1,4 +1,4 @@
-import type { Approver } from '../../gate/eligibility.ts';
+import type { Approver } from '../../gate/approvals/eligibility.ts';
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '../../policy/rules.ts';
 import { FIXTURE_POLICY_YAML } from '../gate-fixture.ts';
 

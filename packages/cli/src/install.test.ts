@@ -1,0 +1,294 @@
+import { type ChildProcess, execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readmeTsBlocks } from './testing/readme-blocks.ts';
+
+// What a user does before the packages are published (README, "Install"): build once, `npm
+// pack` every public package, install the tarballs into an empty project outside the
+// repository, and run there on plain `node` (no source condition, no TypeScript of ours: the
+// packages resolve to their built dist/). npm takes third-party packages from its cache
+// (--offline); where the cache lacks a package document, from the registry (--prefer-offline).
+
+const repo = join(import.meta.dirname, '..', '..', '..');
+/** The public packages, in dependency order. */
+const PACKAGES = ['core', 'semantic', 'store-sqlite', 'store-postgres', 'client', 'server', 'mcp', 'proxy', 'cli'];
+/** What an application that embeds only the approval service must not receive. */
+const NOT_IN_SERVER_INSTALL = [
+  '@countersign/mcp',
+  '@countersign/proxy',
+  '@countersign/semantic',
+  '@countersign/store-sqlite',
+  '@countersign/store-postgres',
+  '@countersign/client',
+  '@countersign/cli',
+  '@modelcontextprotocol/sdk',
+  'commander',
+  'pg',
+];
+const OLD_NODE = '/usr/bin/node';
+const AGENT_TOKEN = `agent-${randomBytes(16).toString('hex')}`;
+const APPROVER_TOKEN = `approver-${randomBytes(16).toString('hex')}`;
+
+/** Node >= 22.18 from PATH (what a user runs), else this process's Node. */
+function plainNode(): string {
+  const found = spawnSync('node', ['-p', 'process.execPath + " " + process.versions.node'], { encoding: 'utf8' });
+  const [path = '', version = ''] = (found.stdout ?? '').trim().split(' ');
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return found.status === 0 && (major > 22 || (major === 22 && minor >= 18)) ? path : process.execPath;
+}
+
+const node = plainNode();
+// Everything npm runs uses this process's Node first on PATH, not the machine's default.
+const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
+// No source condition leaks into what the test runs: the installed packages resolve to dist/.
+delete env.NODE_OPTIONS;
+const run = (cmd: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}) =>
+  execFileSync(cmd, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+const runAsync = promisify(execFile);
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+let work: string;
+let tarballs: Map<string, string>;
+/** Every public package installed. */
+let app: string;
+const cli = () => join(app, 'node_modules', '@countersign', 'cli', 'bin', 'countersign.js');
+
+/** The latest modification time of a file under `dir` (0 when there is none). */
+function newestMtime(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+async function installInto(name: string, packages: readonly string[]): Promise<{ dir: string; took: string }> {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `countersign-install-${name}`, private: true, type: 'module' }));
+  const started = performance.now();
+  const files = packages.map((p) => tarballs.get(p)!);
+  const install = (mode: string) => runAsync('npm', ['install', mode, '--no-audit', '--no-fund', ...files], { cwd: dir, env, timeout: 600_000 });
+  // From npm's cache alone when it holds every package document; else the registry for what it lacks.
+  const mode = await install('--offline').then(
+    () => '--offline',
+    () => install('--prefer-offline').then(() => '--prefer-offline'),
+  );
+  return { dir, took: `${seconds(started)} (${mode})` };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'countersign-install-'));
+  const packed = join(work, 'tarballs');
+  mkdirSync(packed);
+  const report: string[] = [];
+  let started = performance.now();
+  // One build, reused: a package whose dist/ is newer than all its sources is not rebuilt.
+  const stale = PACKAGES.filter((p) => newestMtime(join(repo, 'packages', p, 'src')) >= newestMtime(join(repo, 'packages', p, 'dist')));
+  if (stale.length > 0) run('npm', ['run', 'build', ...stale.flatMap((p) => ['-w', `packages/${p}`])], repo);
+  report.push(`build: ${stale.length === 0 ? 'reused' : stale.join(', ')} ${seconds(started)}`);
+  started = performance.now();
+  const packs = await Promise.all(
+    PACKAGES.map(async (p) => {
+      const { stdout } = await runAsync('npm', ['pack', '--json', '--pack-destination', packed], { cwd: join(repo, 'packages', p), env });
+      const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
+      return [p, info!] as const;
+    }),
+  );
+  report.push(`pack (parallel): ${seconds(started)}`);
+  tarballs = new Map(packs.map(([p, info]) => [p, join(packed, info.filename)]));
+  for (const [, info] of packs) report.push(`  ${info.filename.padEnd(36)} ${(info.size / 1024).toFixed(0).padStart(5)} KiB packed, ${(info.unpackedSize / 1024).toFixed(0).padStart(5)} KiB unpacked, ${info.entryCount} files`);
+  const [all, serverOnly, clientOnly] = await Promise.all([installInto('app', PACKAGES), installInto('server-only', ['core', 'server']), installInto('client-only', ['core', 'client'])]);
+  app = all.dir;
+  report.push(`install, in parallel from the npm cache: all ${PACKAGES.length} packages ${all.took}; @countersign/server alone ${serverOnly.took}; @countersign/client alone ${clientOnly.took}`);
+  console.log(`install test\n${report.join('\n')}`);
+}, 900_000);
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+}, 300_000);
+
+/** `countersign serve` from the installed CLI on an ephemeral port, with the agent and approver tokens the test chose. */
+async function startInstalledServe(cwd: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(node, [cli(), 'serve', '--json', '--port', '0'], {
+    cwd,
+    env: { PATH: env.PATH, HOME: cwd, COUNTERSIGN_AGENT_TOKEN: AGENT_TOKEN, COUNTERSIGN_APPROVER_TOKEN: APPROVER_TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
+    child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const event = JSON.parse(line) as { event?: string; url?: string };
+      if (event.event === 'listening' && event.url !== undefined) {
+        clearTimeout(timer);
+        resolve(event.url);
+      }
+    });
+  });
+  return { url, child };
+}
+
+describe('npm pack, install into an empty project, run on plain node', () => {
+  it('installed, not linked: the project has copies of the built packages and no sources', () => {
+    expect(existsSync(join(app, 'node_modules', '@countersign', 'core', 'dist', 'index.js'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules', '@countersign', 'core', 'src'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules', '.bin', 'countersign'))).toBe(true);
+  });
+
+  it('an application that installs only @countersign/server gets none of the gateway, proxy, semantic layer, stores or CLI', () => {
+    const names = new Set<string>();
+    type Listed = { version?: string; missing?: boolean; dependencies?: Record<string, Listed> };
+    // Installed packages only: npm ls also names an optional peer (the client, for linkedPair) it did not install.
+    const walk = (deps: Record<string, Listed> = {}) => {
+      for (const [name, dep] of Object.entries(deps)) {
+        if (dep.version !== undefined && dep.missing !== true) names.add(name);
+        walk(dep.dependencies);
+      }
+    };
+    const dir = join(work, 'server-only');
+    walk(JSON.parse(run('npm', ['ls', '--all', '--json'], dir)).dependencies);
+    expect(names.has('@countersign/server')).toBe(true);
+    expect(NOT_IN_SERVER_INSTALL.filter((name) => names.has(name))).toEqual([]);
+    expect(NOT_IN_SERVER_INSTALL.filter((name) => existsSync(join(dir, 'node_modules', name)))).toEqual([]);
+  });
+
+  it('@countersign/client installs with core alone and loads on plain node', () => {
+    const out = run(node, ['--input-type=module', '-e', "const c = await import('@countersign/client'); console.log(typeof c.createClient)"], join(work, 'client-only'));
+    expect(out.trim()).toBe('function');
+  });
+
+  it("the README's in-process example runs from the installed packages", () => {
+    copyFileSync(join(repo, 'examples', 'in-process', 'in-process.ts'), join(app, 'in-process.ts'));
+    const out = run(node, ['in-process.ts'], app);
+    expect(out.split('\n')).toEqual([
+      'propose:        approval_required',
+      'first dispatch: executed',
+      'replay:         not_approved (already_consumed)',
+      'transfers made: [{"amount":500,"to":"alice"}]',
+      '',
+    ]);
+  });
+
+  it('an agent on @countersign/client runs a transfer through `countersign serve` of the installed CLI, approved with `countersign approvals approve`', async () => {
+    const serveDir = join(work, 'service');
+    mkdirSync(serveDir);
+    const { url, child } = await startInstalledServe(serveDir);
+    try {
+      writeFileSync(join(app, 'agent.ts'), AGENT_PROGRAM);
+      const agent = spawn(node, ['agent.ts'], { cwd: app, env: { PATH: env.PATH, COUNTERSIGN_URL: url, COUNTERSIGN_AGENT_TOKEN: AGENT_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const lines: string[] = [];
+      let stderr = '';
+      agent.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => agent.on('close', resolve));
+      const requestId = await new Promise<string>((resolve, reject) => {
+        agent.on('close', () => reject(new Error(`the agent exited first: ${lines.join('\n')} ${stderr}`)));
+        createInterface({ input: agent.stdout! }).on('line', (line) => {
+          lines.push(line);
+          const waiting = /^waiting for ([^:\s]+):/.exec(line);
+          if (waiting) resolve(waiting[1]!);
+        });
+      });
+      const approved = run(node, [cli(), 'approvals', 'approve', requestId, '--url', url, '--reason', 'install test'], app, { COUNTERSIGN_APPROVER_TOKEN: APPROVER_TOKEN });
+      expect(approved).toContain('approved');
+      expect(await exited).toBe(0);
+      expect(lines[0]).toBe(`waiting for ${requestId}: ${url}/requests/${requestId}`);
+      expect(lines.slice(1)).toEqual(['decided: approved', 'authorize: authorized', 'ran transfer {"amount":2500,"to":"alice"}', 'complete: ok']);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('`countersign mcp` over stdio, launched from a desktop config, serves a pinned upstream tool to the stock MCP SDK client', () => {
+    const home = join(work, 'desktop-user');
+    mkdirSync(home);
+    // The upstream lives in the project, on the MCP SDK and zod the CLI installed there.
+    writeFileSync(join(app, 'upstream.mjs'), UPSTREAM_SERVER);
+    writeFileSync(join(home, 'policy.yaml'), 'version: 1\nrules:\n  - tool: echo\n    verdict: allow\n');
+    writeFileSync(
+      join(home, 'gateway.yaml'),
+      [`upstreams:\n  - name: local\n    command: ${node}\n    args: ["${join(app, 'upstream.mjs')}"]`, 'policy: ./policy.yaml', 'store: { sqlite: .countersign/countersign.sqlite }', 'principal: alice', 'lock: ./mcp.lock.json'].join('\n'),
+    );
+    // The walkthrough: pin the upstream's definitions with the installed CLI, then the desktop app launches the gateway.
+    run(node, [cli(), 'mcp', 'pin', '--config', join(home, 'gateway.yaml')], home);
+    expect(JSON.parse(readFileSync(join(home, 'mcp.lock.json'), 'utf8'))).toBeTruthy();
+    const desktopConfig = { mcpServers: { countersign: { command: node, args: [cli(), 'mcp', '--config', join(home, 'gateway.yaml')], env: { HOME: home } } } };
+    writeFileSync(join(home, 'claude_desktop_config.json'), JSON.stringify(desktopConfig, null, 2));
+    writeFileSync(join(app, 'desktop-client.mjs'), DESKTOP_CLIENT);
+    // Started from another folder, like a desktop app: everything comes from the config's absolute paths.
+    const out = run(node, [join(app, 'desktop-client.mjs'), join(home, 'claude_desktop_config.json')], tmpdir());
+    expect(JSON.parse(out)).toEqual({ tools: ['echo'], result: [{ type: 'text', text: 'echo: hello from the desktop' }] });
+  }, 120_000);
+
+  it('a TypeScript file type-checks against the installed types (strict, nodenext)', () => {
+    writeFileSync(join(app, 'check.ts'), TYPED_PROGRAM);
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', allowImportingTsExtensions: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, typeRoots: [join(repo, 'node_modules', '@types')], types: ['node'], skipLibCheck: true },
+        files: ['check.ts', 'agent.ts', 'in-process.ts'],
+      }),
+    );
+    copyFileSync(join(repo, 'examples', 'in-process', 'in-process.ts'), join(app, 'in-process.ts'));
+    writeFileSync(join(app, 'agent.ts'), AGENT_PROGRAM);
+    const tsc = spawnSync(node, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8', env });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 120_000);
+
+  it('the installed countersign command runs; on Node < 22.18 it says which Node it needs', () => {
+    expect(run(node, [cli(), '--help'], app)).toContain('Usage: countersign');
+    if (!existsSync(OLD_NODE)) return;
+    const old = spawnSync(OLD_NODE, [cli(), '--help'], { cwd: app, encoding: 'utf8' });
+    const version = spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+    if (Number(version.split('.')[0]) >= 23 || (version.startsWith('22.') && Number(version.split('.')[1]) >= 18)) return;
+    expect(old.status).toBe(2);
+    expect(old.stderr).toContain(`Countersign needs Node >= 22.18 (found ${version})`);
+  });
+});
+
+/** The README's agent ("From an agent process"): a complete program, run here as a user would. */
+const AGENT_PROGRAM = readmeTsBlocks().find((block) => block.heading.startsWith('From an agent process'))!.code;
+
+/** A one-tool MCP server on the stock SDK. */
+const UPSTREAM_SERVER = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+const server = new McpServer({ name: 'local', version: '1.0.0' });
+server.registerTool('echo', { description: 'Echo a text', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: 'echo: ' + text }] }));
+await server.connect(new StdioServerTransport());
+`;
+
+/** What a desktop app does with its config: launch the server's command with its args and env, speak MCP over stdio. */
+const DESKTOP_CLIENT = `import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+const { command, args, env } = JSON.parse(readFileSync(process.argv[2], 'utf8')).mcpServers.countersign;
+const client = new Client({ name: 'desktop', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));
+const { tools } = await client.listTools();
+const result = await client.callTool({ name: 'echo', arguments: { text: 'hello from the desktop' } });
+await client.close();
+console.log(JSON.stringify({ tools: tools.map((t) => t.name), result: result.content }));
+`;
+
+/** Uses the packages' types the way an application does: wrong field names or narrowing would fail here. */
+const TYPED_PROGRAM = `import { createClient, type CountersignClient } from '@countersign/client';
+import { Gate, type ProposeOutcome } from '@countersign/core';
+import { createApp, startServer, type ServerOptions } from '@countersign/server';
+import { linkedPair } from '@countersign/server/testing';
+const client: CountersignClient = createClient({ baseUrl: 'http://127.0.0.1:8787', token: 't' });
+export function idOf(outcome: ProposeOutcome): string | undefined {
+  return outcome.status === 'approval_required' ? outcome.requestId : undefined;
+}
+export const surfaces = [client.baseUrl, Gate, createApp, startServer, linkedPair] as const;
+export type Options = ServerOptions;
+`;

@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The CLI package's version. Read at runtime because package.json sits outside the
+ * compiled tree; src/ and dist/ are both one level below it.
+ */
+export function packageVersion(): string {
+  try {
+    const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+    const version: unknown = JSON.parse(text).version;
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,90 @@
+import type { AuditEvent, AuditLog } from '../../audit/types.ts';
+import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
+import { evidenceJson } from '../../passkey/assertion-shape.ts';
+import type { PasskeyEvidence } from '../../passkey/types.ts';
+import { signDecisionRecord } from '../../token/decision-record.ts';
+import type { Keyring } from '../../token/keyring.ts';
+import { callClaimsOf } from '../../ledger/expected-call.ts';
+import { eventAbout } from '../shared/call-records.ts';
+
+/**
+ * The audit events of one recorded decision: the decision itself, carrying its signed
+ * decision record bound to the call the approver was shown, and `token_minted` when
+ * the decision approved the request.
+ */
+export function decisionEvents(
+  keyring: Keyring,
+  proposal: Proposal,
+  request: ApprovalRequest,
+  decision: {
+    approver: string;
+    decision: 'approve' | 'deny';
+    reason: string | undefined;
+    at: number;
+    editedProposalId?: string | undefined;
+    passkey?: PasskeyEvidence | undefined;
+  },
+  /** Approve-with-edits: the edited arguments' digest, part of what a passkey signed. */
+  editedArgsDigest?: string | undefined,
+): AuditEvent[] {
+  const { approver, reason, at, editedProposalId, passkey } = decision;
+  const record = signDecisionRecord(
+    {
+      ...callClaimsOf(proposal),
+      req: request.requestId,
+      prop: proposal.proposalId,
+      apr: approver,
+      dec: decision.decision,
+      rsn: reason ?? null,
+      edit: editedProposalId ?? null,
+      at,
+    },
+    keyring,
+  );
+  const events: AuditEvent[] = [
+    {
+      ...eventAbout(proposal, 'decision', at),
+      requestId: request.requestId,
+      actor: approver,
+      reason,
+      detail: {
+        decision: decision.decision,
+        status: request.status,
+        record,
+        ...(editedProposalId ? { editedProposalId } : {}),
+        // The approver's own signature over this decision, re-verified offline by `audit verify`.
+        ...(passkey === undefined ? {} : { passkey: evidenceJson(passkey) }),
+        ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+      },
+    },
+  ];
+  if (request.status === 'approved' && request.tokenId !== undefined) {
+    events.push({
+      ...eventAbout(proposal, 'token_minted', at),
+      requestId: request.requestId,
+      actor: approver,
+      detail: { tokenId: request.tokenId, expiresAt: request.expiresAt },
+    });
+  }
+  return events;
+}
+
+/**
+ * Appends the audit events of decisions that have ALREADY taken effect in the ledger,
+ * for a ledger and an audit log that are separate stores (with a store that holds both,
+ * the decision passes its events to `addDecision` and they commit together instead).
+ * What must never happen is reporting "failed" for a decision that took effect. So an
+ * audit failure here is not thrown: it is returned as `false` (the caller reports
+ * `auditRecorded: false`). Appending stops at the first failure, so the chain never
+ * holds a later event of the step without the earlier one.
+ */
+export async function appendAfterEffect(audit: AuditLog, events: readonly AuditEvent[]): Promise<boolean> {
+  for (const event of events) {
+    try {
+      await audit.append(event);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,201 @@
+import type { AuditEvent } from '../../audit/types.ts';
+import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
+import { sha256Hex } from '../../digest.ts';
+import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/types.ts';
+import { emit } from '../../events/emit.ts';
+import { tightenByAnnotations } from '../../policy/annotations.ts';
+import { decideSafelyNow } from '../../policy/safe-decide.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../shared/agent.ts';
+import { auditedWrite } from '../shared/audited-write.ts';
+import { checkApproval, consumeReason } from './check-approval.ts';
+import type { CatalogEntry } from '../../catalog/types.ts';
+import { checkCallDefinition } from '../definitions/call-definition.ts';
+import type { GateDeps } from '../config.ts';
+import { issueGrant } from './issued-grants.ts';
+import { answerLostConsume } from './lost-consume.ts';
+import type { NotApprovedReason } from '../shared/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest } from '../shared/port.ts';
+import { errorMessage, eventAbout } from '../shared/call-records.ts';
+import { reject, UNKNOWN_CALL } from '../shared/reject.ts';
+import { routedByIntent } from '../intent/intent-stage.ts';
+import { RecordedCallInput } from './recorded-call-input.ts';
+
+/**
+ * Authorize's outcome before the grant is built: the ledger's call as the consume left it
+ * and the approval request it consumed (the grant is built from these), with the
+ * registered tool for `dispatch`, which runs it itself and needs no grant object.
+ */
+export type AuthorizedCall =
+  | Exclude<AuthorizeOutcome, { status: 'authorized' }>
+  | {
+      status: 'authorized';
+      proposal: Proposal;
+      /** The request this call consumed (as read before the consume), or undefined for an allowed call. */
+      consumed: ApprovalRequest | undefined;
+      tool: CatalogEntry & { execute: NonNullable<CatalogEntry['execute']> };
+    };
+
+/**
+ * The checkpoint (invariant 2) for a runtime that runs the tool itself: looks the call
+ * up in the ledger, checks it belongs to `agent` and matches every cross-check the
+ * request carries, re-applies policy, verifies the approval token against the LEDGER's
+ * call, consumes the approval (or, for allowed tools, the call) atomically and appends
+ * the `dispatch` audit record. Returns a grant built from the ledger's record: run
+ * exactly `grant.canonicalArgs`, then report the result with `complete`. Never throws.
+ *
+ * At most once: once authorize has returned a grant the approval is spent and the call
+ * reads `dispatched`. A crash before `complete` leaves it there, "ran, result unknown"
+ * (`callStatus`), and it is never authorized again; a second authorize of the same call
+ * is refused `already_consumed`.
+ */
+export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
+  const outcome = await authorizeCall(deps, request, agent);
+  if (outcome.status !== 'authorized') return outcome;
+  return { status: 'authorized', grant: issueGrant(deps, outcome.proposal, outcome.consumed) };
+}
+
+/**
+ * `authorize`, also handing back the registered tool (the gate's own dispatch runs it).
+ * `requireExecute`: the caller will run the tool here, so a tool the gate cannot run
+ * (one that runs in a remote agent) is refused before its approval is spent.
+ */
+export async function authorizeCall(
+  deps: GateDeps,
+  request: AuthorizeRequest,
+  agent: Agent = DEFAULT_AGENT,
+  requireExecute = false,
+): Promise<AuthorizedCall> {
+  let proposal: Proposal | undefined;
+  try {
+    if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
+    }
+    // One ledger read: the call with its approval request (checked below if policy asks for one).
+    const found = await deps.ledger.getProposalWithRequest(request.proposalId);
+    // Another agent's call is answered exactly like a call that does not exist.
+    if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
+      return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
+    }
+    proposal = found.proposal;
+    const mismatch = contextMismatch(deps, proposal, request);
+    if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
+    // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.
+    if (!mayActFor(agent, proposal.principal)) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'principal_not_allowed' }, `agent ${agent.id} may not act for ${proposal.principal}`);
+    }
+
+    // The tool must exist and run under the trusted definition the call was proposed under (invariant 9).
+    // Answered in this turn for code-registered tools (no promise to await on the hot path).
+    const checking = checkCallDefinition(deps, proposal);
+    const known = checking instanceof Promise ? await checking : checking;
+    if (!known.ok) {
+      const rejection = known.status === 'denied' ? { status: known.status, reason: known.reason } : { status: known.status, reason: known.reason };
+      return await reject(deps, proposal, rejection, known.message);
+    }
+    const execute = known.entry.execute;
+    if (requireExecute && execute === undefined) {
+      return await reject(deps, proposal, { status: 'denied', reason: 'unknown_tool' }, `${proposal.toolName} runs outside the gate: authorize and complete it instead`);
+    }
+
+    // The built-in engine answers synchronously: no await (and no promise) on that path.
+    // The arguments are parsed when a rule reads them (see RecordedCallInput).
+    const deciding = decideSafelyNow(deps.policy, new RecordedCallInput(proposal));
+    const decided = deciding instanceof Promise ? await deciding : deciding;
+    // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
+    const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);
+    if (verdict.kind === 'deny') {
+      return await reject(deps, proposal, { status: 'denied', reason: verdict.reason }, `policy denies ${proposal.toolName}`);
+    }
+
+    const now = deps.clock();
+    let approval: { requestId: string; tokenId: string } | undefined;
+    let approvalRequest: ApprovalRequest | undefined;
+    // A call the intent stage routed to a person at propose time needs that approval even
+    // though policy allows it: the stage's verdict is kept, never re-derived here (no model at dispatch).
+    // An edited call (approve-with-edits) exists only because a person changed a call that
+    // needed approval: it runs only with its own approval, consumed once, whatever policy
+    // now says about its arguments (an edit down to an allowed amount, or by one of two
+    // required approvers, must not turn it into a free call).
+    if (verdict.kind === 'approve' || routedByIntent(found.request) || proposal.parentProposalId !== undefined) {
+      // A token that verifies is answered in this turn; only a refusal comes as a promise.
+      const checking = checkApproval(deps, proposal, found.request, request.token, now);
+      const checked = checking instanceof Promise ? await checking : checking;
+      if (checked.status !== 'ok') return checked.outcome;
+      approval = checked.approval;
+      approvalRequest = checked.request;
+    }
+
+    // The consume and its `dispatch` record commit together when the store holds both:
+    // a spent approval never exists without its record, and no grant is handed out before
+    // that record is durable. (Two steps with an unrelated audit log: see auditedWrite.)
+    let consumed: ConsumeResult;
+    try {
+      consumed = await auditedWrite<ConsumeResult>(
+        deps,
+        (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
+        (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
+      );
+    } catch (error) {
+      // An error is not a refusal: the consume may have committed with its reply lost.
+      return await answerLostConsume(deps, found.proposal, error);
+    }
+    if (!consumed.ok) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
+    }
+    // Committed: the approval (or the allowed call) is spent, whatever happens next.
+    // (The fields of callIds written out: no intermediate object on every dispatch.)
+    const { runId, proposalId, callId, toolName } = proposal;
+    emit(deps.events, { type: 'authorized', at: now, requestId: approval?.requestId, runId, proposalId, callId, toolName });
+    // The request's decisions cannot change once approved, so the grant reads them from the request as read.
+    const entry = known.entry;
+    return {
+      status: 'authorized',
+      proposal: consumed.proposal,
+      consumed: approvalRequest,
+      // The catalogue's own entry when it can run the tool (no copy on the dispatch path).
+      tool: execute === undefined ? { ...entry, execute: unavailable } : (entry as AuthorizedTool),
+    };
+  } catch (error) {
+    return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
+  }
+}
+
+type AuthorizedTool = Extract<AuthorizedCall, { status: 'authorized' }>['tool'];
+
+/** The `dispatch` record of a consumed call (built by assignment: it is on every dispatch). */
+function dispatchEvent(proposal: Proposal, at: number, approval: { requestId: string; tokenId: string } | undefined): AuditEvent {
+  const event = eventAbout(proposal, 'dispatch', at);
+  if (approval !== undefined) {
+    event.requestId = approval.requestId;
+    event.detail = { tokenId: approval.tokenId };
+  }
+  return event;
+}
+
+// Only `authorize` (not dispatch) gets here without an execute: its caller runs the tool, never this.
+function unavailable(): never {
+  throw new Error('this tool runs outside the gate');
+}
+
+function contextMismatch(deps: GateDeps, proposal: Proposal, request: AuthorizeRequest): [NotApprovedReason, string] | undefined {
+  if (request.runId !== undefined && request.runId !== proposal.runId) return ['run_mismatch', 'the proposal belongs to another run'];
+  if (request.callId !== undefined && request.callId !== proposal.callId) return ['call_mismatch', 'the proposal is another tool call'];
+  if (request.sessionId !== undefined && request.sessionId !== proposal.sessionId) return ['session_mismatch', 'dispatch comes from another session'];
+  if (request.principal !== undefined && request.principal !== proposal.principal) return ['principal_mismatch', 'dispatch acts for another principal'];
+  if (request.toolName !== undefined && request.toolName !== proposal.toolName) {
+    return ['tool_mismatch', `runtime asked for ${request.toolName}; the model called ${proposal.toolName}`];
+  }
+  if (request.arguments !== undefined) {
+    let digest: string;
+    try {
+      digest = canonicalizeArguments(request.arguments, deps.argumentLimits).digest;
+    } catch {
+      return ['invalid_arguments', 'runtime arguments are not valid canonical JSON'];
+    }
+    if (digest !== proposal.argsDigest) return ['args_mismatch', 'runtime arguments differ from the model call'];
+  }
+  if (sha256Hex(proposal.canonicalArgs) !== proposal.argsDigest) {
+    return ['ledger_integrity', 'stored arguments do not match their recorded digest'];
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import type { Agent } from '../shared/agent.ts';
+import type { GateDeps } from '../config.ts';
+import type { ProposeOutcome } from '../shared/outcomes.ts';
+import type { ModelResponse } from '../shared/port.ts';
+import { type ModelToolCall, proposeResponse } from './propose.ts';
+
+/**
+ * One model response with all its tool calls, recorded in one operation: the calls are
+ * checked and decided in the model's order and written together, so SQLite and
+ * Postgres commit the whole response in one transaction. One outcome per call. Never throws.
+ */
+export function proposeModelResponse(deps: GateDeps, response: ModelResponse, agent?: Agent): Promise<ProposeOutcome[]> {
+  if (typeof response !== 'object' || response === null || !Array.isArray(response.toolCalls)) {
+    return Promise.resolve([{ status: 'rejected', reason: 'invalid_call', message: 'a model response needs a toolCalls list' }]);
+  }
+  const ref = responseRefOf(response);
+  if (typeof ref === 'object') {
+    return Promise.resolve(response.toolCalls.map(() => ({ status: 'rejected', reason: 'invalid_call', message: ref.problem })));
+  }
+  const calls = response.toolCalls.map(
+    (toolCall): ModelToolCall => ({
+      runId: response.runId,
+      sessionId: response.sessionId,
+      principal: response.principal,
+      callId: toolCall?.id,
+      toolName: toolCall?.name,
+      arguments: toolCall?.arguments,
+      modelResponseRef: ref,
+      ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
+      ...(response.task === undefined ? {} : { task: response.task }),
+      ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
+      ...(response.offered === undefined ? {} : { offered: response.offered }),
+    }),
+  );
+  return proposeResponse(deps, calls, agent);
+}
+
+/** The response's reference under either name, or why the two names disagree. */
+function responseRefOf(response: ModelResponse): string | undefined | { problem: string } {
+  const { responseRef, modelResponseRef } = response;
+  if (responseRef !== undefined && modelResponseRef !== undefined && responseRef !== modelResponseRef) {
+    return { problem: 'responseRef and modelResponseRef name the same field and must be equal' };
+  }
+  return responseRef ?? modelResponseRef;
+}

@@ -1,0 +1,31 @@
+import type { AuditEvent } from '../../audit/types.ts';
+import type { CallIds } from '../../events/types.ts';
+import type { Proposal } from '../../ledger/types.ts';
+
+// Helpers every stage of the gate uses to describe a recorded call: kept below the stages
+// so that none of them imports another stage for them.
+
+/** The common fields of every audit event about one proposal. */
+export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: number): AuditEvent {
+  return {
+    type,
+    at,
+    runId: proposal.runId,
+    sessionId: proposal.sessionId,
+    callId: proposal.callId,
+    proposalId: proposal.proposalId,
+    toolName: proposal.toolName,
+    argsDigest: proposal.argsDigest,
+    actor: proposal.principal,
+  };
+}
+
+/** The ids every lifecycle event about one recorded call carries. */
+export function callIds(proposal: Proposal): CallIds {
+  return { runId: proposal.runId, proposalId: proposal.proposalId, callId: proposal.callId, toolName: proposal.toolName };
+}
+
+/** A thrown value as text, for audit details and typed failures (never rethrown). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
