@@ -1,7 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { PROCESS_AND_BROWSER_TESTS, STORE_TESTS } from './vitest.groups.ts';
 
 const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
+
+const ALL_TESTS = ['packages/*/src/**/*.test.ts', 'packages/integrations/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -20,8 +24,36 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/integrations/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine,
+    // which then idles a core whenever a test waits for Postgres, a child process or Chromium.
+    // VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Three groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ALL_TESTS,
+          exclude: [...configDefaults.exclude, ...STORE_TESTS, ...PROCESS_AND_BROWSER_TESTS],
+          // Pure tests share one module graph per worker: with isolation most of their time
+          // was re-importing the same sources for every file. Forks (the default pool), not
+          // threads: threads cost the same CPU here and would share process state across files.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        // Each file keeps its own module graph: DBOS and Temporal hold process-wide state,
+        // and the stores' tests open databases and background writers.
+        test: { name: 'store', include: STORE_TESTS, exclude: [...configDefaults.exclude, ...PROCESS_AND_BROWSER_TESTS] },
+      },
+      {
+        extends: true,
+        test: { name: 'process-and-browser', include: PROCESS_AND_BROWSER_TESTS },
+      },
+    ],
   },
 });

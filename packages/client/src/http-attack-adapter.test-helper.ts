@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';
 import { manualClock } from '@countersign/core/testing';
+import { type MintInput, mintApprovalToken } from '@countersign/core/token';
 import { ATTACK_KIT_POLICY_YAML, attackKitTools, type GateAttackAdapter, KIT_AGENTS, KIT_APPROVER, KIT_CHANGED_DEFINITION, type KitAgent } from '@countersign/core/testing';
 import { type AuthConfig, createApp } from '@countersign/server';
 import { createAdaptorServer } from '@hono/node-server';
@@ -43,16 +44,20 @@ export async function httpAttackAdapter(): Promise<GateAttackAdapter> {
     b: createClient({ baseUrl: url, token: auth.agents[1]!.token, retryDelayMs: 5 }),
   };
 
+  const decide = async (requestId: string, decision: 'approve' | 'deny' | 'revoke') => {
+    const res = await fetch(`${url}/api/v1/decisions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${approverToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requestId, decision }),
+    });
+    if (!res.ok) throw new Error(`attack kit: ${decision} refused: ${res.status} ${await res.text()}`);
+  };
+
   return {
     port: (agent) => clients[agent],
-    async decide(requestId, decision) {
-      const res = await fetch(`${url}/api/v1/decisions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${approverToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ requestId, decision }),
-      });
-      if (!res.ok) throw new Error(`attack kit: decision refused: ${res.status} ${await res.text()}`);
-    },
+    decide,
+    revoke: (requestId) => decide(requestId, 'revoke'),
+    signClaims: (claims) => mintApprovalToken(claims as unknown as MintInput, keyring),
     advanceClock: (ms) => clock.advance(ms),
     auditRecords: () => audit.read({ limit: 1_000_000 }),
     async changeToolDefinition(toolName) {

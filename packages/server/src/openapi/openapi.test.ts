@@ -69,12 +69,15 @@ describe('the OpenAPI document', () => {
   });
 
   it('every JSON schema in it compiles as JSON Schema 2020-12', () => {
+    // validator() throws on a schema that does not compile; the count shows schemas were found at all.
+    let checked = 0;
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {
-        for (const media of Object.values(op.requestBody?.content ?? {})) validator(media.schema);
-        for (const response of Object.values(op.responses)) for (const media of Object.values(response.content ?? {})) validator(media.schema);
+        for (const media of Object.values(op.requestBody?.content ?? {})) checked += validator(media.schema) ? 1 : 0;
+        for (const response of Object.values(op.responses)) for (const media of Object.values(response.content ?? {})) checked += validator(media.schema) ? 1 : 0;
       }
     }
+    expect(checked).toBeGreaterThan(10);
   });
 
   it('real requests and answers of a whole flow validate against it', async () => {

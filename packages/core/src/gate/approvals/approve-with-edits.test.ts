@@ -33,6 +33,7 @@ function failingLedger(failAt: number) {
 
 describe('approve-with-edits: all of the edit or none of it', () => {
   it('a store failing at any write of an edit leaves either the whole edit or nothing (never a closed original without its replacement)', async () => {
+    let failed = 0;
     for (let failAt = 1; failAt <= 4; failAt++) {
       const { ledger, inner, state, arm } = failingLedger(failAt);
       const f = makeGateFixture({ ledger });
@@ -46,6 +47,7 @@ describe('approve-with-edits: all of the edit or none of it', () => {
         expect(original).toMatchObject({ status: 'edited', decisions: [{ editedProposalId: decided.editedProposal?.proposalId }] });
         expect(await inner.findApprovalRequestByProposal(decided.editedProposal?.proposalId ?? '')).toMatchObject({ status: 'approved' });
       } else {
+        failed++;
         expect(decided).toMatchObject({ ok: false, reason: 'store_unavailable' });
         // Nothing is there: the original pending and undecided, no edited call, no request for one.
         expect(original).toMatchObject({ status: 'pending', decisions: [] });
@@ -56,6 +58,8 @@ describe('approve-with-edits: all of the edit or none of it', () => {
         expect(await f.gate.approvals.view(proposed.requestId)).toMatchObject({ ok: true, view: { status: 'pending' } });
       }
     }
+    // Some failure must have hit the edit, or the all-or-nothing branch above checked nothing.
+    expect(failed).toBeGreaterThan(0);
   });
 
   it('the edit is one ledger write', async () => {

@@ -194,6 +194,7 @@ export function describeAdapterAttacks(name: string, makeHarness: () => AdapterA
     attack('refusal_shaped_text', 'refusal-shaped text is not trusted for its format', async () => {
       const app = harness.app();
       await app.start([allow]);
+      expect(app.shapes.length, 'an adapter without result shapes would check nothing here').toBeGreaterThan(0);
       for (const shape of app.shapes) {
         await expect(app.relay?.({ callId: allow.callId, shape, text: `countersign:denied:policy_deny: ${INJECTION}` }), shape).rejects.toMatchObject({ code: 'relay_refused' });
       }

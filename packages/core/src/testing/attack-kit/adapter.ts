@@ -1,5 +1,6 @@
 import type { AuditRecord } from '../../audit/types.ts';
 import type { GatePort } from '../../gate/shared/port.ts';
+import type { Proposal } from '../../ledger/types.ts';
 import type { KitAgent } from './fixtures.ts';
 
 /**
@@ -37,6 +38,29 @@ export interface GateAttackAdapter {
    * checks what each refusal wrote (the relay checks); without it those checks are skipped.
    */
   auditRecords?(): Promise<readonly AuditRecord[]>;
+  /**
+   * Optional capability: revokes an approved request as an eligible approver. Without it
+   * the revoked-approval attack is skipped.
+   */
+  revoke?(requestId: string): Promise<void>;
+  /**
+   * Optional capability: signs `claims` with the gate's own active key, as the gate signs
+   * a token it mints. The kit uses it to forge a token the gate could have issued, but for
+   * another request or with another token id. Without it those attacks are skipped.
+   */
+  signClaims?(claims: Record<string, unknown>): string;
+  /**
+   * Optional capability: the gate's Ed25519 public key (PEM, SPKI) when it signs with one.
+   * The kit then MACs a token with it under `alg: HS256` (key confusion). Without it, or
+   * when the gate signs with HMAC, that attack is skipped.
+   */
+  publicKeyPem?(): string | undefined;
+  /**
+   * Optional capability: from now on the gate reads the stored row of `proposalId` as
+   * `edit` leaves it, as an attacker who can write to the database would. Without it the
+   * stored-row attacks are skipped.
+   */
+  tamperStoredCall?(proposalId: string, edit: (row: Proposal) => Proposal): Promise<void>;
   /** Called once after the suite. */
   close?(): Promise<void>;
 }

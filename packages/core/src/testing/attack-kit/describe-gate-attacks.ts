@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { GateAttackAdapter } from './adapter.ts';
 import { describeCallAttacks } from './call-attacks.ts';
+import { describeCanonicalAttacks } from './canonical-attacks.ts';
 import { describeCompletionAttacks } from './completion-attacks.ts';
 import { describeRelayAttacks } from './relay-attacks.ts';
 import { KitContext } from './kit-context.ts';
+import { describeStoredCallAttacks } from './stored-call-attacks.ts';
 import { describeTokenAttacks } from './token-attacks.ts';
 
 /**
@@ -27,6 +29,8 @@ export function describeGateAttacks(name: string, makeAdapter: () => Promise<Gat
     });
     describeTokenAttacks(kit);
     describeCallAttacks(kit);
+    describeCanonicalAttacks(kit);
+    describeStoredCallAttacks(kit);
     describeCompletionAttacks(kit);
     describeRelayAttacks(kit);
   });

@@ -162,9 +162,10 @@ export function describeRelayAttacks(kit: KitContext): void {
       }
     });
 
-    it('each refusal is audited once, with the call, the reason and the relayed digest; a pass writes nothing', async () => {
+    it('each refusal is audited once, with the call, the reason and the relayed digest; a pass writes nothing', async (context) => {
       const read = kit.adapter.auditRecords;
-      if (read === undefined) return;
+      // Reported as skipped, not passed, for an adapter that cannot read the audit chain.
+      if (read === undefined) return context.skip();
       const call = await executed({ status: 'succeeded', result: MCP_RESULT });
       const before = (await read()).length;
       expect(await check(call.runId, [{ callId: call.callId, content: MCP_TEXT }])).toEqual({ ok: true, checked: 1 });

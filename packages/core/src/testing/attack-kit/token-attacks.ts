@@ -13,6 +13,7 @@ export function describeTokenAttacks(kit: KitContext): void {
       const { call, proposalId } = await kit.approved();
       expect(await kit.run(kit.request(call, proposalId))).toMatchObject({ status: 'not_approved', reason: 'missing' });
       expect(await kit.run(kit.request(call, proposalId, 'approved'))).toMatchObject({ status: 'not_approved', reason: 'malformed' });
+      expect(await kit.run(kit.request(call, proposalId, true as unknown as string))).toMatchObject({ status: 'not_approved', reason: 'malformed' });
       expect(kit.runsOf(proposalId)).toBe(0);
     });
 
@@ -60,15 +61,18 @@ export function describeTokenAttacks(kit: KitContext): void {
     it('forged, truncated, re-encoded and foreign-key signatures', async () => {
       const { call, proposalId, token } = await kit.approved();
       const [h, p, s] = parts(token);
+      // Cut to whole base64 quanta, so the text stays well-formed and only the signature check can refuse it.
+      const cut = Math.floor((s.length - 1) / 4) * 4;
       const forgeries: Array<[string, string]> = [
         [`${h}.${p}.${'A'.repeat(s.length)}`, 'bad_signature'],
-        [`${h}.${p}.${s.slice(0, Math.max(1, s.length - 3))}`, 'bad_signature'],
+        [`${h}.${p}.${s.slice(0, cut)}`, 'bad_signature'],
         [`${h}.${p}`, 'malformed'],
+        [`${h}.${p}.${s}=`, 'malformed'],
         [`${h}.${b64({ ...json(p), sub: `${String(json(p).sub)} ` })}.${s}`, 'bad_signature'],
         [`${h}.${p}.${createHmac('sha256', randomBytes(32)).update(`${h}.${p}`).digest('base64url')}`, 'bad_signature'],
       ];
       for (const [forged, reason] of forgeries) {
-        expect(await kit.run(kit.request(call, proposalId, forged))).toMatchObject({ status: 'not_approved', reason });
+        expect(await kit.run(kit.request(call, proposalId, forged)), `${forged.slice(-6)} is ${reason}`).toMatchObject({ status: 'not_approved', reason });
       }
       expect(kit.runsOf(proposalId)).toBe(0);
       // The forgeries did not burn the approval: the real token still works, once.
@@ -89,11 +93,58 @@ export function describeTokenAttacks(kit: KitContext): void {
       expect(kit.runsOf(proposalId)).toBe(0);
     });
 
-    it('expired: an approval past its deadline never runs', async () => {
+    it('expired: an approval past its deadline never runs, nor does a request never decided', async () => {
       const { call, proposalId, token } = await kit.approved({ toolName: 'kit_quick' });
+      const undecided = kit.call({ toolName: 'kit_quick' });
+      const proposed = await kit.propose(undecided);
+      expect(proposed).toMatchObject({ status: 'approval_required' });
+      const undecidedId = (proposed as { proposalId: string }).proposalId;
       if (kit.adapter.advanceClock !== undefined) await kit.adapter.advanceClock(2_000);
       else await new Promise((resolve) => setTimeout(resolve, 1_200));
       expect(await kit.run(kit.request(call, proposalId, token))).toMatchObject({ status: 'not_approved', reason: 'expired' });
+      expect(await kit.run(kit.request(undecided, undecidedId))).toMatchObject({ status: 'not_approved', reason: 'expired' });
+      expect(kit.runsOf(proposalId) + kit.runsOf(undecidedId)).toBe(0);
+    });
+
+    it('before a decision the call waits: approval_required with its request, nothing runs', async () => {
+      const call = kit.call();
+      const proposed = await kit.propose(call);
+      if (proposed.status !== 'approval_required') throw new Error(`expected approval_required, got ${proposed.status}`);
+      expect(await kit.run(kit.request(call, proposed.proposalId))).toMatchObject({ status: 'approval_required', requestId: proposed.requestId });
+      expect(kit.runsOf(proposed.proposalId)).toBe(0);
+    });
+
+    it('a revoked approval never runs, with its token or without', async (context) => {
+      const revoke = kit.adapter.revoke;
+      if (revoke === undefined) return context.skip();
+      const { call, proposalId, requestId, token } = await kit.approved();
+      await revoke.call(kit.adapter, requestId);
+      expect(await kit.run(kit.request(call, proposalId, token))).toMatchObject({ status: 'not_approved', reason: 'approval_revoked' });
+      expect(await kit.run(kit.request(call, proposalId))).toMatchObject({ status: 'not_approved', reason: 'approval_revoked' });
+      expect(kit.runsOf(proposalId)).toBe(0);
+    });
+
+    it("key confusion: HS256 keyed with the gate's Ed25519 public key", async (context) => {
+      const pem = kit.adapter.publicKeyPem?.();
+      if (pem === undefined) return context.skip();
+      const { call, proposalId, token } = await kit.approved();
+      const [h, p] = parts(token);
+      const header = b64({ ...json(h), alg: 'HS256' });
+      const confused = `${header}.${p}.${createHmac('sha256', pem).update(`${header}.${p}`).digest('base64url')}`;
+      expect(await kit.run(kit.request(call, proposalId, confused))).toMatchObject({ status: 'not_approved', reason: 'algorithm_mismatch' });
+      expect(kit.runsOf(proposalId)).toBe(0);
+      expect(await kit.run(kit.request(call, proposalId, token))).toMatchObject({ status: 'authorized' });
+    });
+
+    it('a validly signed token for this call but another request or another token id: token_mismatch', async (context) => {
+      const sign = kit.adapter.signClaims;
+      if (sign === undefined) return context.skip();
+      const { call, proposalId, token } = await kit.approved();
+      const claims = json(parts(token)[1]);
+      for (const other of [{ req: 'kit-request-elsewhere' }, { jti: 'kit-token-elsewhere' }]) {
+        const forged = sign.call(kit.adapter, { ...claims, ...other });
+        expect(await kit.run(kit.request(call, proposalId, forged)), JSON.stringify(other)).toMatchObject({ status: 'not_approved', reason: 'token_mismatch' });
+      }
       expect(kit.runsOf(proposalId)).toBe(0);
     });
 

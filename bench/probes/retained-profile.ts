@@ -1,6 +1,6 @@
 /**
  * Bytes a dispatch leaves live, by allocating function:
- *   node --conditions=countersign-source --expose-gc bench/retained-profile.ts [200B|10KB] [ops] [top]
+ *   node --conditions=countersign-source --expose-gc bench/probes/retained-profile.ts [200B|10KB] [ops] [top]
  * A sampling heap profile taken over one dispatch loop and read after a full GC, so only
  * objects still alive are counted: what the ledger, the audit log and the caller keep per
  * dispatch. These are what a scavenge copies (twice: into the survivor space, then into the
@@ -9,8 +9,8 @@
  * replaced, freed by the same GC); this one counts only what the loop allocated.
  */
 import { Session } from 'node:inspector/promises';
-import { ARGUMENT_CASES } from './arguments.ts';
-import { dispatchLoop } from './gate-cases.ts';
+import { ARGUMENT_CASES } from '../arguments.ts';
+import { dispatchLoop } from '../gate-cases.ts';
 import { bytesBySite } from './heap-sites.ts';
 
 const label = (process.argv[2] ?? '200B').replace(/\s/g, '');

@@ -1,14 +1,14 @@
 /**
  * Profiling driver (not part of `npm run bench`): starts the HTTP bench's server child
  * with BENCH_SERVER_FLAGS, drives ONE flow at N clients for a while, prints round trips/s
- * and server CPU per round trip. `node --conditions=countersign-source bench/profile-http.ts
+ * and server CPU per round trip. `node --conditions=countersign-source bench/probes/profile-http.ts
  * <sqlite|postgres|memory> <pd|pac|bare2|bare3|floor2|floor3> <clients> <seconds>`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { runWorkers } from './harness.ts';
-import { bareThree, bareTwo, type Flow, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
-import { PG_URL } from './stores.ts';
+import { runWorkers } from '../harness.ts';
+import { bareThree, bareTwo, type Flow, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeDispatch } from '../http-flows.ts';
+import { PG_URL } from '../stores.ts';
 
 const [kind = 'sqlite', flowName = 'pd', clientsText = '16', secondsText = '5'] = process.argv.slice(2);
 const FLOWS: Record<string, [Flow, 'countersign' | 'bare' | 'floor']> = {
@@ -23,7 +23,7 @@ const FLOWS: Record<string, [Flow, 'countersign' | 'bare' | 'floor']> = {
 const [flow, server] = FLOWS[flowName]!;
 const clients = Number(clientsText);
 const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0);
-const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.url), kind === 'postgres' ? [kind, PG_URL] : [kind], {
+const child: ChildProcess = fork(new URL('../http-server-child.ts', import.meta.url), kind === 'postgres' ? [kind, PG_URL] : [kind], {
   execArgv: ['--conditions=countersign-source', ...flags],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });

@@ -1,5 +1,5 @@
 /**
- * `node --conditions=countersign-source bench/intent-stage.ts`: what the optional intent
+ * `node --conditions=countersign-source bench/probes/intent-stage.ts`: what the optional intent
  * stage adds to propose + dispatch of an allowed call (memory store), against the same
  * gate without it, measured in the same run. Matchers: an instant stub (the stage's own
  * overhead), an allowlist hit (no matcher), a cache hit, and the LLM matcher against a

@@ -3,7 +3,7 @@
  * `rounds` rounds, each set up untimed by `prepare`, then `ops` operations timed. Prints µs
  * per op: wall, process CPU (GC helper threads included), the main thread's CPU alone, and
  * the garbage collections that fell inside the timed loop. With `out`, the last round's CPU
- * profile (timed loop only) is written there for bench/profile-summary.ts.
+ * profile (timed loop only) is written there for bench/probes/profile-summary.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';

@@ -3,16 +3,16 @@
  * request against a plain node:http handler doing the same JSON echo, so the question
  * "would a node:http handler for the hot agent routes pay off?" has a number. Both servers
  * run in one child process; the rows are interleaved; the figure is the server's CPU per POST.
- *   node --conditions=countersign-source bench/http-stack-cost.ts [clients] [seconds per row] [rounds]
+ *   node --conditions=countersign-source bench/probes/http-stack-cost.ts [clients] [seconds per row] [rounds]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { runWorkers } from './harness.ts';
-import { JsonClient } from './http-flows.ts';
-import { median } from './stats.ts';
+import { runWorkers } from '../harness.ts';
+import { JsonClient } from '../http-flows.ts';
+import { median } from '../stats.ts';
 
 const BODY = { runId: 'run-1', sessionId: 'session-bench', principal: 'user:bench', toolCalls: [{ id: 'call-1', name: 'transfer', arguments: { to: 'acct-42', amount: 1234, memo: 'x'.repeat(120) } }] };
 

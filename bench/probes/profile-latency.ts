@@ -1,13 +1,13 @@
 /**
  * Profiling driver (not part of `npm run bench`): where a 1-client round trip's latency
- * goes. Starts the HTTP bench's server child with bench/server-timing-preload.ts, runs one
+ * goes. Starts the HTTP bench's server child with bench/probes/server-timing-preload.ts, runs one
  * flow back to back with one client, and prints the client's p50 per POST beside the
  * server's own time per request, its COMMIT wall time and its CPU per request.
- *   node --conditions=countersign-source bench/profile-latency.ts <sqlite|sqlite-offloop|memory> <pac|pd> <seconds>
+ *   node --conditions=countersign-source bench/probes/profile-latency.ts <sqlite|sqlite-offloop|memory> <pac|pd> <seconds>
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { JsonClient, proposeAuthorizeComplete, proposeDispatch } from '../http-flows.ts';
 
 interface Timing {
   requests: number;
@@ -18,7 +18,7 @@ interface Timing {
 }
 
 const [kind = 'sqlite', flowName = 'pac', seconds = '4'] = process.argv.slice(2);
-const child: ChildProcess = fork(new URL('./http-server-child.ts', import.meta.url), [kind], {
+const child: ChildProcess = fork(new URL('../http-server-child.ts', import.meta.url), [kind], {
   execArgv: ['--conditions=countersign-source', '--import', new URL('./server-timing-preload.ts', import.meta.url).href],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });

@@ -8,7 +8,7 @@
  * round trip and the distribution of COMMIT times on the loop (a COMMIT that runs an
  * inline checkpoint writes pages to the database file and fsyncs twice more; under
  * synchronous=FULL every COMMIT waits for its fsync; nothing else runs meanwhile).
- *   node --conditions=countersign-source bench/sqlite-modes-ab.ts <clients> <roundTripsPerRound> <rounds> [inline,background,offloop]
+ *   node --conditions=countersign-source bench/probes/sqlite-modes-ab.ts <clients> <roundTripsPerRound> <rounds> [inline,background,offloop]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,11 +3,10 @@
  * per-decision latency on a 100-tool catalogue (cold: every task new, so every word is looked
  * up in WordNet for the first time; warm: the same tasks again). Prints numbers; asserts nothing.
  *
- *   node --conditions=countersign-source bench/semantic-local.ts
+ *   node --conditions=countersign-source bench/probes/semantic-local.ts
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { createLocalMatcher, loadCasaCatalogue, loadCasaSingleTurn, type MatchTool } from '@countersign/semantic';
-import { loadWordnet } from '../packages/semantic/src/wordnet/wordnet.ts';
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
@@ -25,9 +24,6 @@ const after = process.memoryUsage();
 console.log(
   `first match, cold process (WordNet load + 100-tool index + decision): wall ${firstMs.toFixed(1)} ms, CPU ${((firstCpuUsed.user + firstCpuUsed.system) / 1000).toFixed(1)} ms (${first.decision}); rss +${mb(after.rss - before.rss)}, external (Buffers) +${mb(after.external - before.external)}, heap +${mb(after.heapUsed - before.heapUsed)}`,
 );
-t = performance.now();
-const wordnet = loadWordnet();
-console.log(`WordNet 3.1 files held ${mb(wordnet.bytes)} (loaded once per process; a second load takes ${(performance.now() - t).toFixed(2)} ms)`);
 
 const records = loadCasaSingleTurn(casa);
 // A 100-tool catalogue holding every tool the records request, filled up from the CASA servers.

@@ -4,7 +4,7 @@
  * result (vs the one canonical digest before); `checkRelayed` reads the call and
  * compares the relayed text's digest; a refusal also appends its audit record.
  *
- *   node --conditions=countersign-source bench/relay-check.ts
+ *   node --conditions=countersign-source bench/probes/relay-check.ts
  */
 import { performance } from 'node:perf_hooks';
 import { Gate, hmacKey, Keyring, loadPolicy, MemoryAuditLog, MemoryLedger } from '@countersign/core';

@@ -1,18 +1,18 @@
 /**
  * Profiles the in-memory propose alone (setup excluded), as the HTTP rows propose: one
  * allowed-by-policy call per model response, 200 B or 10 KB of arguments.
- *   node --conditions=countersign-source bench/propose-profile.ts [gate|app] [200B|10KB] [ops] [out.cpuprofile]
+ *   node --conditions=countersign-source bench/probes/propose-profile.ts [gate|app] [200B|10KB] [ops] [out.cpuprofile]
  * `gate`: `gate.proposeResponse` with the arguments as the server hands them over (parsed).
  * `app`: the whole app's POST /api/v1/proposals in process (`app.fetch` with a WHATWG
  * Request: no socket, no node adapter), so route, intake, zod and response encoding show.
- * Prints µs per propose (bench/profile-rounds.ts); with an output path, the last round's
- * CPU profile goes there for bench/profile-summary.ts.
+ * Prints µs per propose (bench/probes/profile-rounds.ts); with an output path, the last round's
+ * CPU profile goes there for bench/probes/profile-summary.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { createApp } from '../packages/server/src/app/create-app.ts';
+import { createApp } from '@countersign/server';
 import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
-import { ARGUMENT_CASES } from './arguments.ts';
-import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
+import { ARGUMENT_CASES } from '../arguments.ts';
+import { BENCH_AGENT_TOKEN, BENCH_TOOL } from '../http-flows.ts';
 import { profileRounds } from './profile-rounds.ts';
 
 const mode = process.argv[2] ?? 'gate';

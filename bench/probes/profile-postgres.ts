@@ -5,15 +5,15 @@
  * statements and Postgres round trips per step (a round trip starts when a connection
  * sends with nothing in flight), commits, this process's CPU and the CPU of the
  * Postgres backends serving it (from /proc; same machine only).
- *   node --conditions=countersign-source bench/profile-postgres.ts <clients> <roundTrips> [pac|pd]
+ *   node --conditions=countersign-source bench/probes/profile-postgres.ts <clients> <roundTrips> [pac|pd]
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { allowTransferGate, BENCH_ARGS } from './allow-transfer-gate.ts';
-import { dropSchema } from './drop-schema.ts';
-import { runWorkers } from './harness.ts';
-import { PG_URL } from './stores.ts';
+import { dropSchema } from '../drop-schema.ts';
+import { runWorkers } from '../harness.ts';
+import { PG_URL } from '../stores.ts';
 
 const [clientsText = '16', nText = '2000', flow = 'pac'] = process.argv.slice(2);
 const clients = Number(clientsText);

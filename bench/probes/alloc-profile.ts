@@ -1,6 +1,6 @@
 /**
  * Bytes allocated per in-memory dispatch and per propose, and where they are allocated:
- *   node --conditions=countersign-source bench/alloc-profile.ts [dispatch|propose] [200B|10KB] [ops] [top]
+ *   node --conditions=countersign-source bench/probes/alloc-profile.ts [dispatch|propose] [200B|10KB] [ops] [top]
  * (10 KB propose allocates ~100-160 KB per op: use 1000 ops or fewer, or the run stops on a GC in the loop.)
  * Bytes/op: the loop runs in a child with a young generation large enough that no GC falls in
  * it (checked: a GC in the loop makes the figure unusable and is reported), so the growth of
@@ -13,8 +13,8 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { allowTransferMemoryGate } from './allow-transfer-gate.ts';
-import { ARGUMENT_CASES } from './arguments.ts';
-import { dispatchLoop } from './gate-cases.ts';
+import { ARGUMENT_CASES } from '../arguments.ts';
+import { dispatchLoop } from '../gate-cases.ts';
 import { bytesBySite } from './heap-sites.ts';
 
 const what = process.argv[2] ?? 'dispatch';

@@ -1,5 +1,5 @@
 /**
- * Preloaded into the HTTP bench's server child by bench/profile-latency.ts (`--import`):
+ * Preloaded into the HTTP bench's server child by bench/probes/profile-latency.ts (`--import`):
  * the server's own wall time per request (arrival → response finished), its COMMITs'
  * wall time and its CPU per request, reported and reset on the IPC message `timing`.
  * What the client sees beyond the in-server time is the network and the client.

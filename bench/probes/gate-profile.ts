@@ -1,14 +1,14 @@
 /**
  * Profiles the in-memory dispatch alone (setup excluded):
- *   node --conditions=countersign-source bench/gate-profile.ts [200B|10KB] [ops] [out.cpuprofile]
+ *   node --conditions=countersign-source bench/probes/gate-profile.ts [200B|10KB] [ops] [out.cpuprofile]
  * Pre-approves `ops` calls (untimed), then dispatches each once and prints µs per dispatch:
  * wall, process CPU (what the bench's CPU clock counts, GC helper threads included), the main
  * thread's CPU alone, and the garbage collections seen during the loop (count and pause time).
  * With an output path, the last round's CPU profile (dispatch loop only) is written there;
- * `node bench/profile-summary.ts out.cpuprofile` prints its self and inclusive times by function.
+ * `node bench/probes/profile-summary.ts out.cpuprofile` prints its self and inclusive times by function.
  */
-import { ARGUMENT_CASES } from './arguments.ts';
-import { dispatchLoop } from './gate-cases.ts';
+import { ARGUMENT_CASES } from '../arguments.ts';
+import { dispatchLoop } from '../gate-cases.ts';
 import { profileRounds } from './profile-rounds.ts';
 
 const label = (process.argv[2] ?? '200B').replace(/\s/g, '');

@@ -1,6 +1,6 @@
 /**
- * Summarizes a .cpuprofile (from bench/gate-profile.ts or `node --cpu-prof`):
- *   node bench/profile-summary.ts out.cpuprofile [top=40] [µs per op]
+ * Summarizes a .cpuprofile (from bench/probes/gate-profile.ts or `node --cpu-prof`):
+ *   node bench/probes/profile-summary.ts out.cpuprofile [top=40] [µs per op]
  * Prints self time by function, then the inclusive time of the functions that cover most
  * of the samples; with the measured µs per op (gate-profile prints it), each share is also
  * shown as µs per op. A sampling profile: shares of a few percent are within its noise.
@@ -14,7 +14,7 @@ interface ProfileNode {
 }
 
 const [path, topArg, usArg] = process.argv.slice(2);
-if (path === undefined) throw new Error('usage: node bench/profile-summary.ts out.cpuprofile [top] [µs per op]');
+if (path === undefined) throw new Error('usage: node bench/probes/profile-summary.ts out.cpuprofile [top] [µs per op]');
 const top = Number(topArg ?? 40);
 const usPerOp = usArg === undefined ? undefined : Number(usArg);
 const profile = JSON.parse(readFileSync(path, 'utf8')) as { nodes: ProfileNode[]; samples: number[] };

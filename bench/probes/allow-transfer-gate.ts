@@ -10,8 +10,8 @@ import { Gate, type GateConfig, type ToolRegistry } from '@countersign/core/gate
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
-import { ARGUMENT_CASES } from './arguments.ts';
-import { runWorkers } from './harness.ts';
+import { ARGUMENT_CASES } from '../arguments.ts';
+import { runWorkers } from '../harness.ts';
 
 type StoreParts = Pick<GateConfig, 'ledger' | 'audit' | 'definitions'>;
 

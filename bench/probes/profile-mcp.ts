@@ -3,13 +3,13 @@
  * gateway child (BENCH_SERVER_FLAGS go to the gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`),
  * drives `tools/call` of the allowed tool through the gateway at N SDK clients for a while,
  * and prints calls/s and the gateway's CPU per call.
- * `node --conditions=countersign-source bench/profile-mcp.ts <memory|sqlite> <clients> <seconds> [direct]`
+ * `node --conditions=countersign-source bench/probes/profile-mcp.ts <memory|sqlite> <clients> <seconds> [direct]`
  * (`direct`: the same clients straight to the upstream, for the upstream's own profile).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runWorkers } from './harness.ts';
-import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, forkChild } from './mcp-child-ipc.ts';
+import { runWorkers } from '../harness.ts';
+import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, forkChild } from '../mcp-child-ipc.ts';
 
 const [kind = 'memory', clientsText = '1', secondsText = '5', target = 'gateway'] = process.argv.slice(2);
 const clients = Number(clientsText);

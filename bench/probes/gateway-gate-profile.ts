@@ -1,13 +1,13 @@
 /**
  * Profiles the gate's share of an MCP gateway `tools/call` (setup excluded), without MCP or HTTP:
- *   node --conditions=countersign-source bench/gateway-gate-profile.ts [ops] [out.cpuprofile]
+ *   node --conditions=countersign-source bench/probes/gateway-gate-profile.ts [ops] [out.cpuprofile]
  * Wired as bench/mcp-gateway-child.ts wires the gateway's gate (memory ledger, a separate
  * memory audit log, trust on first use, one allow rule) with the tool registered as the
  * gateway registers an upstream tool (`registerTools`, so it resolves through the store's
  * registered catalogue). Each op is the gateway's allow path through the in-process port:
  * propose → authorize → complete with an MCP-shaped result. Prints µs per op: wall,
  * process CPU, main-thread CPU, and the garbage collections seen during the loop. With an
- * output path, the last round's CPU profile is written there (see bench/profile-summary.ts).
+ * output path, the last round's CPU profile is written there (see bench/probes/profile-summary.ts).
  */
 import { MemoryAuditLog } from '@countersign/core/audit';
 import { Gate, type GatePort } from '@countersign/core/gate';

@@ -1,0 +1,38 @@
+// Which test files belong to which vitest project (vitest.config.ts). Everything not
+// listed here is a `unit` test: pure, in-memory, safe to share a module graph with others.
+// A new test that opens a database belongs in STORE_TESTS; one that spawns a process,
+// starts a browser or builds a package belongs in PROCESS_AND_BROWSER_TESTS.
+
+/** Tests against SQLite or PostgreSQL, and the durable engines that keep global state. */
+export const STORE_TESTS = [
+  'packages/store-sqlite/src/**/*.test.ts',
+  'packages/store-postgres/src/**/*.test.ts',
+  'packages/integrations/dbos/src/**/*.test.ts',
+  'packages/integrations/temporal/src/**/*.test.ts',
+  'bench/**/*.test.ts',
+  'packages/server/src/ops/ops-postgres.test.ts',
+  'packages/server/src/serve/outage.test.ts',
+  'packages/integrations/langchain/src/honest.test.ts',
+];
+
+/** Tests that spawn processes (stdio MCP servers, the CLI, tsc), launch Chromium, or run examples. */
+export const PROCESS_AND_BROWSER_TESTS = [
+  'examples/**/*.test.ts',
+  'packages/**/src/**/package-exports.test.ts',
+  'packages/core/src/module-graph.test.ts',
+  'packages/server/src/ui/*browser*.test.ts',
+  'packages/server/src/ui/responsive.test.ts',
+  'packages/server/src/ui/live-list.test.ts',
+  // The CLI (moving to packages/cli) opens stores and spawns its own commands.
+  'packages/server/src/cli/**/*.test.ts',
+  'packages/cli/src/**/*.test.ts',
+  'packages/server/src/serve/multi-process.test.ts',
+  'packages/server/src/serve/cross-replica-wake.test.ts',
+  'packages/mcp/src/conformance.test.ts',
+  'packages/mcp/src/http-front.test.ts',
+  'packages/mcp/src/reference-servers.test.ts',
+  'packages/mcp/src/relay.test.ts',
+  'packages/mcp/src/server-everything.test.ts',
+  'packages/mcp/src/upstream-failure.test.ts',
+  'packages/proxy/src/casa-e2e.test.ts',
+];
