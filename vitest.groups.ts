@@ -10,8 +10,6 @@ export const STORE_TESTS = [
   'packages/integrations/dbos/src/**/*.test.ts',
   'packages/integrations/temporal/src/**/*.test.ts',
   'bench/**/*.test.ts',
-  'packages/server/src/ops/ops-postgres.test.ts',
-  'packages/server/src/serve/outage.test.ts',
   'packages/integrations/langchain/src/honest.test.ts',
 ];
 
@@ -23,11 +21,10 @@ export const PROCESS_AND_BROWSER_TESTS = [
   'packages/server/src/ui/*browser*.test.ts',
   'packages/server/src/ui/responsive.test.ts',
   'packages/server/src/ui/live-list.test.ts',
-  // The CLI (moving to packages/cli) opens stores and spawns its own commands.
-  'packages/server/src/cli/**/*.test.ts',
+  // The CLI opens stores (SQLite, Postgres) and spawns its own commands.
   'packages/cli/src/**/*.test.ts',
-  'packages/server/src/serve/multi-process.test.ts',
-  'packages/server/src/serve/cross-replica-wake.test.ts',
+  // The Claude Agent SDK integration runs the real runtime as a child process.
+  'packages/integrations/claude-agent-sdk/src/**/*.test.ts',
   'packages/mcp/src/conformance.test.ts',
   'packages/mcp/src/http-front.test.ts',
   'packages/mcp/src/reference-servers.test.ts',
