@@ -123,8 +123,9 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     // The figures as measured: a change that adds a round trip to a step fails here.
     // Before issue #31: propose 3 / 6, decide 8 / 11, token 2 / 2, authorize 3 / 6, complete 2 / 5.
     // decide: its lock and read, then its writes and read-back, each pipelined (8 -> 5).
+    // propose: the proposal and its approval request inserted by one statement (3 -> 2).
     expect(table).toEqual([
-      { step: 'propose', trips: 3, statements: 6 },
+      { step: 'propose', trips: 2, statements: 5 },
       { step: 'decide', trips: 5, statements: 11 },
       { step: 'token', trips: 2, statements: 2 },
       { step: 'authorize', trips: 3, statements: 6 },
@@ -179,6 +180,39 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     const records = await audit.read();
     expect(records.map((r) => r.callId)).toEqual(['proposed', 'dispatch']);
     expect(verifyChain(records)).toMatchObject({ ok: true, count: 2 });
+  });
+
+  it('a proposal and its request in one statement: a call already recorded opens no request, and a taken request id records no call', async () => {
+    const { ledger, audit } = await open();
+    const requestFor = (proposalId: string, requestId = `req-${proposalId}`) => ({
+      requestId,
+      createdAt: T0,
+      expiresAt: T0 + 60_000,
+      requiredApprovals: 1,
+      eligible: { approvers: ['alice'] },
+    });
+    const first = sampleProposal({ runId: 'run-one-statement' });
+    // The first call claims the run; the calls after it take the one-statement insert.
+    await ledger.recordProposal(first, { request: requestFor(first.proposalId), audit: () => [event('first')] });
+    const p = sampleProposal({ runId: 'run-one-statement' });
+    const opened = await ledger.recordProposal(p, { request: requestFor(p.proposalId), audit: () => [event('p')] });
+    expect(opened).toMatchObject({ ok: true, created: true, request: { requestId: `req-${p.proposalId}`, proposalId: p.proposalId, status: 'pending', decisions: [] } });
+    // The same call again under a new proposal id (a retried propose): the stored call answers, nothing is opened.
+    const again = { ...p, proposalId: `${p.proposalId}-again` };
+    const repeated = await ledger.recordProposal(again, { request: requestFor(again.proposalId), audit: () => [event('again')] });
+    expect(repeated).toMatchObject({ ok: true, created: false, proposal: { proposalId: p.proposalId } });
+    expect(repeated.ok && repeated.request).toBeUndefined();
+    expect(await ledger.getApprovalRequest(`req-${again.proposalId}`)).toBeUndefined();
+    // A new call whose request id is taken: a typed duplicate_id, and neither the call nor its record is kept.
+    const clash = sampleProposal({ runId: 'run-one-statement' });
+    await expect(ledger.recordProposal(clash, { request: requestFor(clash.proposalId, `req-${p.proposalId}`), audit: () => [event('clash')] })).rejects.toMatchObject({
+      code: 'duplicate_id',
+    });
+    expect(await ledger.getProposal(clash.proposalId)).toBeUndefined();
+    expect((await ledger.getApprovalRequest(`req-${p.proposalId}`))?.proposalId).toBe(p.proposalId);
+    const records = await audit.read();
+    expect(records.map((r) => r.callId)).toEqual(['first', 'p', 'again']);
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 3 });
   });
 
   it('two replicas appending in turn: a stale head hint never forks or breaks the chain', async () => {
