@@ -3,7 +3,7 @@
  * against baselines measured in the same run. Prints tables, ends with a summary, and
  * writes bench/results/latest.json. Never a test: nothing here fails on a slow number.
  *
- * `npm run bench -- http` (or `gate`, `stores`, `mcp`, `proxy`, several; `http sqlite` for one store, `http postgres`, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
+ * `npm run bench -- http` (or `gate`, `stores`, `mcp`, `proxy`, `replicas`, several; `http sqlite` for one store, `http postgres`, `http sqlite-offloop` for the opt-in syncOffLoop mode) runs only those parts.
  * BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the HTTP servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { benchGateThroughput, type GateThroughputResult } from './gate-throughpu
 import { benchHttp, type HttpResult } from './http-throughput.ts';
 import { benchMcp, type McpResult } from './mcp-gateway.ts';
 import { benchProxy, type ProxyBenchResult } from './proxy-latency.ts';
+import { benchReplicas, type ReplicasResult } from './replicas.ts';
 import { printRatios } from './report.ts';
 import { benchStores, type StoreThroughputResult } from './store-throughput.ts';
 
@@ -21,7 +22,7 @@ const startLoad = loadavg()[0]!;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
 console.log(`Countersign bench — ${machine}; load average at start ${startLoad.toFixed(2)}`);
 
-const PARTS = ['gate', 'http', 'stores', 'mcp', 'proxy'] as const;
+const PARTS = ['gate', 'http', 'stores', 'mcp', 'proxy', 'replicas'] as const;
 const asked = process.argv.slice(2).filter((a) => (PARTS as readonly string[]).includes(a));
 const runs = (part: (typeof PARTS)[number]) => asked.length === 0 || asked.includes(part);
 
@@ -61,6 +62,7 @@ const partB: StoreThroughputResult = runs('stores')
     })
   : { ...EMPTY, problems: [] };
 const proxy: ProxyBenchResult = runs('proxy') ? await benchProxy({ requests: 2_000, warmup: 300 }) : { rows: [], ratios: [] };
+const replicas: ReplicasResult = runs('replicas') ? await benchReplicas({ clients: 16, replicas: 3, rounds: 3, roundMs: 3_000, warmupMs: 1_500 }) : EMPTY;
 
 const seconds = (performance.now() - started) / 1000;
 const endLoad = loadavg()[0]!;
@@ -71,6 +73,7 @@ const headline = [
   ...mcp.ratios.filter((r) => r.target !== undefined || r.skipped !== undefined || (r.label.includes('byte relay') && r.label.includes('p50'))),
   ...partB.ratios,
   ...proxy.ratios.filter((r) => r.target !== undefined),
+  ...replicas.ratios,
 ];
 printRatios('Summary', headline);
 if (!runs('stores')) {
@@ -96,8 +99,8 @@ writeFileSync(
       loadAverage: { start: startLoad, end: endLoad },
       seconds,
       aiSdk: partA.aiSdk,
-      rows: [...partA.rows, ...http.rows, ...mcp.rows, ...partB.rows, ...proxy.rows],
-      ratios: [...partA.ratios, ...http.ratios, ...mcp.ratios, ...partB.ratios, ...proxy.ratios],
+      rows: [...partA.rows, ...http.rows, ...mcp.rows, ...partB.rows, ...proxy.rows, ...replicas.rows],
+      ratios: [...partA.ratios, ...http.ratios, ...mcp.ratios, ...partB.ratios, ...proxy.ratios, ...replicas.ratios],
       storeProblems: partB.problems,
     },
     null,

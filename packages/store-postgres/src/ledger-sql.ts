@@ -35,6 +35,29 @@ export function ledgerSql(s: string) {
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING ${PROPOSAL_COLUMNS}`),
+    /**
+     * insertOwnedProposal and its new approval request in ONE statement (one round trip
+     * instead of two): $1…$14 as insertOwnedProposal, then the request's $15 id, $16
+     * created_at, $17 expires_at, $18 required_approvals, $19 eligible, $20 rule_id, $21
+     * rule_description, $22 passkey. The request is inserted only when the proposal was
+     * (it is fed by the proposal insert's RETURNING), so a call that was already there
+     * opens nothing, exactly as when the two were sent one after the other. Returns the
+     * proposal's columns and the request as JSON (with no decisions yet), or no row.
+     */
+    insertOwnedProposalWithRequest: preparedStatement(`
+      WITH p AS (
+        INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, state)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'proposed')
+        ON CONFLICT DO NOTHING
+        RETURNING ${PROPOSAL_COLUMNS}
+      ), r AS (
+        INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
+          eligible, rule_id, rule_description, passkey, status)
+        SELECT $15::text, p.proposal_id, $16::bigint, $17::bigint, $18::integer, $19::jsonb, $20::text, $21::text, $22::text, 'pending' FROM p
+        RETURNING ${REQUEST_COLUMNS.replaceAll('r.', '')}, '[]'::json AS decisions
+      )
+      SELECT p.*, (SELECT row_to_json(r) FROM r) AS request_json FROM p`),
     runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
      * recordProposal as ONE statement and one round trip ($1…$14 as insertProposal; the

@@ -1,6 +1,6 @@
 import { type AuditEvent, verifyChain } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
-import { makeGateFixture, sampleProposal } from '@countersign/core/testing';
+import { FINANCE, makeGateFixture, sampleProposal } from '@countersign/core/testing';
 import { Client } from 'pg';
 import { afterEach, expect, it, vi } from 'vitest';
 import { createDatabase } from './open.ts';
@@ -9,6 +9,7 @@ import { PostgresAuditLog } from './postgres-audit-log.ts';
 import { PostgresLedger } from './postgres-ledger.ts';
 import { quoteSchema } from './schema-name.ts';
 import { describePg, TEST_PG_URL } from './testing/test-database.ts';
+import { countRoundTrips } from './testing/round-trip-counter.ts';
 import { countSocketWrites } from './testing/socket-writes.ts';
 import { tempParts } from './testing/temp-parts.ts';
 
@@ -95,6 +96,44 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect(verifyChain(await audit.read()).ok).toBe(true);
   });
 
+  it('the approved-call flow, step by step: round trips and statements (the figures issue #31 asks to lower)', async () => {
+    const { ledger, audit } = await open();
+    const f = makeGateFixture({ ledger, audit });
+    // Warm up: the run's owner and the chain's head hint are known after one call.
+    await f.proposeAndApprove({ arguments: '{"amount":400,"to":"bob"}' });
+    const measure = countRoundTrips();
+    const call = f.call({ arguments: '{"amount":500,"to":"alice"}' });
+    const propose = await measure(() => f.gate.propose(call));
+    if (propose.value.status !== 'approval_required') throw new Error(`expected approval_required, got ${propose.value.status}`);
+    const { requestId } = propose.value;
+    const decide = await measure(() => f.gate.approvals.decide(FINANCE, { requestId, decision: 'approve' }));
+    expect(decide.value.ok).toBe(true);
+    const token = await measure(() => f.gate.approvals.token(requestId));
+    if (!token.value.ok) throw new Error(`no token: ${token.value.reason}`);
+    const tokenText = token.value.token;
+    const authorize = await measure(() => f.gate.authorize(f.dispatchFor(call, tokenText)));
+    if (authorize.value.status !== 'authorized') throw new Error(`not authorized: ${authorize.value.status}`);
+    const grant = authorize.value.grant;
+    const complete = await measure(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
+    expect(complete.value.ok).toBe(true);
+    const steps = { propose, decide, token, authorize, complete };
+    if (process.env.SHOW_STATEMENTS) for (const [step, cost] of Object.entries(steps)) console.info(step, cost.statements.map((s) => s.slice(0, 90)));
+    const table = Object.entries(steps).map(([step, cost]) => ({ step, trips: cost.trips, statements: cost.statements.length }));
+    console.info(`round trips and statements per step, approved call:\n${table.map((r) => `  ${r.step.padEnd(9)} ${r.trips} trips  ${r.statements} statements`).join('\n')}`);
+    // The figures as measured: a change that adds a round trip to a step fails here.
+    // Before issue #31: propose 3 / 6, decide 8 / 11, token 2 / 2, authorize 3 / 6, complete 2 / 5.
+    // decide: its lock and read, then its writes and read-back, each pipelined (8 -> 5).
+    // propose: the proposal and its approval request inserted by one statement (3 -> 2).
+    expect(table).toEqual([
+      { step: 'propose', trips: 2, statements: 5 },
+      { step: 'decide', trips: 5, statements: 11 },
+      { step: 'token', trips: 2, statements: 2 },
+      { step: 'authorize', trips: 3, statements: 6 },
+      { step: 'complete', trips: 2, statements: 5 },
+    ]);
+    expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
   it('each audited step leaves in two socket writes: BEGIN with the ledger statement, then lock, insert and COMMIT', async () => {
     const { ledger, audit } = await open();
     const f = makeGateFixture({ ledger, audit });
@@ -141,6 +180,39 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     const records = await audit.read();
     expect(records.map((r) => r.callId)).toEqual(['proposed', 'dispatch']);
     expect(verifyChain(records)).toMatchObject({ ok: true, count: 2 });
+  });
+
+  it('a proposal and its request in one statement: a call already recorded opens no request, and a taken request id records no call', async () => {
+    const { ledger, audit } = await open();
+    const requestFor = (proposalId: string, requestId = `req-${proposalId}`) => ({
+      requestId,
+      createdAt: T0,
+      expiresAt: T0 + 60_000,
+      requiredApprovals: 1,
+      eligible: { approvers: ['alice'] },
+    });
+    const first = sampleProposal({ runId: 'run-one-statement' });
+    // The first call claims the run; the calls after it take the one-statement insert.
+    await ledger.recordProposal(first, { request: requestFor(first.proposalId), audit: () => [event('first')] });
+    const p = sampleProposal({ runId: 'run-one-statement' });
+    const opened = await ledger.recordProposal(p, { request: requestFor(p.proposalId), audit: () => [event('p')] });
+    expect(opened).toMatchObject({ ok: true, created: true, request: { requestId: `req-${p.proposalId}`, proposalId: p.proposalId, status: 'pending', decisions: [] } });
+    // The same call again under a new proposal id (a retried propose): the stored call answers, nothing is opened.
+    const again = { ...p, proposalId: `${p.proposalId}-again` };
+    const repeated = await ledger.recordProposal(again, { request: requestFor(again.proposalId), audit: () => [event('again')] });
+    expect(repeated).toMatchObject({ ok: true, created: false, proposal: { proposalId: p.proposalId } });
+    expect(repeated.ok && repeated.request).toBeUndefined();
+    expect(await ledger.getApprovalRequest(`req-${again.proposalId}`)).toBeUndefined();
+    // A new call whose request id is taken: a typed duplicate_id, and neither the call nor its record is kept.
+    const clash = sampleProposal({ runId: 'run-one-statement' });
+    await expect(ledger.recordProposal(clash, { request: requestFor(clash.proposalId, `req-${p.proposalId}`), audit: () => [event('clash')] })).rejects.toMatchObject({
+      code: 'duplicate_id',
+    });
+    expect(await ledger.getProposal(clash.proposalId)).toBeUndefined();
+    expect((await ledger.getApprovalRequest(`req-${p.proposalId}`))?.proposalId).toBe(p.proposalId);
+    const records = await audit.read();
+    expect(records.map((r) => r.callId)).toEqual(['first', 'p', 'again']);
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 3 });
   });
 
   it('two replicas appending in turn: a stale head hint never forks or breaks the chain', async () => {
