@@ -101,6 +101,15 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
     expect(await garbled.json()).toMatchObject({ error: { code: -32700, message: 'the body is not JSON' } });
   });
 
+  it('a POST declared in any charset but UTF-8 gets 415 with the same JSON-RPC error shape, before its body is parsed', async () => {
+    const session = await rawSession();
+    for (const headers of [{ 'content-type': 'application/json; charset=utf-16' }, { 'content-type': 'application/json; charset=utf-16', 'mcp-session-id': session }]) {
+      const answer = await handler.handle(new Request(URL_BASE, { method: 'POST', headers: { accept: ACCEPT, ...headers }, body: '{not json' }));
+      expect(answer.status).toBe(415);
+      expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining('UTF-8') } });
+    }
+  });
+
   it('an allowed call is answered as one JSON body, with the raw result recorded; a call needing approval is refused as before', async () => {
     const client = await connect();
     answeredAs.length = 0;

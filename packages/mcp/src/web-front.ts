@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { frontRefusal, NOT_JSON } from './front-refusal.ts';
+import { isUtf8JsonContentType } from '@countersign/core/wire';
+import { frontRefusal, NOT_JSON, NOT_UTF8_JSON } from './front-refusal.ts';
 import type { Gateway } from './gateway.ts';
 import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
 import { type WebSession, webPost } from './web-direct-call.ts';
@@ -41,6 +42,8 @@ export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOp
   async function handle(request: Request): Promise<Response> {
     const origin = request.headers.get('origin');
     if (origin !== null && !allowedOrigins.has(origin)) return plain(403, 'origin not allowed');
+    // JSON is read as UTF-8: a body declared in another charset is refused before it is parsed.
+    if (request.method === 'POST' && !isUtf8JsonContentType(request.headers.get('content-type') ?? undefined)) return plain(415, NOT_UTF8_JSON);
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
       const known = sessions.get(sessionId);

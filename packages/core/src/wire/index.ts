@@ -33,3 +33,4 @@ export {
   ToolAdmissionBody,
   ToolsBody,
 } from './requests.ts';
+export { isUtf8JsonContentType } from './json-content-type.ts';
