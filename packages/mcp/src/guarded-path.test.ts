@@ -46,7 +46,7 @@ describe('the gateway on core’s guarded path', () => {
     const listed = await gate.approvals.listFor(FINANCE);
     const requestId = listed.ok ? listed.views[0]?.request.requestId : undefined;
     expect((await gate.approvals.decide(FINANCE, { requestId: String(requestId), decision: 'approve' })).ok).toBe(true);
-    return { ran: upstream.ran, pay, lose };
+    return { ran: upstream.ran, pay, lose, client };
   }
 
   it('an authorize whose consume committed but whose reply was lost is its own refusal, outcome_unknown: nothing runs, and the retry never runs it either', async () => {
@@ -69,5 +69,13 @@ describe('the gateway on core’s guarded path', () => {
     expect(textOf(await pay())).toBe('paid 5 to bob');
     expect(refusalOf(await pay())).toMatchObject({ reason: 'already_consumed' });
     expect(ran).toHaveLength(1);
+  });
+
+  it('tool arguments over the gate’s 1 MiB canonical limit are refused at propose, typed, and nothing runs', async () => {
+    const { ran, client } = await setup(false);
+    const result = (await client.callTool({ name: 'pay', arguments: { to: 'x'.repeat(1_100_000), amount: 1 } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(refusalOf(result)).toMatchObject({ reason: 'invalid_arguments' });
+    expect(ran).toEqual([]);
   });
 });
