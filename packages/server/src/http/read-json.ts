@@ -1,4 +1,5 @@
 import { CanonicalizationError, parseStrictJson } from '@countersign/core/canonical';
+import { isUtf8JsonContentType } from '@countersign/core/wire';
 import type { Context } from 'hono';
 import { ApiError } from '../errors/api-error.ts';
 
@@ -49,21 +50,9 @@ function isJsonMediaType(mediaType: string): boolean {
 /**
  * JSON is UTF-8 (RFC 8259) and the body is always read as UTF-8: a request that declares
  * another charset (`application/json; charset=utf-16`) would be read as something its
- * sender did not write, so it is refused (415), not reinterpreted. Fail closed: every
- * `charset` parameter must say UTF-8; one that cannot be read as such (a quoted `;`, a
- * second charset) refuses the request too.
+ * sender did not write, so it is refused (415), not reinterpreted (`isUtf8JsonContentType`,
+ * shared with the MCP gateway's fronts: fail closed on a charset it cannot read).
  */
 function requireUtf8(c: Context): void {
-  const parameters = (c.req.header('content-type') ?? '').split(';').slice(1);
-  for (const parameter of parameters) {
-    const at = parameter.indexOf('=');
-    const name = (at === -1 ? parameter : parameter.slice(0, at)).trim().toLowerCase();
-    if (name !== 'charset') continue;
-    const value = parameter
-      .slice(at + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .toLowerCase();
-    if (at === -1 || value !== 'utf-8') throw new ApiError('unsupported_media_type', 'content-type must be application/json in UTF-8 (no other charset)');
-  }
+  if (!isUtf8JsonContentType(c.req.header('content-type'))) throw new ApiError('unsupported_media_type', 'content-type must be application/json in UTF-8 (no other charset)');
 }
