@@ -1,38 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createGateway, type GatewayOptions } from './gateway.ts';
 import { startHttpFront } from './http-front.ts';
-import { makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
+import { FINANCE, makeTestGate, PAY_POLICY, payServer, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
-const POLICY = `
-version: 1
-rules:
-  - id: payments
-    tool: pay
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      ttlSeconds: 600
-`;
-const FINANCE = { id: 'fiona', roles: ['finance'] };
+
 const APPROVALS = 'https://approvals.example';
-
-async function payServer() {
-  const server = new McpServer({ name: 'bank', version: '1.0.0' });
-  const ran: unknown[] = [];
-  server.registerTool('pay', { inputSchema: { to: z.string(), amount: z.number() } }, async (args) => {
-    ran.push(args);
-    return { content: [{ type: 'text' as const, text: `paid ${args.amount} to ${args.to}` }] };
-  });
-  const [gatewaySide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  return { ran, transport: gatewaySide, close: () => server.close() };
-}
 
 type ElicitParams = ElicitRequest['params'] & { url?: string; elicitationId?: string };
 
@@ -44,7 +20,7 @@ describe('the approval experience of a tools/call that needs approval', () => {
 
   async function setup(capabilities: Record<string, unknown>, options: Partial<GatewayOptions> = {}) {
     const upstream = await payServer();
-    const gate = makeTestGate(POLICY, true);
+    const gate = makeTestGate(PAY_POLICY, true);
     const gateway = await createGateway({
       upstreams: [{ name: 'bank', transport: upstream.transport }],
       gate,
@@ -190,7 +166,7 @@ describe('the approval experience of a tools/call that needs approval', () => {
 
   it('over Streamable HTTP too: the elicitation rides the call, and the approved call runs in the same tools/call', async () => {
     const upstream = await payServer();
-    const gate = makeTestGate(POLICY, true);
+    const gate = makeTestGate(PAY_POLICY, true);
     const gateway = await createGateway({ upstreams: [{ name: 'bank', transport: upstream.transport }], gate, agent: { id: 'gw' }, principal: 'user-1', approvalUrl: APPROVALS });
     const token = 'http-elicitation-test-token-0123456789';
     const front = await startHttpFront({ gateway, bearerToken: token });

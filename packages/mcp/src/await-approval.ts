@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { GatePort, Grant, WaitOutcome } from '@countersign/core/gate';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { GatePort } from '@countersign/core/gate';
+import { type GuardedCallInput, type GuardedStep, guardCall } from '@countersign/core/integration';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { RelaySite } from './client-relay.ts';
-import { approvalLink, refusalResult } from './refusal.ts';
+import { approvalLink } from './refusal.ts';
 
 /**
  * What the MCP client that sent a `tools/call` offers while the call waits for a person:
@@ -40,92 +41,67 @@ export interface ApprovalSettings {
   approvalUrl?: string | undefined;
 }
 
-/** `edited`: an approver changed the call; the grant is for the edited call, whose original is `originalProposalId`. */
 /** The longest wait for a client that sent no progress token: well inside the MCP SDKs' default request timeout (60 s). */
 export const NO_PROGRESS_WAIT_MS = 45_000;
 
-export type ApprovalOutcome = { ok: true; grant: Grant; edited?: { originalProposalId: string } | undefined } | { ok: false; result: CallToolResult };
+/** The machine's step once the gateway stopped waiting; `wait` also says whether the client's user declined to open the page. */
+export type WaitedStep = Exclude<GuardedStep, { kind: 'wait' }> | (Extract<GuardedStep, { kind: 'wait' }> & { declined?: 'decline' | 'cancel' | undefined });
 
 /**
- * A call the gate says needs approval: offers the client the best its protocol allows,
- * waits for the decision, and authorizes the approved call (the ledger's, or the call an
- * approver edited it into). The caller forwards the grant; nothing here runs a tool.
+ * A call on core's guarded-call machine (`guardCall`: approval followed through edits,
+ * authorize, consume once), with what MCP adds while it waits for a person. Nothing here
+ * runs a tool; the caller runs a `run` step's grant.
  *
+ * - A call already decided (or allowed) is answered at once, without asking the client anything.
  * - A client that declared `elicitation.url`, when the approval page is known: a URL
  *   elicitation pointing at the page, then a wait of up to `elicitationWaitMs`, then
- *   `notifications/elicitation/complete`. Declined or cancelled: "approval required" at once.
- * - Otherwise: a wait of up to `approvalWaitMs`, with progress notifications when the
- *   client sent a progress token, then the typed "approval required" refusal with the
- *   link. The request stays open: the identical retry finds it and runs once approved.
+ *   `notifications/elicitation/complete`. Declined or cancelled: `wait` at once.
+ * - Otherwise: a wait of up to `approvalWaitMs` (within `noProgressWaitMs` for a client
+ *   that sent no progress token), with progress notifications when it sent one.
+ *
+ * A `wait` answer leaves the request open: the identical retry finds it and runs once approved.
  */
-export async function awaitApproval(
-  settings: ApprovalSettings,
-  proposed: { proposalId: string; requestId: string },
-  toolName: string,
-  channel: ApprovalChannel = {},
-): Promise<ApprovalOutcome> {
-  const ids = { toolName, proposalId: proposed.proposalId, requestId: proposed.requestId };
-  const link = approvalLink(settings.approvalUrl, proposed.requestId);
-  const refuse = (reason: string, message: string, approvalUrl?: string): ApprovalOutcome => ({ ok: false, result: refusalResult({ ...ids, reason, message, approvalUrl }) });
-  const pending = (message = 'this call waits for a person to approve it') => refuse('approval_required', message, link);
-
+export async function guardWithApproval(settings: ApprovalSettings, call: GuardedCallInput, channel: ApprovalChannel = {}): Promise<WaitedStep> {
+  const first = await guardCall(settings.port, call, { waitMs: 0, signal: channel.signal });
+  if (first.kind !== 'wait') return first;
+  const link = approvalLink(settings.approvalUrl, first.requestId);
   let waitMs = settings.approvalWaitMs;
   let elicitationId: string | undefined;
-  // A retry of a call decided meanwhile asks the client nothing: only a pending request is elicited.
-  const decided = channel.elicitUrl !== undefined && link !== undefined ? await settings.port.waitForDecision(proposed.requestId, { timeoutMs: 0 }) : undefined;
-  if (channel.elicitUrl !== undefined && link !== undefined && decided?.ok === true && decided.status === 'pending') {
+  if (channel.elicitUrl !== undefined && link !== undefined) {
     const id = `countersign-${randomUUID()}`;
-    const message = `Countersign: the call of ${toolName} needs a person's approval. Open the approval page to decide it.`;
+    const message = `Countersign: the call of ${call.toolName} needs a person's approval. Open the approval page to decide it.`;
     let action: 'accept' | 'decline' | 'cancel' | 'failed';
     try {
       action = await channel.elicitUrl({ elicitationId: id, url: link, message }, settings.elicitationWaitMs);
     } catch {
       action = 'failed'; // no answer in time, or the client refused the request: wait as for any client
     }
-    if (action === 'decline' || action === 'cancel') return pending(`the user did not open the approval page (${action}); the request stays open`);
+    if (action === 'decline' || action === 'cancel') return { ...first, declined: action };
     if (action === 'accept') {
       elicitationId = id;
       waitMs = Math.max(waitMs, settings.elicitationWaitMs);
     }
   }
-
   // A client with no progress token has nothing to reset its request timeout (the SDK's is 60 s): it gets the link before that, never a timeout.
   if (channel.progress === undefined && elicitationId === undefined) waitMs = Math.min(waitMs, settings.noProgressWaitMs ?? NO_PROGRESS_WAIT_MS);
-  const waited = await waitWithProgress(settings, proposed.requestId, waitMs, toolName, link, channel);
-  if (elicitationId !== undefined && waited.ok && waited.status !== 'pending') {
-    await channel.completeElicitation?.(elicitationId).catch(() => undefined);
-  }
-  if (!waited.ok) return refuse(waited.reason, waited.message);
-  if (waited.status === 'pending') return pending();
-  if (waited.status === 'consumed') return refuse('already_consumed', 'this approved call already ran; an approval is used once');
-  if (waited.status !== 'approved' && waited.status !== 'edited') return refuse(`approval_${waited.status}`, `the approval request is ${waited.status}`);
-  // An approver who edited the call approved the edited call: that one runs, with its own request.
-  const requestId = waited.status === 'edited' ? waited.editedRequestId : proposed.requestId;
-  const proposalId = waited.status === 'edited' ? waited.editedProposalId : proposed.proposalId;
-  if (requestId === undefined || proposalId === undefined) return refuse('not_approved', 'the edited call was not found');
-  const token = await settings.port.token(requestId);
-  if (!token.ok) return refuse(token.reason === 'not_approved' ? `approval_${token.status ?? 'pending'}` : token.reason, token.message);
-  const authorized = await settings.port.authorize({ proposalId, token: token.token });
-  if (authorized.status === 'authorized') {
-    return { ok: true, grant: authorized.grant, ...(waited.status === 'edited' ? { edited: { originalProposalId: proposed.proposalId } } : {}) };
-  }
-  const reason = authorized.status === 'approval_required' ? 'approval_required' : authorized.reason;
-  const message = authorized.status === 'approval_required' ? 'the approval was not accepted' : authorized.message;
-  return { ok: false, result: refusalResult({ toolName, reason, message, proposalId: authorized.proposalId }) };
+  const step = await waitWithProgress(settings, call, waitMs, link, channel);
+  if (elicitationId !== undefined && step.kind !== 'wait') await channel.completeElicitation?.(elicitationId).catch(() => undefined);
+  return step;
 }
 
 /**
- * Waits for the decision in slices of `progressIntervalMs`, telling the client after each
- * slice that the call is still waiting (its SDK may reset its request timeout on progress).
+ * Asks the machine again in slices of `progressIntervalMs` (each a wait for the decision),
+ * telling the client after each slice that the call is still waiting (its SDK may reset its
+ * request timeout on progress).
  */
-async function waitWithProgress(settings: ApprovalSettings, requestId: string, waitMs: number, toolName: string, link: string | undefined, channel: ApprovalChannel): Promise<WaitOutcome> {
+async function waitWithProgress(settings: ApprovalSettings, call: GuardedCallInput, waitMs: number, link: string | undefined, channel: ApprovalChannel): Promise<GuardedStep> {
   const deadline = performance.now() + waitMs;
   const slice = channel.progress === undefined ? waitMs : Math.max(1, settings.progressIntervalMs);
-  for (let step = 1; ; step++) {
+  for (let round = 1; ; round++) {
     const remaining = Math.max(0, deadline - performance.now());
-    const waited = await settings.port.waitForDecision(requestId, { timeoutMs: Math.min(slice, remaining), signal: channel.signal });
-    if (!waited.ok || waited.status !== 'pending' || remaining <= slice || channel.signal?.aborted === true) return waited;
+    const step = await guardCall(settings.port, call, { waitMs: Math.min(slice, remaining), signal: channel.signal });
+    if (step.kind !== 'wait' || remaining <= slice || channel.signal?.aborted === true) return step;
     const where = link === undefined ? '' : ` at ${link}`;
-    await channel.progress?.(step, `waiting for a person to approve ${toolName}${where}`).catch(() => undefined);
+    await channel.progress?.(round, `waiting for a person to approve ${call.toolName}${where}`).catch(() => undefined);
   }
 }

@@ -1,11 +1,12 @@
 import { hash, randomUUID } from 'node:crypto';
 import { canonicalizeArguments } from '@countersign/core/canonical';
-import type { Grant, ProposeOutcome } from '@countersign/core/gate';
+import type { AuthorizeOutcome, Grant, ProposeOutcome } from '@countersign/core/gate';
+import { runGranted, settleUnknownOutcome, unreachable } from '@countersign/core/integration';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, type ToolCatalogue } from './catalogue.ts';
 import type { ClientRelay } from './client-relay.ts';
 import type { ToolNaming } from './names.ts';
-import { type ApprovalChannel, type ApprovalSettings, awaitApproval } from './await-approval.ts';
+import { type ApprovalChannel, type ApprovalSettings, guardWithApproval, type WaitedStep } from './await-approval.ts';
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
@@ -28,9 +29,11 @@ export interface CallContext extends ApprovalSettings {
 }
 
 /**
- * A `tools/call` in direct mode: the call is itself the proposal. Policy and approvals
- * decide through the gate; what runs upstream is the LEDGER's call (tool and canonical
- * arguments from the grant), and its raw result is recorded with `complete`.
+ * A `tools/call` in direct mode: the call is itself the proposal. From there it runs on
+ * core's one guarded-call machine (`guardCall`, `runGranted`): policy and approvals decide
+ * through the gate, an approver's edit is followed as every adapter follows it, what runs
+ * upstream is the LEDGER's call (tool and canonical arguments from the grant), and its raw
+ * result is recorded with `complete`. This file keeps only the MCP translation.
  */
 export async function callTool(
   ctx: CallContext,
@@ -63,25 +66,25 @@ export async function callTool(
   const named = taskFromMeta(meta, toolName);
   if (!named.ok) return named.refusal;
   const task = { task: named.task, taskId: named.taskId };
-  const proposed = await proposeOnce(ctx, toolName, args, stableCallId(ctx, toolName, args), task);
-  if (proposed.status === 'allowed') {
-    const first = await ctx.port.authorize({ proposalId: proposed.proposalId });
-    if (first.status === 'authorized') return forward(ctx, first.grant, channel);
-    if (first.status !== 'not_approved' || first.reason !== 'already_consumed') return refuseAuthorize(first, toolName);
-    // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
-    const again = await proposeOnce(ctx, toolName, args, `${stableCallId(ctx, toolName, args)}-${randomUUID()}`, task);
-    if (again.status === 'approval_required') return approveThenRun(ctx, again, toolName, channel);
-    if (again.status !== 'allowed') return refusePropose(ctx, again, toolName);
-    const second = await ctx.port.authorize({ proposalId: again.proposalId });
-    return second.status === 'authorized' ? forward(ctx, second.grant, channel) : refuseAuthorize(second, toolName);
-  }
-  if (proposed.status === 'approval_required') return approveThenRun(ctx, proposed, toolName, channel);
-  return refusePropose(ctx, proposed, toolName);
+  const context = { runId: ctx.runId, sessionId: ctx.sessionId, principal: ctx.principal };
+  const callId = stableCallId(ctx, toolName, args);
+  const proposed = await proposeOnce(ctx, toolName, args, callId, task);
+  if (proposed.status === 'denied' || proposed.status === 'rejected') return refusePropose(ctx, proposed, toolName);
+  const step = await guardWithApproval(ctx, { context, callId, toolName, arguments: args, recorded: proposed }, channel);
+  if (proposed.status !== 'allowed' || step.kind !== 'refused' || step.refusal.reason !== 'already_consumed') return answer(ctx, step, toolName, proposed.proposalId, channel);
+  // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
+  const freshId = `${callId}-${randomUUID()}`;
+  const again = await proposeOnce(ctx, toolName, args, freshId, task);
+  if (again.status === 'denied' || again.status === 'rejected') return refusePropose(ctx, again, toolName);
+  const retried = await guardWithApproval(ctx, { context, callId: freshId, toolName, arguments: args, recorded: again }, channel);
+  return answer(ctx, retried, toolName, again.proposalId, channel);
 }
 
 /**
  * Checks 3 and 4: the call must be a recorded, undispatched model call of the run (the
- * client's call id selects it). What runs is that recorded call, with the ledger's arguments.
+ * client's call id selects it; `authorizeRecorded` finds it and cross-checks tool and
+ * arguments). What runs is that recorded call, with the ledger's arguments; a call that
+ * needs approval goes on on core's machine like a direct one.
  */
 async function callRecorded(
   ctx: CallContext,
@@ -90,55 +93,83 @@ async function callRecorded(
   target: { runId: string; callId?: string | undefined },
   channel: ApprovalChannel,
 ): Promise<CallToolResult> {
-  const outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
-  if (outcome.status === 'authorized') return forward(ctx, outcome.grant, channel);
-  if (outcome.status === 'approval_required') return approveThenRun(ctx, outcome, toolName, channel);
-  if (outcome.status === 'not_approved' && outcome.reason === 'missing' && outcome.proposalId !== undefined) {
-    // Approved while no token was presented (the gateway holds none yet): fetch it for that request and authorize.
-    const status = await ctx.port.callStatus(outcome.proposalId);
-    const request = status.ok ? status.call.request : undefined;
-    if (request !== undefined) return approveThenRun(ctx, { proposalId: outcome.proposalId, requestId: request.requestId }, toolName, channel);
+  let outcome: AuthorizeOutcome;
+  try {
+    outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
+  } catch (error) {
+    return refusalResult({ reason: 'store_unavailable', message: unreachable(error), toolName });
   }
-  return refuseAuthorize(outcome, toolName);
+  if (outcome.status === 'authorized') return answer(ctx, { kind: 'run', grant: outcome.grant, edited: false }, toolName, outcome.grant.proposalId, channel);
+  if (outcome.status === 'not_approved' && outcome.reason === 'outcome_unknown' && outcome.proposalId !== undefined) {
+    return answer(ctx, await settleUnknownOutcome(ctx.port, outcome.proposalId, outcome.message), toolName, outcome.proposalId, channel);
+  }
+  // Waiting for an approver, or approved while no token was presented (the gateway holds none yet): on the machine.
+  if (outcome.status === 'approval_required') return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
+  if (outcome.reason === 'missing' && outcome.proposalId !== undefined) return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
+  return refusalResult({ reason: outcome.reason, message: outcome.message, toolName, proposalId: outcome.proposalId });
 }
 
-/** Waits for the decision (see await-approval.ts) and runs the approved call. */
-async function approveThenRun(ctx: CallContext, proposed: { proposalId: string; requestId: string }, toolName: string, channel: ApprovalChannel): Promise<CallToolResult> {
-  const approved = await awaitApproval(ctx, proposed, toolName, channel);
-  if (!approved.ok) return approved.result;
-  const result = await forward(ctx, approved.grant, channel);
-  if (approved.edited === undefined) return result;
+/** A recorded call that needs its approval: its own run, call id and request, read from the ledger. */
+async function guardRecorded(ctx: CallContext, proposalId: string, toolName: string, args: Record<string, unknown>, channel: ApprovalChannel): Promise<CallToolResult> {
+  const status = await ctx.port.callStatus(proposalId).catch((error: unknown) => ({ ok: false as const, message: unreachable(error) }));
+  const call = status.ok ? status.call : undefined;
+  if (call?.request === undefined) return refusalResult({ reason: 'store_unavailable', message: status.ok ? 'the call has no approval request' : status.message, toolName, proposalId });
+  const recorded = { status: 'approval_required' as const, proposalId, requestId: call.request.requestId };
+  // The agent's session is not the gateway's to know: it is not cross-checked (run, call id, principal, tool and arguments are).
+  const input = { context: { runId: call.runId, principal: ctx.principal }, callId: call.callId, toolName, arguments: args, recorded };
+  return answer(ctx, await guardWithApproval(ctx, input, channel), toolName, proposalId, channel);
+}
+
+/**
+ * The machine's step as MCP shows it: a grant runs upstream (an approver's edit named in
+ * `_meta`), a wait is "approval required" with the page's link, a refusal is a typed
+ * `isError` result, and `outcome_unknown` its own refusal (the approval may be spent:
+ * read the call's status, do not retry).
+ */
+async function answer(ctx: CallContext, step: WaitedStep, toolName: string, proposalId: string, channel: ApprovalChannel): Promise<CallToolResult> {
+  if (step.kind === 'refused' || step.kind === 'unknown') {
+    const { reason, message, proposalId: refusedId } = step.refusal;
+    return refusalResult({ reason, message, toolName, proposalId: refusedId });
+  }
+  if (step.kind === 'wait') {
+    const { requestId } = step;
+    const message = step.declined === undefined ? 'this call waits for a person to approve it' : `the user did not open the approval page (${step.declined}); the request stays open`;
+    return refusalResult({ reason: 'approval_required', message, toolName, proposalId: step.proposalId, requestId, approvalUrl: approvalLink(ctx.approvalUrl, requestId) });
+  }
+  const result = await forward(ctx, step.grant, channel);
+  if (!step.edited) return result;
   // The client asked for one call and another ran: it is told which, beside the result (recorded as the upstream sent it).
-  const { grant } = approved;
-  const edited = { originalProposalId: approved.edited.originalProposalId, proposalId: grant.proposalId, toolName: grant.toolName, arguments: JSON.parse(grant.canonicalArgs) as unknown };
+  const { grant } = step;
+  const edited = { originalProposalId: proposalId, proposalId: grant.proposalId, toolName: grant.toolName, arguments: JSON.parse(grant.canonicalArgs) as unknown };
   const meta = (result._meta ?? {}) as Record<string, unknown>;
   const countersign = (meta.countersign ?? {}) as Record<string, unknown>;
   return { ...result, _meta: { ...meta, countersign: { ...countersign, edited } } };
 }
 
+/** No upstream serves the granted tool (it went away since the call was proposed): nothing ran. */
+class NoUpstream extends Error {}
+
 /**
- * Runs the ledger's call upstream and records its raw result. The client's cancellation
- * and progress token go with it; what the upstream asks meanwhile goes back to that client.
+ * Runs the ledger's call upstream under the machine (`runGranted`: its raw result or its
+ * failure recorded with `complete`). The client's cancellation and progress token go with
+ * it; what the upstream asks meanwhile goes back to that client. A completion the store
+ * could not record leaves the result standing (the call reads `dispatched`).
  */
 async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel): Promise<CallToolResult> {
-  const target = ctx.naming.parse(grant.toolName);
-  const upstream = target === undefined ? undefined : ctx.upstreams.get(target.upstream);
-  if (target === undefined || upstream === undefined) {
-    await ctx.port.complete(grant, { status: 'failed', error: 'no upstream serves this tool' });
-    return refusalResult({ reason: 'unknown_tool', message: 'no upstream serves this tool', toolName: grant.toolName, proposalId: grant.proposalId });
-  }
-  let result: CallToolResult;
-  try {
+  const run = async (): Promise<CallToolResult> => {
+    const target = ctx.naming.parse(grant.toolName);
+    const upstream = target === undefined ? undefined : ctx.upstreams.get(target.upstream);
+    if (target === undefined || upstream === undefined) throw new NoUpstream('no upstream serves this tool');
     // The ledger's canonical arguments, as text: what runs is exactly what was authorized.
     const options = { signal: channel.signal, onprogress: channel.relayProgress };
-    result = await ctx.relay.during(upstream.name, channel.site, () => upstream.callTool(target.tool, grant.canonicalArgs, options));
+    return ctx.relay.during(upstream.name, channel.site, () => upstream.callTool(target.tool, grant.canonicalArgs, options));
+  };
+  try {
+    return await runGranted(ctx.port, grant, run);
   } catch (error) {
-    await ctx.port.complete(grant, { status: 'failed', error: errorText(error) });
-    return refusalResult({ reason: 'upstream_failed', message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });
+    const reason = error instanceof NoUpstream ? 'unknown_tool' : 'upstream_failed';
+    return refusalResult({ reason, message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });
   }
-  // Recording can fail (store outage) after the call ran: the result still goes back, the call reads `dispatched`.
-  await ctx.port.complete(grant, { status: 'succeeded', result });
-  return result;
 }
 
 async function proposeOnce(
@@ -170,10 +201,6 @@ function refusePropose(ctx: CallContext, outcome: Exclude<ProposeOutcome, { stat
     requestId,
     approvalUrl: approvalLink(ctx.approvalUrl, requestId),
   });
-}
-
-function refuseAuthorize(outcome: { status: string; reason?: string; message?: string; proposalId?: string | undefined }, toolName: string): CallToolResult {
-  return refusalResult({ reason: outcome.reason ?? outcome.status, message: outcome.message ?? outcome.status, toolName, proposalId: outcome.proposalId });
 }
 
 /**

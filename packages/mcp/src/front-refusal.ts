@@ -13,6 +13,9 @@ export function frontRefusal(status: number, message: string): { status: number;
 
 export const NOT_JSON = 'the body is not JSON';
 
+/** A POST whose `Content-Type` is not JSON in UTF-8 (`isUtf8JsonContentType`): refused before its body is read. */
+export const NOT_UTF8_JSON = 'Unsupported Media Type: Content-Type must be application/json in UTF-8 (no other charset)';
+
 // JSON-RPC's implementation-defined server error, as the SDK transports use for HTTP-level refusals.
 const SERVER_ERROR = -32000;
 

@@ -117,6 +117,18 @@ describe('the gateway served over Streamable HTTP (in front of server-memory)', 
     expect(JSON.parse((await raw(front.url, { ...auth, origin: 'https://evil.example' })).text)).toMatchObject({ error: { code: -32000, message: 'origin not allowed' } });
   });
 
+  it('a JSON-RPC POST declared in any charset but UTF-8 gets 415 with the one JSON-RPC error shape, before its body is parsed (in a session too)', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    for (const contentType of ['application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json; charset', 'text/plain']) {
+      // Not a JSON-RPC request: were it read first, the answer would be 400.
+      const answer = await raw(front.url, { ...auth, host, 'content-type': contentType }, 'not json');
+      expect(answer.status, contentType).toBe(415);
+      expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining('UTF-8') } });
+    }
+    expect((await raw(front.url, { ...auth, host, 'content-type': 'application/json; charset=utf-16', 'mcp-session-id': 'any' }, 'not json')).status).toBe(415);
+    expect((await raw(front.url, { ...auth, host, 'content-type': 'application/json; charset="UTF-8"' })).status).toBe(200);
+  });
+
   it('a body over the limit gets 413 with the limit, not a connection reset', async () => {
     const small = await startHttpFront({ gateway, bearerToken: TOKEN, maxBodyBytes: 1024 });
     try {

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
-import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON } from './front-refusal.ts';
+import { isUtf8JsonContentType } from '@countersign/core/wire';
+import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON, NOT_UTF8_JSON } from './front-refusal.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
@@ -79,6 +80,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'a valid bearer token is required');
     }
+    // JSON is read as UTF-8: a body declared in another charset is refused before it is parsed.
+    if (req.method === 'POST' && !isUtf8JsonContentType(req.headers['content-type'])) return plain(res, 415, NOT_UTF8_JSON);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const transport = sessions.get(sessionId);

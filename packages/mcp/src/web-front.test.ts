@@ -59,7 +59,7 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
     gate = makeTestGate(POLICY, true);
     // A long approval wait: a call needing approval is still waiting when the test cancels it.
     gateway = await createGateway({ upstreams: [{ name: 'mail', transport: upstream.transport }], gate, agent: AGENT, principal: 'user-1', approvalWaitMs: 60_000, approvalUrl: 'https://approvals.test' });
-    handler = gatewayWebHandler(gateway, { modern: false });
+    handler = gatewayWebHandler(gateway, { modern: false, allowedHosts: ['countersign.test'] });
   });
   afterAll(async () => {
     for (const c of clients) await c.close();
@@ -99,6 +99,30 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
     const garbled = await post({}, '{not json');
     expect(garbled.status).toBe(400);
     expect(await garbled.json()).toMatchObject({ error: { code: -32700, message: 'the body is not JSON' } });
+  });
+
+  it('refuses a Host that is neither loopback nor allowed (DNS rebinding) with 403, before anything else; loopback names pass', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const post = (url: string) => handler.handle(new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: init }));
+    for (const url of ['http://evil.example/mcp', 'http://evil.example:8787/mcp', 'http://countersign.test.evil.example/mcp', 'http://10.0.0.7:8787/mcp']) {
+      const answer = await post(url);
+      expect(answer.status, url).toBe(403);
+      expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'host not allowed' } });
+    }
+    for (const url of ['http://127.0.0.1:8787/mcp', 'http://localhost:1/mcp', 'http://[::1]:8787/mcp', 'http://COUNTERSIGN.test/mcp']) {
+      const answer = await post(url);
+      expect(answer.status, url).toBe(200);
+      await answer.text();
+    }
+  });
+
+  it('a POST declared in any charset but UTF-8 gets 415 with the same JSON-RPC error shape, before its body is parsed', async () => {
+    const session = await rawSession();
+    for (const headers of [{ 'content-type': 'application/json; charset=utf-16' }, { 'content-type': 'application/json; charset=utf-16', 'mcp-session-id': session }]) {
+      const answer = await handler.handle(new Request(URL_BASE, { method: 'POST', headers: { accept: ACCEPT, ...headers }, body: '{not json' }));
+      expect(answer.status).toBe(415);
+      expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining('UTF-8') } });
+    }
   });
 
   it('an allowed call is answered as one JSON body, with the raw result recorded; a call needing approval is refused as before', async () => {

@@ -2,12 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { frontRefusal, NOT_JSON } from './front-refusal.ts';
+import { isUtf8JsonContentType } from '@countersign/core/wire';
+import { frontRefusal, isLoopback, NOT_JSON, NOT_UTF8_JSON } from './front-refusal.ts';
 import type { Gateway } from './gateway.ts';
 import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
 import { type WebSession, webPost } from './web-direct-call.ts';
 
 export interface GatewayWebHandlerOptions {
+  /**
+   * Host names accepted in the request's `Host` (its URL) beside loopback ones, which are
+   * always accepted: any other is refused 403 (DNS rebinding: a page on evil.example whose
+   * name resolves to this machine). `countersign serve` passes its public URL's and bind address's.
+   */
+  allowedHosts?: readonly string[] | undefined;
   /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
   allowedOrigins?: readonly string[] | undefined;
   /** Open MCP sessions at most; an `initialize` beyond that is refused (503) until one ends. Default 256. */
@@ -27,20 +34,24 @@ export interface GatewayWebHandler {
  * Serves the gateway over Streamable HTTP inside another HTTP server: 2025-era clients
  * through the 1.x SDK's web-standard transport (one MCP session per client), 2026-07-28
  * clients through the 2.x front (stateless, `input_required` approvals; modern-front.ts).
- * `countersign serve` mounts it at `/mcp` behind its own agent bearer authentication,
- * Host handling and body limit. Here:
- * a browser `Origin` must be allowed (403), only an `initialize` opens a session, and a
+ * `countersign serve` mounts it at `/mcp` behind its own agent bearer authentication
+ * and body limit. Here: the `Host` must be loopback or allowed and a browser `Origin` must be allowed (403), only an `initialize` opens a session, and a
  * request naming an unknown or ended session is a 404 (the spec's "start a new session").
  */
 export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOptions = {}): GatewayWebHandler {
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; session?: WebSession }>();
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
   const maxSessions = options.maxSessions ?? 256;
   const modern = options.modern === false ? undefined : modernGatewayFront(gateway, options.modern ?? {});
 
   async function handle(request: Request): Promise<Response> {
+    const { hostname } = new URL(request.url);
+    if (!isLoopback(hostname) && !allowedHosts.has(hostname)) return plain(403, 'host not allowed');
     const origin = request.headers.get('origin');
     if (origin !== null && !allowedOrigins.has(origin)) return plain(403, 'origin not allowed');
+    // JSON is read as UTF-8: a body declared in another charset is refused before it is parsed.
+    if (request.method === 'POST' && !isUtf8JsonContentType(request.headers.get('content-type') ?? undefined)) return plain(415, NOT_UTF8_JSON);
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
       const known = sessions.get(sessionId);

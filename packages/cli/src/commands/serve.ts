@@ -377,7 +377,9 @@ async function mountedGateway(
       }).catch((error: unknown) => {
         throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
-      const handler = gatewayWebHandler(gateway, { modern: { stateKey } });
+      // DNS rebinding: a Host beside loopback ones only when configured (the public URL, a specific bind address).
+      const allowedHosts = [...(where.publicOrigin === undefined ? [] : [new URL(where.publicOrigin).hostname]), ...(isWildcard(where.host) ? [] : [where.host])];
+      const handler = gatewayWebHandler(gateway, { modern: { stateKey }, allowedHosts });
       return {
         path,
         agent: agent.name,
@@ -389,4 +391,9 @@ async function mountedGateway(
       };
     },
   };
+}
+
+/** A bind to every address names no host a client would use. */
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }

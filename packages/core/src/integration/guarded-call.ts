@@ -15,6 +15,13 @@ export interface GuardedContext {
 }
 
 /**
+ * What a runtime can vouch for of a call's context when it did not make the run: the MCP
+ * gateway checking a recorded model call (CASA checks 3 and 4) knows the run and the
+ * principal, not the agent's session. A field left out is not cross-checked at authorize.
+ */
+export type CheckedContext = Omit<GuardedContext, 'sessionId'> & { sessionId?: string | undefined };
+
+/**
  * What the integration knows about the call at propose: this response's outcome (just
  * proposed in this process), the app's index entry (a resumed run), or nothing (a call
  * no model response of this run contained).
@@ -35,7 +42,7 @@ const refusedAtPropose = (recorded: NonNullable<RecordedCall>): recorded is Refu
 
 /** One tool call the framework is about to run, as the framework names it. */
 export interface GuardedCallInput {
-  context: GuardedContext;
+  context: CheckedContext;
   callId: string;
   toolName: string;
   /** The arguments the framework would run with: cross-checked against the ledger (CASA check 4). */
@@ -105,7 +112,7 @@ const refused = (status: CountersignRefusalStatus, reason: CountersignReason, me
  * edit is always followed (the edited call, with its own approval, is what runs; the
  * ledger links it to the model's call through `parentProposalId`). Never throws.
  */
-export async function approvalState(port: GatePort, recorded: RecordedCall, context: GuardedContext, callId: string, options: GuardOptions = {}): Promise<ApprovalState> {
+export async function approvalState(port: GatePort, recorded: RecordedCall, context: CheckedContext, callId: string, options: GuardOptions = {}): Promise<ApprovalState> {
   if (recorded === undefined) return refused('not_approved', 'unknown_call', `no model response in run ${context.runId} contained call ${callId}`);
   if (refusedAtPropose(recorded)) return refused(recorded.status, recorded.reason, recorded.message, recorded.proposalId);
   const step = options.step ?? directGateStep;

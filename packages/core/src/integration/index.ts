@@ -9,6 +9,7 @@ export { type CompletionFailure, completeOrReport, issuedToken } from './grant-c
 export {
   type ApprovalState,
   approvalState,
+  type CheckedContext,
   finishCall,
   type GuardedCallInput,
   type GuardedContext,

@@ -34,3 +34,4 @@ export {
   ToolsBody,
 } from './requests.ts';
 export { RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
+export { isUtf8JsonContentType } from './json-content-type.ts';

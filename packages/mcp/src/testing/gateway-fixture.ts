@@ -6,6 +6,8 @@ import { hmacKey, Keyring } from '@countersign/core/token';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import type { Gateway } from '../gateway.ts';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
@@ -65,4 +67,30 @@ export function refusalOf(result: CallToolResult): Record<string, unknown> | und
 
 export function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+/** `pay` needs a finance approver's approval (ten minutes to decide). */
+export const PAY_POLICY = `
+version: 1
+rules:
+  - id: payments
+    tool: pay
+    verdict: approve
+    approval:
+      approvers: { roles: [finance] }
+      ttlSeconds: 600
+`;
+export const FINANCE = { id: 'fiona', roles: ['finance'] };
+
+/** An upstream with one tool, `pay`, that records what it ran; its gateway side is `transport`. */
+export async function payServer() {
+  const server = new McpServer({ name: 'bank', version: '1.0.0' });
+  const ran: unknown[] = [];
+  server.registerTool('pay', { inputSchema: { to: z.string(), amount: z.number() } }, async (args) => {
+    ran.push(args);
+    return { content: [{ type: 'text' as const, text: `paid ${args.amount} to ${args.to}` }] };
+  });
+  const [gatewaySide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  return { ran, transport: gatewaySide, close: () => server.close() };
 }
