@@ -11,7 +11,6 @@ import { type CallIndex, memoryCallIndex } from './call-index.ts';
 import { countersign } from './countersign.ts';
 import type { GatePort } from '@countersign/core';
 import { type DecisionRecorder, gateDecisions, serviceDecisions } from './record-decision.ts';
-import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The chat app the tests play: policy lets the user approve their own transfers (and a

@@ -12,7 +12,6 @@ import { createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from 'l
 import { countersignInterrupts } from './approval-interrupt.ts';
 import { countersignMiddleware } from './middleware.ts';
 import type { CountersignDenial } from './refusal.ts';
-import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The agent the tests play: policy lets the user approve their own transfers (and a

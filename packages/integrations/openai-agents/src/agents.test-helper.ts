@@ -13,7 +13,6 @@ import type { ApprovalMode } from './guard.ts';
 import { refusalOf } from './refusal.ts';
 import { handoffDefinitions, toolDefinitions } from './tool-definitions.ts';
 import type { AnyAgent, AnyRunResult } from './sdk-types.ts';
-import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
 /**
  * The file agent the tests play: reading a file needs an `ops` approver, listing a
