@@ -43,7 +43,7 @@ for (const makeWiring of WIRINGS) {
         const app = agentApp(wiring);
         const turn = await app.start('read', [READ, LIST], { stream });
         expect(turn.result.interruptions.map((i) => i.name)).toEqual(['read_file']);
-        expect(turn.requests['call-read']).toMatch(/^cs-/);
+        expect(turn.requests['call-read']).toMatch(/^\S+$/);
         // The allowed call of the same response ran; the approved one waits.
         expect(app.executions).toEqual([{ tool: 'list_dir', args: { path: '/tmp' } }]);
         const status = await wiring.port.callStatus((await app.index.get(app.runId, 'call-read'))!.proposalId);

@@ -115,9 +115,9 @@ export const PAGE_SCRIPT = `'use strict';
     function write() {
       var parts = [];
       inputs.forEach(function (input) { var text = literal(input); if (text !== undefined) parts.push('  ' + JSON.stringify(input.getAttribute('data-arg')) + ': ' + text); });
+      function fromBase64(text) { return new TextDecoder().decode(Uint8Array.from(atob(text), function (c) { return c.charCodeAt(0); })); }
       fieldset.querySelectorAll('[data-raw-arg]').forEach(function (kept) {
-        var bytes = Uint8Array.from(atob(kept.value), function (c) { return c.charCodeAt(0); });
-        parts.push('  ' + JSON.stringify(kept.getAttribute('data-raw-arg')) + ': ' + new TextDecoder().decode(bytes));
+        parts.push('  ' + JSON.stringify(fromBase64(kept.getAttribute('data-raw-arg'))) + ': ' + fromBase64(kept.value));
       });
       textarea.value = parts.length === 0 ? '{}' : '{\\n' + parts.join(',\\n') + '\\n}';
     }

@@ -31,13 +31,14 @@ export function editFields(inputSchema: Record<string, unknown> | undefined, can
     .filter((f): f is Field => f !== undefined);
   if (fields.length === 0) return '';
   const covered = new Set(fields.map((f) => f.name));
-  // The arguments no field holds, as their exact JSON (base64 of its UTF-8, so no argument text
-  // appears in the page's markup twice): the script puts them back unchanged.
+  // The arguments no field holds, name and exact JSON each as base64 of its UTF-8 (so no
+  // argument text, and no hidden character of a name, appears raw in the page's markup):
+  // the script puts them back unchanged.
   const kept = Object.entries(args).filter(([name]) => !covered.has(name));
   return html`<fieldset class="edit-fields" id="edit-fields" hidden>
 <legend>Arguments</legend>
 ${fields.map(fieldHtml)}
-${kept.map(([name, value]) => html`<input type="hidden" data-raw-arg="${name}" value="${Buffer.from(JSON.stringify(value)).toString('base64')}">`)}
+${kept.map(([name, value]) => html`<input type="hidden" data-raw-arg="${base64Of(name)}" value="${base64Of(JSON.stringify(value))}">`)}
 ${kept.length === 0 ? '' : html`<p class="hint">${kept.length === 1 ? 'One argument' : `${kept.length} arguments`} (nested values) can only be changed in the JSON below.</p>`}
 </fieldset>`;
 }
@@ -112,4 +113,8 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function base64Of(text: string): string {
+  return Buffer.from(text).toString('base64');
 }
