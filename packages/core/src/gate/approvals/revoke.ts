@@ -2,10 +2,10 @@ import { emit } from '../../events/emit.ts';
 import { appendAfterEffect } from './audit-decision.ts';
 import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
-import { type Approver, mayDecide } from './eligibility.ts';
+import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import type { RevokeOutcome } from './types.ts';
-import { viewRequest } from './view-request.ts';
+import { viewForDecider } from './view-request.ts';
 
 /**
  * Withdraws an approval that has not been used (pending or approved → revoked), by an
@@ -14,12 +14,9 @@ import { viewRequest } from './view-request.ts';
  */
 export async function revoke(deps: GateDeps, approver: Approver, requestId: string): Promise<RevokeOutcome> {
   try {
-    const found = await viewRequest(deps, requestId);
+    const found = await viewForDecider(deps, approver, requestId);
     if (!found.ok) return found;
     const { view } = found;
-    if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
-      return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
-    }
     const now = deps.clock();
     const events = (revoked: boolean) => (revoked ? [{ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id }] : []);
     // With a store that holds both, the revocation and its record commit together.

@@ -5,6 +5,7 @@ import type { GateDeps } from '../config.ts';
 import { type DefinitionView, definitionViewOf, reviewViewOf } from '../definitions/definition-view.ts';
 import { errorMessage } from '../shared/call-records.ts';
 import { editedCallOf } from './edited-call.ts';
+import { type Approver, mayDecide } from './eligibility.ts';
 import type { RequestView, ViewResult } from './types.ts';
 
 const NOT_FOUND = { ok: false, reason: 'not_found', message: 'no such approval request' } as const;
@@ -54,4 +55,20 @@ export async function viewOf(deps: GateDeps, request: ApprovalRequest, now: numb
     ...(review === undefined ? {} : { review }),
     ...(edited === undefined ? {} : { edited }),
   };
+}
+
+/**
+ * The request as an approver who acts on it sees it (revoke, withdraw): `not_eligible`
+ * when `approver` may not decide it, so each action checks eligibility the same way.
+ */
+export async function viewForDecider(
+  deps: GateDeps,
+  approver: Approver,
+  requestId: string,
+): Promise<ViewResult | { ok: false; reason: 'not_eligible'; message: string }> {
+  const found = await viewRequest(deps, requestId);
+  if (found.ok && !mayDecide(found.view.request.eligible, approver, found.view.proposal.principal)) {
+    return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
+  }
+  return found;
 }

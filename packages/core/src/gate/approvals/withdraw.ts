@@ -2,10 +2,10 @@ import { emit } from '../../events/emit.ts';
 import { appendAfterEffect } from './audit-decision.ts';
 import { auditsAtomically } from '../shared/audited-write.ts';
 import type { GateDeps } from '../config.ts';
-import { type Approver, mayDecide } from './eligibility.ts';
+import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
 import type { WithdrawOutcome } from './types.ts';
-import { viewRequest } from './view-request.ts';
+import { viewForDecider } from './view-request.ts';
 
 /**
  * Takes back `approver`'s own approval of a request that still waits for more approvals
@@ -17,12 +17,9 @@ import { viewRequest } from './view-request.ts';
  */
 export async function withdraw(deps: GateDeps, approver: Approver, requestId: string): Promise<WithdrawOutcome> {
   try {
-    const found = await viewRequest(deps, requestId);
+    const found = await viewForDecider(deps, approver, requestId);
     if (!found.ok) return found;
     const { view } = found;
-    if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
-      return { ok: false, reason: 'not_eligible', message: `${approver.id} may not decide this request` };
-    }
     const now = deps.clock();
     const events = (withdrawn: boolean) =>
       withdrawn ? [{ ...eventAbout(view.proposal, 'withdrawal', now), requestId, actor: approver.id }] : [];

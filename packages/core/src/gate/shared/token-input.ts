@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../../ledger/types.ts';
 import type { MintInput } from '../../token/mint.ts';
-import type { ClaimedCall } from '../../ledger/expected-call.ts';
+import { type ClaimedCall, callClaimsOf } from '../../ledger/expected-call.ts';
 
 /**
  * What the token for an approved request binds, read from the ledger's records: the call,
@@ -10,18 +10,9 @@ import type { ClaimedCall } from '../../ledger/expected-call.ts';
  */
 export function tokenInputOf(proposal: ClaimedCall, request: ApprovalRequest): MintInput | undefined {
   if (request.tokenId === undefined || request.approvedAt === undefined) return undefined;
-  // A loop rather than filter + map: this runs on every approved dispatch.
-  const apr: string[] = [];
-  for (const d of request.decisions) if (d.decision === 'approve') apr.push(d.approver);
-  // callClaimsOf's members written out (same order): no intermediate object to spread.
+  const apr = request.decisions.filter((d) => d.decision === 'approve').map((d) => d.approver);
   return {
-    run: proposal.runId,
-    sid: proposal.sessionId,
-    call: proposal.callId,
-    tool: proposal.toolName,
-    def: proposal.definitionDigest ?? null,
-    args: proposal.argsDigest,
-    sub: proposal.principal,
+    ...callClaimsOf(proposal),
     apr,
     req: request.requestId,
     iat: Math.floor(request.approvedAt / 1000),
