@@ -31,6 +31,10 @@ export default defineConfig({
     // VITEST_MAX_WORKERS overrides it.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Three groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
+    // They share one worker pool (same default sequence.groupOrder): vitest queues the files by
+    // project name, so the slow process-and-browser files start first, the store files follow
+    // and the short unit files fill the tail, with no barrier between projects. A distinct
+    // groupOrder would make each project wait for the previous one to finish.
     projects: [
       {
         extends: true,

@@ -1,11 +1,12 @@
 import { type ChildProcess, execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPublicPackages } from './testing/build-public-packages.ts';
 import { readmeTsBlocks } from './testing/readme-blocks.ts';
 
 // What a user does before the packages are published (README, "Install"): build once, `npm
@@ -58,16 +59,6 @@ let tarballs: Map<string, string>;
 let app: string;
 const cli = () => join(app, 'node_modules', '@countersign', 'cli', 'bin', 'countersign.js');
 
-/** The latest modification time of a file under `dir` (0 when there is none). */
-function newestMtime(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let newest = 0;
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
 async function installInto(name: string, packages: readonly string[]): Promise<{ dir: string; took: string }> {
   const dir = join(work, name);
   mkdirSync(dir);
@@ -89,10 +80,10 @@ beforeAll(async () => {
   mkdirSync(packed);
   const report: string[] = [];
   let started = performance.now();
-  // One build, reused: a package whose dist/ is newer than all its sources is not rebuilt.
-  const stale = PACKAGES.filter((p) => newestMtime(join(repo, 'packages', p, 'src')) >= newestMtime(join(repo, 'packages', p, 'dist')));
-  if (stale.length > 0) run('npm', ['run', 'build', ...stale.flatMap((p) => ['-w', `packages/${p}`])], repo);
-  report.push(`build: ${stale.length === 0 ? 'reused' : stale.join(', ')} ${seconds(started)}`);
+  // One build, reused: a package whose dist/ is newer than all its sources is not rebuilt, and
+  // core comes from the build the package-exports tests share.
+  const built = await buildPublicPackages(repo);
+  report.push(`build: ${built.length === 0 ? 'reused' : built.join(', ')} ${seconds(started)}`);
   started = performance.now();
   const packs = await Promise.all(
     PACKAGES.map(async (p) => {
