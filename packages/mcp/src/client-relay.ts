@@ -32,14 +32,21 @@ type Asked = 'sampling' | 'elicitation' | 'elicitation-url' | 'roots';
  * sampling, elicitation and roots requests, log messages and the client's log level,
  * resource subscriptions and their updates, roots changes.
  *
- * The upstreams are connected once, before any client, so the gateway declares upstream
- * every client capability it can relay; a request then goes to the client whose call to
- * that upstream is under way (on that call's stream), else to any connected client that
- * declared the capability, else it is refused as the upstream's own SDK would refuse it
- * for a client without it.
+ * The upstreams are shared by every client of the gateway (one stdio process or HTTP
+ * session per upstream, not one per client session), so what the gateway declares to them
+ * is the intersection of what its initialized clients declared: nothing before the first
+ * client, exactly the client's own on the stdio front, on the HTTP fronts only what every
+ * open session can answer. An upstream then never asks for what a client sharing it cannot
+ * give; `onchange` tells the gateway when the intersection may have moved (a client
+ * initialized or went away), and it reconnects the upstreams declared otherwise
+ * (supervised-upstream.ts). A request goes to the client whose call to that upstream is
+ * under way (on that call's stream), else, outside any call, to a connected client that
+ * declared the capability; a request that client cannot answer is refused with
+ * "Method not found" (-32601), as a client's own SDK refuses it, never left waiting.
  */
 export class ClientRelay implements UpstreamRelay {
-  readonly capabilities: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+  /** Called when a client initialized or went away: what `capabilities` answers may differ. */
+  onchange: (() => void) | undefined;
   readonly #servers = new Set<Server>();
   readonly #levels = new Map<Server, LoggingLevel>();
   /** Per upstream, the clients with a call to it under way, latest last. */
@@ -53,12 +60,24 @@ export class ClientRelay implements UpstreamRelay {
     this.#upstreams = upstreams;
   }
 
-  attach(client: Client, upstream: string): void {
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.#ask(upstream, 'sampling', request, CreateMessageResultSchema, extra.signal));
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      this.#ask(upstream, request.params.mode === 'url' ? 'elicitation-url' : 'elicitation', request, ElicitResultSchema, extra.signal),
-    );
-    client.setRequestHandler(ListRootsRequestSchema, (request, extra) => this.#ask(upstream, 'roots', request, ListRootsResultSchema, extra.signal));
+  /**
+   * Installs the relay on an upstream's client that will declare `declared`. A request for a
+   * capability not declared has no handler: the SDK client answers it "Method not found"
+   * (its registration refuses such a handler); one declared but that the asking call's client
+   * lacks (a client initialized since) is refused by #ask the same way.
+   */
+  attach(client: Client, upstream: string, declared: ClientCapabilities): void {
+    if (declared.sampling !== undefined) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.#ask(upstream, 'sampling', request, CreateMessageResultSchema, extra.signal));
+    }
+    if (declared.elicitation !== undefined) {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        this.#ask(upstream, request.params.mode === 'url' ? 'elicitation-url' : 'elicitation', request, ElicitResultSchema, extra.signal),
+      );
+    }
+    if (declared.roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, (request, extra) => this.#ask(upstream, 'roots', request, ListRootsResultSchema, extra.signal));
+    }
     client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
       for (const server of this.#servers) {
         if (!isLogged(notification.params.level, this.#levels.get(server))) continue;
@@ -70,8 +89,27 @@ export class ClientRelay implements UpstreamRelay {
     });
   }
 
+  /** The intersection of what the initialized clients declared, as this gateway can relay it ({} with none). */
+  get capabilities(): ClientCapabilities {
+    const clients = [...this.#servers].filter((server) => server.getClientCapabilities() !== undefined);
+    if (clients.length === 0) return {};
+    const all = (asked: Asked) => clients.every((server) => declares(server, asked));
+    const form = all('elicitation');
+    const url = all('elicitation-url');
+    return {
+      ...(all('sampling') ? { sampling: {} } : {}),
+      ...(form || url ? { elicitation: { ...(form ? { form: {} } : {}), ...(url ? { url: {} } : {}) } } : {}),
+      ...(all('roots') ? { roots: { listChanged: true } } : {}),
+    };
+  }
+
   added(server: Server): void {
     this.#servers.add(server);
+  }
+
+  /** A client finished its initialize: its capabilities now count. */
+  initialized(): void {
+    this.onchange?.();
   }
 
   /** A client went away: its level and subscriptions go with it. */
@@ -81,6 +119,8 @@ export class ClientRelay implements UpstreamRelay {
     for (const [uri, servers] of this.#subscribers) {
       if (servers.delete(server) && servers.size === 0) this.#subscribers.delete(uri);
     }
+    // The last client leaving changes nothing: the upstreams keep what they were told until the next one initializes.
+    if (this.#servers.size > 0) this.onchange?.();
   }
 
   /** `fn` is a call to `upstream` made for `site`: what the upstream asks meanwhile goes to that client first. */
@@ -132,7 +172,7 @@ export class ClientRelay implements UpstreamRelay {
   /** An upstream's request, relayed to a client that can answer it; its answer (or error) goes back as it came. */
   async #ask<S extends z.ZodType>(upstream: string, asked: Asked, request: { method: string; params?: Record<string, unknown> | undefined }, schema: S, signal: AbortSignal) {
     const site = this.#site(upstream, asked);
-    if (site === undefined) throw new JsonRpcError(ErrorCode.InvalidRequest, `no client connected to the gateway supports ${asked === 'elicitation-url' ? 'URL elicitation' : asked}`);
+    if (site === undefined) throw new JsonRpcError(ErrorCode.MethodNotFound, `the client does not support ${asked === 'elicitation-url' ? 'URL elicitation' : asked}`);
     // The upstream's progress token names nothing on the client's side.
     const { _meta: meta, ...params } = request.params ?? {};
     const { progressToken: _token, ...rest } = (meta ?? {}) as Record<string, unknown>;
@@ -145,12 +185,18 @@ export class ClientRelay implements UpstreamRelay {
     });
   }
 
+  /**
+   * During a call to `upstream`, only a client with such a call under way may be asked (the
+   * latest that can answer): the request is part of that work, and another session's client
+   * must not see it. Outside any call, a connected client that declared the capability.
+   */
   #site(upstream: string, asked: Asked): RelaySite | undefined {
     const sites = this.#calls.get(upstream) ?? [];
     for (let i = sites.length - 1; i >= 0; i--) {
       const site = sites[i];
       if (site !== undefined && declares(site.server, asked)) return site;
     }
+    if (sites.length > 0) return undefined;
     for (const server of this.#servers) if (declares(server, asked)) return { server };
     return undefined;
   }

@@ -39,7 +39,7 @@ import { toolNaming, upstreamNameProblem } from './names.ts';
 import { PromptRelay } from './prompts.ts';
 import { ResourceRouter } from './resources.ts';
 import { SupervisedUpstream } from './supervised-upstream.ts';
-import type { Upstream, UpstreamConfig } from './upstream.ts';
+import type { UpstreamConfig } from './upstream.ts';
 import { JsonRpcError } from './json-rpc-error.ts';
 
 export interface GatewayOptions {
@@ -112,7 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   if (new Set(names).size !== names.length) throw new Error('upstream names must be distinct');
   const naming = toolNaming(names, options.namespaced ?? names.length > 1);
   const servers = new Set<Server>();
-  const upstreams = new Map<string, Upstream>();
+  const upstreams = new Map<string, SupervisedUpstream>();
   let catalogue: ToolCatalogue | undefined;
   const onToolsChanged = (upstream: string) => {
     // The gateway lists the upstream itself first (calls wait for it), then clients list again.
@@ -140,6 +140,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   relay.use(upstreams);
+  // What the upstreams were told the client can do follows the clients (client-relay.ts): declared
+  // otherwise, an upstream is connected again, its requests waiting meanwhile.
+  relay.onchange = () => {
+    for (const upstream of upstreams.values()) void upstream.redeclare();
+  };
   catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
@@ -274,6 +279,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         servers.delete(server);
         relay.removed(server);
       };
+      server.oninitialized = () => relay.initialized();
       servers.add(server);
       relay.added(server);
       await server.connect(transport);
@@ -282,6 +288,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     listTools: visibleTools,
     callTool: async (name, args, meta, channel, headerRun) => (naming.parse(name) === undefined ? undefined : callTool(context, name, args, meta, headerRun, channel)),
     async close() {
+      // Clients leaving now must not have the upstreams connected again on the way out.
+      relay.onchange = undefined;
       await Promise.allSettled([...servers].map((s) => s.close()));
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     },

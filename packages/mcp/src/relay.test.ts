@@ -25,6 +25,8 @@ describe('the gateway relays the protocol around tool calls (a stdio upstream wr
   beforeAll(async () => {
     gateway = await createGateway({ upstreams: [relayUpstream], gate: makeTestGate(ALLOW_ALL, true), agent: { id: 'mcp-gateway' }, principal: 'user-1' });
     client = await capableClient(gateway);
+    // The upstream is connected again to be told the client's capabilities: the first test's 1 s timeout is about progress, not that.
+    await client.listTools();
   }, 30_000);
 
   afterAll(async () => {

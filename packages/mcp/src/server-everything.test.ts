@@ -4,7 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
-import { CAPABLE, call, capableClient, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
+import { call, capableClient, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
 // The reference "everything" server from npm (tools, prompts, resources and templates), started with this node over stdio.
 const EVERYTHING_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -37,8 +37,8 @@ describe('the gateway in front of @modelcontextprotocol/server-everything (stdio
   let gate: ReturnType<typeof makeTestGate>;
 
   beforeAll(async () => {
-    // Declaring what the gateway declares upstream (it relays sampling, elicitation and roots), so both list the same tools.
-    direct = new Client({ name: 'direct', version: '1.0.0' }, { capabilities: CAPABLE });
+    // Declaring what the gateway's client declares (nothing: the gateway declares the same upstream), so both list the same tools.
+    direct = new Client({ name: 'direct', version: '1.0.0' });
     await direct.connect(new StdioClientTransport({ ...upstream(), stderr: 'ignore' }));
     gate = makeTestGate(POLICY, true);
     gateway = await createGateway({ upstreams: [upstream()], gate, agent: { id: 'mcp-gateway' }, principal: 'user-1' });

@@ -1,5 +1,5 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type ClientCapabilities, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectUpstream, type Upstream, type UpstreamConfig, type UpstreamRelay } from './upstream.ts';
 
 /** The JSON-RPC error code of a request to an upstream that is down (implementation-defined server error range). */
@@ -36,6 +36,10 @@ const DEFAULT_MAX_BACKOFF_MS = 30_000;
  * A Streamable HTTP upstream that lost the session (it restarted: 404, or 400 naming the
  * session) is initialized again and the request repeated once (it did not run there).
  * An upstream given as a ready transport (tests, embedding) cannot be restarted.
+ *
+ * MCP fixes a client's capabilities at initialize, so when the gateway's clients declare
+ * other capabilities than the upstream was told (`redeclare`), it is connected again (a
+ * stdio upstream is restarted); requests made meanwhile wait for the new connection.
  */
 export class SupervisedUpstream implements Upstream {
   readonly name: string;
@@ -43,6 +47,8 @@ export class SupervisedUpstream implements Upstream {
   readonly #hooks: SupervisorHooks;
   #current: Upstream | undefined;
   #known: Upstream['capabilities'] = {};
+  /** What the gateway declared to the upstream at the last connect (client-relay.ts). */
+  #declared: ClientCapabilities = {};
   #why = 'not connected yet';
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -101,23 +107,63 @@ export class SupervisedUpstream implements Upstream {
     return current;
   }
 
+  /**
+   * Connects again if the upstream was told other client capabilities than the relay's now
+   * (a client without sampling must not leave an upstream believing it may sample). A
+   * supervised upstream that is down declares the new ones when its retry connects; one
+   * given as a ready transport cannot be reconnected and keeps what it was told.
+   */
+  redeclare(): Promise<void> {
+    if (this.#closed || 'transport' in this.#config) return Promise.resolve();
+    const pending = this.#reconnecting;
+    if (pending !== undefined) return pending.then(
+      () => this.redeclare(),
+      () => this.redeclare(),
+    );
+    const current = this.#current;
+    const wanted = this.#hooks.relay?.capabilities ?? {};
+    if (current === undefined || !current.available || sameCapabilities(this.#declared, wanted)) return Promise.resolve();
+    this.#hooks.log(`upstream ${this.name} is connected again to declare the clients' capabilities (${describe(wanted)} instead of ${describe(this.#declared)})`);
+    // A failed attempt left it down and retried (#replace): nothing more to do here.
+    return this.#replace(current).then(
+      () => this.#hooks.onToolsChanged(),
+      () => undefined,
+    );
+  }
+
   async #request<T>(send: (upstream: Upstream) => Promise<T>): Promise<T> {
+    // An upstream being connected again (a lost session, new client capabilities): the request waits for it.
+    if (this.#reconnecting !== undefined) await this.#reconnecting.catch(() => undefined);
     const upstream = this.#up();
     try {
       return await send(upstream);
     } catch (error) {
       if (!('url' in this.#config) || !isLostSession(error)) throw error;
       this.#hooks.log(`upstream ${this.name} lost the session (${errorText(error)}); initializing again`);
-      return send(await this.#reinitialize(upstream));
+      return send(await this.#replace(upstream));
     }
   }
 
-  /** A new session with an HTTP upstream (concurrent requests that found the session lost share it). */
-  #reinitialize(stale: Upstream): Promise<Upstream> {
+  /**
+   * Closes `stale` (if still current) and connects anew: a new session with an HTTP upstream
+   * that lost its own, or new client capabilities. Concurrent callers share one attempt; a
+   * failed one leaves the upstream down, retried with backoff.
+   */
+  #replace(stale: Upstream): Promise<Upstream> {
     this.#reconnecting ??= (async () => {
       try {
-        if (this.#current === stale) await stale.close().catch(() => undefined);
-        return await this.#connect();
+        // The new connection first: meanwhile the upstream still counts as available (listings wait for the
+        // new one), and once it is current the old one's close is ours, not the upstream going down.
+        const fresh = await this.#connect();
+        await stale.close().catch(() => undefined);
+        return fresh;
+      } catch (error) {
+        if (this.#current === stale) {
+          this.#current = undefined;
+          await stale.close().catch(() => undefined);
+        }
+        if (!this.#closed) this.#down(errorText(error));
+        throw error;
       } finally {
         this.#reconnecting = undefined;
       }
@@ -127,12 +173,15 @@ export class SupervisedUpstream implements Upstream {
 
   async #connect(): Promise<Upstream> {
     const hooks = this.#hooks;
+    // Read in the same turn connectUpstream reads it for the upstream's initialize.
+    const declared = hooks.relay?.capabilities ?? {};
     const upstream = await connectUpstream(this.#config, hooks.onToolsChanged, hooks.onListChanged, hooks.relay, hooks.log);
     if (this.#closed) {
       await upstream.close();
       throw new UpstreamUnavailableError(this.name, 'the gateway is closing');
     }
     this.#current = upstream;
+    this.#declared = declared;
     this.#known = upstream.capabilities;
     this.#attempt = 0;
     const onclose = upstream.client.onclose;
@@ -168,6 +217,21 @@ export class SupervisedUpstream implements Upstream {
     this.#hooks.onListChanged?.('prompts');
     this.#hooks.onListChanged?.('resources');
   }
+}
+
+function sameCapabilities(a: ClientCapabilities, b: ClientCapabilities): boolean {
+  return describe(a) === describe(b);
+}
+
+/** The relayed capabilities' names, in a fixed order: what the log shows and what is compared. */
+function describe(capabilities: ClientCapabilities): string {
+  const names = [
+    capabilities.sampling === undefined ? undefined : 'sampling',
+    capabilities.elicitation?.form === undefined ? undefined : 'elicitation',
+    capabilities.elicitation?.url === undefined ? undefined : 'URL elicitation',
+    capabilities.roots === undefined ? undefined : 'roots',
+  ].filter((name) => name !== undefined);
+  return names.length === 0 ? 'none' : names.join(', ');
 }
 
 /** A Streamable HTTP upstream that no longer knows the session (it restarted): 404, or a 400 that says so. */

@@ -70,12 +70,13 @@ export interface UpstreamCallOptions {
 
 /**
  * How the gateway relays what an upstream asks of the client (sampling, elicitation,
- * roots, logging, resource updates): the capabilities it declares upstream, and the
- * handlers it installs on the upstream's client before it connects (see client-relay.ts).
+ * roots, logging, resource updates): the capabilities it declares upstream (read at each
+ * connect: what the gateway's clients declared), and the handlers it installs on the
+ * upstream's client before it connects (see client-relay.ts).
  */
 export interface UpstreamRelay {
   readonly capabilities: ClientCapabilities;
-  attach(client: Client, upstream: string): void;
+  attach(client: Client, upstream: string, declared: ClientCapabilities): void;
 }
 
 /**
@@ -94,8 +95,9 @@ export async function connectUpstream(
   relay?: UpstreamRelay,
   log?: (line: string) => void,
 ): Promise<Upstream> {
-  const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' }, relay === undefined ? {} : { capabilities: relay.capabilities });
-  relay?.attach(client, config.name);
+  const declared = relay?.capabilities ?? {};
+  const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: declared });
+  relay?.attach(client, config.name, declared);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged?.('prompts'));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged?.('resources'));

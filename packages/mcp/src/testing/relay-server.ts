@@ -1,7 +1,9 @@
 /**
  * An MCP server written for the relay tests, run as a stdio process (`node relay-server.ts`):
  * each tool exercises one thing the gateway must pass through in one direction or the other
- * (progress, cancellation, sampling, elicitation, roots, logging, resource subscriptions).
+ * (progress, cancellation, sampling, elicitation, roots, logging, resource subscriptions), and
+ * one reports the capabilities its client declared. `ask-sampling` and the other asking tools
+ * ask whatever the client declared, as a careless or hostile server may.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -58,6 +60,9 @@ export function relayServer(): McpServer {
     const { roots } = await server.server.listRoots();
     return text(roots.map((r) => r.uri).join(','));
   });
+  server.registerTool('client-capabilities', { description: 'What the client (the gateway) declared at initialize.', inputSchema: {} }, async () =>
+    text(JSON.stringify(server.server.getClientCapabilities() ?? {})),
+  );
   server.registerTool('log', { description: 'Logs at info and at error.', inputSchema: {} }, async () => {
     await server.sendLoggingMessage({ level: 'info', data: 'an info line' });
     await server.sendLoggingMessage({ level: 'error', data: 'an error line' });
