@@ -5,7 +5,7 @@ import { displayText } from '@countersign/core/display';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { ApprovalAnswer, listHeader, listLine } from '../approval-text.ts';
-import { APPROVER_TOKEN_ENV, approverRequest, refusalOf, SERVICE_URL_ENV, serviceUrl } from '../approver-http.ts';
+import { APPROVER_TOKEN_ENV, approverRequest, approverToken, refusalOf, SERVICE_URL_ENV, serviceUrl } from '../approver-http.ts';
 import { EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -86,7 +86,7 @@ async function watch(ctx: CommandContext, flags: ApproverFlags): Promise<number>
     try {
       version = await nextListingChange({
         base: url,
-        token: ctx.io.env[APPROVER_TOKEN_ENV],
+        token: approverToken(ctx),
         since: version,
         signal,
         onOpen: () => {
