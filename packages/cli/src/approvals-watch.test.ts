@@ -104,3 +104,27 @@ describe('countersign approvals watch, when the stream drops', () => {
     }
   }, 20_000);
 });
+
+describe('countersign approvals watch, ids', () => {
+  it('lines printed apart stay aligned, and a request whose id start a newcomer made ambiguous is shown again with a longer one', async () => {
+    const url = await server.start();
+    f = server.fixture();
+    const stdin = new PassThrough();
+    const captured = captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } });
+    const running = runCli(['approvals', 'watch'], { ...captured.io, stdin });
+    await until(() => captured.stdout().includes('watching'));
+    await f.proposeTransfer({ amount: 901, to: 'alice' }, 'call-a');
+    await until(() => captured.stdout().includes('"amount":901'));
+    await f.proposeTransfer({ amount: 902, to: 'alice' }, 'call-b');
+    await until(() => captured.stdout().includes('"amount":902'));
+    const lines = captured.stdout().split('\n').filter((l) => l.includes('transfer'));
+    const header = captured.stdout().split('\n').find((l) => l.includes('TOOL'))!;
+    for (const line of lines) expect(line.indexOf('transfer')).toBe(header.indexOf('TOOL'));
+    // Every id start printed last for a request is unique among the ones waiting.
+    const latest = new Map<string, string>();
+    for (const line of lines) latest.set(line.includes('901') ? 'a' : 'b', line.slice(3).split(' ')[0]!);
+    expect(latest.get('a')!.startsWith(latest.get('b')!) || latest.get('b')!.startsWith(latest.get('a')!)).toBe(false);
+    stdin.end();
+    expect(await running).toBe(0);
+  }, 20_000);
+});

@@ -17,6 +17,12 @@ import { parsed } from './approvals-read.ts';
 
 const Pending = z.object({ approvals: z.array(ApprovalAnswer) });
 
+/**
+ * The id column's width, fixed for the whole session so lines printed minutes apart stay
+ * aligned under the one header (ids are shown by their shortest unique start, 8+ characters).
+ */
+const ID_WIDTH = 10;
+
 /** Reconnecting after a dropped stream: quick at first, then no more than every 15 s. */
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 15_000;
@@ -59,14 +65,14 @@ async function watch(ctx: CommandContext, flags: ApproverFlags): Promise<number>
     if (answer.status !== 200) refusalOf(answer, url);
     const views = parsed(Pending, answer.body, url).approvals;
     const prefixes = uniquePrefixes(views.map((v) => v.requestId));
-    const width = Math.max(2, ...[...prefixes.values()].map((p) => p.length));
     for (const view of views) {
-      if (shown.has(view.requestId)) continue;
-      if (!headed) writeLine(ctx.io.stdout, listHeader(width));
-      headed = true;
       const prefix = prefixes.get(view.requestId) ?? view.requestId;
+      // A request already shown is printed again only when a newcomer made its id start ambiguous.
+      if (shown.get(view.requestId) === prefix) continue;
+      if (!headed) writeLine(ctx.io.stdout, listHeader(ID_WIDTH));
+      headed = true;
       shown.set(view.requestId, prefix);
-      writeLine(ctx.io.stdout, listLine(view, prefix, width, Date.now()));
+      writeLine(ctx.io.stdout, listLine(view, prefix, ID_WIDTH, Date.now()));
     }
     const open = new Set(views.map((v) => v.requestId));
     for (const [requestId, prefix] of shown) {
