@@ -1,5 +1,6 @@
 import { displayJson, displayText, segmentsToText } from '@countersign/core/display';
 import { z } from 'zod';
+import { ReviewAnswer, reviewLines } from './definition-review-text.ts';
 import { describeTime } from './format-time.ts';
 
 /*
@@ -35,6 +36,8 @@ export const ApprovalAnswer = z.object({
   }),
   decisions: z.array(z.object({ approver: z.string(), decision: z.string(), reason: z.string().optional(), at: z.number(), editedProposalId: z.string().optional() })),
   edited: z.object({ requestId: z.string(), callId: z.string() }).optional(),
+  /** A definition review: the trusted and the new definition instead of a call to run. */
+  review: ReviewAnswer.optional(),
   display: z
     .object({
       findings: z.array(Finding),
@@ -77,8 +80,15 @@ export function warningLines(view: ApprovalAnswer): string[] {
 export function detailText(view: ApprovalAnswer, now: number): string[] {
   const { call } = view;
   const lines = [...warningLines(view)];
+  const requestLine = `request    ${t(view.requestId)}  ${t(view.status)}  ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}`;
+  // A definition review runs no call: what to read is the definition and what changed in it,
+  // not the review's internal call record.
+  if (view.review !== undefined) {
+    lines.push(requestLine, ...reviewLines(view.review));
+    return [...lines, ...closingLines(view, now)];
+  }
   lines.push(
-    `request    ${t(view.requestId)}  ${t(view.status)}  ${view.approvals} of ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'}`,
+    requestLine,
     `tool       ${t(call.toolName)}`,
     'arguments',
     ...argumentsText(call.canonicalArguments, 'pretty')
@@ -92,11 +102,17 @@ export function detailText(view: ApprovalAnswer, now: number): string[] {
     `run        ${t(call.runId)}  session ${t(call.sessionId)}  call ${t(call.callId)}`,
     `proposal   ${t(call.proposalId)}`,
   );
+  if (call.parentProposalId !== undefined) lines.push(`edit of    proposal ${t(call.parentProposalId)}`);
+  if (view.edited !== undefined) lines.push(`edited     replaced by request ${t(view.edited.requestId)} (call ${t(view.edited.callId)}); the original will not run`);
+  return [...lines, ...closingLines(view, now)];
+}
+
+/** The rule, the deadline and the decisions so far. */
+function closingLines(view: ApprovalAnswer, now: number): string[] {
+  const lines: string[] = [];
   if (view.ruleId !== undefined) lines.push(`rule       ${t(view.ruleId)}`);
   // A countdown only while the deadline can still matter: a decided request's says nothing.
   lines.push(isOpen(view.status) ? `expires    ${describeTime(view.expiresAt, now)}` : `deadline   ${new Date(view.expiresAt).toISOString()} (closed: ${t(view.status)})`);
-  if (call.parentProposalId !== undefined) lines.push(`edit of    proposal ${t(call.parentProposalId)}`);
-  if (view.edited !== undefined) lines.push(`edited     replaced by request ${t(view.edited.requestId)} (call ${t(view.edited.callId)}); the original will not run`);
   for (const d of view.decisions) {
     const what = d.editedProposalId !== undefined ? 'replaced it with an edited call' : d.decision === 'approve' ? 'approved' : 'denied';
     lines.push(`decision   ${t(d.approver)} ${what} at ${new Date(d.at).toISOString()}${d.reason === undefined ? '' : ` — "${t(d.reason)}"`}`);

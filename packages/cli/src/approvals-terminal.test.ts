@@ -158,7 +158,7 @@ describe('countersign approvals: the service from COUNTERSIGN_URL, ids by prefix
     expect(await withEnv(['list', '--url', url], { COUNTERSIGN_URL: 'http://127.0.0.1:1' })).toMatchObject({ code: 0 });
     const missing = await withEnv(['list'], {});
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('pass --url or set COUNTERSIGN_URL');
+    expect(missing.stderr).toContain('pass --url, set COUNTERSIGN_URL');
   });
 
   it('approve and show take the start of an id; a prefix of two requests is refused and decides nothing', async () => {

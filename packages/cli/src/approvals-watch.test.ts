@@ -1,6 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { requestView } from '@countersign/core/testing';
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIONA_TOKEN, type ServerFixture } from '@countersign/server/test-kit';
 import { APPROVER_TOKEN_ENV } from './approver-http.ts';
 import { runCli } from './run-cli.ts';
@@ -18,17 +20,37 @@ async function until(condition: () => boolean, timeoutMs = 8000): Promise<void> 
   }
 }
 
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Counts the CLI's reads of the pending list (it runs in this process, on this fetch). */
+function countListReads(): () => number {
+  const fetch = globalThis.fetch;
+  let reads = 0;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    if (String(input instanceof Request ? input.url : input).includes('/api/v1/approvals?status=pending')) reads++;
+    return fetch(input, init);
+  });
+  return () => reads;
+}
+
 describe('countersign approvals watch', () => {
-  it('prints a request as it starts waiting, approves it by the id start typed, says when it closed; ends with its input', async () => {
+  it('a request proposed after watch starts appears from the live stream (no re-reading on a timer); approve by the id start typed; says how it closed', async () => {
     const url = await server.start();
     f = server.fixture();
+    const listReads = countListReads();
     const stdin = new PassThrough();
     const captured = captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } });
-    const running = runCli(['approvals', 'watch', '--interval', '100'], { ...captured.io, stdin });
+    const running = runCli(['approvals', 'watch'], { ...captured.io, stdin });
     await until(() => captured.stdout().includes('watching'));
+    // Idle: the list was read once and is not re-read while nothing changes (the old watch polled every 2 s).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(listReads()).toBe(1);
 
     const { requestId } = await f.proposeTransfer({ amount: 900, to: 'alice' });
-    await until(() => captured.stdout().includes('{"amount":900,"to":"alice"}'));
+    await until(() => captured.stdout().includes('{"amount":900,"to":"alice"}'), 3000);
+    expect(listReads()).toBe(2);
     const line = captured.stdout().split('\n').find((l) => l.includes('"amount":900'))!;
     const shown = line.slice(3).split(' ')[0]!;
     expect(requestId.startsWith(shown)).toBe(true);
@@ -38,10 +60,70 @@ describe('countersign approvals watch', () => {
     await until(() => captured.stdout().includes(`approved ${requestId} (transfer)`));
     expect(captured.stdout()).toContain('  arguments  {"amount":900,"to":"alice"}');
     expect((await requestView(f.gate, requestId))?.status).toBe('approved');
-    await until(() => captured.stdout().includes(`${shown} is no longer waiting for you`));
+    await until(() => captured.stdout().includes(`${shown} approved by `));
+    expect(captured.stdout()).toMatch(new RegExp(` {3}${shown} approved by \\S+ \\(transfer\\); no longer waiting for you`));
 
     stdin.write('bogus\n');
     await until(() => captured.stderr().includes('type "approve ID"'));
+    stdin.end();
+    expect(await running).toBe(0);
+  }, 20_000);
+});
+
+describe('countersign approvals watch, when the stream drops', () => {
+  it('says so once, reconnects with backoff, says when it is back, and reads the list only after a change', async () => {
+    let streams = 0;
+    let listReads = 0;
+    const fake = createServer((req, res) => {
+      if (req.url?.startsWith('/events/approvals')) {
+        streams++;
+        // The first two connections drop at once; the third sends one change and stays open.
+        if (streams <= 2) return res.destroy();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (streams === 3) res.end('event: changed\ndata: v1\n\n');
+        return;
+      }
+      if (req.url?.startsWith('/api/v1/approvals?status=pending')) listReads++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ approvals: [] }));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    try {
+      const stdin = new PassThrough();
+      const captured = captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } });
+      const running = runCli(['approvals', 'watch'], { ...captured.io, stdin });
+      await until(() => captured.stdout().includes('watching') && streams >= 4);
+      expect(captured.stderr().match(/live stream lost/g)).toHaveLength(1);
+      expect(captured.stderr()).toContain('live stream back');
+      expect(listReads).toBe(1);
+      stdin.end();
+      expect(await running).toBe(0);
+    } finally {
+      fake.closeAllConnections();
+      await new Promise((resolve) => fake.close(resolve));
+    }
+  }, 20_000);
+});
+
+describe('countersign approvals watch, ids', () => {
+  it('lines printed apart stay aligned, and a request whose id start a newcomer made ambiguous is shown again with a longer one', async () => {
+    const url = await server.start();
+    f = server.fixture();
+    const stdin = new PassThrough();
+    const captured = captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } });
+    const running = runCli(['approvals', 'watch'], { ...captured.io, stdin });
+    await until(() => captured.stdout().includes('watching'));
+    await f.proposeTransfer({ amount: 901, to: 'alice' }, 'call-a');
+    await until(() => captured.stdout().includes('"amount":901'));
+    await f.proposeTransfer({ amount: 902, to: 'alice' }, 'call-b');
+    await until(() => captured.stdout().includes('"amount":902'));
+    const lines = captured.stdout().split('\n').filter((l) => l.includes('transfer'));
+    const header = captured.stdout().split('\n').find((l) => l.includes('TOOL'))!;
+    for (const line of lines) expect(line.indexOf('transfer')).toBe(header.indexOf('TOOL'));
+    // Every id start printed last for a request is unique among the ones waiting.
+    const latest = new Map<string, string>();
+    for (const line of lines) latest.set(line.includes('901') ? 'a' : 'b', line.slice(3).split(' ')[0]!);
+    expect(latest.get('a')!.startsWith(latest.get('b')!) || latest.get('b')!.startsWith(latest.get('a')!)).toBe(false);
     stdin.end();
     expect(await running).toBe(0);
   }, 20_000);

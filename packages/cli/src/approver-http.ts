@@ -1,3 +1,4 @@
+import { cliConfigPath, configuredToken, readCliConfig } from './cli-config.ts';
 import { CliError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 
@@ -7,11 +8,24 @@ export const APPROVER_TOKEN_ENV = 'COUNTERSIGN_APPROVER_TOKEN';
 /** The service's address when `--url` is not given: the same variable the example agent reads. */
 export const SERVICE_URL_ENV = 'COUNTERSIGN_URL';
 
-/** `--url`, else COUNTERSIGN_URL; neither is a usage error (exit 2) that names both. */
+/** `--url`, else COUNTERSIGN_URL, else the config file's `url`; none is a usage error (exit 2) that names all three. */
 export function serviceUrl(ctx: CommandContext, flag: string | undefined): string {
-  const url = flag ?? ctx.io.env[SERVICE_URL_ENV];
-  if (url === undefined || url === '') throw new CliError('usage', `the service's URL is needed: pass --url or set ${SERVICE_URL_ENV} (e.g. http://127.0.0.1:8787)`);
+  const fromEnv = ctx.io.env[SERVICE_URL_ENV];
+  const url = flag ?? (fromEnv === undefined || fromEnv === '' ? readCliConfig(ctx.io.env)?.config.url : fromEnv);
+  if (url === undefined || url === '') {
+    throw new CliError('usage', `the service's URL is needed: pass --url, set ${SERVICE_URL_ENV} (e.g. http://127.0.0.1:8787) or put "url" in ${cliConfigPath(ctx.io.env)}`);
+  }
   return url;
+}
+
+/** COUNTERSIGN_APPROVER_TOKEN, else the config file's `tokenFile` (or `token`, in a file only its owner reads). */
+export function approverToken(ctx: CommandContext): string {
+  const fromEnv = ctx.io.env[APPROVER_TOKEN_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const found = readCliConfig(ctx.io.env);
+  const token = found === undefined ? undefined : configuredToken(found);
+  if (token === undefined || token === '') throw new CliError('config', `${APPROVER_TOKEN_ENV} must hold your approver API token (or name a "tokenFile" in ${cliConfigPath(ctx.io.env)})`);
+  return token;
 }
 
 export interface ApiAnswer {
@@ -64,8 +78,7 @@ export function auditFlag(body: unknown): { auditRecorded?: false } {
 
 /** One call to the approver API with the token from the environment; unreachable, bad URL or no token is a CliError (exit 2). */
 export async function approverRequest(ctx: CommandContext, base: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> {
-  const token = ctx.io.env[APPROVER_TOKEN_ENV];
-  if (token === undefined || token === '') throw new CliError('config', `${APPROVER_TOKEN_ENV} must hold your approver API token`);
+  const token = approverToken(ctx);
   let url: URL;
   try {
     url = new URL(path, base);

@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, expectTypeOf, it } from 'vitest';
 import { createClient } from './create-client.ts';
 import { fakeServer } from './loopback.test-helper.ts';
 
@@ -11,10 +11,12 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-const view = (status: string) => ({ requestId: 'req-1', status, expiresAt: 1, edited: { requestId: 'req-evil', proposalId: 'p-evil', callId: 'c-evil' } });
+const view = (status: string, edited: object | null) => ({ requestId: 'req-1', status, expiresAt: 1, ...(edited === null ? {} : { edited }) });
 
-async function waitAgainst(status: string) {
-  const server = await fakeServer(() => Response.json(view(status)));
+const EDIT_LINK = { requestId: 'req-evil', proposalId: 'p-evil', callId: 'c-evil' };
+
+async function waitAgainst(status: string, edited: object | null = EDIT_LINK) {
+  const server = await fakeServer(() => Response.json(view(status, edited)));
   closers.push(server.close);
   return createClient({ baseUrl: server.url, token: 't' }).waitForDecision('req-1', { timeoutMs: 2000 });
 }
@@ -28,4 +30,16 @@ it('an edit link beside approved or denied is ignored: the outcome is the status
 
 it('edited names the edited request, proposal and call id', async () => {
   expect(await waitAgainst('edited')).toEqual({ ok: true, requestId: 'req-1', status: 'edited', editedRequestId: 'req-evil', editedProposalId: 'p-evil', editedCallId: 'c-evil' });
+});
+
+it('edited with no link to the edited call is not_found, never an `edited` outcome without ids', async () => {
+  expect(await waitAgainst('edited', null)).toEqual({ ok: false, reason: 'not_found', message: 'approval request req-1 was edited, but the edited call is not named' });
+});
+
+it('narrowing by status gives the edited ids as strings', async () => {
+  const outcome = await waitAgainst('edited');
+  if (outcome.ok && outcome.status === 'edited') {
+    expectTypeOf(outcome.editedProposalId).toEqualTypeOf<string>();
+    expectTypeOf(outcome.editedRequestId).toEqualTypeOf<string>();
+  }
 });

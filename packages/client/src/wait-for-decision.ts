@@ -47,7 +47,8 @@ export async function waitForDecision(
 function decided(view: z.output<typeof RequestStatusResponse>): WaitOutcome {
   // Only the server's `edited` status counts as an edit: an `edited` link next to any
   // other status (an old server, a confused proxy) is not followed.
-  if (view.status !== 'edited' || view.edited === undefined) return { ok: true, requestId: view.requestId, status: view.status };
+  if (view.status !== 'edited') return { ok: true, requestId: view.requestId, status: view.status };
+  if (view.edited === undefined) return { ok: false, reason: 'not_found', message: `approval request ${view.requestId} was edited, but the edited call is not named` };
   // The approver changed the call: what may run is the edited call, under its own request.
   const { requestId, proposalId, callId } = view.edited;
   return { ok: true, requestId: view.requestId, status: 'edited', editedRequestId: requestId, editedProposalId: proposalId, ...(callId === undefined ? {} : { editedCallId: callId }) };

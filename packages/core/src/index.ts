@@ -37,7 +37,9 @@ export {
   type ToolDefinition,
   type ToolRegistry,
   type TokenResult,
+  type WaitEdited,
   type WaitOutcome,
+  type WaitSettled,
 } from './gate/index.ts';
 export { type KeyEntry, Keyring, ed25519KeyFromPem, generateEd25519Key, hmacKey, keyringFromEnv } from './token/index.ts';
 export { loadPolicy, loadPolicyFile, type PolicyEngine, PolicyError, type Verdict } from './policy/index.ts';

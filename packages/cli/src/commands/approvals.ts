@@ -17,7 +17,20 @@ export interface ApproverFlags {
 
 /** `countersign approvals …`: an approver acting on a running service over its HTTP API. */
 export function registerApprovalsCommands(program: Command, ctx: CommandContext): void {
-  const approvals = program.command('approvals').description(`Act on approval requests of a running service, as an approver (token in ${APPROVER_TOKEN_ENV}).`);
+  const approvals = program
+    .command('approvals')
+    .description(`Act on approval requests of a running service, as an approver (token in ${APPROVER_TOKEN_ENV}).`)
+    .addHelpText(
+      'after',
+      `
+Where the service and your token come from (first found wins):
+  URL    --url, then $${SERVICE_URL_ENV}, then "url" in the config file
+  token  $${APPROVER_TOKEN_ENV}, then the file named by "tokenFile" in the config file
+Config file: $XDG_CONFIG_HOME/countersign/config.json (default ~/.config/countersign/config.json),
+e.g. {"url": "http://127.0.0.1:8787", "tokenFile": "approver-token"} (tokenFile relative to the
+config's folder). A token file, or a "token" key in the config, must be readable by you alone
+(chmod 600): one other users may read is refused.`,
+    );
   registerApproverReadCommands(approvals, ctx);
   registerApproverDecisionCommands(approvals, ctx);
   registerApproverWatchCommand(approvals, ctx);

@@ -6,8 +6,8 @@ import { makeServerFixture, type ServerFixture } from '@countersign/server/test-
  * The server fixture's app on a real loopback port, so a CLI command talks HTTP to it
  * like to any running service. `close` stops both.
  */
-export async function liveFixture(): Promise<{ f: ServerFixture; url: string; close(): Promise<void> }> {
-  const f = makeServerFixture();
+export async function liveFixture(...options: Parameters<typeof makeServerFixture>): Promise<{ f: ServerFixture; url: string; close(): Promise<void> }> {
+  const f = makeServerFixture(...options);
   let server: ServerType | undefined;
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));

@@ -44,9 +44,10 @@ describe('in-process GatePort', () => {
     const waiting = port.waitForDecision(pending.requestId, { timeoutMs: 5_000 });
     await f.gate.approvals.decide(FINANCE, { requestId: pending.requestId, decision: 'approve', editedArguments: { amount: 400, to: 'bob' } });
     const edited = await waiting;
-    expect(edited).toMatchObject({ ok: true, status: 'edited' });
-    const editedRequest = await requestView(f.gate, (edited as { editedRequestId: string }).editedRequestId);
-    expect(editedRequest?.proposal).toMatchObject({ proposalId: (edited as { editedProposalId: string }).editedProposalId, canonicalArgs: '{"amount":400,"to":"bob"}' });
+    if (!edited.ok || edited.status !== 'edited') throw new Error(`expected edited, got ${JSON.stringify(edited)}`);
+    // Narrowed by status, the edited ids are plain strings: no cast, no undefined check.
+    const editedRequest = await requestView(f.gate, edited.editedRequestId);
+    expect(editedRequest?.proposal).toMatchObject({ proposalId: edited.editedProposalId, canonicalArgs: '{"amount":400,"to":"bob"}' });
 
     const [stale] = await port.propose({
       runId: 'run-w',

@@ -36,7 +36,7 @@ export { MAX_PROPOSAL_CONTEXT_LENGTH } from '../call-ids.ts';
 export type { ModelToolCall } from './propose/propose.ts';
 export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from '../catalog/tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './execute/grant.ts';
-export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
+export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitEdited, WaitOutcome, WaitSettled } from './shared/port.ts';
 export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
 export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';

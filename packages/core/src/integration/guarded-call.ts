@@ -130,7 +130,7 @@ export async function approvalState(port: GatePort, recorded: RecordedCall, cont
     if (waited.status === 'approved') return { kind: 'approved', target };
     if (waited.status === 'pending') return { kind: 'wait', requestId: target.requestId, proposalId: target.proposalId };
     if (waited.status === 'edited') {
-      if (waited.editedProposalId === undefined || waited.editedRequestId === undefined || waited.editedCallId === undefined) {
+      if (waited.editedCallId === undefined) {
         return refused('not_approved', 'approval_edited', `approval request ${target.requestId} was edited, but the edited call is not named`, target.proposalId);
       }
       target = { proposalId: waited.editedProposalId, requestId: waited.editedRequestId, editedCallId: waited.editedCallId };

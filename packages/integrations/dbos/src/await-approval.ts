@@ -78,7 +78,6 @@ async function readDecision(settings: WorkflowSettings, target: PendingCall): Pr
   const outcome = await settings.port.waitForDecision(target.requestId, { timeoutMs: 0 });
   const checkedAt = Date.now();
   if (!outcome.ok || outcome.status !== 'edited') return { outcome, checkedAt };
-  if (outcome.editedProposalId === undefined || outcome.editedRequestId === undefined) return { outcome, checkedAt, edited: { problem: 'the edited call is not named' } };
   // The edited call's own request, with the expiry fixed when it was made.
   const status = await settings.port.callStatus(outcome.editedProposalId);
   if (!status.ok) return { outcome, checkedAt, edited: { problem: status.message } };

@@ -80,7 +80,7 @@ it.skipIf(skip)('edit-and-approve through the page: the agent (client) runs the 
     // The agent's wait answers edited and names the call to run instead.
     const decided = await waiting;
     expect(decided).toMatchObject({ ok: true, status: 'edited', editedRequestId });
-    if (!decided.ok || decided.editedProposalId === undefined || decided.editedRequestId === undefined) throw new Error('expected an edit');
+    if (!decided.ok || decided.status !== 'edited') throw new Error('expected an edit');
     const token = await client.token(decided.editedRequestId);
     if (!token.ok) throw new Error(`expected a token, got ${JSON.stringify(token)}`);
     const outcome = await client.authorize({ proposalId: decided.editedProposalId, token: token.token, callId: decided.editedCallId });

@@ -52,8 +52,10 @@ async function readOutcome(approvals: ApprovalService, agent: Agent, requestId: 
   if (!found.ok) return found;
   const { view } = found;
   // Approve-with-edits closes the original as `edited`, linked to the edited call
-  // (recorded in the same run, so it is this agent's too). The link is the ledger's.
-  if (view.status === 'edited' && view.edited !== undefined) {
+  // (recorded in the same run, so it is this agent's too). The link is the ledger's;
+  // without it there is no call to run instead, so the outcome names none.
+  if (view.status === 'edited') {
+    if (view.edited?.requestId === undefined) return { ok: false, reason: 'not_found', message: `approval request ${requestId} was edited, but the edited call is not named` };
     return { ok: true, requestId, status: 'edited', editedProposalId: view.edited.proposalId, editedRequestId: view.edited.requestId, editedCallId: view.edited.callId };
   }
   return { ok: true, requestId, status: view.status };

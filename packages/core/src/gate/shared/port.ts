@@ -52,19 +52,29 @@ export type AuthorizeOutcome =
   | Extract<DispatchOutcome, { status: 'approval_required' | 'not_approved' | 'denied' }>;
 
 /** Where an approval request stands after waiting for a decision. */
-export type WaitOutcome =
-  | {
-      ok: true;
-      requestId: string;
-      /** Effective status: `pending` only when the wait timed out or was aborted. */
-      status: 'pending' | 'approved' | 'denied' | 'revoked' | 'consumed' | 'expired' | 'edited';
-      /** Set when the approver edited the call: the request (and proposal) to run instead. */
-      editedRequestId?: string | undefined;
-      editedProposalId?: string | undefined;
-      /** The edited call's tool-call id: same run and session as the original, a new call id. */
-      editedCallId?: string | undefined;
-    }
-  | { ok: false; reason: 'not_found' | 'store_unavailable'; message: string };
+export type WaitOutcome = WaitSettled | WaitEdited | { ok: false; reason: 'not_found' | 'store_unavailable'; message: string };
+
+/** The request's effective status: `pending` only when the wait timed out or was aborted. */
+export type WaitSettled = {
+  ok: true;
+  requestId: string;
+  status: 'pending' | 'approved' | 'denied' | 'revoked' | 'consumed' | 'expired';
+};
+
+/**
+ * The approver edited the call: what may run is the edited call, under its own request.
+ * Narrowing by `status` gives the ids, so no caller has to check for a missing one; an
+ * `edited` request whose edited call cannot be named is answered as `not_found` instead.
+ */
+export type WaitEdited = {
+  ok: true;
+  requestId: string;
+  status: 'edited';
+  editedRequestId: string;
+  editedProposalId: string;
+  /** The edited call's tool-call id (same run and session, a new call id); absent only from a server too old to send it. */
+  editedCallId?: string | undefined;
+};
 
 export type TokenResult =
   | { ok: true; token: string; requestId: string; expiresAt: number }
