@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../clock.ts';
-import { auditsAtomically } from '../gate/shared/audited-write.ts';
+import { auditsAtomically } from '../gate/common/audited-write.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import { sampleProposal } from '../testing/ledger-samples.ts';
 import { hmacKey, Keyring } from '../token/keyring.ts';

@@ -14,7 +14,7 @@ import type { ApproverRule } from '../ledger/types.ts';
 import type { ToolRegistry } from '../catalog/tools.ts';
 import { RELAY_PROJECTIONS, type RelayProjection } from './relay/projections.ts';
 import { type ResolvedIntent, resolveIntent } from './intent/intent-stage.ts';
-import { resolveSharedTools, type SharedTools } from './shared/tool-scope.ts';
+import { resolveSharedTools, type SharedTools } from './common/tool-scope.ts';
 import type { IntentConfig } from './intent/types.ts';
 
 /** Who re-approves a changed tool definition, and how long the review stays open. */

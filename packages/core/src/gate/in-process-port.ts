@@ -1,7 +1,7 @@
-import type { Agent } from './shared/agent.ts';
+import type { Agent } from './common/agent.ts';
 import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
-import type { ProposeOutcome } from './shared/outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './shared/port.ts';
+import type { ProposeOutcome } from './common/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './common/port.ts';
 import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
-import { type Agent, DEFAULT_AGENT_ID } from './shared/agent.ts';
+import { type Agent, DEFAULT_AGENT_ID } from './common/agent.ts';
 
 const A: Agent = { id: 'agent-a' };
 const B: Agent = { id: 'agent-b' };

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../audit/types.ts';
 import type { DefinitionStore } from '../catalog/types.ts';
-import type { Agent } from '../gate/shared/agent.ts';
+import type { Agent } from '../gate/common/agent.ts';
 import { REVIEW_TOOL } from '../gate/definitions/definition-review.ts';
 import type { Approver } from '../gate/approvals/eligibility.ts';
-import type { SharedTools } from '../gate/shared/tool-scope.ts';
+import type { SharedTools } from '../gate/common/tool-scope.ts';
 import type { LedgerStore } from '../ledger/types.ts';
 import { FINANCE, makeGateFixture, requestView } from './gate-fixture.ts';
 

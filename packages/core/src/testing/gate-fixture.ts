@@ -9,7 +9,7 @@ import type { RequestView } from '../gate/approvals/index.ts';
 import type { Approver } from '../gate/approvals/eligibility.ts';
 import type { ModelToolCall } from '../gate/propose/propose.ts';
 import type { IntentConfig } from '../gate/intent/types.ts';
-import type { SharedTools } from '../gate/shared/tool-scope.ts';
+import type { SharedTools } from '../gate/common/tool-scope.ts';
 import type { Tool, ToolRegistry } from '../catalog/tools.ts';
 import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';

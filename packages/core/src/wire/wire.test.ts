@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { AuthorizeRequest, CallStatus, CompleteOutcome, Completion, Grant, ProposeOutcome } from '../gate/index.ts';
-import type { AuthorizeOutcome } from '../gate/shared/port.ts';
+import type { AuthorizeOutcome } from '../gate/common/port.ts';
 import { type AuthorizeBody, AuthorizeOutcomeSchema, type CallStatusSchema, CompleteBody, type CompleteOutcomeSchema, type CompletionSchema, type GrantSchema, type ProposeOutcomeSchema } from './index.ts';
 
 const grant: Grant = {

@@ -1,5 +1,5 @@
 import type { ApprovalStatus } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
 import type { Approver } from './eligibility.ts';
 import { decide } from './decide.ts';
@@ -8,7 +8,7 @@ import { countPendingRequests, listRequests } from './list-requests.ts';
 import { revoke } from './revoke.ts';
 import { withdraw } from './withdraw.ts';
 import type { DecideOptions, DecisionInput, DecisionOutcome, ListResult, RevokeOutcome, ViewResult, WithdrawOutcome } from './types.ts';
-import type { TokenResult } from '../shared/port.ts';
+import type { TokenResult } from '../common/port.ts';
 import { viewForAgent, viewRequest, viewRequestOfCall } from './view-request.ts';
 
 /**

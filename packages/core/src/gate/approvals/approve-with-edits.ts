@@ -4,7 +4,7 @@ import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApproverRule, EditRefusal, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { decideSafely } from '../../policy/safe-decide.ts';
-import { auditBestEffort } from '../shared/audit-safely.ts';
+import { auditBestEffort } from '../common/audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
@@ -12,7 +12,7 @@ import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
-import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
+import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {

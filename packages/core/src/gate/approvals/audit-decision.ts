@@ -5,7 +5,7 @@ import type { PasskeyEvidence } from '../../passkey/types.ts';
 import { signDecisionRecord } from '../../token/decision-record.ts';
 import type { Keyring } from '../../token/keyring.ts';
 import { callClaimsOf } from '../../ledger/expected-call.ts';
-import { eventAbout } from '../shared/call-records.ts';
+import { eventAbout } from '../common/call-records.ts';
 
 /**
  * The audit events of one recorded decision: the decision itself, carrying its signed

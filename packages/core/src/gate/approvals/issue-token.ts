@@ -1,10 +1,10 @@
 import { emit } from '../../events/emit.ts';
 import { mintApprovalToken } from '../../token/mint.ts';
-import type { Agent } from '../shared/agent.ts';
+import type { Agent } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
-import { callIds, errorMessage } from '../shared/call-records.ts';
-import { tokenInputOf } from '../shared/token-input.ts';
-import type { TokenResult } from '../shared/port.ts';
+import { callIds, errorMessage } from '../common/call-records.ts';
+import { tokenInputOf } from '../common/token-input.ts';
+import type { TokenResult } from '../common/port.ts';
 import { viewForAgent } from './view-request.ts';
 
 /**

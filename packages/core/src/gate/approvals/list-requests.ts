@@ -1,7 +1,7 @@
 import type { ApprovalStatus } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
 import { type Approver, eligibilityOf, mayDecide } from './eligibility.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import { errorMessage } from '../common/call-records.ts';
 import type { ListResult, RequestView } from './types.ts';
 import { viewOf } from './view-request.ts';
 

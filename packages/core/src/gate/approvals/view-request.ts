@@ -1,9 +1,9 @@
 import { effectiveStatus } from '../../ledger/effective-status.ts';
 import type { ApprovalRequest } from '../../ledger/types.ts';
-import { type Agent, isOwnedBy } from '../shared/agent.ts';
+import { type Agent, isOwnedBy } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
 import { type DefinitionView, definitionViewOf, reviewViewOf } from '../definitions/definition-view.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import { errorMessage } from '../common/call-records.ts';
 import { editedCallOf } from './edited-call.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import type { RequestView, ViewResult } from './types.ts';

@@ -1,9 +1,9 @@
 import { isAboutRequest, watchEvents } from '../../events/wait-for-event.ts';
-import type { Agent } from '../shared/agent.ts';
+import type { Agent } from '../common/agent.ts';
 import type { ApprovalService } from './index.ts';
 import type { GateDeps } from '../config.ts';
-import type { WaitOutcome } from '../shared/port.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import type { WaitOutcome } from '../common/port.ts';
+import { errorMessage } from '../common/call-records.ts';
 
 /**
  * How often the ledger is re-read while no event arrives: the safety net for a

@@ -1,9 +1,9 @@
 import { emit } from '../../events/emit.ts';
 import { appendAfterEffect } from './audit-decision.ts';
-import { auditsAtomically } from '../shared/audited-write.ts';
+import { auditsAtomically } from '../common/audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import type { Approver } from './eligibility.ts';
-import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
+import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import type { WithdrawOutcome } from './types.ts';
 import { viewForDecider } from './view-request.ts';
 

@@ -2,7 +2,7 @@ import type { CatalogEntry, ToolPin } from '../../catalog/types.ts';
 import { sha256Hex } from '../../digest.ts';
 import { emit } from '../../events/emit.ts';
 import type { ApprovalRequest } from '../../ledger/types.ts';
-import { auditBestEffort } from '../shared/audit-safely.ts';
+import { auditBestEffort } from '../common/audit-safely.ts';
 import type { GateDeps } from '../config.ts';
 import { findReview, openReview, reviewState } from './definition-review.ts';
 import { definitionText } from '../../catalog/tools.ts';

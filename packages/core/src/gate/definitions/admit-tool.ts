@@ -1,7 +1,7 @@
 import { admitDefinition } from './admit-definition.ts';
-import type { Agent } from '../shared/agent.ts';
+import type { Agent } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
-import { entryFor } from '../shared/tool-scope.ts';
+import { entryFor } from '../common/tool-scope.ts';
 
 export type ToolAdmission =
   | { ok: true; toolName: string; definitionDigest?: string | undefined }

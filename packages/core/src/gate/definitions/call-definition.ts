@@ -3,7 +3,7 @@ import type { CatalogEntry } from '../../catalog/types.ts';
 import type { Proposal } from '../../ledger/types.ts';
 import { admitDefinition, admittedWithoutStore } from './admit-definition.ts';
 import type { GateDeps } from '../config.ts';
-import { entryFor } from '../shared/tool-scope.ts';
+import { entryFor } from '../common/tool-scope.ts';
 
 export type CallDefinition =
   | { ok: true; entry: CatalogEntry }

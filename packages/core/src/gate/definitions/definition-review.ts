@@ -3,9 +3,9 @@ import type { ToolPin } from '../../catalog/types.ts';
 import { sha256Hex } from '../../digest.ts';
 import { effectiveStatus } from '../../ledger/effective-status.ts';
 import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
-import { auditBestEffort } from '../shared/audit-safely.ts';
+import { auditBestEffort } from '../common/audit-safely.ts';
 import type { GateDeps } from '../config.ts';
-import { eventAbout } from '../shared/call-records.ts';
+import { eventAbout } from '../common/call-records.ts';
 
 /**
  * A changed tool definition is re-approved through an ordinary approval request, so the

@@ -2,7 +2,7 @@ import { readDefinition } from '../../catalog/read-definition.ts';
 import type { PinStatus } from '../../catalog/types.ts';
 import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { entryFor } from '../shared/tool-scope.ts';
+import { entryFor } from '../common/tool-scope.ts';
 import { reviewRegistrantOf, reviewSubjectOf } from './definition-review.ts';
 import type { ToolDefinition } from '../../catalog/tools.ts';
 

@@ -1,5 +1,5 @@
 import { parseToolDefinition } from '../../catalog/parse-definition.ts';
-import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
 import { REVIEW_RUN_PREFIX } from './definition-review.ts';
 

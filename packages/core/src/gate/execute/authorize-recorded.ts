@@ -1,11 +1,11 @@
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import type { Proposal } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../common/agent.ts';
 import { authorize } from './authorize.ts';
 import type { GateDeps } from '../config.ts';
-import type { AuthorizeOutcome } from '../shared/port.ts';
-import { errorMessage } from '../shared/call-records.ts';
-import { reject, UNKNOWN_CALL } from '../shared/reject.ts';
+import type { AuthorizeOutcome } from '../common/port.ts';
+import { errorMessage } from '../common/call-records.ts';
+import { reject, UNKNOWN_CALL } from '../common/reject.ts';
 
 /** A call a runtime is about to make (an MCP `tools/call`), claimed to be one the model made in `runId`. */
 export interface RecordedCallRequest {

@@ -5,18 +5,18 @@ import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/type
 import { emit } from '../../events/emit.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { decideSafelyNow } from '../../policy/safe-decide.ts';
-import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../shared/agent.ts';
-import { auditedWrite } from '../shared/audited-write.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../common/agent.ts';
+import { auditedWrite } from '../common/audited-write.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
 import type { CatalogEntry } from '../../catalog/types.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
 import { issueGrant } from './issued-grants.ts';
 import { answerLostConsume } from './lost-consume.ts';
-import type { NotApprovedReason } from '../shared/outcomes.ts';
-import type { AuthorizeOutcome, AuthorizeRequest } from '../shared/port.ts';
-import { errorMessage, eventAbout } from '../shared/call-records.ts';
-import { reject, UNKNOWN_CALL } from '../shared/reject.ts';
+import type { NotApprovedReason } from '../common/outcomes.ts';
+import type { AuthorizeOutcome, AuthorizeRequest } from '../common/port.ts';
+import { errorMessage, eventAbout } from '../common/call-records.ts';
+import { reject, UNKNOWN_CALL } from '../common/reject.ts';
 import { routedByIntent } from '../intent/intent-stage.ts';
 import { RecordedCallInput } from './recorded-call-input.ts';
 

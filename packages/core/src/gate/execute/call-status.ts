@@ -1,9 +1,9 @@
 import { effectiveStatus } from '../../ledger/effective-status.ts';
-import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
 import type { CallState } from './grant.ts';
-import type { CallStatusResult } from '../shared/port.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import type { CallStatusResult } from '../common/port.ts';
+import { errorMessage } from '../common/call-records.ts';
 
 /**
  * Where a call stands, read from the ledger: `proposed` (never ran), `dispatched`

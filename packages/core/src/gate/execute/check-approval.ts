@@ -5,10 +5,10 @@ import { verifyApprovalToken } from '../../token/verify.ts';
 import { mintedPayloadOf } from '../../token/mint.ts';
 import type { GateDeps } from '../config.ts';
 import type { ExpectedCall } from '../../token/format.ts';
-import type { NotApprovedReason } from '../shared/outcomes.ts';
-import type { AuthorizeOutcome } from '../shared/port.ts';
-import { type Rejection, reject } from '../shared/reject.ts';
-import { tokenInputOf } from '../shared/token-input.ts';
+import type { NotApprovedReason } from '../common/outcomes.ts';
+import type { AuthorizeOutcome } from '../common/port.ts';
+import { type Rejection, reject } from '../common/reject.ts';
+import { tokenInputOf } from '../common/token-input.ts';
 
 /** Reason for an authorization without a token, by the state of the call's approval request. */
 const NO_TOKEN_REASON: Record<Exclude<ApprovalStatus, 'denied'> | 'none', NotApprovedReason> = {

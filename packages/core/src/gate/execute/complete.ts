@@ -2,14 +2,14 @@ import { serializeCanonical } from '../../canonical/serialize.ts';
 import { sha256Hex } from '../../digest.ts';
 import { emit } from '../../events/emit.ts';
 import type { Proposal, RecordResultOutcome } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../shared/agent.ts';
-import { auditBestEffort } from '../shared/audit-safely.ts';
-import { auditedWrite, auditsAtomically } from '../shared/audited-write.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
+import { auditBestEffort } from '../common/audit-safely.ts';
+import { auditedWrite, auditsAtomically } from '../common/audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
 import { takeIssuedCall } from './issued-grants.ts';
-import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
+import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import { type ProjectionDigests, resultProjections } from '../relay/projections.ts';
 
 /** Longest error message a completion may carry (it is hashed, never stored, but it is read). */

@@ -1,10 +1,10 @@
-import { type Agent, DEFAULT_AGENT } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT } from '../common/agent.ts';
 import { authorizeCall } from './authorize.ts';
 import { completeDispatched, digestResult } from './complete.ts';
 import type { GateDeps } from '../config.ts';
-import type { DispatchOutcome } from '../shared/outcomes.ts';
-import type { AuthorizeRequest } from '../shared/port.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import type { DispatchOutcome } from '../common/outcomes.ts';
+import type { AuthorizeRequest } from '../common/port.ts';
+import { errorMessage } from '../common/call-records.ts';
 
 /**
  * What the runtime asks to execute: the same request as `authorize`. `proposalId`, the

@@ -1,7 +1,7 @@
 import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { errorMessage } from '../shared/call-records.ts';
-import { type RejectionOutcome, reject } from '../shared/reject.ts';
+import { errorMessage } from '../common/call-records.ts';
+import { type RejectionOutcome, reject } from '../common/reject.ts';
 
 /**
  * The answer to an authorize whose consume failed with an error instead of an outcome.

@@ -1,7 +1,7 @@
-import type { Agent } from '../shared/agent.ts';
+import type { Agent } from '../common/agent.ts';
 import type { GateDeps } from '../config.ts';
-import type { ProposeOutcome } from '../shared/outcomes.ts';
-import type { ModelResponse } from '../shared/port.ts';
+import type { ProposeOutcome } from '../common/outcomes.ts';
+import type { ModelResponse } from '../common/port.ts';
 import { type ModelToolCall, proposeResponse } from './propose.ts';
 
 /**

@@ -8,19 +8,19 @@ import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { decideSafelyNow } from '../../policy/safe-decide.ts';
 import type { PolicyInput, Verdict } from '../../policy/types.ts';
 import { emit } from '../../events/emit.ts';
-import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
-import { type Agent, DEFAULT_AGENT, mayActFor } from '../shared/agent.ts';
+import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
+import { type Agent, DEFAULT_AGENT, mayActFor } from '../common/agent.ts';
 import { admitDefinition, admittedWithoutStore } from '../definitions/admit-definition.ts';
 import { editedCallOf } from '../approvals/edited-call.ts';
-import { auditBestEffort } from '../shared/audit-safely.ts';
-import { auditedWrite } from '../shared/audited-write.ts';
+import { auditBestEffort } from '../common/audit-safely.ts';
+import { auditedWrite } from '../common/audited-write.ts';
 import { contextProblem, idProblem } from '../../call-ids.ts';
 import type { GateDeps } from '../config.ts';
 import { REVIEW_RUN_PREFIX } from '../definitions/definition-review.ts';
-import type { ProposeOutcome } from '../shared/outcomes.ts';
+import type { ProposeOutcome } from '../common/outcomes.ts';
 import { checkIntent, intentAuditValue, MAX_OFFERS, MAX_TASK_LENGTH } from '../intent/intent-stage.ts';
 import type { IntentRecord } from '../intent/types.ts';
-import { mayUseTool } from '../shared/tool-scope.ts';
+import { mayUseTool } from '../common/tool-scope.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {

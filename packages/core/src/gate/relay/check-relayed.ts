@@ -1,10 +1,10 @@
 import type { AuditEvent } from '../../audit/types.ts';
 import { emit } from '../../events/emit.ts';
 import type { Proposal } from '../../ledger/types.ts';
-import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { idProblem } from '../../call-ids.ts';
 import type { GateDeps } from '../config.ts';
-import { callIds, errorMessage, eventAbout } from '../shared/call-records.ts';
+import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import { JSON_PROJECTIONS, type ProjectionDigests, type RelayProjection } from './projections.ts';
 import { type RelayedForms, relayedForms } from './relayed-forms.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure } from './types.ts';

@@ -1,9 +1,9 @@
 import type { AuditEvent } from '../../audit/types.ts';
 import { emit } from '../../events/emit.ts';
-import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../shared/agent.ts';
+import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { idProblem } from '../../call-ids.ts';
 import type { GateDeps } from '../config.ts';
-import { errorMessage } from '../shared/call-records.ts';
+import { errorMessage } from '../common/call-records.ts';
 import { MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome } from './refusal-report.ts';
 
 const REASONS = new Set(['unknown_shape']);

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../../audit/types.ts';
-import type { GatePort } from '../../gate/shared/port.ts';
+import type { GatePort } from '../../gate/common/port.ts';
 import type { Proposal } from '../../ledger/types.ts';
 import type { KitAgent } from './fixtures.ts';
 

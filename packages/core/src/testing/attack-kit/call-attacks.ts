@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthorizeOutcome } from '../../gate/shared/port.ts';
+import type { AuthorizeOutcome } from '../../gate/common/port.ts';
 import { KIT_CHANGED_DEFINITION } from './fixtures.ts';
 import type { KitContext } from './kit-context.ts';
 

@@ -1,4 +1,4 @@
-import type { Agent } from '../../gate/shared/agent.ts';
+import type { Agent } from '../../gate/common/agent.ts';
 import type { Approver } from '../../gate/approvals/eligibility.ts';
 import type { ToolDefinition, ToolRegistry } from '../../catalog/tools.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { CompleteOutcome, Grant } from '../../gate/execute/grant.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, GatePort } from '../../gate/shared/port.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, GatePort } from '../../gate/common/port.ts';
 import type { GateAttackAdapter } from './adapter.ts';
 import { KIT_PRINCIPAL, type KitAgent } from './fixtures.ts';
 

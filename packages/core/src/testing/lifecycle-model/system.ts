@@ -4,7 +4,7 @@ import { parseToolDefinition } from '../../catalog/parse-definition.ts';
 import type { DefinitionStore } from '../../catalog/types.ts';
 import { findReview } from '../../gate/definitions/definition-review.ts';
 import { manualClock } from '../../clock.ts';
-import type { Agent } from '../../gate/shared/agent.ts';
+import type { Agent } from '../../gate/common/agent.ts';
 import { Gate } from '../../gate/gate.ts';
 import type { Grant } from '../../gate/execute/grant.ts';
 import type { ToolRegistry } from '../../catalog/tools.ts';

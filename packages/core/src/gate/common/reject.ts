@@ -5,7 +5,7 @@ import { auditBestEffort } from './audit-safely.ts';
 import type { GateDeps } from '../config.ts';
 import type { DeniedReason, NotApprovedReason } from './outcomes.ts';
 import type { AuthorizeRequest } from './port.ts';
-import { callIds, eventAbout } from '../shared/call-records.ts';
+import { callIds, eventAbout } from '../common/call-records.ts';
 
 export type Rejection = { status: 'not_approved'; reason: NotApprovedReason } | { status: 'denied'; reason: DeniedReason };
 
