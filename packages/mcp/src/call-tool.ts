@@ -103,9 +103,10 @@ async function callRecorded(
   if (outcome.status === 'not_approved' && outcome.reason === 'outcome_unknown' && outcome.proposalId !== undefined) {
     return answer(ctx, await settleUnknownOutcome(ctx.port, outcome.proposalId, outcome.message), toolName, outcome.proposalId, channel);
   }
-  // Waiting for an approver, or approved while no token was presented (the gateway holds none yet): on the machine.
+  // Waiting for an approver, approved while no token was presented (the gateway holds none yet), or replaced by an
+  // approver's edit: on the machine, which follows the edit as every adapter does (the edited call runs, with its own approval).
   if (outcome.status === 'approval_required') return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
-  if (outcome.reason === 'missing' && outcome.proposalId !== undefined) return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
+  if ((outcome.reason === 'missing' || outcome.reason === 'approval_edited') && outcome.proposalId !== undefined) return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
   return refusalResult({ reason: outcome.reason, message: outcome.message, toolName, proposalId: outcome.proposalId });
 }
 

@@ -13,6 +13,7 @@ import { PRINCIPAL_HEADER, RUN_HEADER, SESSION_HEADER } from './headers.ts';
 import type { ModelCall, ModelCalls } from './model-call.ts';
 import { recordCalls } from './record-calls.ts';
 import type { RelayGate } from './relay-port.ts';
+import { auditShapeRefusal } from './report-shape.ts';
 import { isRecord, type RelayedResults } from './relayed.ts';
 import { type ErrorFormat, errorBody, errorResponse, invalidRequest, type ProxyError } from './refusal.ts';
 import { messagesErrorBody } from './messages/error-body.ts';
@@ -112,7 +113,10 @@ export function createProxy(options: ProxyOptions): Hono {
     }
     if (!isRecord(body)) return refuse(invalidRequest('invalid_json', 'the request body must be a JSON object'));
     const relayed = shape.relayed(body);
-    if (!relayed.ok) return refuse(relayed.error);
+    if (!relayed.ok) {
+      await auditShapeRefusal(ctx, relayed.error);
+      return refuse(relayed.error);
+    }
     const refusal = await checkRelayed(ctx, relayed);
     if (refusal !== undefined) return refuse(refusal);
 

@@ -48,6 +48,10 @@ describe('the proxy refuses request shapes it cannot check', () => {
       }
       expect(state.checked).toEqual([]);
       expect(forwarded()).toBe(0);
+      // Each refusal is on record (unknown_shape, where and which rule, never the content).
+      expect(state.reported.map((r) => r.report)).toEqual(
+        cases.map(([, code, param]) => ({ runId: RUN, sessionId: RUN, principal: 'alice', reason: 'unknown_shape', detail: `${param}: a part of a type the proxy cannot check (${code})` })),
+      );
     };
     return { state, post, postJson, forwarded, refusesEach };
   }
