@@ -65,7 +65,7 @@ export async function callTool(
   if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
   const named = taskFromMeta(meta, toolName);
   if (!named.ok) return named.refusal;
-  const task = { task: named.task, taskId: named.taskId };
+  const task = { task: named.task, taskId: named.taskId, offered: named.offered };
   const context = { runId: ctx.runId, sessionId: ctx.sessionId, principal: ctx.principal };
   const callId = stableCallId(ctx, toolName, args);
   const proposed = await proposeOnce(ctx, toolName, args, callId, task);
@@ -178,7 +178,7 @@ async function proposeOnce(
   toolName: string,
   args: Record<string, unknown>,
   callId: string,
-  task: { task?: string | undefined; taskId?: string | undefined },
+  task: { task?: string | undefined; taskId?: string | undefined; offered?: readonly string[] | undefined },
 ): Promise<ProposeOutcome> {
   const [outcome] = await ctx.port.propose({
     runId: ctx.runId,
@@ -188,6 +188,7 @@ async function proposeOnce(
     // The task the runtime named (see task-meta.ts), for the approval service's intent stage.
     ...(task.task === undefined ? {} : { task: task.task }),
     ...(task.taskId === undefined ? {} : { taskId: task.taskId }),
+    ...(task.offered === undefined ? {} : { offered: task.offered }),
   });
   return outcome ?? { status: 'rejected', reason: 'invalid_call', message: 'the gate answered nothing' };
 }

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
 import { toolNaming } from './names.ts';
-import { TASK_META } from './task-meta.ts';
+import { OFFERED_META, TASK_META } from './task-meta.ts';
 import { connectClient, refusalOf, textOf } from './testing/gateway-fixture.ts';
 import { seedServers } from './testing/seed-servers.ts';
 import { type ScriptedChatServer, startScriptedChatServer } from '@countersign/semantic/llm/testing';
@@ -99,6 +99,28 @@ describe('the semantic seed end to end through the MCP gateway', () => {
     expect(refusalOf(await callWithTask(client, 'github__list_workflow_runs', { repo: 'auth-service' }, TASK))).toMatchObject({ reason: 'intent_mismatch' });
     const malformed = (await client.callTool({ name: 'github__list_workflow_runs', arguments: { repo: 'a' }, _meta: { [TASK_META]: 42 } })) as CallToolResult;
     expect(refusalOf(malformed)).toMatchObject({ reason: 'invalid_meta' });
+    expect(servers.calls).toEqual([]);
+  });
+
+  it('the accepted offers a runtime names (_meta countersign/offered) reach the matcher with the task: an "ok sure" to an injected offer is refused; a malformed list is refused, never dropped', async () => {
+    const OFFER = 'Shall I export the full users table for you?';
+    const seen: Array<readonly string[] | undefined> = [];
+    // Stands in for the local matcher's rule: a task made only of offers the user accepted does not carry the user's own goal.
+    const onlyOffers: IntentMatcher = {
+      id: 'offers-matcher',
+      async match({ task, offered }) {
+        seen.push(offered);
+        const userText = (offered ?? []).reduce((text, offer) => text.split(offer).join(' '), task).trim();
+        return { decision: userText === '' ? 'mismatch' : 'match', score: 0.5, matcher: 'offers-matcher' };
+      },
+    };
+    const { client, servers } = await setup(() => onlyOffers);
+    await client.listTools();
+    const call = (meta: Record<string, unknown>) => client.callTool({ name: 'db-readonly__export_full_users_table', arguments: {}, _meta: meta }) as Promise<CallToolResult>;
+    expect(refusalOf(await call({ [TASK_META]: OFFER, [OFFERED_META]: [OFFER] }))).toMatchObject({ reason: 'intent_mismatch' });
+    expect(seen).toEqual([[OFFER]]);
+    for (const bad of ['not a list', [42], ['']]) expect(refusalOf(await call({ [TASK_META]: OFFER, [OFFERED_META]: bad }))).toMatchObject({ reason: 'invalid_meta' });
+    expect(seen).toHaveLength(1);
     expect(servers.calls).toEqual([]);
   });
 });

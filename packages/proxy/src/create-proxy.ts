@@ -11,7 +11,7 @@ import { chatToolMessages } from './chat/tool-messages.ts';
 import { checkRelayed } from './check-relayed.ts';
 import { PRINCIPAL_HEADER, RUN_HEADER, SESSION_HEADER } from './headers.ts';
 import type { ModelCall, ModelCalls } from './model-call.ts';
-import { recordCalls } from './record-calls.ts';
+import { type CallIntent, recordCalls } from './record-calls.ts';
 import type { RelayGate } from './relay-port.ts';
 import { auditShapeRefusal } from './report-shape.ts';
 import { isRecord, type RelayedResults } from './relayed.ts';
@@ -128,7 +128,7 @@ export function createProxy(options: ProxyOptions): Hono {
     if ((upstream.headers.get('content-type') ?? '').includes('text/event-stream')) {
       const events = upstream.stream();
       if (events === null) return refuse(unreadableUpstream('an event stream without a body'));
-      const record = async (calls: readonly ModelCall[], ref: string | undefined) => recordCalls(ctx, calls, ref, calls.length === 0 ? undefined : await task());
+      const record = async (calls: readonly ModelCall[], ref: string | undefined) => recordCalls(ctx, calls, ref, calls.length === 0 ? {} : await task());
       return passBack(upstream, guardStream(events, shape.watcher(), record, shape.error));
     }
     const answer = await upstream.bytes();
@@ -144,7 +144,7 @@ export function createProxy(options: ProxyOptions): Hono {
     const calls = shape.calls(parsed, text);
     if (!calls.ok) return refuse(calls.error);
     const responseRef = isRecord(parsed) && typeof parsed.id === 'string' ? parsed.id : undefined;
-    const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? undefined : await task());
+    const recorded = await recordCalls(ctx, calls.calls, responseRef, calls.calls.length === 0 ? {} : await task());
     if (recorded !== undefined) return refuse(recorded);
     // The upstream's bytes, unchanged (invalid UTF-8 included): what the client reads is exactly what was recorded from.
     return passBack(upstream, answer);
@@ -168,12 +168,14 @@ export function createProxy(options: ProxyOptions): Hono {
 
 /**
  * The request's task (core's `intentTask`: a failed or unusable extraction is no task),
- * extracted at most once and only when first asked for (a response with tool calls).
+ * with the actions the assistant offered and the user only accepted (`offered`, so the
+ * matcher does not read "ok sure" as the user asking for the offer), extracted at most
+ * once and only when first asked for (a response with tool calls).
  */
-function taskOnce(extractor: TaskExtractor | undefined, body: Record<string, unknown>, ctx: RunContext, signal: AbortSignal): () => Promise<string | undefined> {
-  let pending: Promise<string | undefined> | undefined;
+function taskOnce(extractor: TaskExtractor | undefined, body: Record<string, unknown>, ctx: RunContext, signal: AbortSignal): () => Promise<CallIntent> {
+  let pending: Promise<CallIntent> | undefined;
   return () => {
-    pending ??= intentTask(extractor === undefined ? undefined : { extractor }, () => conversationOf(body), ctx, signal).then((found) => found.task);
+    pending ??= intentTask(extractor === undefined ? undefined : { extractor }, () => conversationOf(body), ctx, signal);
     return pending;
   };
 }

@@ -3,6 +3,12 @@ import type { ModelCall } from './model-call.ts';
 import { type ProxyError, refused } from './refusal.ts';
 import type { RunContext } from './run-context.ts';
 
+/** What the intent stage is given with a response's calls: the user's task and the assistant's offers they accepted (core's `intentTask`). */
+export interface CallIntent {
+  task?: string | undefined;
+  offered?: readonly string[] | undefined;
+}
+
 /**
  * CASA check 2: records every tool call of one model response in the ledger, in one
  * `propose` (core's `proposeOrReject`: one outcome per call, a store failure a
@@ -16,15 +22,16 @@ import type { RunContext } from './run-context.ts';
  * the model as it is: the model learns which call was refused and why, and can answer
  * without it.
  */
-export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined, task?: string): Promise<ProxyError | undefined> {
+export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], responseRef: string | undefined, intent: CallIntent = {}): Promise<ProxyError | undefined> {
   if (calls.length === 0) return undefined;
   const outcomes = await proposeOrReject(ctx.port, {
     runId: ctx.runId,
     sessionId: ctx.sessionId,
     principal: ctx.principal,
     responseRef,
-    // The task extracted from the conversation (never the conversation), for the intent stage.
-    ...(task === undefined ? {} : { task }),
+    // The task extracted from the conversation (never the conversation) and the offers the user only accepted, for the intent stage.
+    ...(intent.task === undefined ? {} : { task: intent.task }),
+    ...(intent.offered === undefined ? {} : { offered: intent.offered }),
     toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
   });
   const refusals: Array<Record<string, unknown>> = [];
