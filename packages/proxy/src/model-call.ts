@@ -5,6 +5,12 @@ export interface ModelCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * `provider`: a server-side (hosted) tool the provider already ran before the response
+   * reached the proxy (a Messages `server_tool_use`, a Responses `web_search_call`...).
+   * Recorded so policy decides on it; it can no longer wait for a person (see record-calls.ts).
+   */
+  executedBy?: 'provider' | undefined;
 }
 
 export type ModelCalls = { ok: true; calls: ModelCall[] } | { ok: false; error: ProxyError };

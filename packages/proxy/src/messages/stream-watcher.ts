@@ -5,10 +5,10 @@ import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
 import { readStrictJson } from './strict-json.ts';
-import { isToolUse, toolUseIdentity } from './tool-uses.ts';
+import { isToolUse, providerExecuted, toolUseIdentity } from './tool-uses.ts';
 
 /** A content block as the stream built it: a tool use (id, name, input) or anything else. */
-type Block = { tool: false } | { tool: true; id: string; name: string; startInput: string; json: string; deltas: boolean };
+type Block = { tool: false } | { tool: true; id: string; name: string; startInput: string; json: string; deltas: boolean; executedBy?: 'provider' };
 
 /**
  * Assembles a streamed Messages API response's tool uses exactly as the official
@@ -50,7 +50,7 @@ export function messagesStreamWatcher(): StreamWatcher {
           if (!strict.ok) return { error: unrecordable(param, `a tool use's input must be strict JSON (${strict.why})`) };
           const input = strict.block.input ?? {};
           if (identity === undefined || !isRecord(input)) return { error: unrecordable(param, `a ${String(block.type)} block needs an id, a name and an object input`) };
-          blocks.push({ tool: true, ...identity, startInput: JSON.stringify(input), json: '', deltas: false });
+          blocks.push({ tool: true, ...identity, startInput: JSON.stringify(input), json: '', deltas: false, ...providerExecuted(block) });
           return 'pass';
         }
         case 'content_block_delta': {
@@ -79,7 +79,7 @@ export function messagesStreamWatcher(): StreamWatcher {
         if (!block.tool) continue;
         // As the SDK: the fragments' text when any came (an empty text reads as {}), else the start's input.
         const args = block.deltas ? (block.json === '' ? '{}' : block.json) : block.startInput;
-        calls.push({ id: block.id, name: block.name, arguments: args });
+        calls.push({ id: block.id, name: block.name, arguments: args, ...(block.executedBy === undefined ? {} : { executedBy: block.executedBy }) });
       }
       return { ok: true, calls };
     },

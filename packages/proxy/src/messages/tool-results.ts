@@ -18,7 +18,8 @@ const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
  * or text blocks carrying only their text (`citations` quote text too, an image or a
  * document cannot be compared) could carry what the check never compared. Each is
  * refused, never forwarded unchecked. The provider's own server-tool results in an
- * assistant message (`web_search_tool_result`...) pass: their calls were recorded.
+ * assistant message (`web_search_tool_result`...) pass: their calls were recorded and
+ * policy allowed them, but their output is not recorded, so it is not compared (a known gap).
  */
 export function messagesToolResults(body: Record<string, unknown>): RelayedResults {
   const messages = body.messages;

@@ -13,6 +13,11 @@ export function isToolUse(block: unknown): block is Record<string, unknown> {
   return isRecord(block) && typeof block.type === 'string' && block.type.endsWith('tool_use');
 }
 
+/** A tool use the provider runs itself (`server_tool_use`, `mcp_tool_use`): it ran before the proxy saw it. */
+export function providerExecuted(block: Record<string, unknown>): { executedBy?: 'provider' } {
+  return block.type === 'tool_use' ? {} : { executedBy: 'provider' };
+}
+
 /** A tool-use block's id and name, or the reason it cannot be recorded. */
 export function toolUseIdentity(block: Record<string, unknown>): { id: string; name: string } | undefined {
   return typeof block.id === 'string' && block.id !== '' && typeof block.name === 'string' && block.name !== '' ? { id: block.id, name: block.name } : undefined;
@@ -36,7 +41,7 @@ export function messageToolUses(message: unknown, text: string): ModelCalls {
     if (!isToolUse(block)) continue;
     const identity = toolUseIdentity(block);
     if (identity === undefined || !isRecord(block.input)) return { ok: false, error: unrecordable(`content[${i}]`, `a ${String(block.type)} block needs an id, a name and an object input`) };
-    calls.push({ ...identity, arguments: JSON.stringify(block.input) });
+    calls.push({ ...identity, arguments: JSON.stringify(block.input), ...providerExecuted(block) });
   }
   return { ok: true, calls };
 }
