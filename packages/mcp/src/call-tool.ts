@@ -90,12 +90,13 @@ async function callRecorded(
   ctx: CallContext,
   toolName: string,
   args: Record<string, unknown>,
-  target: { runId: string; callId?: string | undefined },
+  target: { runId: string; callId?: string | undefined; sessionId?: string | undefined },
   channel: ApprovalChannel,
 ): Promise<CallToolResult> {
   let outcome: AuthorizeOutcome;
   try {
-    outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
+    const session = target.sessionId === undefined ? {} : { sessionId: target.sessionId };
+    outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal, ...session });
   } catch (error) {
     return refusalResult({ reason: 'store_unavailable', message: unreachable(error), toolName });
   }
@@ -105,19 +106,29 @@ async function callRecorded(
   }
   // Waiting for an approver, approved while no token was presented (the gateway holds none yet), or replaced by an
   // approver's edit: on the machine, which follows the edit as every adapter does (the edited call runs, with its own approval).
-  if (outcome.status === 'approval_required') return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
-  if ((outcome.reason === 'missing' || outcome.reason === 'approval_edited') && outcome.proposalId !== undefined) return guardRecorded(ctx, outcome.proposalId, toolName, args, channel);
+  if (outcome.status === 'approval_required') return guardRecorded(ctx, outcome.proposalId, toolName, args, target.sessionId, channel);
+  if ((outcome.reason === 'missing' || outcome.reason === 'approval_edited') && outcome.proposalId !== undefined) {
+    return guardRecorded(ctx, outcome.proposalId, toolName, args, target.sessionId, channel);
+  }
   return refusalResult({ reason: outcome.reason, message: outcome.message, toolName, proposalId: outcome.proposalId });
 }
 
 /** A recorded call that needs its approval: its own run, call id and request, read from the ledger. */
-async function guardRecorded(ctx: CallContext, proposalId: string, toolName: string, args: Record<string, unknown>, channel: ApprovalChannel): Promise<CallToolResult> {
+async function guardRecorded(
+  ctx: CallContext,
+  proposalId: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  sessionId: string | undefined,
+  channel: ApprovalChannel,
+): Promise<CallToolResult> {
   const status = await ctx.port.callStatus(proposalId).catch((error: unknown) => ({ ok: false as const, message: unreachable(error) }));
   const call = status.ok ? status.call : undefined;
   if (call?.request === undefined) return refusalResult({ reason: 'store_unavailable', message: status.ok ? 'the call has no approval request' : status.message, toolName, proposalId });
   const recorded = { status: 'approval_required' as const, proposalId, requestId: call.request.requestId };
-  // The agent's session is not the gateway's to know: it is not cross-checked (run, call id, principal, tool and arguments are).
-  const input = { context: { runId: call.runId, principal: ctx.principal }, callId: call.callId, toolName, arguments: args, recorded };
+  // Run, call id, principal, tool and arguments are cross-checked; the agent's session too when the gateway knows it (`_meta` or configured).
+  const context = { runId: call.runId, principal: ctx.principal, ...(sessionId === undefined ? {} : { sessionId }) };
+  const input = { context, callId: call.callId, toolName, arguments: args, recorded };
   return answer(ctx, await guardWithApproval(ctx, input, channel), toolName, proposalId, channel);
 }
 

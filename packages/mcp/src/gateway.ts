@@ -58,6 +58,7 @@ export interface GatewayOptions {
   calls?: CallMode | undefined;
   /** Direct mode: the run of the gateway's own proposals (default: a fresh one). Recorded mode: the run calls must match. */
   runId?: string | undefined;
+  /** Direct mode: the session of its proposals (default: a fresh one). Recorded mode: the agent's session calls must match (default: a client's `_meta["countersign/sessionId"]`, else unchecked). */
   sessionId?: string | undefined;
   /** Prefix tool names with `<upstream>__`. Default: only with several upstreams. */
   namespaced?: boolean | undefined;
@@ -200,6 +201,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
+      sessionId: options.calls === 'recorded' ? options.sessionId : undefined,
       authorizeRecorded: (request: RecordedCallRequest) => options.gate.authorizeRecorded(request, options.agent),
     },
   };

@@ -17,7 +17,7 @@ export { type GatewayGate, remoteGatewayGate } from './gateway-gate.ts';
 export { type ApprovalChannel, type ApprovalSettings, guardWithApproval, type WaitedStep } from './await-approval.ts';
 export { NAMESPACE_SEPARATOR, type ToolNaming, toolNaming, upstreamNameProblem } from './names.ts';
 export { OFFERED_META, TASK_ID_META, TASK_META, taskFromMeta } from './task-meta.ts';
-export { CALL_ID_META, type CallMode, RUN_HEADER, RUN_ID_META, type RecordedSettings, recordedTarget, runFromHeaders } from './recorded-call.ts';
+export { CALL_ID_META, type CallMode, RUN_HEADER, RUN_ID_META, type RecordedSettings, recordedTarget, runFromHeaders, SESSION_ID_META } from './recorded-call.ts';
 export { approvalLink, type CountersignRefusal, refusalResult } from './refusal.ts';
 export { connectUpstream, type Upstream, type UpstreamConfig } from './upstream.ts';
 export { type GatewayWebHandler, type GatewayWebHandlerOptions, gatewayWebHandler } from './web-front.ts';

@@ -5,6 +5,8 @@ import { refusalResult } from './refusal.ts';
 /** `_meta` keys a client (an agent runtime) uses to say which recorded model call a `tools/call` is. */
 export const RUN_ID_META = 'countersign/runId';
 export const CALL_ID_META = 'countersign/callId';
+/** The agent's session (the LLM proxy's `x-countersign-session`, else its run id): a recorded call of another session is refused. */
+export const SESSION_ID_META = 'countersign/sessionId';
 
 /** The HTTP header an agent runtime sets on its MCP connection (and on the LLM proxy) to name its run. */
 export const RUN_HEADER = 'x-countersign-run';
@@ -22,11 +24,16 @@ export interface RecordedSettings {
   mode: CallMode;
   /** The run whose recorded calls a `tools/call` must match (recorded mode); a client's `_meta` run must equal it. */
   runId?: string | undefined;
+  /**
+   * The agent's session, when the gateway is configured with it (recorded mode): every call
+   * must be a recorded call of that session, and a client's `_meta` session must equal it.
+   */
+  sessionId?: string | undefined;
   authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
 }
 
 /** Which recorded call a `tools/call` claims to be; undefined: a direct-mode call. */
-export type RecordedTarget = { ok: true; runId: string; callId?: string | undefined } | { ok: false; refusal: CallToolResult } | undefined;
+export type RecordedTarget = { ok: true; runId: string; callId?: string | undefined; sessionId?: string | undefined } | { ok: false; refusal: CallToolResult } | undefined;
 
 /**
  * The run (and call id) a call must match. A client naming a run always gets checks 3 and
@@ -42,9 +49,15 @@ export function recordedTarget(settings: RecordedSettings, toolName: string, met
   }
   const runMeta = fields[RUN_ID_META] ?? headerRun;
   const callMeta = fields[CALL_ID_META];
+  const sessionMeta = fields[SESSION_ID_META];
   const bad = (key: string) => ({ ok: false as const, refusal: refusalResult({ reason: 'invalid_meta', message: `_meta["${key}"] must be a non-empty string`, toolName }) });
   if (runMeta !== undefined && (typeof runMeta !== 'string' || runMeta === '')) return bad(RUN_ID_META);
   if (callMeta !== undefined && (typeof callMeta !== 'string' || callMeta === '')) return bad(CALL_ID_META);
+  if (sessionMeta !== undefined && (typeof sessionMeta !== 'string' || sessionMeta === '')) return bad(SESSION_ID_META);
+  const configuredSession = settings.mode === 'recorded' ? settings.sessionId : undefined;
+  if (configuredSession !== undefined && sessionMeta !== undefined && sessionMeta !== configuredSession) {
+    return { ok: false, refusal: refusalResult({ reason: 'session_mismatch', message: 'this gateway checks calls against another session', toolName }) };
+  }
   if (settings.runId !== undefined && runMeta !== undefined && runMeta !== settings.runId && settings.mode === 'recorded') {
     return { ok: false, refusal: refusalResult({ reason: 'run_mismatch', message: 'this gateway checks calls against another run', toolName }) };
   }
@@ -53,5 +66,7 @@ export function recordedTarget(settings: RecordedSettings, toolName: string, met
     if (settings.mode === 'direct' && callMeta === undefined) return undefined;
     return { ok: false, refusal: refusalResult({ reason: 'unknown_call', message: 'this gateway runs only recorded model calls, and this call names no run', toolName }) };
   }
-  return { ok: true, runId, callId: callMeta as string | undefined };
+  // The session, when known, is cross-checked against the recorded call's like the run, tool and arguments.
+  const sessionId = (sessionMeta as string | undefined) ?? configuredSession;
+  return { ok: true, runId, callId: callMeta as string | undefined, ...(sessionId === undefined ? {} : { sessionId }) };
 }

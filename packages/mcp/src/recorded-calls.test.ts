@@ -49,10 +49,10 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
     for (const o of open.splice(0)) await o.close();
   });
 
-  async function setup(calls: CallMode = 'recorded', runId: string | null = RUN) {
+  async function setup(calls: CallMode = 'recorded', runId: string | null = RUN, sessionId?: string) {
     const upstream = await upstreamServer();
     const gate = makeTestGate(POLICY, true);
-    const gateway = await createGateway({ upstreams: [{ name: 'mail', transport: upstream.transport }], gate, agent: AGENT, principal: 'user-1', calls, runId: runId ?? undefined });
+    const gateway = await createGateway({ upstreams: [{ name: 'mail', transport: upstream.transport }], gate, agent: AGENT, principal: 'user-1', calls, runId: runId ?? undefined, sessionId });
     const client = await connectClient(gateway);
     open.push(client, gateway, upstream);
     await client.listTools(); // registers and pins the upstream's tools, as the runtime's first listing does
@@ -65,6 +65,31 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
 
   const callWith = (client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
     client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }) as Promise<CallToolResult>;
+
+  it("cross-session: a recorded call of another session than the agent's (named in _meta, or configured) is session_mismatch, audited; nothing runs", async () => {
+    const { upstream, client, record, rejections } = await setup();
+    await record('call_s', 'send', { to: 'bob', body: 'hi' });
+    await record('call_p', 'pay', { to: 'bob', amount: 5 });
+    for (const [name, args, callId] of [['send', { to: 'bob', body: 'hi' }, 'call_s'], ['pay', { to: 'bob', amount: 5 }, 'call_p']] as const) {
+      const refused = await callWith(client, name, args, { 'countersign/callId': callId, 'countersign/sessionId': 's-other' });
+      expect(refusalOf(refused), name).toMatchObject({ reason: 'session_mismatch' });
+    }
+    expect(upstream.ran).toEqual([]);
+    expect(await rejections()).toEqual(['session_mismatch', 'session_mismatch']);
+    // The agent's own session runs it.
+    expect(refusalOf(await callWith(client, 'send', { to: 'bob', body: 'hi' }, { 'countersign/callId': 'call_s', 'countersign/sessionId': 's-1' }))).toBeUndefined();
+    expect(upstream.ran).toEqual([{ tool: 'send', args: { to: 'bob', body: 'hi' } }]);
+
+    // A gateway configured with the agent's session checks every call against it, and a client naming another is refused.
+    const configured = await setup('recorded', RUN, 's-other');
+    await configured.record('call_c', 'send', { to: 'carol', body: 'hi' });
+    expect(refusalOf(await callWith(configured.client, 'send', { to: 'carol', body: 'hi' }, { 'countersign/callId': 'call_c' }))).toMatchObject({ reason: 'session_mismatch' });
+    expect(refusalOf(await callWith(configured.client, 'send', { to: 'carol', body: 'hi' }, { 'countersign/callId': 'call_c', 'countersign/sessionId': 's-1' }))).toMatchObject({
+      reason: 'session_mismatch',
+      message: 'this gateway checks calls against another session',
+    });
+    expect(configured.upstream.ran).toEqual([]);
+  });
 
   it('the matching call runs once, with the recorded arguments; the same call again is unknown_call', async () => {
     const { upstream, client, record } = await setup();

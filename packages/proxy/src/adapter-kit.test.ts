@@ -248,6 +248,19 @@ for (const wiring of ['in-process', 'client'] as const) {
         }
       });
 
+      it('cross-session: a recorded call run at the gateway from another session is refused session_mismatch; nothing runs', async () => {
+        const s = need();
+        const { runtime, script, executions } = await s.run(api, stream);
+        script([made(CALLS.allow)]);
+        const [call] = await runtime.ask([]);
+        expect(call?.id).toBe(CALLS.allow.callId);
+        const refused = await runtime.run({ id: CALLS.allow.callId, name: CALLS.allow.toolName, arguments: CALLS.allow.arguments }, 'another-session');
+        expect((refused._meta as { countersign?: unknown } | undefined)?.countersign).toMatchObject({ reason: 'session_mismatch' });
+        expect(executions).toEqual([]);
+        expect(resultText(await runtime.run({ id: CALLS.allow.callId, name: CALLS.allow.toolName, arguments: CALLS.allow.arguments }))).toContain('read_balance done');
+        expect(executions).toHaveLength(1);
+      });
+
       it("an approver's edit is followed only for the model's own call: a runtime that changed the arguments itself still runs nothing", async () => {
         const app = kitApp(need(), api, stream);
         await app.start([CALLS.approve]);

@@ -68,6 +68,7 @@ export const RecordedCallBody = z
     toolName: Id,
     arguments: z.unknown(),
     principal: Id.optional(),
+    sessionId: Id.optional(),
     token: TokenText.optional(),
   })
   .strict();

@@ -135,9 +135,13 @@ export function kitRuntime(options: KitRuntimeOptions) {
     },
     /** The same request with an item of a type the API does not define where tool output goes. */
     relayUnknownShape: (relayed: readonly RelayedOutput[]) => ask(relayed, [UNKNOWN_ITEM[api]]).catch((error: unknown) => Promise.reject(relayRefusal(error) ?? error)),
-    /** Runs one call through the gateway as the runtime names it (tool, arguments, the model's call id). */
-    async run(call: { id: string; name: string; arguments: Record<string, unknown> }): Promise<CallToolResult> {
-      return (await options.mcp.callTool({ name: call.name, arguments: call.arguments, _meta: { 'countersign/runId': runId, 'countersign/callId': call.id } })) as CallToolResult;
+    /**
+     * Runs one call through the gateway as the runtime names it (tool, arguments, the model's
+     * call id) and its session (the proxy's: the run id unless `x-countersign-session` said otherwise).
+     */
+    async run(call: { id: string; name: string; arguments: Record<string, unknown> }, sessionId = runId): Promise<CallToolResult> {
+      const meta = { 'countersign/runId': runId, 'countersign/callId': call.id, 'countersign/sessionId': sessionId };
+      return (await options.mcp.callTool({ name: call.name, arguments: call.arguments, _meta: meta })) as CallToolResult;
     },
   };
 }

@@ -30,6 +30,16 @@ describe('authorizeRecorded', () => {
     expect(await lastRejection(f)).toMatchObject({ reason: 'args_mismatch', callId: call.callId });
   });
 
+  it("with the agent's session, a call recorded in another session is session_mismatch, audited, and spends nothing", async () => {
+    const { f, call, token } = await recorded();
+    const request = { runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { to: 'alice', amount: 500 }, token };
+    for (const attempt of [request, { ...request, callId: undefined }]) {
+      expect(await f.gate.authorizeRecorded({ ...attempt, sessionId: 'another-session' })).toMatchObject({ status: 'not_approved', reason: 'session_mismatch' });
+    }
+    expect(await lastRejection(f)).toMatchObject({ reason: 'session_mismatch', callId: call.callId });
+    expect(await f.gate.authorizeRecorded({ ...request, sessionId: call.sessionId })).toMatchObject({ status: 'authorized' });
+  });
+
   it('without a call id, a call nobody recorded in the run is unknown_call, audited with what was asked', async () => {
     const { f, call, token } = await recorded();
     for (const attempt of [

@@ -16,6 +16,8 @@ export interface RecordedCallRequest {
   arguments: unknown;
   /** On whose behalf the runtime acts, when it knows: must be the recorded call's principal. */
   principal?: string | undefined;
+  /** The agent's session, when the caller knows it: must be the recorded call's session (`session_mismatch`). */
+  sessionId?: string | undefined;
   /** The approval token, for a call that needed approval. */
   token?: string | undefined;
 }
@@ -64,6 +66,7 @@ export async function authorizeRecorded(deps: GateDeps, request: RecordedCallReq
       runId: request.runId,
       callId: request.callId,
       principal: request.principal,
+      sessionId: request.sessionId,
       toolName: request.toolName,
       arguments: request.arguments,
     },
