@@ -38,7 +38,8 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
   const refusals: Array<Record<string, unknown>> = [];
   for (const [i, call] of calls.entries()) {
     const outcome = outcomes[i]!;
-    const refusal = call.executedBy === 'provider' && outcome.status === 'approval_required' ? providerRanUnapproved(call, outcome.proposalId) : refusalAtPropose(outcome);
+    const ranUnapproved = call.executedBy === 'provider' && outcome.status === 'approval_required';
+    const refusal = ranUnapproved ? providerRanUnapproved(call, outcome.proposalId) : refusalAtPropose(outcome);
     if (refusal !== undefined) refusals.push({ callId: call.id, toolName: call.name, ...refusal });
   }
   const first = refusals[0];
