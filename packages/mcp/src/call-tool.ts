@@ -62,7 +62,7 @@ export async function callTool(
   if (upstream !== undefined && !upstream.available) {
     return refusalResult({ reason: 'upstream_unavailable', message: `upstream ${upstream.name} is unavailable; the gateway reconnects with backoff`, toolName });
   }
-  if (target !== undefined) return callRecorded(ctx, toolName, args, target, channel);
+  if (target !== undefined) return recordingRefusal(ctx, target, await callRecorded(ctx, toolName, args, target, channel));
   const named = taskFromMeta(meta, toolName);
   if (!named.ok) return named.refusal;
   const task = { task: named.task, taskId: named.taskId, offered: named.offered };
@@ -111,6 +111,23 @@ async function callRecorded(
     return guardRecorded(ctx, outcome.proposalId, toolName, args, target.sessionId, channel);
   }
   return refusalResult({ reason: outcome.reason, message: outcome.message, toolName, proposalId: outcome.proposalId });
+}
+
+/**
+ * A refusal the gateway gave for a recorded model call (the client named its call id) is
+ * recorded for that call at the approval service (`reportRefusal`, `call_refused`) before the
+ * client gets it: a runtime that relays it back to the model through the LLM proxy is then
+ * recognised by the ledger as Countersign's own refusal, not a made-up result (the gate
+ * records it only for a call that never ran). A report that fails changes nothing here:
+ * that relayed refusal is then refused as `not_executed`, deny by default.
+ */
+async function recordingRefusal(ctx: CallContext, target: { runId: string; callId?: string | undefined; sessionId?: string | undefined }, result: CallToolResult): Promise<CallToolResult> {
+  const refusal = (result._meta as { countersign?: { reason?: unknown } } | undefined)?.countersign;
+  const text = result.content.length === 1 && result.content[0]?.type === 'text' ? result.content[0].text : undefined;
+  if (result.isError !== true || typeof refusal?.reason !== 'string' || target.callId === undefined || text === undefined) return result;
+  const session = target.sessionId === undefined ? {} : { sessionId: target.sessionId };
+  await ctx.port.reportRefusal({ runId: target.runId, callId: target.callId, principal: ctx.principal, ...session, reason: 'call_refused', detail: text }).catch(() => undefined);
+  return result;
 }
 
 /** A recorded call that needs its approval: its own run, call id and request, read from the ledger. */

@@ -59,15 +59,17 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
     // The runtime records the model's calls (as POST /api/v1/proposals does), under the same agent.
     const record = (id: string, name: string, args: Record<string, unknown>, run = RUN) =>
       gate.port(AGENT).propose({ runId: run, sessionId: 's-1', principal: 'user-1', toolCalls: [{ id, name, arguments: args }] });
-    const rejections = async () => (await gate.auditLog.read()).filter((r) => r.type === 'rejection').map((r) => r.reason);
-    return { upstream, gate, client, record, rejections };
+    // The gate's refusals; each refusal the gateway gave a named call is also recorded for it (`call_refused`, see `refusalsRecorded`).
+    const rejections = async () => (await gate.auditLog.read()).filter((r) => r.type === 'rejection' && r.reason !== 'call_refused').map((r) => r.reason);
+    const refusalsRecorded = async () => (await gate.auditLog.read()).filter((r) => r.reason === 'call_refused').map((r) => r.callId);
+    return { upstream, gate, client, record, rejections, refusalsRecorded };
   }
 
   const callWith = (client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
     client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }) as Promise<CallToolResult>;
 
   it("cross-session: a recorded call of another session than the agent's (named in _meta, or configured) is session_mismatch, audited; nothing runs", async () => {
-    const { upstream, client, record, rejections } = await setup();
+    const { upstream, client, record, rejections, refusalsRecorded } = await setup();
     await record('call_s', 'send', { to: 'bob', body: 'hi' });
     await record('call_p', 'pay', { to: 'bob', amount: 5 });
     for (const [name, args, callId] of [['send', { to: 'bob', body: 'hi' }, 'call_s'], ['pay', { to: 'bob', amount: 5 }, 'call_p']] as const) {
@@ -76,6 +78,8 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
     }
     expect(upstream.ran).toEqual([]);
     expect(await rejections()).toEqual(['session_mismatch', 'session_mismatch']);
+    // Each refusal is recorded for its call: relayed back through the LLM proxy, it is recognised as Countersign's own.
+    expect(await refusalsRecorded()).toEqual(['call_s', 'call_p']);
     // The agent's own session runs it.
     expect(refusalOf(await callWith(client, 'send', { to: 'bob', body: 'hi' }, { 'countersign/callId': 'call_s', 'countersign/sessionId': 's-1' }))).toBeUndefined();
     expect(upstream.ran).toEqual([{ tool: 'send', args: { to: 'bob', body: 'hi' } }]);

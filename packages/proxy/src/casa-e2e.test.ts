@@ -156,7 +156,8 @@ describe('CASA checks end to end: openai client → proxy → scripted model; ru
         expect(ci.ran.slice(before.ci)).toEqual([]);
         expect(model.received.length - before.model).toBe(1);
         const records = await audit();
-        expect(records.filter((r) => r.type === 'rejection').map((r) => r.reason)).toEqual([attack.reason]);
+        // The gate's refusal, then the gateway's refusal text recorded for the call (recognised if the runtime relays it back).
+        expect(records.filter((r) => r.type === 'rejection').map((r) => r.reason)).toEqual(attack.misbehave === 'fabricate' ? [attack.reason] : [attack.reason, 'call_refused']);
         expect(records.filter((r) => r.type === 'dispatch' || r.type === 'result')).toEqual([]);
       });
     }

@@ -93,6 +93,8 @@ export function ledgerSql(s: string) {
       LEFT JOIN inserted i ON true`),
     proposalById: preparedStatement(`SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1`),
     proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
+    recordCallRefusal: `INSERT INTO ${s}.call_refusals (proposal_id, text_digest, recorded_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    hasCallRefusal: `SELECT 1 AS found FROM ${s}.call_refusals WHERE proposal_id = $1 AND text_digest = $2`,
     openCall: `
       SELECT * FROM ${s}.proposals WHERE run_id = $1 AND tool_name = $2 AND args_digest = $3 AND state = 'proposed'
       ORDER BY created_at, proposal_id COLLATE "C" LIMIT 1`,

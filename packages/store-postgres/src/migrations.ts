@@ -224,6 +224,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX passkey_credentials_public_key ON ${s}.passkey_credentials (public_key);
     `,
   },
+  {
+    version: 12,
+    name: 'refusals recorded for calls',
+    // The digest of each refusal text an integration gave for a call that never ran (the MCP
+    // gateway's answer): a runtime relaying exactly that text back is recognised by the ledger.
+    sql: (s) => `
+      CREATE TABLE ${s}.call_refusals (
+        proposal_id text NOT NULL REFERENCES ${s}.proposals (proposal_id),
+        text_digest text NOT NULL,
+        recorded_at bigint NOT NULL,
+        PRIMARY KEY (proposal_id, text_digest)
+      );
+    `,
+  },
 ];
 
 /**

@@ -148,6 +148,15 @@ export class PostgresLedger implements LedgerStore {
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
   }
 
+  async recordCallRefusal(proposalId: string, textDigest: string, at: number): Promise<void> {
+    await this.#db.write(this.#sql.recordCallRefusal, [proposalId, textDigest, at]);
+  }
+
+  async hasCallRefusal(proposalId: string, textDigest: string): Promise<boolean> {
+    const { rows } = await this.#db.read(this.#sql.hasCallRefusal, [proposalId, textDigest]);
+    return rows.length > 0;
+  }
+
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
     const { rows } = await this.#db.read(this.#sql.openCall, [runId, toolName, argsDigest]);
     return rows[0] === undefined ? undefined : proposalFromRow(rows[0]);

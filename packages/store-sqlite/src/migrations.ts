@@ -252,6 +252,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX passkey_credentials_public_key ON passkey_credentials (public_key);
     `,
   },
+  {
+    version: 11,
+    name: 'refusals recorded for calls',
+    // The digest of each refusal text an integration gave for a call that never ran (the MCP
+    // gateway's answer): a runtime relaying exactly that text back is recognised by the ledger.
+    sql: `
+      CREATE TABLE call_refusals (
+        proposal_id TEXT NOT NULL REFERENCES proposals (proposal_id),
+        text_digest TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        PRIMARY KEY (proposal_id, text_digest)
+      ) STRICT;
+    `,
+  },
 ];
 
 /**

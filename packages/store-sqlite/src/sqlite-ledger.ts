@@ -75,6 +75,16 @@ export class SqliteLedger implements LedgerStore {
     return this.#conn.read(() => this.#proposalByCall(runId, callId));
   }
 
+  async recordCallRefusal(proposalId: string, textDigest: string, at: number): Promise<void> {
+    await this.#conn.write(() => {
+      this.#conn.statement('INSERT OR IGNORE INTO call_refusals (proposal_id, text_digest, recorded_at) VALUES (?, ?, ?)').run(proposalId, textDigest, at);
+    });
+  }
+
+  async hasCallRefusal(proposalId: string, textDigest: string): Promise<boolean> {
+    return this.#conn.read(() => this.#conn.statement('SELECT 1 AS found FROM call_refusals WHERE proposal_id = ? AND text_digest = ?').get(proposalId, textDigest) !== undefined);
+  }
+
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
     return this.#conn.read(() => openCallRow(this.#conn, runId, toolName, argsDigest));
   }

@@ -54,6 +54,8 @@ export class MemoryLedger implements LedgerStore {
   readonly #requestByProposal = new Map<string, string>();
   /** run id → the agent that recorded the run's first call. */
   readonly #runOwners = new Map<string, string>();
+  /** Refusal text digests integrations recorded, by proposal id. */
+  readonly #callRefusals = new Map<string, Set<string>>();
 
   constructor(options: { audit?: MemoryAuditLog | undefined } = {}) {
     this.auditLog = options.audit;
@@ -141,6 +143,16 @@ export class MemoryLedger implements LedgerStore {
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
     const id = this.#proposalByCall.get(`${runId}\u0000${callId}`);
     return id === undefined ? undefined : this.#proposals.get(id);
+  }
+
+  async recordCallRefusal(proposalId: string, textDigest: string): Promise<void> {
+    const known = this.#callRefusals.get(proposalId) ?? new Set<string>();
+    known.add(textDigest);
+    this.#callRefusals.set(proposalId, known);
+  }
+
+  async hasCallRefusal(proposalId: string, textDigest: string): Promise<boolean> {
+    return this.#callRefusals.get(proposalId)?.has(textDigest) === true;
   }
 
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {

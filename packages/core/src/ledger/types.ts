@@ -287,6 +287,16 @@ export interface LedgerStore {
    * `tools/call`) finds the recorded model call it must match (CASA checks 3 and 4).
    */
   findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined>;
+  /**
+   * Records that an integration refused this call, never run, with a refusal whose text has
+   * SHA-256 `textDigest` (the MCP gateway's "Countersign refused …" result): a runtime that
+   * relays that exact refusal back to the model is recognised by the ledger, never by the
+   * text's format (`checkRelayed`). Idempotent. Optional: a store without it records none,
+   * and such a relayed refusal is refused as `not_executed` (deny by default).
+   */
+  recordCallRefusal?(proposalId: string, textDigest: string, at: number): Promise<void>;
+  /** Whether `recordCallRefusal` recorded this refusal text for this call. */
+  hasCallRefusal?(proposalId: string, textDigest: string): Promise<boolean>;
 
   /** Opens an approval request for a proposal. At most one request per proposal. */
   createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest>;

@@ -58,6 +58,22 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
       expect(await store.getProposal(p.proposalId)).toMatchObject({ proposalId: p.proposalId });
     });
 
+    it('refusals recorded for a call: found by (call, text digest) only, recorded again without error', async () => {
+      // Every store the project ships records them (the relay check recognises the MCP gateway's refusal by them).
+      expect(store.recordCallRefusal, 'recordCallRefusal').toBeTypeOf('function');
+      const p = sampleProposal();
+      const other = sampleProposal();
+      await store.recordProposal(p);
+      await store.recordProposal(other);
+      const digest = 'c'.repeat(64);
+      expect(await store.hasCallRefusal?.(p.proposalId, digest)).toBe(false);
+      await store.recordCallRefusal?.(p.proposalId, digest, T0 + 5);
+      await store.recordCallRefusal?.(p.proposalId, digest, T0 + 6);
+      expect(await store.hasCallRefusal?.(p.proposalId, digest)).toBe(true);
+      expect(await store.hasCallRefusal?.(p.proposalId, 'd'.repeat(64))).toBe(false);
+      expect(await store.hasCallRefusal?.(other.proposalId, digest)).toBe(false);
+    });
+
     describe('proposals', () => {
       it('records a proposal exactly as given and finds it by id and by (run, call)', async () => {
         const p = sampleProposal({ definitionDigest: 'a'.repeat(64), parentProposalId: 'parent-1' });

@@ -8,7 +8,7 @@ export const RefusalReportBody = z
     sessionId: Id.optional(),
     principal: Id.optional(),
     callId: Id.optional(),
-    reason: z.enum(['unknown_shape']),
+    reason: z.enum(['unknown_shape', 'call_refused']),
     detail: z.string().min(1).max(MAX_REFUSAL_DETAIL),
   })
   .strict();

@@ -39,7 +39,8 @@ export async function checkRelayed(deps: GateDeps, request: CheckRelayedRequest,
       const found = owned === undefined ? undefined : await followEdits(deps, owned);
       const forms = relayedForms(message.content);
       const failure = checkOne(deps.relayProjections, message, found, forms);
-      if (failure !== undefined) failed.push({ failure, event: refusalEvent(deps, runId, message, found, forms, failure, agent), proposal: found });
+      if (failure === undefined || (await isRecordedRefusal(deps, owned, failure, forms))) continue;
+      failed.push({ failure, event: refusalEvent(deps, runId, message, found, forms, failure, agent), proposal: found });
     }
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
@@ -59,6 +60,17 @@ export async function checkRelayed(deps: GateDeps, request: CheckRelayedRequest,
   const failures = failed.map((f) => f.failure);
   const summary = failures.map((f) => `${f.callId}: ${f.reason}`).join(', ');
   return { ok: false, reason: 'relay_refused', message: `relayed tool results refused (${summary})`, failures };
+}
+
+/**
+ * A call that never ran, relayed with exactly the refusal an integration recorded for it
+ * (`reportRefusal` with `call_refused`: the MCP gateway's answer to a recorded call it did
+ * not run): Countersign's own refusal, recognised by the ledger, never by the text's format.
+ * Only while the call is still `proposed` (one that ran since is not "refused" any more).
+ */
+async function isRecordedRefusal(deps: GateDeps, call: Proposal | undefined, failure: RelayFailure, forms: RelayedForms): Promise<boolean> {
+  if (failure.reason !== 'not_executed' || call === undefined || call.state !== 'proposed' || forms.text === undefined) return false;
+  return (await deps.ledger.hasCallRefusal?.(call.proposalId, forms.text)) === true;
 }
 
 /** An edit of an edit is possible; a longer chain is not followed. */

@@ -4,8 +4,15 @@
  * to the audit trail, so a refusal made agent-side is as visible as one made here.
  */
 
-/** Why the integration refused. One value today; a union so that more can be added without a new operation. */
-export type IntegrationRefusalReason = 'unknown_shape';
+/**
+ * Why the integration refused:
+ * - `unknown_shape`: a message of a shape it cannot check (audited only);
+ * - `call_refused`: it refused the call `callId` of the run, which never ran, and `detail`
+ *   is the exact refusal text it gave (the MCP gateway's "Countersign refused …"): audited,
+ *   and recorded in the ledger for that call, so a runtime relaying that refusal back to the
+ *   model is recognised by the ledger (`checkRelayed`), never by the text's format.
+ */
+export type IntegrationRefusalReason = 'unknown_shape' | 'call_refused';
 
 export interface RefusalReport {
   runId: string;
@@ -16,8 +23,9 @@ export interface RefusalReport {
   callId?: string | undefined;
   reason: IntegrationRefusalReason;
   /**
-   * What was refused, in a few words (e.g. `a model request input item of type
-   * computer_call_result`): the shape, never the content. At most 300 characters.
+   * `unknown_shape`: what was refused, in a few words (e.g. `a model request input item of
+   * type computer_call_result`): the shape, never the content. `call_refused`: the refusal
+   * text exactly as the integration gave it. At most 300 characters.
    */
   detail: string;
 }

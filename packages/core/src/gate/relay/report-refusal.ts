@@ -1,4 +1,6 @@
 import type { AuditEvent } from '../../audit/types.ts';
+import { sha256Hex } from '../../digest.ts';
+import type { Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { idProblem } from '../../call-ids.ts';
@@ -6,7 +8,7 @@ import type { GateDeps } from '../config.ts';
 import { errorMessage } from '../common/call-records.ts';
 import { MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome } from './refusal-report.ts';
 
-const REASONS = new Set(['unknown_shape']);
+const REASONS = new Set(['unknown_shape', 'call_refused']);
 // The detail is shown in audit views: printable text only, like the ids.
 const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
 
@@ -15,15 +17,26 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
  * the report's reason, `detail.status: integration_refused`, the reporting agent's id).
  * The run is checked like every read: an agent writes only into the trail of runs it
  * owns, or of runs the ledger has not seen yet (a refusal before the first proposal).
+ * A `call_refused` report must name a call of the run this agent recorded and that never
+ * ran (`proposed`): after its record, the refusal text's digest is recorded for that call
+ * (`recordCallRefusal`), so relaying exactly that text is recognised (`checkRelayed`).
  * Never throws.
  */
 export async function reportRefusal(deps: GateDeps, report: RefusalReport, agent: Agent = DEFAULT_AGENT): Promise<RefusalReportOutcome> {
   const invalid = reportProblem(report);
   if (invalid !== undefined) return { ok: false, reason: 'invalid_request', message: invalid };
   let event: AuditEvent;
+  let refusedCall: Proposal | undefined;
   try {
     const owner = await deps.ledger.getRunOwner(report.runId);
     if (owner !== undefined && !isOwnedBy(owner, agent)) return { ok: false, reason: 'not_found', message: `no run ${report.runId}` };
+    if (report.reason === 'call_refused') {
+      // Only a call this agent recorded, that never ran: a refusal is never recorded over a call that may have run.
+      const call = report.callId === undefined ? undefined : await deps.ledger.findProposalByCall(report.runId, report.callId);
+      if (call === undefined || !isOwnedBy(call.agent, agent)) return { ok: false, reason: 'not_found', message: `no call ${String(report.callId)} in run ${report.runId}` };
+      if (call.state !== 'proposed') return { ok: false, reason: 'invalid_request', message: `call ${call.callId} was dispatched: it was not refused` };
+      refusedCall = call;
+    }
     event = {
       type: 'rejection',
       at: deps.clock(),
@@ -35,6 +48,8 @@ export async function reportRefusal(deps: GateDeps, report: RefusalReport, agent
       detail: { status: 'integration_refused', what: report.detail, agent: agent.id, ...(report.principal === undefined ? {} : { principal: report.principal }) },
     };
     await deps.audit.append(event);
+    // After its audit record: a ledger failure here leaves the refusal unrecognised (refused when relayed), never unaudited.
+    if (refusedCall !== undefined) await deps.ledger.recordCallRefusal?.(refusedCall.proposalId, sha256Hex(report.detail), event.at);
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `the refusal was not recorded: ${errorMessage(error)}` };
   }
@@ -50,7 +65,8 @@ function reportProblem(report: RefusalReport): string | undefined {
     const problem = idProblem(field, value);
     if (problem !== undefined) return problem;
   }
-  if (!REASONS.has(report.reason)) return 'reason must be unknown_shape';
+  if (!REASONS.has(report.reason)) return 'reason must be unknown_shape or call_refused';
+  if (report.reason === 'call_refused' && report.callId === undefined) return 'a call_refused report names its callId';
   const detail: unknown = report.detail;
   if (typeof detail !== 'string' || detail.length === 0 || detail.length > MAX_REFUSAL_DETAIL || !detail.isWellFormed() || UNPRINTABLE.test(detail)) {
     return `detail must be printable text of 1 to ${MAX_REFUSAL_DETAIL} characters`;
