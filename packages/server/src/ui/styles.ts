@@ -186,5 +186,6 @@ ul.changes li { margin: .2rem 0; }
   td.time, .ids a, td.nowrap, td.meta { white-space: normal; }
   table.requests td.meta, table.audit td.meta { display: inline-block; width: auto; margin-right: 1rem; vertical-align: top; }
   td.summary, table.requests td.text { min-width: 0; }
+  .wide-only { display: none; }
 }
 `;
