@@ -57,7 +57,7 @@ describe('countersign approvals watch', () => {
     expect(captured.stdout()).toMatch(/ {3}ID +TOOL +PRINCIPAL +APPR +EXPIRES +ARGUMENTS\n/);
 
     stdin.write(`approve ${shown}\n`);
-    await until(() => captured.stdout().includes(`approved ${requestId} (transfer)`));
+    await until(() => captured.stdout().includes(`  request    ${requestId}\n`));
     expect(captured.stdout()).toContain('  arguments  {"amount":900,"to":"alice"}');
     expect((await requestView(f.gate, requestId))?.status).toBe('approved');
     await until(() => captured.stdout().includes(`${shown} approved by `));
