@@ -149,6 +149,7 @@ it.skipIf(skip)('fields and JSON are one state: a hand edit of the JSON moves th
     // A value the field cannot hold: the field is disabled and says where to change it.
     await json.fill(written.replace('"amount": 300', '"amount": "lots"'));
     expect(await field('amount').isDisabled()).toBe(true);
+    expect(await field('amount').inputValue()).toBe('');
     expect(await page.locator('#arg-amount-error').textContent()).toContain('"lots"');
     // A duplicate key is refused like the server refuses it.
     await json.fill('{"to": "bob", "to": "mallory", "amount": 5}');

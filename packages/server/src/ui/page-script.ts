@@ -196,7 +196,8 @@ export const PAGE_SCRIPT = `'use strict';
       var member = state.filter(function (m) { return m.name === name; })[0];
       var value = member === undefined ? '' : fieldValue(input, member.raw);
       input.disabled = value === undefined;
-      if (value === undefined) { showError(input, 'Set in the JSON below to ' + member.raw.slice(0, 60) + ', which this field cannot hold: change it there.'); return; }
+      // Emptied, so the field never shows a value the JSON no longer holds.
+      if (value === undefined) { input.value = ''; showError(input, 'Set in the JSON below to ' + member.raw.slice(0, 60) + ', which this field cannot hold: change it there.'); return; }
       if (input.value !== value) input.value = value;
       if (input.value !== value && input.tagName === 'SELECT') { input.disabled = true; showError(input, 'Set in the JSON below: change it there.'); return; }
       check(input);

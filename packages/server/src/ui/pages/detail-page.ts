@@ -150,7 +150,7 @@ function editForm(action: string, csrf: string, editText: string, hasError: bool
 <form method="post" action="${action}" novalidate>
 <input type="hidden" name="csrf" value="${csrf}">
 ${fields}
-<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the fields above write it; edit it directly for nested values</span>`}</label>
+<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the same arguments as the fields above: edit either (nested values only here)</span>`}</label>
 <textarea id="edited-arguments" name="arguments" spellcheck="false"${hasError ? html` aria-describedby="decision-error"` : ''}>
 ${editText}</textarea>
 ${fields === '' ? '' : html`<span class="field-error" id="edited-arguments-error" aria-live="polite"></span>`}
