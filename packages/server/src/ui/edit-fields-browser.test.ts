@@ -134,10 +134,10 @@ it.skipIf(skip)('fields and JSON are one state: a hand edit of the JSON moves th
     expect(await page.locator('#edited-arguments-error').textContent()).toContain('Not valid JSON');
     expect(await json.getAttribute('aria-invalid')).toBe('true');
     expect(await json.inputValue()).toBe(broken);
-    expect(await page.locator('#edit-fields').evaluate((el) => (el as HTMLFieldSetElement).disabled)).toBe(true);
+    expect(await page.locator('#edit-fields').evaluate((el) => (el as unknown as { disabled: boolean }).disabled)).toBe(true);
     await json.fill(`${broken}}`);
     expect(await page.locator('#edited-arguments-error').textContent()).toBe('');
-    expect(await page.locator('#edit-fields').evaluate((el) => (el as HTMLFieldSetElement).disabled)).toBe(false);
+    expect(await page.locator('#edit-fields').evaluate((el) => (el as unknown as { disabled: boolean }).disabled)).toBe(false);
 
     // Field → JSON: only that member changes; every other member keeps its exact text (all digits of n).
     await field('amount').fill('300');
