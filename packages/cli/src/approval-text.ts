@@ -127,7 +127,30 @@ function isOpen(status: string): boolean {
 
 /** `approve` echoes the call it approved, as the service holds it. */
 export function approvedCallLines(view: ApprovalAnswer): string[] {
-  return [`  tool       ${t(view.call.toolName)}`, `  arguments  ${argumentsText(view.call.canonicalArguments, 'canonical')}`, `  sha256     ${t(view.call.argsDigest)}`];
+  return [
+    ...labelled('request', t(view.requestId)),
+    ...labelled('tool', t(view.call.toolName)),
+    ...labelled('arguments', argumentsText(view.call.canonicalArguments, 'canonical')),
+    ...labelled('sha256', t(view.call.argsDigest)),
+  ];
+}
+
+/** The echo's label column: two spaces, the label padded to 11. */
+const LABEL = 13;
+
+/**
+ * `  label      value`, the value folded into 80-column lines under itself: the echo shows
+ * the whole value (it is the exact call), so a long one continues rather than being cut.
+ * Counts code points: escaped text is ASCII, so only a raw wide character (CJK) can overrun.
+ */
+function labelled(label: string, value: string): string[] {
+  const chars = Array.from(value);
+  const room = WIDTH - LABEL;
+  const lines: string[] = [];
+  for (let at = 0; at === 0 || at < chars.length; at += room) {
+    lines.push(`${at === 0 ? `  ${label}`.padEnd(LABEL) : ' '.repeat(LABEL)}${chars.slice(at, at + room).join('')}`);
+  }
+  return lines;
 }
 
 /** `list` fits 80 columns: fixed widths, the arguments get what is left (at least 20). */

@@ -90,13 +90,32 @@ describe('countersign approvals approve and deny', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     // It echoes the exact call it approved, from the service's record.
     expect(run.stdout).toBe(
-      `approved ${requestId} (transfer): approved, 1 of 1 approval\n  tool       transfer\n  arguments  {"amount":500,"to":"alice"}\n  sha256     ${argsDigest}\n`,
+      `approved: the request is approved, 1 of 1 approval\n  request    ${requestId}\n  tool       transfer\n  arguments  {"amount":500,"to":"alice"}\n  sha256     ${argsDigest}\n`,
     );
     const { token } = (await (await f.agent('GET', `/api/v1/requests/${requestId}/token`)).json()) as { token: string };
     expect(await (await f.agent('POST', '/api/v1/dispatch', await f.dispatchBody(callId, token))).json()).toMatchObject({ status: 'executed' });
     const again = await cli(['approve', requestId, '--url', url, '--json']);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stdout)).toMatchObject({ ok: false, requestId, error: { code: 'already_decided' } });
+  });
+
+  it('the approve echo fits 80 columns: a short first line, the exact call under labels, long arguments folded whole, not cut', async () => {
+    const url = await live();
+    const memo = `invoice ${'0123456789'.repeat(14)} \u202E end`;
+    const { requestId } = await f.proposeTransfer({ amount: 500, to: 'alice', memo }, 'call-long');
+    const run = await cli(['approve', requestId, '--url', url]);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const lines = run.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+    expect(lines[0]).toBe('approved: the request is approved, 1 of 1 approval');
+    expect(lines[1]).toBe(`  request    ${requestId}`);
+    // The folded lines put back together are the whole canonical call, escapes and all.
+    const from = lines.findIndex((l) => l.startsWith('  arguments  '));
+    const to = lines.findIndex((l) => l.startsWith('  sha256     '));
+    expect(to - from).toBeGreaterThan(2);
+    const joined = lines.slice(from, to).map((l) => l.slice(13)).join('');
+    expect(joined).toBe(`{"amount":500,"memo":"invoice ${'0123456789'.repeat(14)} \\u202E end","to":"alice"}`);
+    expect(run.stdout).not.toContain('\u202E');
   });
 
   it('deny closes the request (exit 0); the call never runs', async () => {
@@ -180,7 +199,7 @@ describe('countersign approvals: the service from COUNTERSIGN_URL, ids by prefix
     expect((await withEnv(['show', prefix], { COUNTERSIGN_URL: url })).stdout).toContain(`request    ${requestId}`);
     const approved = await withEnv(['approve', prefix], { COUNTERSIGN_URL: url });
     expect(approved).toMatchObject({ code: 0 });
-    expect(approved.stdout).toContain(`approved ${requestId} (transfer)`);
+    expect(approved.stdout).toContain(`  request    ${requestId}\n  tool       transfer\n`);
     expect(approved.stdout).toContain('arguments  {"amount":700,"to":"alice"}');
     expect((await requestView(f.gate, requestId))?.status).toBe('approved');
     expect((await requestView(f.gate, other.requestId))?.status).toBe('pending');

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { requestView } from '@countersign/core/testing';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIONA_TOKEN, type ServerFixture } from '@countersign/server/test-kit';
@@ -57,7 +57,7 @@ describe('countersign approvals watch', () => {
     expect(captured.stdout()).toMatch(/ {3}ID +TOOL +PRINCIPAL +APPR +EXPIRES +ARGUMENTS\n/);
 
     stdin.write(`approve ${shown}\n`);
-    await until(() => captured.stdout().includes(`approved ${requestId} (transfer)`));
+    await until(() => captured.stdout().includes(`  request    ${requestId}\n`));
     expect(captured.stdout()).toContain('  arguments  {"amount":900,"to":"alice"}');
     expect((await requestView(f.gate, requestId))?.status).toBe('approved');
     await until(() => captured.stdout().includes(`${shown} approved by `));
@@ -99,6 +99,46 @@ describe('countersign approvals watch, when the stream drops', () => {
       stdin.end();
       expect(await running).toBe(0);
     } finally {
+      fake.closeAllConnections();
+      await new Promise((resolve) => fake.close(resolve));
+    }
+  }, 20_000);
+});
+
+describe('countersign approvals watch, when the stream goes silent', () => {
+  it('a stream that stops sending (headers, one heartbeat, then nothing) or never answers is dropped after --idle-timeout, said once, and reconnected', async () => {
+    let streams = 0;
+    const held: ServerResponse[] = [];
+    const fake = createServer((req, res) => {
+      if (req.url?.startsWith('/events/approvals')) {
+        streams++;
+        held.push(res);
+        // 1: the first read. 2: alive once, then silent like a server gone behind a proxy that keeps
+        // the socket. 3: never even answers. 4 and on: alive again (one heartbeat).
+        if (streams === 1) return res.writeHead(200, { 'content-type': 'text/event-stream' }).end('event: changed\ndata: v1\n\n');
+        if (streams === 3) return;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': heartbeat\n\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ approvals: [] }));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    try {
+      const stdin = new PassThrough();
+      const captured = captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } });
+      const running = runCli(['approvals', 'watch', '--idle-timeout', '0.3'], { ...captured.io, stdin });
+      await until(() => streams >= 4 && captured.stderr().includes('live stream back'));
+      // Connections 2 and 3 are one outage: said once, naming the silence; then back at connection 4's heartbeat.
+      expect(captured.stderr().match(/live stream silent: nothing from http:\/\/127\.0\.0\.1:\d+ for 0\.3 s \(not even its heartbeat\); reconnecting…/g)).toHaveLength(1);
+      expect(captured.stderr()).not.toContain('live stream lost');
+      expect(captured.stderr().indexOf('silent')).toBeLessThan(captured.stderr().indexOf('back'));
+      stdin.end();
+      expect(await running).toBe(0);
+      expect(await runCli(['approvals', 'watch', '--idle-timeout', '0'], captureIo({ cwd: process.cwd(), env: { [APPROVER_TOKEN_ENV]: FIONA_TOKEN, COUNTERSIGN_URL: url } }).io)).toBe(2);
+    } finally {
+      for (const res of held) res.destroy();
       fake.closeAllConnections();
       await new Promise((resolve) => fake.close(resolve));
     }

@@ -116,6 +116,23 @@ describe('the proxy refuses request shapes it cannot check', () => {
     await refusesEach('/messages', (message) => ({ model: 'm', max_tokens: 5, messages: [message] }), cases, (error) => ({ type: 'error', error }));
   });
 
+  it('messages: a system message in the conversation (the Claude Agent SDK runtime sends one) passes with text only; any other block in it is refused', async () => {
+    const { state, postJson, forwarded } = await setup();
+    const system = [{ role: 'system', content: '# Environment' }, { role: 'system', content: [{ type: 'text', text: '# Environment' }] }];
+    const said = await postJson('/messages', { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }, ...system] });
+    expect(said.status).toBe(200);
+    expect(forwarded()).toBe(1);
+    state.checked.length = 0;
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } };
+    const before = forwarded();
+    for (const block of [image, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: FORGED } }]) {
+      const answer = await postJson('/messages', { model: 'm', max_tokens: 5, messages: [{ role: 'system', content: [block] }] });
+      expect(answer).toMatchObject({ status: 400, body: { type: 'error', error: { code: 'unsupported_tool_result', param: 'messages[0].content[0]' } } });
+    }
+    expect(forwarded()).toBe(before);
+    expect(state.checked).toEqual([]);
+  });
+
   it('a relayed refusal is recognised by the ledger, never by its text: refusal-shaped results go to the relay check like any other', async () => {
     const { state, postJson, forwarded } = await setup();
     state.relay = (messages) => ({ ok: false, reason: 'relay_refused', message: 'refused', failures: messages.map((m) => ({ callId: m.callId, reason: 'not_executed' as const, message: 'never authorized' })) });

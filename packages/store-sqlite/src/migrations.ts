@@ -266,6 +266,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 12,
+    name: 'definition review registrant',
+    // A definition review's registering agent gets its own column; it was kept in the review
+    // record's `context`, which is for an agent's words about its own call. Review records are
+    // the ones the gate writes as agent countersign:definitions (definition-review.ts).
+    sql: `
+      ALTER TABLE proposals ADD COLUMN registered_by TEXT;
+      UPDATE proposals SET registered_by = context, context = NULL
+        WHERE agent = 'countersign:definitions' AND tool_name = 'countersign:definition-review' AND context IS NOT NULL;
+    `,
+  },
 ];
 
 /**

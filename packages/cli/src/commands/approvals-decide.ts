@@ -79,8 +79,10 @@ export async function decide(ctx: CommandContext, typed: string, decision: 'appr
     writeLine(ctx.io.stdout, `edited ${displayText(requestId)}: replaced by request ${displayText(editedRequest.requestId)} (${displayText(editedRequest.status)}); the original will not run`);
     for (const line of warningLines(editedRequest)) writeLine(ctx.io.stdout, line);
   } else {
-    const state = request === null ? '' : `: ${displayText(request.status)}, ${request.approvals} of ${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
-    writeLine(ctx.io.stdout, `${decision === 'approve' ? 'approved' : 'denied'} ${displayText(requestId)}${request === null ? '' : ` (${displayText(request.call.toolName)})`}${state}`);
+    // The first line is short and fixed (the ids and the call follow under labels), so it never wraps at 80 columns.
+    const state = request === null ? '' : `: the request is ${displayText(request.status)}, ${request.approvals} of ${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
+    writeLine(ctx.io.stdout, `${decision === 'approve' ? 'approved' : 'denied'}${state}`);
+    if (decision === 'deny' || request === null) writeLine(ctx.io.stdout, `  request    ${displayText(requestId)}`);
     // What was approved, exactly: the service's record of the call, not what the approver typed.
     if (decision === 'approve' && request !== null) for (const line of approvedCallLines(request)) writeLine(ctx.io.stdout, line);
   }

@@ -6,10 +6,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { ApprovalAnswer, listHeader, listLine } from '../approval-text.ts';
 import { APPROVER_TOKEN_ENV, approverRequest, approverToken, refusalOf, SERVICE_URL_ENV, serviceUrl } from '../approver-http.ts';
-import { EXIT_OK } from '../cli-error.ts';
+import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
-import { nextListingChange, StreamDropped } from '../follow-listing.ts';
+import { nextListingChange, StreamDropped, StreamSilent } from '../follow-listing.ts';
 import { uniquePrefixes } from '../request-id-prefix.ts';
 import type { ApproverFlags } from './approvals.ts';
 import { decide } from './approvals-decide.ts';
@@ -26,6 +26,12 @@ const ID_WIDTH = 10;
 /** Reconnecting after a dropped stream: quick at first, then no more than every 15 s. */
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 15_000;
+/** Three of the service's 15 s heartbeats missed: the stream is taken as lost. */
+const DEFAULT_IDLE_SECONDS = 45;
+
+interface WatchFlags extends ApproverFlags {
+  idleTimeout?: string;
+}
 
 /**
  * `approvals watch`: follows the service's live stream (the one the list page follows),
@@ -41,20 +47,31 @@ export function registerApproverWatchCommand(approvals: Command, ctx: CommandCon
     .command('watch')
     .description('Follow the requests waiting for you, live; type "approve ID" or "deny ID [reason]" ("a"/"d" for short, ID as shown) to decide.')
     .option('--url <url>', `base URL of the Countersign service (default: $${SERVICE_URL_ENV})`)
+    .option('--idle-timeout <seconds>', `reconnect when the live stream sends nothing, not even its 15 s heartbeat, for this long (default: ${DEFAULT_IDLE_SECONDS})`)
     .addHelpText(
       'after',
       `\nThe approver's API token is read from ${APPROVER_TOKEN_ENV}. watch follows the service's live event stream
 (GET /events/approvals) and re-reads the pending list only when it changes; if the stream drops it
-says so once and reconnects (0.5 s, doubling up to 15 s).
+or stays silent past --idle-timeout (the service gone, or a proxy holding the socket) it says so once
+and reconnects (0.5 s, doubling up to 15 s).
 Exit status: 0 stopped, 2 usage, configuration or network error.`,
     )
-    .action(async (flags: ApproverFlags) => {
+    .action(async (flags: WatchFlags) => {
       ctx.setExitCode(await watch(ctx, flags));
     });
 }
 
-async function watch(ctx: CommandContext, flags: ApproverFlags): Promise<number> {
+/** Seconds, fractions allowed (tests use a fraction of a second), from 0.1 to an hour. */
+function idleTimeoutMs(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_IDLE_SECONDS * 1000;
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 0.1 && value <= 3600)) throw new CliError('usage', `--idle-timeout must be a number of seconds from 0.1 to 3600, got "${text}"`);
+  return Math.round(value * 1000);
+}
+
+async function watch(ctx: CommandContext, flags: WatchFlags): Promise<number> {
   const url = serviceUrl(ctx, flags.url);
+  const idleMs = idleTimeoutMs(flags.idleTimeout);
   const stop = new AbortController();
   const signal = ctx.io.signal === undefined ? stop.signal : AbortSignal.any([ctx.io.signal, stop.signal]);
   const shown = new Map<string, string>();
@@ -95,6 +112,7 @@ async function watch(ctx: CommandContext, flags: ApproverFlags): Promise<number>
         token: approverToken(ctx),
         since: version,
         signal,
+        idleMs,
         onOpen: () => {
           if (dropped) writeLine(ctx.io.stderr, 'live stream back');
           dropped = false;
@@ -105,7 +123,7 @@ async function watch(ctx: CommandContext, flags: ApproverFlags): Promise<number>
     } catch (error) {
       if (signal.aborted) break;
       if (!(error instanceof StreamDropped)) throw error;
-      if (!dropped) writeLine(ctx.io.stderr, `live stream lost (${error.message}); reconnecting…`);
+      if (!dropped) writeLine(ctx.io.stderr, error instanceof StreamSilent ? `live stream silent: ${error.message}; reconnecting…` : `live stream lost (${error.message}); reconnecting…`);
       dropped = true;
       // An abort ends the wait early; it is the loop's exit, not an error.
       await sleep(retryMs, undefined, { signal }).catch(() => {});

@@ -42,6 +42,11 @@ export interface ProposalInput {
    * Untrusted words shown to the approver as such; never part of what is approved or run.
    */
   context?: string | undefined;
+  /**
+   * Only on a tool-definition review's record (never on a model's call): the agent that
+   * registered the definition under review (`registerTools`), named to the approver.
+   */
+  registeredBy?: string | undefined;
   createdAt: number;
 }
 

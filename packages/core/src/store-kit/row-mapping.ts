@@ -30,6 +30,8 @@ export function proposalFromRow(row: Row): Proposal {
   if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
   const context = optionalText(row, 'context');
   if (context !== undefined) proposal.context = context;
+  const registeredBy = optionalText(row, 'registered_by');
+  if (registeredBy !== undefined) proposal.registeredBy = registeredBy;
   const dispatchedAt = optionalInteger(row, 'dispatched_at');
   if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
   if (row.result_status !== null && row.result_status !== undefined) {
@@ -75,6 +77,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.createdAt,
     input.agent,
     input.context ?? null,
+    input.registeredBy ?? null,
   ];
 }
 

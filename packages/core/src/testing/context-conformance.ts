@@ -11,8 +11,9 @@ const AGENT_WORDS = 'Paying the invoice you asked for.\n\u202Etxt.exe\u200B — 
 
 /**
  * What the approver's page reads besides the call, part of the ledger conformance suite:
- * the agent's own words about a call and the description of the rule that asked. Both are
- * kept exactly as written and are absent (no key) when not given.
+ * the agent's own words about a call, the description of the rule that asked, and a
+ * definition review's registering agent. Each is kept exactly as written and is absent (no
+ * key) when not given.
  */
 export function describeContextRecording(store: () => LedgerStore, samples: Samples): void {
   describe('proposal context and rule description', () => {
@@ -38,6 +39,17 @@ export function describeContextRecording(store: () => LedgerStore, samples: Samp
       expect('ruleDescription' in bare).toBe(false);
       expect('ruleDescription' in ((await store().getApprovalRequest(bare.requestId)) ?? {})).toBe(false);
       expect('context' in ((await store().getProposal(plain.proposalId)) ?? {})).toBe(false);
+      expect('registeredBy' in ((await store().getProposal(plain.proposalId)) ?? {})).toBe(false);
+    });
+
+    it("a definition review's registering agent has its own field, kept exactly and apart from context", async () => {
+      const review = samples.proposal({ registeredBy: 'agent-\u202Eruntime' });
+      const recorded = await store().recordProposal(review);
+      expect(recorded).toMatchObject({ ok: true, proposal: { registeredBy: 'agent-\u202Eruntime' } });
+      const read = await store().getProposal(review.proposalId);
+      expect(read?.registeredBy).toBe('agent-\u202Eruntime');
+      expect('context' in (read ?? {})).toBe(false);
+      expect((await store().findProposalByCall(review.runId, review.callId))?.registeredBy).toBe('agent-\u202Eruntime');
     });
   });
 }

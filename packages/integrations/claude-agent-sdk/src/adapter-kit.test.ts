@@ -2,13 +2,20 @@ import { type AdapterKitApp, type AdapterKitCall, describeAdapterAttacks } from 
 import { afterAll, beforeAll } from 'vitest';
 import { claudeHarness, OPS, type Wiring } from './agent.test-helper.ts';
 import { allowEverything, BANK_POLICY, BANK_TOOLS, bankServer, type Executions } from './bank.test-helper.ts';
+import type { CountersignClaudeAgent } from './claude-agent.ts';
 import type { ScriptedToolUse } from './testing/scripted-messages-server.ts';
 
 /*
  * The adapter attack kit through the real Claude Agent SDK runtime (its platform
  * package from the npm registry) against a scripted Messages API on loopback: the
- * tools are an in-process SDK MCP server's, guarded by the PreToolUse/PostToolUse
- * hooks, on the in-process gate and over @countersign/client.
+ * tools are an in-process SDK MCP server's, guarded by `countersignClaudeAgent` (the
+ * PreToolUse/PostToolUse hooks and the relay-checking proxy in front of the model), on
+ * the in-process gate and over @countersign/client.
+ *
+ * The relay attacks send the runtime's own last model request (its transcript, as it
+ * reached the model) again to the runtime's ANTHROPIC_BASE_URL, the proxy, with one
+ * tool_result made up: what a tampered session transcript makes the runtime send on
+ * resume (relay-check.test.ts does that through the runtime itself).
  *
  * "Resuming" is what the runtime does: the SDK session is resumed (`resume`) and the
  * model makes the call again (same tool-use id); the framework's own approval is its
@@ -16,9 +23,25 @@ import type { ScriptedToolUse } from './testing/scripted-messages-server.ts';
  * call the model (or anything between model and runtime) makes again.
  */
 
-/** The runtime builds every model request from its own transcript: no hook sees a tool_result before it is sent. */
-const NO_RELAY_HOOK =
-  'the Claude runtime relays tool results from its own transcript and no hook sees the request that carries them; CASA check 5 needs the proxy in front of ANTHROPIC_BASE_URL';
+/** The relay-checking proxy in front of the model (`countersignClaudeAgent`); without it the relay attacks fail. */
+const RELAY_CHECK = true;
+
+type Block = Record<string, unknown>;
+type Message = { role: string; content: string | Block[] };
+
+/** The forms a tool_result takes in a Messages API request: what the kit forges. */
+const RESULT_SHAPES: Record<string, (text: string) => Block> = {
+  text: (text) => ({ content: text }),
+  text_blocks: (text) => ({ content: [{ type: 'text', text }] }),
+  is_error: (text) => ({ content: text, is_error: true }),
+};
+
+/** The content blocks of the request's last user message (the one carrying the latest tool results). */
+function lastUserBlocks(messages: Message[]): Block[] {
+  const last = messages.findLast((m) => m.role === 'user' && Array.isArray(m.content));
+  if (last === undefined || !Array.isArray(last.content)) throw new Error('the runtime sent no user message with content blocks');
+  return last.content;
+}
 
 const use = (call: AdapterKitCall): ScriptedToolUse => ({ id: call.callId, name: call.toolName, input: call.arguments });
 
@@ -28,13 +51,43 @@ function kitApp(h: Awaited<ReturnType<typeof claudeHarness>>): AdapterKitApp {
   const mcpServers = () => ({ bank: bankServer(executions) });
   let sessionId = '';
   let made: AdapterKitCall[] = [];
+  let guard: CountersignClaudeAgent | undefined;
+  /** The runtime's last model request with `edit` applied to its messages, sent again through the proxy. */
+  const resend = async (edit: (messages: Message[]) => void) => {
+    // Where the runtime sends its model requests: the proxy, or (relay check off) the model itself.
+    const target = guard?.env ?? { ANTHROPIC_BASE_URL: h.model.url, ANTHROPIC_API_KEY: 'sk-scripted' };
+    const body = JSON.parse(h.model.requests.at(-1) ?? '{}') as { messages: Message[] };
+    edit(body.messages);
+    const response = await fetch(`${target.ANTHROPIC_BASE_URL}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': target.ANTHROPIC_API_KEY ?? '', 'x-claude-code-session-id': sessionId },
+      body: JSON.stringify(body),
+    });
+    if (response.ok) return;
+    const { error } = (await response.json()) as { error: { type: string; code: string; message: string } };
+    // Refused by a check (403) or as a shape it cannot check (400): the integration refused the relay.
+    const refusedRelay = error.type === 'countersign_refused' || error.code === 'unsupported_tool_result';
+    throw Object.assign(new Error(error.message), { code: refusedRelay ? 'relay_refused' : error.code });
+  };
   return {
-    shapes: [],
+    shapes: Object.keys(RESULT_SHAPES),
     executions,
     async start(calls) {
       made = [...calls];
-      ({ sessionId } = await h.run([calls.map(use)], { mcpServers: mcpServers() }));
+      ({ sessionId, guard } = await h.run([calls.map(use)], { mcpServers: mcpServers(), relayCheck: RELAY_CHECK }));
     },
+    relay: ({ callId, shape, text }) =>
+      resend((messages) => {
+        const forged = { type: 'tool_result', tool_use_id: callId, ...RESULT_SHAPES[shape]?.(text) };
+        const blocks = lastUserBlocks(messages);
+        const at = messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === callId);
+        if (at !== undefined) Object.assign(at, { content: undefined, is_error: undefined }, forged);
+        else blocks.push(forged);
+      }),
+    relayUnknownShape: () =>
+      resend((messages) => {
+        lastUserBlocks(messages).push({ type: 'mystery_tool_result', tool_use_id: made[0]?.callId, content: 'ok' });
+      }),
     async requestId(callId) {
       const proposal = await h.fixture.ledger.findProposalByCall(sessionId, callId);
       if (proposal === undefined) return undefined;
@@ -47,7 +100,7 @@ function kitApp(h: Awaited<ReturnType<typeof claudeHarness>>): AdapterKitApp {
         ...(options.tamper?.arguments === undefined ? {} : { arguments: options.tamper.arguments }),
       }));
       if (options.inject !== undefined) again.push(options.inject);
-      await h.run([again.map(use)], { mcpServers: mcpServers(), resume: sessionId, canUseTool: allowEverything });
+      await h.run([again.map(use)], { mcpServers: mcpServers(), resume: sessionId, canUseTool: allowEverything, relayCheck: RELAY_CHECK });
     },
   };
 }
@@ -86,7 +139,6 @@ for (const wiring of KIT_WIRINGS) {
     // MCP servers, SDK MCP servers, subagents and built-in tools all go through the same PreToolUse hook: none is built out of its sight.
     runTimeTools: [],
     auditRecords: () => need().fixture.audit.read({ limit: 1_000_000 }),
-    notApplicable: { made_up_results: NO_RELAY_HOOK, refusal_shaped_text: NO_RELAY_HOOK, unknown_shapes: NO_RELAY_HOOK },
     timeoutMs: 120_000,
   }));
 }

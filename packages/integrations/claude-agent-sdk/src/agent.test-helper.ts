@@ -8,6 +8,7 @@ import { frameworkToolRegistry } from '@countersign/core/integration';
 import { loadPolicy } from '@countersign/core';
 import { makeGateFixture } from '@countersign/core/testing';
 import { runtimeToolDefinitions } from './built-in-tools.ts';
+import { type CountersignClaudeAgent, countersignClaudeAgent } from './claude-agent.ts';
 import { type CountersignClaudeOptions, countersignHooks } from './hooks.ts';
 import { type ScriptedMessagesServer, type ScriptedTurn, startScriptedMessagesServer } from './testing/scripted-messages-server.ts';
 
@@ -49,6 +50,8 @@ export interface RunOptions {
   permissionMode?: 'default' | 'acceptEdits';
   mcpServers?: Record<string, McpServerConfig>;
   canUseTool?: CanUseTool;
+  /** Through `countersignClaudeAgent`: the relay-checking proxy in front of the scripted model. */
+  relayCheck?: boolean;
 }
 
 /**
@@ -70,35 +73,49 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
   mkdirSync(home);
   mkdirSync(work);
 
+  const env = { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  /** The guards with the relay check the runs started; closed with the harness (a kit attack relays through the last one). */
+  const agents: CountersignClaudeAgent[] = [];
+
   /** One `query` of the real runtime: the model makes `turns`, the hooks guard every call. */
   async function run(turns: ScriptedTurn[], options: RunOptions = {}) {
     model.script(...turns);
-    const { hooks } = countersignHooks({ port, principal: 'user:42', ...options.hooks });
+    const guard = options.relayCheck === true ? await countersignClaudeAgent({ port, principal: 'user:42', ...options.hooks, env }) : undefined;
+    if (guard !== undefined) agents.push(guard);
+    const { hooks } = guard ?? countersignHooks({ port, principal: 'user:42', ...options.hooks });
     let sessionId = '';
     const denials: string[] = [];
-    for await (const message of query({
-      prompt: 'do the task',
-      options: {
-        cwd: work,
-        model: 'claude-scripted',
-        maxTurns: turns.length + 2,
-        settingSources: [],
-        permissionMode: options.permissionMode ?? 'default',
-        ...(options.resume === undefined ? {} : { resume: options.resume }),
-        ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
-        ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
-        env: { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
-        hooks,
-      },
-    })) {
-      if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
-      if (message.type === 'user' && Array.isArray(message.message.content)) {
-        for (const block of message.message.content) {
-          if (typeof block === 'object' && block !== null && 'is_error' in block && block.is_error === true) denials.push(JSON.stringify(block.content));
+    // A model request the proxy refused ends the query with an error result: the runtime's turn ended, nothing more runs.
+    let refusedRequest: string | undefined;
+    try {
+      for await (const message of query({
+        prompt: 'do the task',
+        options: {
+          cwd: work,
+          model: 'claude-scripted',
+          maxTurns: turns.length + 2,
+          settingSources: [],
+          permissionMode: options.permissionMode ?? 'default',
+          ...(options.resume === undefined ? {} : { resume: options.resume }),
+          ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+          ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+          env: guard?.env ?? env,
+          hooks,
+        },
+      })) {
+        if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
+        if (message.type === 'user' && Array.isArray(message.message.content)) {
+          for (const block of message.message.content) {
+            if (typeof block === 'object' && block !== null && 'is_error' in block && block.is_error === true) denials.push(JSON.stringify(block.content));
+          }
         }
       }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (guard === undefined || !message.includes('API Error: 4')) throw error;
+      refusedRequest = message;
     }
-    return { sessionId, denials };
+    return { sessionId, denials, guard, refusedRequest };
   }
 
   return {
@@ -106,8 +123,10 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
     port,
     model,
     work,
+    home,
     run,
     async close() {
+      for (const guard of agents) await guard.close();
       await model.close();
       await pair?.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import type { GatePort, Grant } from '@countersign/core/gate';
 import {
   type CompletionFailure,
+  type CountersignReason,
   finishCall,
   formatRefusal,
   type GuardedContext,
@@ -9,6 +10,7 @@ import {
   proposeOrReject,
   unreachable,
 } from '@countersign/core/integration';
+import type { RefusalMemory } from './refusal-memory.ts';
 
 /** The hook shapes this integration reads and answers (a structural subset of the SDK's types). */
 interface ToolHookInput {
@@ -21,6 +23,9 @@ interface ToolHookInput {
   error?: string;
 }
 type HookOutput = Record<string, unknown>;
+
+/** A refusal the hooks give: the gate's, or `unsupported_tool` (a built-in tool while the relay check is on). */
+export type ClaudeRefusal = Omit<GuardedRefusal, 'reason'> & { reason: CountersignReason<'unsupported_tool'> };
 type Hook = (input: ToolHookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<HookOutput>;
 interface HookMatcher {
   hooks: Hook[];
@@ -47,7 +52,7 @@ export interface CountersignClaudeOptions {
    */
   waitMs?: number | undefined;
   /** Every refusal, for the app's own log (the model sees it as the hook's reason). */
-  onRefusal?: ((refusal: GuardedRefusal, call: { toolUseId: string; toolName: string }) => void) | undefined;
+  onRefusal?: ((refusal: ClaudeRefusal, call: { toolUseId: string; toolName: string }) => void) | undefined;
   /** A completion the gate did not record: the call then reads "ran, result unknown". */
   onCompletionFailure?: ((failure: CompletionFailure) => void) | undefined;
 }
@@ -71,6 +76,22 @@ const deny = (reason: string): HookOutput => ({
  * that fail block the call (`onFailure: 'block'`), and the hook itself never throws.
  */
 export function countersignHooks(options: CountersignClaudeOptions): CountersignClaudeHooks {
+  return guardHooks(options, undefined);
+}
+
+/** MCP tools are named `mcp__<server>__<tool>` by the runtime; every other name is one of its built-in tools. */
+export const isMcpTool = (toolName: string) => toolName.startsWith('mcp__');
+
+/** With the relay check on (`countersignClaudeAgent`): where the hooks leave their refusals for the proxy. */
+export interface RelayCheckHooks {
+  refusals: RefusalMemory;
+}
+
+const BUILT_IN_UNCHECKED =
+  "with the relay check on, only MCP tools run: the runtime relays a built-in tool's output in its own rendering, which the relay check cannot compare with the result the tool reported";
+
+/** The hooks, and with `relay` the rules the relay check needs (refusals remembered, built-in tools refused). */
+export function guardHooks(options: CountersignClaudeOptions, relay: RelayCheckHooks | undefined): CountersignClaudeHooks {
   const { port } = options;
   const grants = new Map<string, Grant>();
   const contextOf = (sdkSessionId: string): GuardedContext => ({
@@ -78,9 +99,12 @@ export function countersignHooks(options: CountersignClaudeOptions): Countersign
     sessionId: options.sessionId ?? sdkSessionId,
     principal: options.principal,
   });
-  const refuse = (refusal: GuardedRefusal, toolUseId: string, toolName: string): HookOutput => {
+  const refuse = (refusal: ClaudeRefusal, context: GuardedContext, toolUseId: string, toolName: string): HookOutput => {
     options.onRefusal?.(refusal, { toolUseId, toolName });
-    return deny(formatRefusal(refusal));
+    const text = formatRefusal(refusal);
+    // The runtime relays this text to the model as the call's tool_result: the relay check accepts exactly it.
+    relay?.refusals.record(context.runId, toolUseId, toolName, text);
+    return deny(text);
   };
 
   const preToolUse: Hook = async (input, _id, { signal }) => {
@@ -89,20 +113,23 @@ export function countersignHooks(options: CountersignClaudeOptions): Countersign
       return deny('countersign: a tool call this integration cannot identify does not run');
     }
     const context = contextOf(input.session_id);
+    if (relay !== undefined && !isMcpTool(toolName)) {
+      return refuse({ status: 'rejected', reason: 'unsupported_tool', message: BUILT_IN_UNCHECKED }, context, callId, toolName);
+    }
     try {
       const [recorded] = await proposeOrReject(port, { ...context, toolCalls: [{ id: callId, name: toolName, arguments: input.tool_input }] });
       const step = await guardCall(port, { context, callId, toolName, arguments: input.tool_input, recorded }, { waitMs: options.waitMs ?? 0, signal });
       // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
-  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, callId, toolName);
+  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, context, callId, toolName);
       if (step.kind === 'wait') {
         const message = `approval request ${step.requestId} has not been decided in Countersign; try this call again once it is approved`;
-        return refuse({ status: 'not_approved', reason: 'approval_pending', message, proposalId: step.proposalId }, callId, toolName);
+        return refuse({ status: 'not_approved', reason: 'approval_pending', message, proposalId: step.proposalId }, context, callId, toolName);
       }
       grants.set(callId, step.grant);
       const updatedInput = JSON.parse(step.grant.canonicalArgs) as Record<string, unknown>;
       return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput } };
     } catch (error) {
-      return refuse({ status: 'not_approved', reason: 'store_unavailable', message: unreachable(error) }, callId, toolName);
+      return refuse({ status: 'not_approved', reason: 'store_unavailable', message: unreachable(error) }, context, callId, toolName);
     }
   };
 
@@ -116,7 +143,7 @@ export function countersignHooks(options: CountersignClaudeOptions): Countersign
       const failure = await finishCall(
         port,
         grant,
-        event === 'PostToolUse' ? { status: 'succeeded', result: input.tool_response ?? null } : { status: 'failed', error: input.error ?? 'the tool failed' },
+        event === 'PostToolUse' ? { status: 'succeeded', result: recordedResult(input.tool_name, input.tool_response) } : { status: 'failed', error: input.error ?? 'the tool failed' },
       );
       if (failure !== undefined) options.onCompletionFailure?.(failure);
       return {};
@@ -131,4 +158,14 @@ export function countersignHooks(options: CountersignClaudeOptions): Countersign
       PostToolUseFailure: [{ hooks: [complete('PostToolUseFailure')], onFailure: 'block' }],
     },
   };
+}
+
+/**
+ * What the ledger records as a call's result. An MCP tool's response reaches PostToolUse
+ * as its content blocks; recorded as the MCP `CallToolResult` it is (`{ content }`), its
+ * text is one of the forms the relay check accepts, the form the runtime relays.
+ */
+function recordedResult(toolName: string | undefined, response: unknown): unknown {
+  if (toolName !== undefined && isMcpTool(toolName) && Array.isArray(response)) return { content: response };
+  return response ?? null;
 }

@@ -6,5 +6,7 @@ describeBuiltIntegration({
   packageDir: fileURLToPath(new URL('..', import.meta.url)),
   repoDir: fileURLToPath(new URL('../../../..', import.meta.url)),
   peers: ['@anthropic-ai/claude-agent-sdk'],
-  functions: ['countersignHooks', 'runtimeToolDefinitions'],
+  functions: ['countersignClaudeAgent', 'countersignHooks', 'runtimeToolDefinitions'],
+  // countersignClaudeAgent runs the recording proxy, which extracts tasks with semantic.
+  workspaceDeps: ['semantic', 'proxy'],
 });

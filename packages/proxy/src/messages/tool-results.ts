@@ -5,6 +5,8 @@ import { unknownOutputShape } from '../tool-output-shape.ts';
 /** Blocks that carry no tool output, by the role whose message holds them; `tool_result` is checked in either. */
 const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
   user: new Set(['text', 'image', 'document', 'search_result']),
+  // The Claude Agent SDK's runtime sends its environment notes as a system message in the conversation: text only.
+  system: new Set(['text']),
   assistant: new Set(['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use', 'mcp_tool_use']),
 };
 
@@ -14,7 +16,7 @@ const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
  * by `tool_use_id`. A missing `content` is relayed as the empty string the model reads.
  * Deny by default for shapes: another `*_tool_result` block in a user message carries the
  * result of a tool the proxy records no result for; a block type the proxy does not know,
- * a role other than user and assistant, and a result whose content is anything but text
+ * a role other than user, assistant and system (text only), and a result whose content is anything but text
  * or text blocks carrying only their text (`citations` quote text too, an image or a
  * document cannot be compared) could carry what the check never compared. Each is
  * refused, never forwarded unchecked. The provider's own server-tool results in an

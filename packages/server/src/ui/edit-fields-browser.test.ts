@@ -105,3 +105,57 @@ it.skipIf(skip)('390 px: fill the typed fields, a bad value is flagged as typed,
     await context.close();
   }
 });
+
+it.skipIf(skip)('fields and JSON are one state: a hand edit of the JSON moves the fields, a field rewrites only its own member, invalid JSON is flagged and kept as typed', { timeout: 120_000 }, async () => {
+  const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'p2', name: 'pay', arguments: { amount: 900, currency: 'USD', to: 'acme' } }]));
+  const { requestId } = ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]!;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(15_000);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Approver id').fill('fiona');
+    await page.getByLabel('Password').fill(FIONA_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/`);
+    await page.goto(`${base}/requests/${requestId}`);
+    await page.getByText('Edit the arguments, then approve').click();
+    const json = page.locator('#edited-arguments');
+    const field = (name: string) => page.locator(`#arg-${name}`);
+
+    // JSON → fields: every field follows the hand edit; a nested value and a number too long for a double ride along.
+    const typed = '{"amount": 250, "to": "bob", "currency": "EUR", "urgent": true, "memo": {"ref": "INV-9", "n": 12345678901234567890}}';
+    await json.fill(typed);
+    expect([await field('amount').inputValue(), await field('to').inputValue(), await field('currency').inputValue(), await field('urgent').inputValue()]).toEqual(['250', 'bob', '"EUR"', 'true']);
+
+    // Invalid JSON: said so, the text kept exactly as typed, the fields wait.
+    const broken = typed.slice(0, -1);
+    await json.fill(broken);
+    expect(await page.locator('#edited-arguments-error').textContent()).toContain('Not valid JSON');
+    expect(await json.getAttribute('aria-invalid')).toBe('true');
+    expect(await json.inputValue()).toBe(broken);
+    expect(await page.locator('#edit-fields').evaluate((el) => (el as unknown as { disabled: boolean }).disabled)).toBe(true);
+    await json.fill(`${broken}}`);
+    expect(await page.locator('#edited-arguments-error').textContent()).toBe('');
+    expect(await page.locator('#edit-fields').evaluate((el) => (el as unknown as { disabled: boolean }).disabled)).toBe(false);
+
+    // Field → JSON: only that member changes; every other member keeps its exact text (all digits of n).
+    await field('amount').fill('300');
+    const written = await json.inputValue();
+    expect(written).toContain('"amount": 300');
+    expect(written).toContain('"n": 12345678901234567890');
+    expect(written).toContain('"to": "bob"');
+
+    // A value the field cannot hold: the field is disabled and says where to change it.
+    await json.fill(written.replace('"amount": 300', '"amount": "lots"'));
+    expect(await field('amount').isDisabled()).toBe(true);
+    expect(await field('amount').inputValue()).toBe('');
+    expect(await page.locator('#arg-amount-error').textContent()).toContain('"lots"');
+    // A duplicate key is refused like the server refuses it.
+    await json.fill('{"to": "bob", "to": "mallory", "amount": 5}');
+    expect(await page.locator('#edited-arguments-error').textContent()).toContain('appears twice');
+    expect(await field('to').inputValue()).toBe('bob');
+  } finally {
+    await context.close();
+  }
+});

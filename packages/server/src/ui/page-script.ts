@@ -10,8 +10,9 @@
  * - next to every shortened digest (`[data-copy]`), a Copy button;
  * - on a request page's edit form, the fields generated from the tool's input schema
  *   (`#edit-fields`, hidden without the script): each is checked as it is typed (the
- *   schema's constraints as HTML constraints, numbers as JSON numbers) and every change
- *   writes the arguments into the JSON textarea, which is what is submitted;
+ *   schema's constraints as HTML constraints, numbers as JSON numbers); fields and the
+ *   JSON textarea are two views of one state (each follows the other as it is typed; JSON
+ *   that does not parse is flagged and kept as typed); the textarea is what is submitted;
  * - every `<time datetime>` (server text: UTC) shown in the viewer's time zone, same layout
  *   (`2026-06-01 14:00:00 CEST`), with the UTC text kept in its title for hover; the
  *   live-update notices use the same format.
@@ -90,21 +91,89 @@ export const PAGE_SCRIPT = `'use strict';
 
   var JSON_NUMBER = /^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][+-]?[0-9]+)?$/;
 
+  // Hidden or control characters a text field would show as nothing: such a string is edited in the JSON, with its escapes.
+  var HIDDEN = /[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]/;
+
+  function skipSpace(text, i) { while (i < text.length && ' \\t\\n\\r'.indexOf(text[i]) !== -1) i++; return i; }
+  /** i at a string's opening quote: the index just past its closing quote. */
+  function stringEnd(text, i) {
+    for (var j = i + 1; j < text.length; j++) { if (text[j] === '\\\\') j++; else if (text[j] === '"') return j + 1; }
+    return text.length;
+  }
+  function valueEnd(text, i) {
+    if (text[i] === '"') return stringEnd(text, i);
+    if (text[i] === '{' || text[i] === '[') {
+      var depth = 0;
+      for (var j = i; j < text.length; j++) {
+        if (text[j] === '"') { j = stringEnd(text, j) - 1; continue; }
+        if (text[j] === '{' || text[j] === '[') depth++;
+        else if (text[j] === '}' || text[j] === ']') { depth--; if (depth === 0) return j + 1; }
+      }
+      return text.length;
+    }
+    var k = i;
+    while (k < text.length && ',}] \\t\\n\\r'.indexOf(text[k]) === -1) k++;
+    return k;
+  }
+  /**
+   * The arguments as the edit form's one state: the top-level members of the JSON text, in
+   * order, each with the exact text of its key and value (numbers keep every digit, nested
+   * values their bytes), or { error } when the text is not a JSON object the server would
+   * take (it refuses duplicate keys too).
+   */
+  function readMembers(text) {
+    var parsed;
+    try { parsed = JSON.parse(text); } catch (e) { return { error: e.message }; }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: 'the arguments must be a JSON object { … }' };
+    var list = [];
+    var i = skipSpace(text, 0) + 1;
+    for (;;) {
+      i = skipSpace(text, i);
+      if (text[i] !== '"') break;
+      var keyEnd = stringEnd(text, i);
+      var key = text.slice(i, keyEnd);
+      var name = JSON.parse(key);
+      if (list.some(function (m) { return m.name === name; })) return { error: 'the key ' + key + ' appears twice' };
+      i = skipSpace(text, skipSpace(text, keyEnd) + 1);
+      var end = valueEnd(text, i);
+      list.push({ name: name, key: key, raw: text.slice(i, end) });
+      i = skipSpace(text, end);
+      if (text[i] === ',') i++;
+    }
+    return { list: list };
+  }
+  function writeMembers(list) {
+    return list.length === 0 ? '{}' : '{\\n' + list.map(function (m) { return '  ' + m.key + ': ' + m.raw; }).join(',\\n') + '\\n}';
+  }
+
+  /**
+   * The fields and the JSON textarea are two views of one state, the list of members:
+   * typing into the JSON re-reads it and every field follows (a value a field cannot hold
+   * disables that field and says so); changing a field rewrites only its own member and
+   * writes the JSON again, every other member's text unchanged. JSON that does not parse
+   * is flagged as such and kept exactly as typed; the fields wait until it parses.
+   */
   function editFields(root) {
     var fieldset = root.querySelector('#edit-fields');
     var textarea = root.querySelector('#edited-arguments');
     if (!fieldset || !textarea) return;
     fieldset.hidden = false;
+    var jsonError = root.querySelector('#edited-arguments-error');
     var inputs = Array.prototype.slice.call(fieldset.querySelectorAll('[data-arg]'));
+    var state = [];
     var used = false;
+    function showError(input, message) {
+      var error = root.querySelector('#' + input.id + '-error');
+      if (error) error.textContent = message;
+      if (message) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+    }
     function check(input) {
+      if (input.disabled) return true;
       var kind = input.getAttribute('data-kind');
       var message = '';
       if (!input.checkValidity()) message = input.validationMessage;
       else if ((kind === 'number' || kind === 'integer') && input.value !== '' && !JSON_NUMBER.test(input.value)) message = 'Enter a number such as 250 or 12.5.';
-      var error = root.querySelector('#' + input.id + '-error');
-      if (error) error.textContent = message;
-      if (message) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+      showError(input, message);
       return message === '';
     }
     function literal(input) {
@@ -112,22 +181,58 @@ export const PAGE_SCRIPT = `'use strict';
       // Strings are quoted; numbers go as typed (the server refuses one that would lose precision); booleans and enum options are JSON already.
       return input.getAttribute('data-kind') === 'string' ? JSON.stringify(input.value) : input.value;
     }
-    function write() {
-      var parts = [];
-      inputs.forEach(function (input) { var text = literal(input); if (text !== undefined) parts.push('  ' + JSON.stringify(input.getAttribute('data-arg')) + ': ' + text); });
-      function fromBase64(text) { return new TextDecoder().decode(Uint8Array.from(atob(text), function (c) { return c.charCodeAt(0); })); }
-      fieldset.querySelectorAll('[data-raw-arg]').forEach(function (kept) {
-        parts.push('  ' + JSON.stringify(fromBase64(kept.getAttribute('data-raw-arg'))) + ': ' + fromBase64(kept.value));
-      });
-      textarea.value = parts.length === 0 ? '{}' : '{\\n' + parts.join(',\\n') + '\\n}';
+    /** The field's value for a member's JSON text, or undefined when the field cannot hold it. */
+    function fieldValue(input, raw) {
+      var kind = input.getAttribute('data-kind');
+      var value = JSON.parse(raw);
+      if (kind === 'string') return typeof value === 'string' && !HIDDEN.test(value) ? value : undefined;
+      if (kind === 'number' || kind === 'integer') return typeof value === 'number' && JSON_NUMBER.test(raw) ? raw : undefined;
+      if (kind === 'boolean') return typeof value === 'boolean' ? String(value) : undefined;
+      var option = JSON.stringify(value);
+      return Array.prototype.some.call(input.options, function (o) { return o.value === option; }) ? option : undefined;
+    }
+    function follow(input) {
+      var name = input.getAttribute('data-arg');
+      var member = state.filter(function (m) { return m.name === name; })[0];
+      var value = member === undefined ? '' : fieldValue(input, member.raw);
+      input.disabled = value === undefined;
+      // Emptied, so the field never shows a value the JSON no longer holds.
+      if (value === undefined) { input.value = ''; showError(input, 'Set in the JSON below to ' + member.raw.slice(0, 60) + ', which this field cannot hold: change it there.'); return; }
+      if (input.value !== value) input.value = value;
+      if (input.value !== value && input.tagName === 'SELECT') { input.disabled = true; showError(input, 'Set in the JSON below: change it there.'); return; }
+      check(input);
+    }
+    function fromJson() {
+      var read = readMembers(textarea.value);
+      fieldset.disabled = read.error !== undefined;
+      if (read.error !== undefined) {
+        textarea.setAttribute('aria-invalid', 'true');
+        if (jsonError) jsonError.textContent = 'Not valid JSON (' + read.error + '). Your text is kept; the fields above follow once it is valid.';
+        return;
+      }
+      textarea.removeAttribute('aria-invalid');
+      if (jsonError) jsonError.textContent = '';
+      state = read.list;
+      inputs.forEach(follow);
+    }
+    function fromField(input) {
+      var name = input.getAttribute('data-arg');
+      var text = literal(input);
+      var at = -1;
+      state.forEach(function (m, i) { if (m.name === name) at = i; });
+      if (text === undefined) { if (at !== -1) state.splice(at, 1); }
+      else if (at !== -1) state[at].raw = text;
+      else state.push({ name: name, key: JSON.stringify(name), raw: text });
+      textarea.value = writeMembers(state);
     }
     inputs.forEach(function (input) {
-      function changed() { used = true; check(input); write(); }
+      function changed() { used = true; check(input); fromField(input); }
       input.addEventListener('input', changed);
       input.addEventListener('change', changed);
     });
-    // Typing into the JSON itself makes it the source again; the fields are not checked then.
-    textarea.addEventListener('input', function () { used = false; });
+    textarea.addEventListener('input', function () { used = false; fromJson(); });
+    // The JSON as the page holds it (after a refused edit, what the approver typed) is where the fields start.
+    fromJson();
     var form = fieldset.closest('form');
     if (form) form.addEventListener('submit', function (event) {
       if (!used) return;

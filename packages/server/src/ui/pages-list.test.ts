@@ -1,7 +1,7 @@
 import { loadPolicy } from '@countersign/core/policy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
-import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture } from '../testing/server-fixture.ts';
+import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';
 
 const POLICY = `
 version: 1
@@ -73,6 +73,29 @@ describe('the request list', () => {
     expect(filter).toContain('<option value="transfer" selected>transfer</option>');
     expect(filter).toContain('<a href="/?status=denied&amp;tool=transfer">denied</a>');
     expect(rowIds(await (await browser.request('GET', '/?status=denied&tool=transfer')).text())).toEqual([]);
+  });
+
+  it('names the who-column by what its rows hold: Principal for calls, Registered by for definition reviews, both labelled when mixed', async () => {
+    const ADA = { id: 'ada', roles: ['admin', 'finance'], password: 'ada reviews definitions', token: 'ada-token-aaaaaaaaaaaaaaaaaaaaa' };
+    f = makeServerFixture({ auth: { ...TEST_AUTH, approvers: [...TEST_AUTH.approvers, ADA] } }, { policy: loadPolicy(POLICY, 'yaml') });
+    const ada = browserSession(f.app, ORIGIN);
+    await ada.login('ada', ADA.password);
+    const header = async () => /<th scope="col" id="who-header">([^<]*)<\/th>/.exec(await (await ada.request('GET', '/')).text())?.[1];
+    const transfer = await propose('c1', { amount: 500, to: 'alice' });
+    expect(await header()).toBe('Principal');
+
+    const send = { name: 'send_email', description: 'Sends an email.', inputSchema: { type: 'object', properties: { to: { type: 'string' } } } };
+    expect((await f.agent('PUT', '/api/v1/tools', { tools: [send] })).status).toBe(200);
+    expect((await propose('c2', { to: 'a@example.com' }, 'send_email')).requestId).toBeUndefined(); // rejected: its definition waits for review
+    const mixed = await (await ada.request('GET', '/')).text();
+    expect(await header()).toBe('Principal / registered by');
+    const cells = [...mixed.matchAll(/<td data-label="(Principal|Registered by)" class="text id">([\s\S]*?)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(cells).toContainEqual(['Registered by', expect.stringMatching(/^<span class="wide-only">registered by <\/span>agent /)]);
+    expect(cells).toContainEqual(['Principal', expect.not.stringContaining('registered by')]);
+
+    expect((await f.send('POST', '/api/v1/decisions', ADA.token, { requestId: transfer.requestId, decision: 'deny' })).status).toBe(200);
+    expect(await header()).toBe('Registered by');
+    expect(await (await ada.request('GET', '/')).text()).not.toContain('wide-only');
   });
 
   it('works without JavaScript (a Refresh link) and names its live stream; the script is same-origin and the CSP allows only that', async () => {

@@ -94,6 +94,7 @@ table.requests td.text { min-width: 9rem; overflow-wrap: anywhere; }
 .edit-fields label { display: block; font-weight: 600; overflow-wrap: anywhere; }
 .edit-fields input, .edit-fields select { width: 100%; max-width: 28rem; box-sizing: border-box; padding: .5rem .6rem; border: 1px solid #8c959f; border-radius: 6px; font: inherit; background: #fff; color: var(--ink); }
 .field-error { display: block; color: var(--bad); font-size: .85rem; min-height: 0; }
+textarea[aria-invalid="true"], input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
 [aria-invalid=true] { border-color: var(--bad); outline-color: var(--bad); }
 /* Identifiers (principals, actors) wrap only at their separators (<wbr>), never mid-word; a part
    longer than the cell still breaks rather than widen the table. Cut short, the whole value
@@ -186,5 +187,6 @@ ul.changes li { margin: .2rem 0; }
   td.time, .ids a, td.nowrap, td.meta { white-space: normal; }
   table.requests td.meta, table.audit td.meta { display: inline-block; width: auto; margin-right: 1rem; vertical-align: top; }
   td.summary, table.requests td.text { min-width: 0; }
+  .wide-only { display: none; }
 }
 `;

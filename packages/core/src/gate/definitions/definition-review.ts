@@ -44,12 +44,12 @@ function reviewKey(pin: ToolPin): { runId: string; callId: string } {
 
 /**
  * The agent that registered the definition under review, when an agent did (`registerTools`);
- * undefined for a tool served by an MCP server or a configured catalogue. Kept as the review
- * call's `context` (such a call has no agent words of its own, and `context` is not part of
- * what makes two records the same call, so every writer still opens the one review).
+ * undefined for a tool served by an MCP server or a configured catalogue. Kept in the review
+ * record's own `registeredBy` (not part of what makes two records the same call, so every
+ * writer still opens the one review; the SQL stores moved it there from `context`).
  */
 export function reviewRegistrantOf(proposal: Proposal): string | undefined {
-  return isReviewProposal(proposal) ? proposal.context : undefined;
+  return isReviewProposal(proposal) ? proposal.registeredBy : undefined;
 }
 
 /** The review request for a `changed` pin, opening it if nobody has yet. `registeredBy`: see reviewRegistrantOf. */
@@ -67,7 +67,7 @@ export async function openReview(deps: GateDeps, pin: ToolPin, registeredBy?: st
     toolName: REVIEW_TOOL,
     canonicalArgs,
     argsDigest: sha256Hex(canonicalArgs),
-    ...(registeredBy === undefined ? {} : { context: registeredBy }),
+    ...(registeredBy === undefined ? {} : { registeredBy }),
     createdAt: pin.updatedAt,
   });
   if (!recorded.ok) throw new Error(`definition review for ${pin.toolName} could not be recorded: ${recorded.reason}`);

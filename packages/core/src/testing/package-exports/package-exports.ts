@@ -47,6 +47,25 @@ export interface IntegrationExportsCheck {
   functions: string[];
   /** Functions other subpaths must export (e.g. `{ workflow: ['countersignWorkflow'] }` for `@countersign/<name>/workflow`). */
   subpathFunctions?: Record<string, string[]> | undefined;
+  /**
+   * Workspace packages it depends on besides core, as folders under `packages/`, dependencies
+   * first (e.g. `['semantic', 'proxy']`): each is built from its sources beside the built core.
+   */
+  workspaceDeps?: string[] | undefined;
+}
+
+/**
+ * Builds the workspace package in `packageDir` from a copy of its sources into
+ * `scratch/node_modules/@countersign/<name>`, so the packages built before it resolve to
+ * their dist types, as for a user. Its `data/` (shipped files) comes along.
+ */
+function buildFromSources(repoDir: string, scratch: string, name: string, packageDir: string): void {
+  const installed = installManifest(scratch, name, packageDir);
+  cpSync(join(packageDir, 'src'), join(installed, 'src'), { recursive: true });
+  if (existsSync(join(packageDir, 'data'))) cpSync(join(packageDir, 'data'), join(installed, 'data'), { recursive: true });
+  const config = JSON.parse(readFileSync(join(packageDir, 'tsconfig.build.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(installed, 'tsconfig.build.json'), JSON.stringify({ ...config, extends: join(repoDir, 'tsconfig.base.json') }));
+  buildInto(repoDir, join(installed, 'tsconfig.build.json'), join(installed, 'dist'), name);
 }
 
 /**
@@ -70,12 +89,9 @@ export function describeBuiltIntegration(check: IntegrationExportsCheck): void {
     it('the built package imports with plain node', async () => {
       const core = installManifest(scratch, 'core', join(repoDir, 'packages', 'core'));
       await copyBuiltCore(repoDir, core);
+      for (const dep of check.workspaceDeps ?? []) buildFromSources(repoDir, scratch, dep, join(repoDir, 'packages', dep));
       // Built from a copy beside the built core, so `@countersign/core` resolves to its dist types, as for a user.
-      const installed = installManifest(scratch, name, packageDir);
-      cpSync(join(packageDir, 'src'), join(installed, 'src'), { recursive: true });
-      const config = JSON.parse(readFileSync(join(packageDir, 'tsconfig.build.json'), 'utf8')) as Record<string, unknown>;
-      writeFileSync(join(installed, 'tsconfig.build.json'), JSON.stringify({ ...config, extends: join(repoDir, 'tsconfig.base.json') }));
-      buildInto(repoDir, join(installed, 'tsconfig.build.json'), join(installed, 'dist'), name);
+      buildFromSources(repoDir, scratch, name, packageDir);
       const expected: Array<[string, string[]]> = [[`@countersign/${name}`, check.functions]];
       for (const [subpath, functions] of Object.entries(check.subpathFunctions ?? {})) expected.push([`@countersign/${name}/${subpath}`, functions]);
       const script = `

@@ -21,12 +21,15 @@ export interface ScriptedMessagesServer {
   script(...turns: ScriptedTurn[]): void;
   /** Every tool_result block the runtime sent back, in order. */
   readonly toolResults: Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>;
+  /** Every Messages API request body it was sent, as received: what reached the model. */
+  readonly requests: string[];
   close(): Promise<void>;
 }
 
 export async function startScriptedMessagesServer(): Promise<ScriptedMessagesServer> {
   const queue: ScriptedTurn[] = [];
   const toolResults: ScriptedMessagesServer['toolResults'] = [];
+  const requests: string[] = [];
   let n = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -38,6 +41,7 @@ export async function startScriptedMessagesServer(): Promise<ScriptedMessagesSer
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not found"}}');
         return;
       }
+      requests.push(body);
       const request = JSON.parse(body) as { model: string; stream?: boolean; messages: Array<{ content: unknown }> };
       const last = request.messages.at(-1)?.content;
       if (Array.isArray(last)) for (const block of last) if (block?.type === 'tool_result') toolResults.push(block);
@@ -86,6 +90,7 @@ export async function startScriptedMessagesServer(): Promise<ScriptedMessagesSer
       queue.push(...turns);
     },
     toolResults,
+    requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -150,9 +150,10 @@ function editForm(action: string, csrf: string, editText: string, hasError: bool
 <form method="post" action="${action}" novalidate>
 <input type="hidden" name="csrf" value="${csrf}">
 ${fields}
-<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the fields above write it; edit it directly for nested values</span>`}</label>
+<label for="edited-arguments">Arguments (JSON)${fields === '' ? '' : html` <span class="muted">— the same arguments as the fields above: edit either (nested values only here)</span>`}</label>
 <textarea id="edited-arguments" name="arguments" spellcheck="false"${hasError ? html` aria-describedby="decision-error"` : ''}>
 ${editText}</textarea>
+${fields === '' ? '' : html`<span class="field-error" id="edited-arguments-error" aria-live="polite"></span>`}
 <p class="hint">The server parses this strictly (no duplicate keys, exact numbers). The edited call is recorded as a new proposal linked to this one, and only it is approved.</p>
 <label for="edit-reason">Reason (optional)</label>
 <input type="text" id="edit-reason" name="reason" maxlength="1000">

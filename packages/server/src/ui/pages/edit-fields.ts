@@ -17,8 +17,9 @@ const MAX_FIELDS = 40;
  * and constrained from the schema (required, minimum/maximum, minLength/maxLength, pattern,
  * enum). Nested objects and arrays, and strings holding characters a field would hide, stay
  * in the raw JSON next to it. Hidden until page.js runs: the script checks each field as
- * it is typed and writes the arguments into the JSON textarea, which is what is submitted,
- * so the fields send exactly what the textarea would. Empty when no argument fits a field.
+ * it is typed and keeps fields and JSON textarea one state (each follows the other); the
+ * textarea is what is submitted, so the fields send exactly what it shows. Empty when no
+ * argument fits a field.
  */
 export function editFields(inputSchema: Record<string, unknown> | undefined, canonicalArguments: string): Html | string {
   const args = parseObject(canonicalArguments);
@@ -31,14 +32,11 @@ export function editFields(inputSchema: Record<string, unknown> | undefined, can
     .filter((f): f is Field => f !== undefined);
   if (fields.length === 0) return '';
   const covered = new Set(fields.map((f) => f.name));
-  // The arguments no field holds, name and exact JSON each as base64 of its UTF-8 (so no
-  // argument text, and no hidden character of a name, appears raw in the page's markup):
-  // the script puts them back unchanged.
-  const kept = Object.entries(args).filter(([name]) => !covered.has(name));
+  // The arguments no field holds stay in the JSON textarea only: the script rewrites a field's own member there and leaves the rest as typed.
+  const kept = Object.keys(args).filter((name) => !covered.has(name));
   return html`<fieldset class="edit-fields" id="edit-fields" hidden>
 <legend>Arguments</legend>
 ${fields.map(fieldHtml)}
-${kept.map(([name, value]) => html`<input type="hidden" data-raw-arg="${base64Of(name)}" value="${base64Of(JSON.stringify(value))}">`)}
 ${kept.length === 0 ? '' : html`<p class="hint">${kept.length === 1 ? 'One argument' : `${kept.length} arguments`} (nested values) can only be changed in the JSON below.</p>`}
 </fieldset>`;
 }
@@ -113,8 +111,4 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function base64Of(text: string): string {
-  return Buffer.from(text).toString('base64');
 }

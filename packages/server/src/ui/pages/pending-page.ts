@@ -31,7 +31,8 @@ export interface PendingPageProps {
 export function pendingPage(props: PendingPageProps): Html {
   const { status, now, tool } = props;
   const summaries = callSummaries(props.approvals);
-  const rows = props.approvals.map((a) => row(a, summaries.get(a.requestId), now));
+  const who = whoColumn(props.approvals);
+  const rows = props.approvals.map((a) => row(a, summaries.get(a.requestId), now, who));
   const query = (s: string) => `/?status=${encodeURIComponent(s)}${tool === undefined ? '' : `&tool=${encodeURIComponent(shownText(tool))}`}`;
   return layout({
     title: status === 'pending' ? 'Pending approvals' : `${status} requests`,
@@ -56,7 +57,7 @@ ${
     ? html`<div class="card"><p>No ${status} requests${tool === undefined ? '' : html` for <code>${shown(tool)}</code>`}.</p></div>`
     : html`<div class="table-wrap"><table class="requests">
 <caption class="sr-only">${status} approval requests</caption>
-<thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Why asked</th><th scope="col">Principal</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Why asked</th><th scope="col" id="who-header">${who.header}</th><th scope="col">Requested</th><th scope="col">Expires</th><th scope="col">Approvals</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
 }
@@ -64,12 +65,30 @@ ${
   });
 }
 
-function row(a: ApprovalView, summary: CallSummary | undefined, now: number): Html {
+/**
+ * The column naming who a row acts for holds two kinds of value: a call's principal (the user it acts for)
+ * and a definition review's registering agent. The desktop header names what the rows hold; when both kinds
+ * are listed, a review's cell says "registered by" itself so it is not read as a principal.
+ */
+interface WhoColumn {
+  header: string;
+  /** Both kinds on one page: a review's cell carries its own label on a wide screen. */
+  mixed: boolean;
+}
+
+function whoColumn(approvals: readonly ApprovalView[]): WhoColumn {
+  const reviews = approvals.filter((a) => a.review !== undefined).length;
+  if (reviews === 0) return { header: 'Principal', mixed: false };
+  if (reviews === approvals.length) return { header: 'Registered by', mixed: false };
+  return { header: 'Principal / registered by', mixed: true };
+}
+
+function row(a: ApprovalView, summary: CallSummary | undefined, now: number, who: WhoColumn): Html {
   return html`<tr data-request="${a.requestId}">
 <td data-label="Tool"><a href="/requests/${encodeURIComponent(a.requestId)}">${toolLabel(a)}</a>${flag(a)}</td>
 <td data-label="Arguments" class="summary">${summaryHtml(summary)}</td>
 <td data-label="Why asked" class="text">${whyHtml(a)}</td>
-<td data-label="${a.review === undefined ? 'Principal' : 'Registered by'}" class="text id">${principalCell(a)}</td>
+<td data-label="${a.review === undefined ? 'Principal' : 'Registered by'}" class="text id">${principalCell(a, who)}</td>
 <td data-label="Requested" class="meta"><span title="${formatTime(a.createdAt)}">${relativeTo(a.createdAt, now)}</span></td>
 <td data-label="Expires" class="meta">${a.status === 'pending' || a.status === 'approved' ? html`<span title="${formatTime(a.expiresAt)}">${relativeTo(a.expiresAt, now)}</span>` : html`<span class="muted">closed</span>`}</td>
 <td data-label="Approvals" class="meta">${a.approvals} of ${a.requiredApprovals}</td>
@@ -94,9 +113,13 @@ function flag(a: ApprovalView): Html | string {
 }
 
 /** The user a call acts for; for a definition review, the agent that registered the definition (not the review's internal principal). */
-function principalCell(a: ApprovalView): Html {
+function principalCell(a: ApprovalView, who: WhoColumn): Html {
   if (a.review === undefined) return clippedIdHtml(a.call.principal, 48, 8);
-  return a.review.registeredBy === undefined ? html`<span class="muted">its server</span>` : html`agent ${clippedIdHtml(a.review.registeredBy, 40, 6)}`;
+  // On a phone the cell's data-label already says "Registered by"; the inline label is for the shared desktop header.
+  const label = who.mixed ? html`<span class="wide-only">registered by </span>` : '';
+  return a.review.registeredBy === undefined
+    ? html`${label}<span class="muted">its server</span>`
+    : html`${label}agent ${clippedIdHtml(a.review.registeredBy, 40, 6)}`;
 }
 
 /** A definition review is listed by the tool whose definition changed, not by its internal review call. */

@@ -17,7 +17,7 @@ export interface FollowOptions {
  * A server-sent event stream for a page's script: `changed` (then the end) once `read()`
  * differs from `since`, `unavailable` when the store cannot be read. Woken by the gate's
  * events, with a store re-read at the poll interval for changes made on other replicas
- * and for expiry (a matter of time, no event); heartbeat comments while idle.
+ * and for expiry (a matter of time, no event); a heartbeat comment at once and then while idle.
  */
 export function followVersion(c: Context<AppEnv>, services: Services, options: FollowOptions): Response {
   const watch = watchEvents(services.gate.events, options.wakesOn);
@@ -26,7 +26,9 @@ export function followVersion(c: Context<AppEnv>, services: Services, options: F
     const aborted = new AbortController();
     stream.onAbort(() => aborted.abort());
     const stop = AbortSignal.any([signal, aborted.signal]);
-    let lastWrite = Date.now();
+    // A heartbeat at once: a client (approvals watch) knows the stream is live from its first bytes
+    // and can take a silence of a few heartbeats as a lost connection.
+    let lastWrite = 0;
     try {
       for (;;) {
         let version: string;
