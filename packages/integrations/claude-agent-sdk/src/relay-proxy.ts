@@ -103,6 +103,7 @@ export async function startRelayProxy(options: RelayProxyOptions): Promise<Runni
 function relayPort(port: GatePort, refusals: RefusalMemory): RelayPort {
   return {
     propose: (response) => port.propose(response),
+    reportRefusal: (request) => port.reportRefusal(request),
     checkRelayed: async (request) => {
       const toolMessages = [];
       for (const message of request.toolMessages) if (!(await refusals.has(request.runId, message.callId, message.content))) toolMessages.push(message);
