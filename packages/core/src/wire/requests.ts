@@ -13,8 +13,9 @@ export const ProposalsBody = z
     runId: Id,
     sessionId: Id,
     principal: Id,
-    /** The model response id; `modelResponseRef` is its older name (both given: they must be equal). */
+    /** The model response id. */
     responseRef: Id.optional(),
+    /** Deprecated: the older wire name of `responseRef`, still accepted (both given: they must be equal). */
     modelResponseRef: Id.optional(),
     /** The current task (one sentence, extracted agent- or proxy-side) for the intent stage; or `taskId`, a stored summary. */
     task: z.string().min(1).max(4000).optional(),

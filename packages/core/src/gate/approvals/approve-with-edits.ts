@@ -103,7 +103,7 @@ export async function approveWithEdits(
       definitionDigest: original.definitionDigest,
       canonicalArgs: edited.canonical,
       argsDigest: edited.digest,
-      modelResponseRef: original.modelResponseRef,
+      responseRef: original.responseRef,
       parentProposalId: original.proposalId,
       createdAt: now,
     },

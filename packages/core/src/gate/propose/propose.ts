@@ -32,7 +32,7 @@ export interface ModelToolCall {
   /** Raw JSON text (OpenAI-style) or an already-parsed object (AI SDK style). */
   arguments: unknown;
   /** Model response id or similar, kept with the proposal. */
-  modelResponseRef?: string | undefined;
+  responseRef?: string | undefined;
   /**
    * What the agent says about the call, for the approver (at most
    * `MAX_PROPOSAL_CONTEXT_LENGTH` characters). Untrusted: shown as the agent's words,
@@ -226,7 +226,7 @@ function readyCall(
       definitionDigest: entry?.definitionDigest,
       canonicalArgs: args.canonical,
       argsDigest: args.digest,
-      modelResponseRef: call.modelResponseRef,
+      responseRef: call.responseRef,
       ...(call.context === undefined ? {} : { context: call.context }),
       createdAt: now,
     };
@@ -364,7 +364,7 @@ function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { rule
 function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
   // Built by assignment, in the order the spreads wrote them (every propose makes these two).
   const proposed = eventAbout(proposal, 'proposal', now);
-  proposed.detail = proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef };
+  proposed.detail = proposal.responseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.responseRef };
   const decided = eventAbout(proposal, 'verdict', now);
   decided.reason = verdict.kind === 'deny' ? verdict.reason : undefined;
   const detail: { [key: string]: AuditValue } = { verdict: verdict.kind, ruleId: verdict.ruleId ?? null };
