@@ -4,7 +4,7 @@ import { sha256Hex } from '../../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
-import { decideSafelyNow } from '../../policy/safe-decide.ts';
+import { askPolicyNow } from '../../policy/ask-policy.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../common/agent.ts';
 import { auditedWrite } from '../common/audited-write.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
@@ -99,7 +99,7 @@ export async function authorizeCall(
 
     // The built-in engine answers synchronously: no await (and no promise) on that path.
     // The arguments are parsed when a rule reads them (see RecordedCallInput).
-    const deciding = decideSafelyNow(deps.policy, new RecordedCallInput(proposal));
+    const deciding = askPolicyNow(deps.policy, new RecordedCallInput(proposal));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
     const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);
