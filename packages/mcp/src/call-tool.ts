@@ -82,7 +82,7 @@ export async function callTool(
 
 /**
  * Checks 3 and 4: the call must be a recorded, undispatched model call of the run (the
- * client's call id selects it; `authorizeRecorded` finds it and cross-checks tool and
+ * client's call id selects it; `authorizeMatchingCall` finds it and cross-checks tool and
  * arguments). What runs is that recorded call, with the ledger's arguments; a call that
  * needs approval goes on on core's machine like a direct one.
  */
@@ -95,7 +95,7 @@ async function callRecorded(
 ): Promise<CallToolResult> {
   let outcome: AuthorizeOutcome;
   try {
-    outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
+    outcome = await ctx.recorded.authorizeMatchingCall({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal });
   } catch (error) {
     return refusalResult({ reason: 'store_unavailable', message: unreachable(error), toolName });
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
+import type { Agent, MatchingCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -200,7 +200,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
-      authorizeRecorded: (request: RecordedCallRequest) => options.gate.authorizeRecorded(request, options.agent),
+      authorizeMatchingCall: (request: MatchingCallRequest) => options.gate.authorizeMatchingCall(request, options.agent),
     },
   };
 

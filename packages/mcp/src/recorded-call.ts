@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, RecordedCallRequest } from '@countersign/core/gate';
+import type { AuthorizeOutcome, MatchingCallRequest } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { refusalResult } from './refusal.ts';
 
@@ -22,7 +22,7 @@ export interface RecordedSettings {
   mode: CallMode;
   /** The run whose recorded calls a `tools/call` must match (recorded mode); a client's `_meta` run must equal it. */
   runId?: string | undefined;
-  authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
+  authorizeMatchingCall(request: MatchingCallRequest): Promise<AuthorizeOutcome>;
 }
 
 /** Which recorded call a `tools/call` claims to be; undefined: a direct-mode call. */

@@ -15,7 +15,7 @@ export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from '.
 export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './definitions/pin-tools.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './definitions/register-tools.ts';
 export type { ToolAdmission } from './definitions/admit-tool.ts';
-export type { RecordedCallRequest } from './execute/authorize-recorded.ts';
+export type { MatchingCallRequest } from './execute/authorize-matching-call.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './approvals/decision-evidence.ts';
 export type { DispatchRequest } from './execute/dispatch.ts';
 export { digestResult } from './execute/complete.ts';

@@ -59,7 +59,7 @@ export const AuthorizeBody = z
   .strict();
 
 /**
- * POST /authorize/recorded (`RecordedCallRequest`): checks 3 and 4 for a runtime that has
+ * POST /authorize/recorded (`MatchingCallRequest`): checks 3 and 4 for a runtime that has
  * only the call it is about to make (an MCP gateway's `tools/call`), not the proposal id.
  */
 export const RecordedCallBody = z

@@ -49,17 +49,18 @@ export type AuthorizedCall =
  * is refused `already_consumed`.
  */
 export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
-  const outcome = await authorizeCall(deps, request, agent);
+  const outcome = await checkAndConsume(deps, request, agent);
   if (outcome.status !== 'authorized') return outcome;
   return { status: 'authorized', grant: issueGrant(deps, outcome.proposal, outcome.consumed) };
 }
 
 /**
- * `authorize`, also handing back the registered tool (the gate's own dispatch runs it).
+ * What `authorize` checks and consumes, without issuing the grant: hands back the ledger's
+ * call and the registered tool instead (the gate's own `dispatch` runs it).
  * `requireExecute`: the caller will run the tool here, so a tool the gate cannot run
  * (one that runs in a remote agent) is refused before its approval is spent.
  */
-export async function authorizeCall(
+export async function checkAndConsume(
   deps: GateDeps,
   request: AuthorizeRequest,
   agent: Agent = DEFAULT_AGENT,
