@@ -31,7 +31,7 @@ export interface GatewayGate {
 export function remoteGatewayGate(client: CountersignClient): GatewayGate {
   return {
     port: () => client,
-    // The catalogue passes definitions it built itself from an upstream listing; the client checks their shape again.
+    // The upstreamTools passes definitions it built itself from an upstream listing; the client checks their shape again.
     registerTools: (definitions) => client.registerTools(definitions as readonly ToolDefinition[]),
     admitTool: (toolName) => client.admitTool(toolName),
     // No `toolVisibility`: the server has no route for it yet, so the gateway shows every admitted tool (a call to a denied one is still refused).
