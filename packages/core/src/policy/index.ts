@@ -6,14 +6,5 @@ export { policyWarnings } from './policy-warnings.ts';
 export { RulePolicy } from './rule-policy.ts';
 export { type AskPolicyOptions, askPolicy } from './ask-policy.ts';
 export { toolVisibilitySafely } from './safe-visibility.ts';
-export { DESTRUCTIVE_APPROVAL, tightenByAnnotations } from './annotations.ts';
-export type {
-  ApprovalRequirement,
-  DenyReason,
-  PolicyEngine,
-  PolicyInput,
-  ToolVisibility,
-  Verdict,
-  VerdictKind,
-} from './types.ts';
+export type { ApprovalRequirement, DenyReason, PolicyEngine, PolicyInput, ToolVisibility, Verdict } from './types.ts';
 export { compileToolPattern, type ToolMatcher } from './glob.ts';
