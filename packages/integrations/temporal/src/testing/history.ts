@@ -132,9 +132,12 @@ export interface HistoryTampering {
   signalName?: string;
 }
 
-/** The approval path: propose → approval required → timer until expiry → decision signal → timer cancelled → guarded tool → done. */
-export function approvedCallHistory(tampering: HistoryTampering = {}) {
-  const b = new HistoryBuilder();
+/**
+ * The start of the approval path: propose → approval required → timer until expiry → decision
+ * signal (under `signalName`) → timer cancelled. Returns the workflow task that schedules the
+ * guarded tool and the tool activity's envelope.
+ */
+function approvedUntilTool(b: HistoryBuilder, signalName = 'countersign.decision') {
   started(b);
   const first = b.workflowTask();
   const proposal = { proposalId: 'p-1', requestId: 'req-1', callId: 'call-1', argsDigest: 'd', status: 'approval_required' };
@@ -143,11 +146,18 @@ export function approvedCallHistory(tampering: HistoryTampering = {}) {
   const second = b.workflowTask();
   // The wait: the request's expiry minus the workflow clock (the activation's time = the task's start).
   const timer = b.add('TIMER_STARTED', { timerId: '1', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: second });
-  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: tampering.signalName ?? 'countersign.decision', input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
+  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName, input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
   const third = b.workflowTask();
   b.add('TIMER_CANCELED', { timerId: '1', startedEventId: timer, workflowTaskCompletedEventId: third, identity: 'hand-built' });
   const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1', callId: INPUT.call.id, sessionId: INPUT.sessionId, principal: INPUT.principal }, arguments: INPUT.call.arguments };
-  b.activity('2', 'transfer', envelope, { transferred: 500 }, third);
+  return { toolTask: third, envelope };
+}
+
+/** The approval path: propose → approval required → timer until expiry → decision signal → timer cancelled → guarded tool → done. */
+export function approvedCallHistory(tampering: HistoryTampering = {}) {
+  const b = new HistoryBuilder();
+  const { toolTask, envelope } = approvedUntilTool(b, tampering.signalName);
+  b.activity('2', 'transfer', envelope, { transferred: 500 }, toolTask);
   const fourth = b.workflowTask();
   b.add('WORKFLOW_EXECUTION_COMPLETED', {
     result: { payloads: [payload({ status: 'executed', proposalId: 'p-1', result: { transferred: 500 } })] },
@@ -224,19 +234,9 @@ export interface WorkerDeathTampering {
  */
 export function workerDiedHistory(failure: { type: string; message: string }, tampering: WorkerDeathTampering = {}) {
   const b = new HistoryBuilder();
-  started(b);
-  const first = b.workflowTask();
-  const expiresAt = START + 600_000;
-  const proposal = { proposalId: 'p-1', requestId: 'req-1', callId: 'call-1', argsDigest: 'd', status: 'approval_required', expiresAt };
-  b.activity('1', 'countersign.propose', { sessionId: 's-1', principal: 'user:42', toolCalls: [INPUT.call] }, [proposal], first);
-  const second = b.workflowTask();
-  const timer = b.add('TIMER_STARTED', { timerId: '1', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: second });
-  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: 'countersign.decision', input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
-  const third = b.workflowTask();
-  b.add('TIMER_CANCELED', { timerId: '1', startedEventId: timer, workflowTaskCompletedEventId: third, identity: 'hand-built' });
-  const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1', callId: INPUT.call.id, sessionId: INPUT.sessionId, principal: INPUT.principal }, arguments: INPUT.call.arguments };
+  const { toolTask, envelope } = approvedUntilTool(b);
   const lostAttempt = { message: 'activity StartToClose timeout', source: 'Server', timeoutFailureInfo: { timeoutType: 'TIMEOUT_TYPE_START_TO_CLOSE' } };
-  b.failedActivity('2', 'transfer', envelope, failure, third, 2, lostAttempt);
+  b.failedActivity('2', 'transfer', envelope, failure, toolTask, 2, lostAttempt);
   const fourth = b.workflowTask();
   if (tampering.toolScheduledAgain === true) {
     b.activity('3', 'transfer', envelope, { transferred: 500 }, fourth);
