@@ -29,7 +29,7 @@ export interface StepResult {
   proposalId?: string | undefined;
 }
 
-type Run = Omit<ModelResponse, 'toolCalls' | 'modelResponseRef'>;
+type Run = Omit<ModelResponse, 'toolCalls' | 'responseRef'>;
 interface Context {
   client: CountersignClient;
   run: Run;
@@ -64,7 +64,7 @@ export async function runScriptedAgent(options: AgentOptions): Promise<StepResul
 
 async function handleCall(context: Context, call: ToolCall): Promise<StepResult[]> {
   const { client, log } = context;
-  const [proposed] = await client.propose({ ...context.run, modelResponseRef: `scripted-${call.id}`, toolCalls: [call] });
+  const [proposed] = await client.propose({ ...context.run, responseRef: `scripted-${call.id}`, toolCalls: [call] });
   if (proposed === undefined) throw new Error('the server returned no outcome for the call');
   const step = { callId: call.id, tool: call.name };
   switch (proposed.status) {

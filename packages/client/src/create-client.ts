@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { CheckRelayedRequest, RecordedCallRequest, RefusalReport, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { CheckRelayedRequest, MatchingCallRequest, RefusalReport, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import {
   AuthorizeBody,
   AuthorizeOutcomeSchema,
@@ -63,7 +63,7 @@ export interface CountersignClient extends GatePort {
    * of this agent's run that the call about to be made claims to be. Sent once, never
    * retried, like `authorize`.
    */
-  authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
+  authorizeMatchingCall(request: MatchingCallRequest): Promise<AuthorizeOutcome>;
 }
 
 /**
@@ -131,7 +131,7 @@ export function createClient(options: ClientOptions): CountersignClient {
       return parseBody(ToolAdmissionSchema, answer);
     },
 
-    async authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome> {
+    async authorizeMatchingCall(request: MatchingCallRequest): Promise<AuthorizeOutcome> {
       const checked = RecordedCallBody.safeParse(withoutUndefined(jsonCopy(request) ?? {}));
       if (!checked.success) {
         const where = checked.error.issues[0]?.path.map(String).join('.') ?? 'request';

@@ -9,7 +9,7 @@ afterEach(async () => {
 
 const LOOKUP = { name: 'gw__lookup', description: 'Looks a customer up.', inputSchema: { type: 'object' } };
 
-describe('client.admitTool and client.authorizeRecorded (what a remote MCP gateway needs)', () => {
+describe('client.admitTool and client.authorizeMatchingCall (what a remote MCP gateway needs)', () => {
   it("admitTool answers the agent's own tool; another agent's is unknown_tool", async () => {
     server = await loopbackServer({}, { definitions: new MemoryDefinitionStore(), trustOnFirstUse: true });
     const client = server.client();
@@ -20,18 +20,18 @@ describe('client.admitTool and client.authorizeRecorded (what a remote MCP gatew
     expect(await client.admitTool('')).toMatchObject({ ok: false, reason: 'unknown_tool' });
   });
 
-  it('authorizeRecorded: the recorded call is authorized once; a changed one gets its code; another agent gets unknown_call', async () => {
+  it('authorizeMatchingCall: the recorded call is authorized once; a changed one gets its code; another agent gets unknown_call', async () => {
     server = await loopbackServer();
     const client = server.client();
     await client.propose(response([{ id: 'c-1', name: 'read_file', arguments: { path: '/tmp/a' } }]));
-    expect(await server.rivalClient().authorizeRecorded({ runId: 'run-1', callId: 'c-1', toolName: 'read_file', arguments: { path: '/tmp/a' } })).toMatchObject({
+    expect(await server.rivalClient().authorizeMatchingCall({ runId: 'run-1', callId: 'c-1', toolName: 'read_file', arguments: { path: '/tmp/a' } })).toMatchObject({
       status: 'not_approved',
       reason: 'unknown_call',
     });
-    expect(await client.authorizeRecorded({ runId: 'run-1', callId: 'c-1', toolName: 'read_file', arguments: { path: '/etc' } })).toMatchObject({ reason: 'args_mismatch' });
-    const granted = await client.authorizeRecorded({ runId: 'run-1', toolName: 'read_file', arguments: { path: '/tmp/a' } });
+    expect(await client.authorizeMatchingCall({ runId: 'run-1', callId: 'c-1', toolName: 'read_file', arguments: { path: '/etc' } })).toMatchObject({ reason: 'args_mismatch' });
+    const granted = await client.authorizeMatchingCall({ runId: 'run-1', toolName: 'read_file', arguments: { path: '/tmp/a' } });
     expect(granted).toMatchObject({ status: 'authorized', grant: { callId: 'c-1', canonicalArgs: '{"path":"/tmp/a"}' } });
-    expect(await client.authorizeRecorded({ runId: 'run-1', toolName: 'read_file', arguments: { path: '/tmp/a' } })).toMatchObject({ reason: 'unknown_call' });
-    expect(await client.authorizeRecorded({ runId: '', toolName: 'read_file', arguments: {} })).toMatchObject({ status: 'not_approved', reason: 'malformed' });
+    expect(await client.authorizeMatchingCall({ runId: 'run-1', toolName: 'read_file', arguments: { path: '/tmp/a' } })).toMatchObject({ reason: 'unknown_call' });
+    expect(await client.authorizeMatchingCall({ runId: '', toolName: 'read_file', arguments: {} })).toMatchObject({ status: 'not_approved', reason: 'malformed' });
   });
 });

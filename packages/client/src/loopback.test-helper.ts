@@ -36,5 +36,5 @@ export async function fakeServer(handler: (request: Request) => Response | Promi
 
 /** One model response with one call, as the fixture's agent sends it. */
 export function response(toolCalls: Array<{ id: string; name: string; arguments: unknown }>, runId = 'run-1') {
-  return { runId, sessionId: 'session-1', principal: 'user:42', modelResponseRef: 'resp-1', toolCalls };
+  return { runId, sessionId: 'session-1', principal: 'user:42', responseRef: 'resp-1', toolCalls };
 }

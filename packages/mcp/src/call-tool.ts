@@ -3,7 +3,7 @@ import { canonicalizeArguments } from '@countersign/core/canonical';
 import type { AuthorizeOutcome, Grant, ProposeOutcome } from '@countersign/core/gate';
 import { runGranted, settleUnknownOutcome, unreachable } from '@countersign/core/integration';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError, type ToolCatalogue } from './catalogue.ts';
+import { GatewayError, type UpstreamTools } from './upstream-tools.ts';
 import type { ClientRelay } from './client-relay.ts';
 import type { ToolNaming } from './names.ts';
 import { type ApprovalChannel, type ApprovalSettings, guardWithApproval, type WaitedStep } from './await-approval.ts';
@@ -14,13 +14,13 @@ import { taskFromMeta } from './task-meta.ts';
 
 /** Who a call is made for, and the gateway's settings for calls. */
 export interface CallContext extends ApprovalSettings {
-  catalogue: ToolCatalogue;
+  upstreamTools: UpstreamTools;
   naming: ToolNaming;
   upstreams: ReadonlyMap<string, Upstream>;
   runId: string;
   sessionId: string;
   principal: string;
-  /** Strict mode: list the tool's upstream again before each call (else only when `catalogue.beforeCall` says so). */
+  /** Strict mode: list the tool's upstream again before each call (else only when `upstreamTools.beforeCall` says so). */
   relistBeforeCall: boolean;
   /** Direct or recorded mode, and the recorded run (checks 3 and 4). */
   recorded: RecordedSettings;
@@ -47,7 +47,7 @@ export async function callTool(
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);
   // Check 1: the call is proposed under the definition the upstream serves now (see `relistBeforeCall`).
-  const listing = parsed === undefined ? undefined : ctx.relistBeforeCall ? ctx.catalogue.relist(parsed.upstream) : ctx.catalogue.beforeCall(parsed.upstream);
+  const listing = parsed === undefined ? undefined : ctx.relistBeforeCall ? ctx.upstreamTools.relist(parsed.upstream) : ctx.upstreamTools.beforeCall(parsed.upstream);
   if (listing !== undefined) {
     try {
       await listing;
@@ -82,7 +82,7 @@ export async function callTool(
 
 /**
  * Checks 3 and 4: the call must be a recorded, undispatched model call of the run (the
- * client's call id selects it; `authorizeRecorded` finds it and cross-checks tool and
+ * client's call id selects it; `authorizeMatchingCall` finds it and cross-checks tool and
  * arguments). What runs is that recorded call, with the ledger's arguments; a call that
  * needs approval goes on on core's machine like a direct one.
  */
@@ -96,7 +96,7 @@ async function callRecorded(
   let outcome: AuthorizeOutcome;
   try {
     const session = target.sessionId === undefined ? {} : { sessionId: target.sessionId };
-    outcome = await ctx.recorded.authorizeRecorded({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal, ...session });
+    outcome = await ctx.recorded.authorizeMatchingCall({ runId: target.runId, callId: target.callId, toolName, arguments: args, principal: ctx.principal, ...session });
   } catch (error) {
     return refusalResult({ reason: 'store_unavailable', message: unreachable(error), toolName });
   }

@@ -1,5 +1,5 @@
 import type { CountersignClient } from '@countersign/client';
-import type { Agent, AuthorizeOutcome, GatePort, RecordedCallRequest, RegisterToolsOutcome, ToolAdmission, ToolDefinition } from '@countersign/core/gate';
+import type { Agent, AuthorizeOutcome, GatePort, MatchingCallRequest, RegisterToolsOutcome, ToolAdmission, ToolDefinition } from '@countersign/core/gate';
 import type { ToolVisibility } from '@countersign/core/policy';
 
 /**
@@ -19,7 +19,7 @@ export interface GatewayGate {
    */
   toolVisibility?(toolName: string, principal: string): Promise<ToolVisibility>;
   /** Checks 3 and 4: authorizes the recorded model call a `tools/call` claims to be. */
-  authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome>;
+  authorizeMatchingCall(request: MatchingCallRequest, agent?: Agent): Promise<AuthorizeOutcome>;
 }
 
 /**
@@ -31,10 +31,10 @@ export interface GatewayGate {
 export function remoteGatewayGate(client: CountersignClient): GatewayGate {
   return {
     port: () => client,
-    // The catalogue passes definitions it built itself from an upstream listing; the client checks their shape again.
+    // The upstreamTools passes definitions it built itself from an upstream listing; the client checks their shape again.
     registerTools: (definitions) => client.registerTools(definitions as readonly ToolDefinition[]),
     admitTool: (toolName) => client.admitTool(toolName),
     // No `toolVisibility`: the server has no route for it yet, so the gateway shows every admitted tool (a call to a denied one is still refused).
-    authorizeRecorded: (request) => client.authorizeRecorded(request),
+    authorizeMatchingCall: (request) => client.authorizeMatchingCall(request),
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, RecordedCallRequest } from '@countersign/core/gate';
+import type { Agent, MatchingCallRequest } from '@countersign/core/gate';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -29,7 +29,7 @@ import {
 import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
 import { ClientRelay } from './client-relay.ts';
-import { type ServedTool, ToolCatalogue } from './catalogue.ts';
+import { type ServedTool, UpstreamTools } from './upstream-tools.ts';
 import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
@@ -80,7 +80,7 @@ export interface GatewayOptions {
    * changed silently (no `notifications/tools/list_changed`) since the last listing is
    * caught at call time. Costs an upstream `tools/list` per call (concurrent calls share
    * one). Default false: pins are re-checked on every client listing and, before any
-   * further call is proposed, on every upstream `list_changed` (see `ToolCatalogue.beforeCall`).
+   * further call is proposed, on every upstream `list_changed` (see `UpstreamTools.beforeCall`).
    */
   relistBeforeCall?: boolean | undefined;
   /** Where the gateway reports (an upstream down or back, each upstream's stderr under its name). Default: stderr. */
@@ -114,10 +114,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const naming = toolNaming(names, options.namespaced ?? names.length > 1);
   const servers = new Set<Server>();
   const upstreams = new Map<string, SupervisedUpstream>();
-  let catalogue: ToolCatalogue | undefined;
+  let upstreamTools: UpstreamTools | undefined;
   const onToolsChanged = (upstream: string) => {
     // The gateway lists the upstream itself first (calls wait for it), then clients list again.
-    void (catalogue?.listChanged(upstream) ?? Promise.resolve()).then(() => {
+    void (upstreamTools?.listChanged(upstream) ?? Promise.resolve()).then(() => {
       for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
     });
   };
@@ -146,7 +146,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   relay.onchange = () => {
     for (const upstream of upstreams.values()) void upstream.redeclare();
   };
-  catalogue = new ToolCatalogue(options.gate, options.agent, upstreams, naming);
+  upstreamTools = new UpstreamTools(options.gate, options.agent, upstreams, naming);
   const prompts = new PromptRelay(upstreams.values(), naming);
   resources = new ResourceRouter(upstreams.values());
   const router = resources;
@@ -164,7 +164,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
   const visibleTools = async () => {
-    const admitted = await catalogue.refresh();
+    const admitted = await upstreamTools.refresh();
     const { toolVisibility } = options.gate;
     if (toolVisibility === undefined) return admitted;
     const seen = await Promise.all(admitted.map((tool) => toolVisibility.call(options.gate, tool.name, options.principal)));
@@ -173,7 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // A first run without a lock or trust on first use lists nothing: the user is told why, once per set of waiting tools.
   let toldUnreviewed = '';
   const unreviewedNotice = () => {
-    const waiting = catalogue.unreviewed;
+    const waiting = upstreamTools.unreviewed;
     if (waiting.length === 0) return undefined;
     const where = options.approvalUrl === undefined ? 'on the approval page' : `at ${options.approvalUrl}`;
     const message = `${waiting.length} tool(s) are not served until a person trusts their definitions: pin them with \`countersign mcp pin --config <gateway.yaml>\` and \`lock:\` in the config, or approve their definition reviews ${where}`;
@@ -185,7 +185,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const port = options.gate.port(options.agent);
   const context = {
     port,
-    catalogue,
+    upstreamTools,
     naming,
     upstreams,
     runId: options.runId ?? `mcp-run-${randomUUID()}`,
@@ -202,7 +202,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
       sessionId: options.calls === 'recorded' ? options.sessionId : undefined,
-      authorizeRecorded: (request: RecordedCallRequest) => options.gate.authorizeRecorded(request, options.agent),
+      authorizeMatchingCall: (request: MatchingCallRequest) => options.gate.authorizeMatchingCall(request, options.agent),
     },
   };
 

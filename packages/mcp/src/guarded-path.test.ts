@@ -31,7 +31,7 @@ describe('the gateway on core’s guarded path', () => {
       },
       registerTools: (definitions, agent) => gate.registerTools(definitions, agent),
       admitTool: (name) => gate.admitTool(name),
-      authorizeRecorded: (request, agent) => gate.authorizeRecorded(request, agent),
+      authorizeMatchingCall: (request, agent) => gate.authorizeMatchingCall(request, agent),
     };
     const gateway = await createGateway({ upstreams: [{ name: 'bank', transport: upstream.transport }], gate: lossy, agent: { id: 'gw' }, principal: 'user-1', approvalWaitMs: 0 });
     const client = new Client({ name: 'desk', version: '1.0.0' });

@@ -10,7 +10,7 @@ export {
   parseGatewayConfig,
 } from './config/gateway-config.ts';
 export { type CallContext, callTool } from './call-tool.ts';
-export { GatewayError, type ServedTool, ToolCatalogue } from './catalogue.ts';
+export { GatewayError, type ServedTool, UpstreamTools } from './upstream-tools.ts';
 export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export { type GatewayGate, remoteGatewayGate } from './gateway-gate.ts';

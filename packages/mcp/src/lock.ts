@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseToolDefinition, type PinFileEntry } from '@countersign/core/catalog';
 import { parseConfigText } from '@countersign/core/config';
 import { definitionDigest, type PinDeps, pinTools, type ToolDefinition } from '@countersign/core/gate';
-import { definitionOf } from './catalogue.ts';
+import { definitionOf } from './upstream-tools.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
 import { connectUpstream, type UpstreamConfig } from './upstream.ts';
 

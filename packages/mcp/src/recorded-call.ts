@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, RecordedCallRequest } from '@countersign/core/gate';
+import type { AuthorizeOutcome, MatchingCallRequest } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { refusalResult } from './refusal.ts';
 
@@ -29,7 +29,7 @@ export interface RecordedSettings {
    * must be a recorded call of that session, and a client's `_meta` session must equal it.
    */
   sessionId?: string | undefined;
-  authorizeRecorded(request: RecordedCallRequest): Promise<AuthorizeOutcome>;
+  authorizeMatchingCall(request: MatchingCallRequest): Promise<AuthorizeOutcome>;
 }
 
 /** Which recorded call a `tools/call` claims to be; undefined: a direct-mode call. */

@@ -164,7 +164,7 @@ describe('checks 3 and 4: a tools/call must be a recorded model call of the run'
   });
 
   it('over HTTP the x-countersign-run header names the run; a _meta run that differs from it is run_mismatch', () => {
-    const settings = { mode: 'recorded' as const, authorizeRecorded: async () => ({ status: 'denied' as const, reason: 'policy_deny' as const, message: '' }) };
+    const settings = { mode: 'recorded' as const, authorizeMatchingCall: async () => ({ status: 'denied' as const, reason: 'policy_deny' as const, message: '' }) };
     expect(recordedTarget(settings, 'send', undefined, RUN)).toEqual({ ok: true, runId: RUN, callId: undefined });
     expect(recordedTarget(settings, 'send', { 'countersign/runId': RUN, 'countersign/callId': 'c1' }, RUN)).toEqual({ ok: true, runId: RUN, callId: 'c1' });
     const mismatch = recordedTarget(settings, 'send', { 'countersign/runId': 'other-run' }, RUN);

@@ -31,7 +31,7 @@ const DEFAULT_MAX_BACKOFF_MS = 30_000;
 /**
  * An upstream the gateway keeps connected. A stdio upstream that exits, or one that could
  * not be reached at start, is down: its requests fail at once with `UpstreamUnavailableError`
- * (its tools are hidden: the catalogue's listing of it fails) while it is reconnected with
+ * (its tools are hidden: the upstreamTools's listing of it fails) while it is reconnected with
  * backoff; once back, the gateway lists it again and tells its clients (`list_changed`).
  * A Streamable HTTP upstream that lost the session (it restarted: 404, or 400 naming the
  * session) is initialized again and the request repeated once (it did not run there).
@@ -197,7 +197,7 @@ export class SupervisedUpstream implements Upstream {
     const delay = Math.min((this.#hooks.backoffMs ?? DEFAULT_BACKOFF_MS) * 2 ** this.#attempt, this.#hooks.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
     this.#attempt++;
     this.#hooks.log(`upstream ${this.name} is unavailable (${why}); its tools are hidden; reconnecting in ${delay} ms`);
-    // Its tools go away from the listing now (the catalogue's listing of it fails).
+    // Its tools go away from the listing now (the upstreamTools's listing of it fails).
     this.#hooks.onToolsChanged();
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#retry(), delay);

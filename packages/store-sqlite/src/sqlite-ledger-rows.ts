@@ -181,7 +181,7 @@ function proposalFromInput(input: ProposalInput): Proposal {
     state: 'proposed',
   };
   if (input.definitionDigest !== undefined) proposal.definitionDigest = input.definitionDigest;
-  if (input.modelResponseRef !== undefined) proposal.modelResponseRef = input.modelResponseRef;
+  if (input.responseRef !== undefined) proposal.responseRef = input.responseRef;
   if (input.parentProposalId !== undefined) proposal.parentProposalId = input.parentProposalId;
   if (input.context !== undefined) proposal.context = input.context;
   if (input.registeredBy !== undefined) proposal.registeredBy = input.registeredBy;

@@ -133,7 +133,7 @@ describe('sqlite ledger specifics', () => {
   // reading the row back: it must be exactly what a read returns, key for key.
   it('the proposals recordProposal and consume return equal what getProposal reads back', async () => {
     const { store } = open();
-    const bare = sampleProposal({ modelResponseRef: undefined });
+    const bare = sampleProposal({ responseRef: undefined });
     const full = sampleProposal({ definitionDigest: 'd'.repeat(64), parentProposalId: 'parent-1' });
     for (const input of [bare, full]) {
       const created = await store.ledger.recordProposal(input);
@@ -142,6 +142,6 @@ describe('sqlite ledger specifics', () => {
       const consumed = await store.ledger.consume({ proposalId: input.proposalId, now: input.createdAt + 5 });
       expect(consumed.ok && consumed.proposal).toStrictEqual(await store.ledger.getProposal(input.proposalId));
     }
-    expect(Object.keys((await store.ledger.getProposal(bare.proposalId))!)).not.toContain('modelResponseRef');
+    expect(Object.keys((await store.ledger.getProposal(bare.proposalId))!)).not.toContain('responseRef');
   });
 });

@@ -22,6 +22,7 @@ import type { Command } from 'commander';
 import { describeStoreTarget } from '../serve/store-target.ts';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
+import { gatewayOptionsOf } from '../gateway-options.ts';
 import type { CommandContext } from '../command-context.ts';
 import { embeddedGate, loadPolicyForCli, masterKeyForCli, openStoreEvents, semanticForCli, type StoreEvents } from '../embedded-gate.ts';
 import { openStoreForCli } from '../open-store-for-cli.ts';
@@ -96,7 +97,7 @@ async function runMcp(ctx: CommandContext, flags: McpFlags & { config: string })
   let stdioClosed: Promise<void> | undefined;
   try {
     const gate = await service.open();
-    gateway = await createGateway(gatewayOptions(config, gate, log)).catch((error: unknown) => {
+    gateway = await createGateway({ ...gatewayOptionsOf(config), log, gate, agent: { id: config.agent } }).catch((error: unknown) => {
       throw new CliError('io', `cannot start the upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
     const where = service.where;
@@ -200,25 +201,6 @@ function isLoopbackUrl(url: string): boolean {
 
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || host === '::1' || host.startsWith('127.');
-}
-
-function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: string) => void) {
-  return {
-    log,
-    upstreams: config.upstreams,
-    gate,
-    agent: { id: config.agent },
-    principal: config.principal,
-    calls: config.calls,
-    runId: config.runId,
-    sessionId: config.sessionId,
-    namespaced: config.namespaced,
-    approvalWaitMs: config.approvalWaitMs,
-    elicitationWaitMs: config.elicitationWaitMs,
-    progressIntervalMs: config.progressIntervalMs,
-    approvalUrl: config.approvalUrl,
-    relistBeforeCall: config.relistBeforeCall,
-  };
 }
 
 /** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */

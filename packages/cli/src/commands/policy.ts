@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { CanonicalizationError, canonicalizeArguments } from '@countersign/core/canonical';
-import { decideSafely, EXAMPLE_POLICY_YAML, loadPolicyFile, PolicyError, type RulePolicy, type Verdict } from '@countersign/core/policy';
+import { askPolicy, EXAMPLE_POLICY_YAML, loadPolicyFile, PolicyError, type RulePolicy, type Verdict } from '@countersign/core/policy';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_REJECTED } from '../cli-error.ts';
 import { writeJson, writeLine } from '../cli-io.ts';
@@ -95,5 +95,5 @@ async function evaluate(policy: RulePolicy, toolName: string, flags: CheckFlags)
     const detail = error instanceof CanonicalizationError ? `${error.code}: ${error.message}` : String(error);
     throw new CliError('usage', `--args is not valid tool-call JSON (${detail})`, { cause: error });
   }
-  return decideSafely(policy, { toolName, args, principal: flags.principal, runId: 'policy-check', sessionId: 'policy-check' });
+  return askPolicy(policy, { toolName, args, principal: flags.principal, runId: 'policy-check', sessionId: 'policy-check' });
 }

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { type AuthConfig, mcpPathProblem, ServerConfigError, type WebhookOptions } from '@countersign/server';
 import { type LoadedAuth, loadAuthFile } from '../serve/auth-file.ts';
 import { AuthFileError } from '../serve/auth-file-error.ts';
+import { gatewayOptionsOf } from '../gateway-options.ts';
 import { demoTools, DEMO_TOOL_NAMES } from '../serve/demo-tools.ts';
 import { definitionReviewOf, describeReviewers, someoneCanReview } from '../serve/definition-review.ts';
 import { deriveSecret } from '../serve/derive-secret.ts';
@@ -361,19 +362,10 @@ async function mountedGateway(
     warnings: approvalUrl === undefined ? ['--mcp with --port 0 and no --public-url: "approval required" results carry the request id but no link'] : [],
     mount: async (gate) => {
       const gateway = await createGateway({
-        upstreams: config.upstreams,
+        ...gatewayOptionsOf(config),
         gate,
         agent: { id: agent.name, ...(agent.principals === undefined ? {} : { principals: agent.principals }) },
-        principal: config.principal,
-        calls: config.calls,
-        runId: config.runId,
-        sessionId: config.sessionId,
-        namespaced: config.namespaced,
-        approvalWaitMs: config.approvalWaitMs,
-        elicitationWaitMs: config.elicitationWaitMs,
-        progressIntervalMs: config.progressIntervalMs,
         approvalUrl,
-        relistBeforeCall: config.relistBeforeCall,
       }).catch((error: unknown) => {
         throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });

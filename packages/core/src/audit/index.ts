@@ -12,7 +12,6 @@ export { AuditLogError, type AuditLogErrorCode } from './errors.ts';
 export { type JsonlAuditLogOptions, JsonlAuditLog } from './jsonl-audit-log.ts';
 export { exportJsonl, type ParseJsonlFailureReason, type ParseJsonlResult, parseJsonl } from './jsonl.ts';
 export { MemoryAuditLog } from './memory-audit-log.ts';
-export { appendsToSameChain } from './same-chain.ts';
 export {
   type ChainFailure,
   type ChainFailureReason,

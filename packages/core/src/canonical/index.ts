@@ -3,4 +3,3 @@ export { type CanonicalErrorCode, CanonicalizationError } from './errors.ts';
 export { jsonCharsetProblem } from './json-charset.ts';
 export { type CanonicalLimits, DEFAULT_LIMITS } from './limits.ts';
 export { parseStrictJson } from './parse-strict.ts';
-export { RECIPE_ID } from './recipe.ts';

@@ -9,4 +9,4 @@ export type {
   GateEventType,
   RejectionStage,
 } from './types.ts';
-export { type EventWatch, isAboutRequest, type Wake, waitForEvent, watchEvents } from './wait-for-event.ts';
+export { type EventWatch, isAboutRequest, type Wake, watchEvents } from './wait-for-event.ts';

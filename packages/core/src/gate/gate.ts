@@ -3,7 +3,7 @@ import { waitForDecision } from './approvals/wait-for-decision.ts';
 import { ApprovalService } from './approvals/index.ts';
 import { probeStore, type StoreProbe } from './common/probe-store.ts';
 import { authorize } from './execute/authorize.ts';
-import { authorizeRecorded, type RecordedCallRequest } from './execute/authorize-recorded.ts';
+import { authorizeMatchingCall, type MatchingCallRequest } from './execute/authorize-matching-call.ts';
 import { callStatus } from './execute/call-status.ts';
 import { complete } from './execute/complete.ts';
 import { type GateConfig, type GateDeps, resolveConfig } from './config.ts';
@@ -150,9 +150,9 @@ export class Gate {
     return authorize(this.#deps, request, agent);
   }
 
-  /** `authorize` for a runtime that has only the call it is about to make (checks 3 and 4): see authorize-recorded.ts. */
-  authorizeRecorded(request: RecordedCallRequest, agent?: Agent): Promise<AuthorizeOutcome> {
-    return authorizeRecorded(this.#deps, request, agent);
+  /** `authorize` for a runtime that has only the call it is about to make (checks 3 and 4): see authorize-matching-call.ts. */
+  authorizeMatchingCall(request: MatchingCallRequest, agent?: Agent): Promise<AuthorizeOutcome> {
+    return authorizeMatchingCall(this.#deps, request, agent);
   }
 
   /** Records the result of a granted call, once (idempotent per grant). */

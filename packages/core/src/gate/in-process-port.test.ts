@@ -9,7 +9,7 @@ describe('in-process GatePort', () => {
       runId: 'run-p',
       sessionId: 's',
       principal: 'user:1',
-      modelResponseRef: 'resp-9',
+      responseRef: 'resp-9',
       toolCalls: [
         { id: 'c1', name: 'read_file', arguments: { path: 'a' } },
         { id: 'c2', name: 'transfer', arguments: '{"amount":500,"to":"bob"}' },
@@ -19,7 +19,7 @@ describe('in-process GatePort', () => {
     });
     expect(outcomes.map((o) => o.status)).toEqual(['allowed', 'approval_required', 'denied', 'rejected']);
     const first = await f.ledger.getProposal((outcomes[0] as { proposalId: string }).proposalId);
-    expect(first).toMatchObject({ callId: 'c1', agent: 'agent-a', modelResponseRef: 'resp-9' });
+    expect(first).toMatchObject({ callId: 'c1', agent: 'agent-a', responseRef: 'resp-9' });
     expect(await port.propose(null as never)).toMatchObject([{ status: 'rejected', reason: 'invalid_call' }]);
   });
 

@@ -10,12 +10,12 @@ export {
   type RequestView,
 } from './approvals/index.ts';
 export { DEFAULT_DEFINITION_REVIEW, type DefinitionReviewRule, type GateConfig } from './config.ts';
-export { ANY_AGENT, type SharedTools } from './common/tool-scope.ts';
-export { findReview as findDefinitionReview, REVIEW_AGENT, REVIEW_TOOL } from './definitions/definition-review.ts';
+export type { SharedTools } from './common/tool-scope.ts';
+export { findReview as findDefinitionReview } from './definitions/definition-review.ts';
 export { type PinDeps, type PinFileEntry, pinTools, type PinToolsOutcome } from './definitions/pin-tools.ts';
 export { MAX_REGISTERED_TOOLS, type RegisterToolsOutcome } from './definitions/register-tools.ts';
 export type { ToolAdmission } from './definitions/admit-tool.ts';
-export type { RecordedCallRequest } from './execute/authorize-recorded.ts';
+export type { MatchingCallRequest } from './execute/authorize-matching-call.ts';
 export { checkDecisionEvidence, type DecisionEvidenceProblem } from './approvals/decision-evidence.ts';
 export type { DispatchRequest } from './execute/dispatch.ts';
 export { digestResult } from './execute/complete.ts';
@@ -32,16 +32,14 @@ export type {
   NotApprovedReason,
   ProposeOutcome,
 } from './common/outcomes.ts';
-export { MAX_PROPOSAL_CONTEXT_LENGTH } from '../call-ids.ts';
 export type { ModelToolCall } from './propose/propose.ts';
 export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from '../catalog/tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitEdited, WaitOutcome, WaitSettled } from './common/port.ts';
-export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
-export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
-export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
-export { type IntegrationRefusalReason, MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome } from './relay/refusal-report.ts';
+export { type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
+export { type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
+export type { IntegrationRefusalReason, RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
-export { INTENT_RULE_PREFIX, MAX_TASK_LENGTH, matchToolOf, routedByIntent } from './intent/intent-stage.ts';
-export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentRecord, IntentTool } from './intent/types.ts';
+export { MAX_TASK_LENGTH } from './intent/intent-stage.ts';
+export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentTool } from './intent/types.ts';
 export { probeStore, type StoreProbe } from './common/probe-store.ts';

@@ -5,7 +5,7 @@
  * the gate, no policy engine, parsers or file system.
  */
 export { type CallIndex, type IndexedCall, memoryCallIndex, type RememberedResult } from './call-index.ts';
-export { type CompletionFailure, completeOrReport, issuedToken } from './grant-calls.ts';
+export type { CompletionFailure } from './grant-calls.ts';
 export {
   type ApprovalState,
   approvalState,

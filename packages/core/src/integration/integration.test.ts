@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GatePort, Grant } from '../gate/index.ts';
-import { CountersignRelayRefusal, type CompletionFailure, checkRelayedOrThrow, completeOrReport, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject, refusalAtPropose } from './index.ts';
+import { CountersignRelayRefusal, type CompletionFailure, checkRelayedOrThrow, formatRefusal, memoryCallIndex, parseRefusal, proposeOrReject, refusalAtPropose } from './index.ts';
+import { completeOrReport } from './grant-calls.ts';
 
 const failingPort = (error: Error) =>
   ({

@@ -34,7 +34,7 @@ export interface ProposalInput {
   /** SHA-256 (hex) of `canonicalArgs`. */
   argsDigest: string;
   /** Where the call came from, e.g. the model response id. */
-  modelResponseRef?: string | undefined;
+  responseRef?: string | undefined;
   /** For approve-with-edits: the proposal this one was edited from. */
   parentProposalId?: string | undefined;
   /**

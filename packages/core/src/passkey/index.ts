@@ -1,4 +1,4 @@
-export { evidenceJson, readPasskeyAssertion, readPasskeyEvidence, type AssertionRead } from './assertion-shape.ts';
+export { evidenceJson, readPasskeyAssertion, type AssertionRead } from './assertion-shape.ts';
 export {
   PASSKEY_CHANGE_VERSION,
   PASSKEY_ENROL_TYPE,
@@ -10,7 +10,7 @@ export {
   passkeyEnrolClaims,
   passkeyRemoveClaims,
 } from './change-claims.ts';
-export { type ChainedRegistration, type ChainedRemoval, OPERATOR_ACTOR, readRegistration, readRemoval, registrationEvent, removalEvent } from './change-events.ts';
+export { type ChainedRegistration, type ChainedRemoval, registrationEvent, removalEvent } from './change-events.ts';
 export {
   type DecisionToSign,
   PASSKEY_CLAIMS_TYPE,
@@ -30,17 +30,7 @@ export {
 } from './evidence-check.ts';
 export { ledgerCopyProblems } from './ledger-copies.ts';
 export { counterAdvances, MemoryPasskeyStore } from './memory-passkey-store.ts';
-export {
-  auditedPasskeyWrite,
-  type EnrolInput,
-  enrolPasskey,
-  type PasskeyChangeDeps,
-  type PasskeyChangeFailure,
-  type PasskeyChangeResult,
-  type RemoveInput,
-  removePasskey,
-  removePasskeyAsOperator,
-} from './passkey-changes.ts';
+export { type EnrolInput, enrolPasskey, type PasskeyChangeDeps, type PasskeyChangeFailure, type PasskeyChangeResult, type RemoveInput, removePasskey, removePasskeyAsOperator } from './passkey-changes.ts';
 export type {
   AddCredentialOptions,
   AddCredentialResult,

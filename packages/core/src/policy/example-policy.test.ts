@@ -18,20 +18,20 @@ describe('EXAMPLE_POLICY_YAML', () => {
 
   it('allows read-only tools', () => {
     for (const tool of ['get_user', 'list_repos', 'read_file', 'search_docs']) {
-      expect(policy.decide(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only', namesTool: false, description: 'Tools that only read.' });
+      expect(policy.verdictFor(policyInput(tool))).toEqual({ kind: 'allow', ruleId: 'read-only', namesTool: false, description: 'Tools that only read.' });
     }
   });
 
   it('allows transfers up to 100 and asks finance above', () => {
-    expect(policy.decide(policyInput('transfer', { amount: 100, to: 'bob' }))).toEqual({
+    expect(policy.verdictFor(policyInput('transfer', { amount: 100, to: 'bob' }))).toEqual({
       kind: 'allow',
       ruleId: 'small-transfers',
       namesTool: true,
       description: 'Transfers of at most 100 run without approval.',
     });
-    expect(policy.decide(policyInput('transfer', { amount: 0 })).kind).toBe('allow');
+    expect(policy.verdictFor(policyInput('transfer', { amount: 0 })).kind).toBe('allow');
     for (const args of [{ amount: 101 }, { amount: 100.01 }, { amount: -5 }, { amount: '1' }, {}]) {
-      expect(policy.decide(policyInput('transfer', args))).toEqual({
+      expect(policy.verdictFor(policyInput('transfer', args))).toEqual({
         kind: 'approve',
         ruleId: 'large-transfers',
         description: 'Every other transfer (larger, negative or malformed amount) needs finance.',
@@ -41,17 +41,17 @@ describe('EXAMPLE_POLICY_YAML', () => {
   });
 
   it('denies deletes and anything unlisted', () => {
-    expect(policy.decide(policyInput('delete_repo'))).toMatchObject({ kind: 'deny', ruleId: 'no-deletes', reason: 'policy_deny' });
-    expect(policy.decide(policyInput('unknown_tool'))).toEqual({
+    expect(policy.verdictFor(policyInput('delete_repo'))).toMatchObject({ kind: 'deny', ruleId: 'no-deletes', reason: 'policy_deny' });
+    expect(policy.verdictFor(policyInput('unknown_tool'))).toEqual({
       kind: 'deny',
       ruleId: undefined,
       reason: 'unclassified_tool',
     });
-    expect(policy.decide(policyInput('Get_user')).kind).toBe('deny');
+    expect(policy.verdictFor(policyInput('Get_user')).kind).toBe('deny');
   });
 
   it('needs two release managers to deploy', () => {
-    expect(policy.decide(policyInput('deploy', { env: 'prod' }))).toEqual({
+    expect(policy.verdictFor(policyInput('deploy', { env: 'prod' }))).toEqual({
       kind: 'approve',
       ruleId: 'deploy',
       description: 'Deploys need two different release managers.',

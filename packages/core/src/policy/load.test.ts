@@ -67,12 +67,12 @@ describe('loadPolicy', () => {
         fc.constantFrom('transfer', 'refund', 'delete_repo', 'other'),
         fc.oneof(fc.record({ amount: fc.double() }), fc.jsonValue()),
         (tool, args) => {
-          expect(fromJson.decide(policyInput(tool, args))).toEqual(fromYaml.decide(policyInput(tool, args)));
+          expect(fromJson.verdictFor(policyInput(tool, args))).toEqual(fromYaml.verdictFor(policyInput(tool, args)));
         },
       ),
       { numRuns: 500 },
     );
-    expect(fromYaml.decide(policyInput('refund'))).toMatchObject({
+    expect(fromYaml.verdictFor(policyInput('refund'))).toMatchObject({
       kind: 'approve',
       approval: { eligible: { roles: ['finance'] } },
     });
@@ -167,7 +167,7 @@ describe('loadPolicyFile', () => {
     await writeFile(join(dir, 'yaml-in.json'), YAML_POLICY);
     for (const name of ['p.json', 'p.yaml', 'p.YML']) {
       const policy = await loadPolicyFile(join(dir, name));
-      expect(policy.decide(policyInput('transfer', { amount: 5 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
+      expect(policy.verdictFor(policyInput('transfer', { amount: 5 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
     }
     const error = await policyErrorOfAsync(() => loadPolicyFile(join(dir, 'yaml-in.json')));
     expect(error.code).toBe('invalid_policy');

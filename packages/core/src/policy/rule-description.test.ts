@@ -3,7 +3,7 @@ import { PolicyError } from './errors.ts';
 import { loadPolicy } from './load.ts';
 import { RulePolicy } from './rule-policy.ts';
 import { MAX_RULE_DESCRIPTION_LENGTH } from './rules.ts';
-import { decideSafely } from './safe-decide.ts';
+import { askPolicy } from './ask-policy.ts';
 
 const input = (toolName: string) => ({ toolName, args: {}, principal: 'p', runId: 'r', sessionId: 's' });
 
@@ -19,10 +19,10 @@ rules:
 `,
       'yaml',
     );
-    expect(policy.decide(input('read'))).toMatchObject({ kind: 'allow', description: 'Reading is harmless.' });
-    expect(policy.decide(input('pay'))).toMatchObject({ kind: 'approve', ruleId: 'pay', description: 'Payments need finance: money leaves the company.' });
-    expect(policy.decide(input('rm'))).toMatchObject({ kind: 'deny', description: 'Nobody deletes.' });
-    expect('description' in policy.decide(input('plain'))).toBe(false);
+    expect(policy.verdictFor(input('read'))).toMatchObject({ kind: 'allow', description: 'Reading is harmless.' });
+    expect(policy.verdictFor(input('pay'))).toMatchObject({ kind: 'approve', ruleId: 'pay', description: 'Payments need finance: money leaves the company.' });
+    expect(policy.verdictFor(input('rm'))).toMatchObject({ kind: 'deny', description: 'Nobody deletes.' });
+    expect('description' in policy.verdictFor(input('plain'))).toBe(false);
   });
 
   it('refuses an empty, blank, non-string or over-long description with the rule path', () => {
@@ -40,10 +40,10 @@ rules:
   it("a plugged-in engine's malformed description makes the verdict deny (unknown_verdict), never an approve without it", async () => {
     const approval = { eligible: { roles: ['approver'] }, requiredApprovals: 1, ttlSeconds: 60 };
     for (const description of [42, '', 'x'.repeat(MAX_RULE_DESCRIPTION_LENGTH + 1), { text: 'hi' }]) {
-      const engine = { decide: () => ({ kind: 'allow', ruleId: 'r', description, approval }) };
-      expect(await decideSafely(engine as never, input('t'))).toEqual({ kind: 'deny', ruleId: undefined, reason: 'unknown_verdict' });
+      const engine = { verdictFor: () => ({ kind: 'allow', ruleId: 'r', description, approval }) };
+      expect(await askPolicy(engine as never, input('t'))).toEqual({ kind: 'deny', ruleId: undefined, reason: 'unknown_verdict' });
     }
-    const good = { decide: () => ({ kind: 'approve', ruleId: 'r', approval, description: 'Why.' }) };
-    expect(await decideSafely(good as never, input('t'))).toMatchObject({ kind: 'approve', description: 'Why.' });
+    const good = { verdictFor: () => ({ kind: 'approve', ruleId: 'r', approval, description: 'Why.' }) };
+    expect(await askPolicy(good as never, input('t'))).toMatchObject({ kind: 'approve', description: 'Why.' });
   });
 });

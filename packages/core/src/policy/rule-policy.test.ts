@@ -42,8 +42,8 @@ describe('RulePolicy', () => {
   const policy = loadPolicy(BRIEF_POLICY, 'yaml');
 
   it('allows a transfer of 100 and asks approval for 101', () => {
-    expect(policy.decide(policyInput('transfer', { amount: 100 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
-    expect(policy.decide(policyInput('transfer', { amount: 101 }))).toEqual({
+    expect(policy.verdictFor(policyInput('transfer', { amount: 100 }))).toEqual({ kind: 'allow', ruleId: 'small-transfers', namesTool: true });
+    expect(policy.verdictFor(policyInput('transfer', { amount: 101 }))).toEqual({
       kind: 'approve',
       ruleId: 'rule-1',
       approval: {
@@ -55,8 +55,8 @@ describe('RulePolicy', () => {
   });
 
   it('denies delete_* by rule and an unknown tool as unclassified', () => {
-    expect(policy.decide(policyInput('delete_repo'))).toEqual({ kind: 'deny', ruleId: 'rule-2', reason: 'policy_deny' });
-    expect(policy.decide(policyInput('unknown_tool'))).toEqual({
+    expect(policy.verdictFor(policyInput('delete_repo'))).toEqual({ kind: 'deny', ruleId: 'rule-2', reason: 'policy_deny' });
+    expect(policy.verdictFor(policyInput('unknown_tool'))).toEqual({
       kind: 'deny',
       ruleId: undefined,
       reason: 'unclassified_tool',
@@ -65,7 +65,7 @@ describe('RulePolicy', () => {
 
   it('falls through to the next rule when `when` does not hold (missing or ill-typed arg)', () => {
     for (const args of [{}, { amount: '50' }, { amount: null }, { amount: [50] }, null, 'amount', [50]]) {
-      expect(policy.decide(policyInput('transfer', args)).kind).toBe('approve');
+      expect(policy.verdictFor(policyInput('transfer', args)).kind).toBe('approve');
     }
   });
 
@@ -84,24 +84,24 @@ describe('RulePolicy', () => {
         { id: 'deny-all-delete', tool: 'delete_*', verdict: 'deny' },
       ],
     });
-    expect(denyFirst.decide(policyInput('delete_tmp'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
-    expect(allowFirst.decide(policyInput('delete_tmp'))).toEqual({ kind: 'allow', ruleId: 'allow-tmp', namesTool: true });
-    expect(allowFirst.decide(policyInput('delete_db'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
+    expect(denyFirst.verdictFor(policyInput('delete_tmp'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
+    expect(allowFirst.verdictFor(policyInput('delete_tmp'))).toEqual({ kind: 'allow', ruleId: 'allow-tmp', namesTool: true });
+    expect(allowFirst.verdictFor(policyInput('delete_db'))).toMatchObject({ kind: 'deny', ruleId: 'deny-all-delete' });
     expect(allowFirst.ruleIds).toEqual(['allow-tmp', 'deny-all-delete']);
   });
 
   it('treats glob metacharacters literally and names case-sensitively', () => {
     const p = new RulePolicy({ version: 1, rules: [{ tool: 'a.b*', verdict: 'allow' }] });
-    expect(p.decide(policyInput('a.bc')).kind).toBe('allow');
-    expect(p.decide(policyInput('axb'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
-    expect(p.decide(policyInput('A.bc'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
+    expect(p.verdictFor(policyInput('a.bc')).kind).toBe('allow');
+    expect(p.verdictFor(policyInput('axb'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
+    expect(p.verdictFor(policyInput('A.bc'))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
   });
 
   it('matches any name of a `tools` list', () => {
     const p = new RulePolicy({ version: 1, rules: [{ tools: ['get_*', 'search'], verdict: 'allow' }] });
-    expect(p.decide(policyInput('get_user')).kind).toBe('allow');
-    expect(p.decide(policyInput('search')).kind).toBe('allow');
-    expect(p.decide(policyInput('searches')).kind).toBe('deny');
+    expect(p.verdictFor(policyInput('get_user')).kind).toBe('allow');
+    expect(p.verdictFor(policyInput('search')).kind).toBe('allow');
+    expect(p.verdictFor(policyInput('searches')).kind).toBe('deny');
   });
 
   it('does not mutate the arguments while evaluating', () => {
@@ -124,9 +124,9 @@ describe('RulePolicy', () => {
     const args = deepFreeze({ amount: '7', nested: { list: [1, 2] } });
     const before = structuredClone(args);
     // No coercion ('7' is not a number), no defaults, no removal of `nested`.
-    expect(p.decide(policyInput('transfer', args))).toMatchObject({ kind: 'deny', reason: 'policy_deny' });
+    expect(p.verdictFor(policyInput('transfer', args))).toMatchObject({ kind: 'deny', reason: 'policy_deny' });
     const ok = deepFreeze({ amount: 7 });
-    expect(p.decide(policyInput('transfer', ok)).kind).toBe('allow');
+    expect(p.verdictFor(policyInput('transfer', ok)).kind).toBe('allow');
     expect(args).toEqual(before);
     expect(ok).toEqual({ amount: 7 });
 
@@ -134,9 +134,9 @@ describe('RulePolicy', () => {
     const loose = { amount: '7' };
     const extra = { amount: 7, extra: true };
     const plain = { amount: 7 };
-    p.decide(policyInput('transfer', loose));
-    p.decide(policyInput('transfer', extra));
-    p.decide(policyInput('transfer', plain));
+    p.verdictFor(policyInput('transfer', loose));
+    p.verdictFor(policyInput('transfer', extra));
+    p.verdictFor(policyInput('transfer', plain));
     expect(loose).toEqual({ amount: '7' });
     expect(extra).toEqual({ amount: 7, extra: true });
     expect(plain).toEqual({ amount: 7 });
@@ -154,21 +154,21 @@ describe('RulePolicy', () => {
       ],
     });
     const inherited = Object.create({ amount: 5 }) as object;
-    expect(p.decide(policyInput('transfer', inherited)).kind).toBe('deny');
+    expect(p.verdictFor(policyInput('transfer', inherited)).kind).toBe('deny');
   });
 
   it('returns a fresh verdict each time, so a caller cannot change the rule', () => {
-    const first = policy.decide(policyInput('transfer', { amount: 500 }));
+    const first = policy.verdictFor(policyInput('transfer', { amount: 500 }));
     if (first.kind !== 'approve') throw new Error('expected approve');
     first.approval.requiredApprovals = 0;
     first.approval.eligible.roles?.push('anyone');
-    const second = policy.decide(policyInput('transfer', { amount: 500 }));
+    const second = policy.verdictFor(policyInput('transfer', { amount: 500 }));
     expect(second).toMatchObject({ approval: { requiredApprovals: 2, eligible: { roles: ['finance'] } } });
   });
 
   it('denies a call without a string tool name', () => {
-    const bad = { ...policyInput('x'), toolName: 42 } as unknown as Parameters<RulePolicy['decide']>[0];
-    expect(policy.decide(bad)).toEqual({ kind: 'deny', ruleId: undefined, reason: 'policy_error' });
+    const bad = { ...policyInput('x'), toolName: 42 } as unknown as Parameters<RulePolicy['verdictFor']>[0];
+    expect(policy.verdictFor(bad)).toEqual({ kind: 'deny', ruleId: undefined, reason: 'policy_error' });
   });
 
   it('property: any tool name no rule matches is denied as unclassified', () => {
@@ -184,7 +184,7 @@ describe('RulePolicy', () => {
         fc.jsonValue(),
         (name, args) => {
           fc.pre(!matched(name));
-          expect(policy.decide(policyInput(name, args))).toEqual({
+          expect(policy.verdictFor(policyInput(name, args))).toEqual({
             kind: 'deny',
             ruleId: undefined,
             reason: 'unclassified_tool',
@@ -199,7 +199,7 @@ describe('RulePolicy', () => {
     const empty = new RulePolicy({ version: 1, rules: [] });
     fc.assert(
       fc.property(fc.string(), fc.jsonValue(), (name, args) => {
-        expect(empty.decide(policyInput(name, args))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
+        expect(empty.verdictFor(policyInput(name, args))).toMatchObject({ kind: 'deny', reason: 'unclassified_tool' });
       }),
     );
   });

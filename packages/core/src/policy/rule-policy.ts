@@ -57,7 +57,7 @@ export class RulePolicy implements PolicyEngine {
     return this.#rules.map((rule) => rule.id);
   }
 
-  decide(input: PolicyInput): Verdict {
+  verdictFor(input: PolicyInput): Verdict {
     // Callers outside TypeScript can pass anything; a nameless call is never classifiable.
     if (typeof input?.toolName !== 'string') return { kind: 'deny', ruleId: undefined, reason: 'policy_error' };
 

@@ -152,16 +152,16 @@ describe('validatePolicyDocument', () => {
         { tool: 'b', verdict: 'approve', approval: { approvers: { principalSelf: true } } },
       ],
     });
-    expect(p.decide(policyInput('a'))).toEqual({
+    expect(p.verdictFor(policyInput('a'))).toEqual({
       kind: 'approve',
       ruleId: 'rule-0',
       approval: { eligible: { roles: ['approver'] }, requiredApprovals: 1, ttlSeconds: 120 },
     });
-    expect(p.decide(policyInput('b'))).toMatchObject({
+    expect(p.verdictFor(policyInput('b'))).toMatchObject({
       approval: { eligible: { principalSelf: true }, ttlSeconds: 120 },
     });
     const noDefaults = new RulePolicy({ version: 1, rules: [{ tool: 'a', verdict: 'approve' }] });
-    expect(noDefaults.decide(policyInput('a'))).toMatchObject({ approval: { ttlSeconds: 900 } });
+    expect(noDefaults.verdictFor(policyInput('a'))).toMatchObject({ approval: { ttlSeconds: 900 } });
   });
 
   it('still checks the rules that parse when another part of the document does not', () => {

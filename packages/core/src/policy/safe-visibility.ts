@@ -5,7 +5,7 @@ const DENY_REASONS: ReadonlySet<string> = new Set<DenyReason>(['policy_deny', 'u
 /**
  * The only way to ask an engine whether a tool is visible. Never throws: an engine
  * without `toolVisibility` shows every tool (each call is still decided); a throw or a
- * rejection hides it (`policy_error`, as `decideSafely` would deny its calls); a
+ * rejection hides it (`policy_error`, as `askPolicy` would deny its calls); a
  * malformed answer hides it (`unknown_verdict`). Hiding is for listings only: the
  * verdict on a call never depends on it.
  */

@@ -55,10 +55,10 @@ describe('policy: is a tool denied for every argument (tools/list hides it)', ()
     expect(visible('fs__move')).toEqual({ visible: false, ruleId: undefined, reason: 'unclassified_tool' });
   });
 
-  it('agrees with decide: every hidden tool is denied for sample arguments', () => {
+  it('agrees with verdictFor: every hidden tool is denied for sample arguments', () => {
     for (const tool of ['fs__read_secret_key', 'fs__format_disk', 'fs__move']) {
       for (const args of [{}, { force: true }, { path: '/tmp/a' }]) {
-        const verdict = policy.decide({ toolName: tool, args, principal: 'user:42', runId: 'r', sessionId: 's' });
+        const verdict = policy.verdictFor({ toolName: tool, args, principal: 'user:42', runId: 'r', sessionId: 's' });
         expect(verdict.kind).toBe('deny');
       }
     }
@@ -66,24 +66,24 @@ describe('policy: is a tool denied for every argument (tools/list hides it)', ()
 });
 
 describe('toolVisibilitySafely: never throws, unknown engines show tools, broken ones hide them', () => {
-  const decide = () => ({ kind: 'allow' as const, ruleId: 'r' });
+  const verdictFor = () => ({ kind: 'allow' as const, ruleId: 'r' });
   it('an engine without toolVisibility shows every tool', async () => {
-    expect(await toolVisibilitySafely({ decide }, 't', 'p')).toEqual({ visible: true });
+    expect(await toolVisibilitySafely({ verdictFor }, 't', 'p')).toEqual({ visible: true });
   });
   it('a throwing or rejecting engine hides the tool (policy_error)', async () => {
     const throwing: PolicyEngine = {
-      decide,
+      verdictFor,
       toolVisibility: () => {
         throw new Error('boom');
       },
     };
-    const rejecting: PolicyEngine = { decide, toolVisibility: () => Promise.reject(new Error('down')) };
+    const rejecting: PolicyEngine = { verdictFor, toolVisibility: () => Promise.reject(new Error('down')) };
     expect(await toolVisibilitySafely(throwing, 't', 'p')).toMatchObject({ visible: false, reason: 'policy_error' });
     expect(await toolVisibilitySafely(rejecting, 't', 'p')).toMatchObject({ visible: false, reason: 'policy_error' });
   });
   it('a malformed answer hides the tool (unknown_verdict)', async () => {
     for (const bad of [null, 'yes', { visible: 'true' }, { visible: false, reason: 'nope' }, { visible: false, reason: 'policy_deny', ruleId: 7 }]) {
-      const engine = { decide, toolVisibility: () => bad } as unknown as PolicyEngine;
+      const engine = { verdictFor, toolVisibility: () => bad } as unknown as PolicyEngine;
       expect(await toolVisibilitySafely(engine, 't', 'p')).toMatchObject({ visible: false, reason: 'unknown_verdict' });
     }
   });

@@ -66,11 +66,11 @@ export type ToolVisibility = { visible: true } | { visible: false; ruleId: strin
  * The plug-in point for policy engines. `RulePolicy` (ordered rules from a YAML/JSON
  * document) is the built-in one; an adapter for Cedar or OPA can implement this same
  * interface later, returning a promise when the decision is remote. Callers must go
- * through `decideSafely`, which turns a throw, a rejection or a malformed verdict into
+ * through `askPolicy`, which turns a throw, a rejection or a malformed verdict into
  * `deny`, so an engine bug can never allow a call.
  */
 export interface PolicyEngine {
-  decide(input: PolicyInput): Verdict | Promise<Verdict>;
+  verdictFor(input: PolicyInput): Verdict | Promise<Verdict>;
   /**
    * Optional: whether `toolName` is denied for every argument for `principal`. An engine
    * without it shows every tool (it cannot say); callers go through `toolVisibilitySafely`.

@@ -4,7 +4,7 @@
  * and the row <-> record mappings both SQL stores share.
  */
 export { auditEventJson, auditRecordFromRow } from './audit-row.ts';
-export { integer, json, oneOf, optionalInteger, optionalText, type Row, text } from './row-fields.ts';
-export { decisionParams, passkeyColumn, projectionsColumn, proposalFromRow, proposalParams, requestFromRow, requestParams } from './row-mapping.ts';
+export { integer, json, oneOf, type Row, text } from './row-fields.ts';
+export { decisionParams, projectionsColumn, proposalFromRow, proposalParams, requestFromRow, requestParams } from './row-mapping.ts';
 export { passkeyFromRow } from './passkey-rows.ts';
 export { pinFromRow, pinValues, registrationFromRow } from './definition-rows.ts';

@@ -24,8 +24,8 @@ export function proposalFromRow(row: Row): Proposal {
   };
   const definitionDigest = optionalText(row, 'definition_digest');
   if (definitionDigest !== undefined) proposal.definitionDigest = definitionDigest;
-  const modelResponseRef = optionalText(row, 'model_response_ref');
-  if (modelResponseRef !== undefined) proposal.modelResponseRef = modelResponseRef;
+  const responseRef = optionalText(row, 'model_response_ref');
+  if (responseRef !== undefined) proposal.responseRef = responseRef;
   const parentProposalId = optionalText(row, 'parent_proposal_id');
   if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
   const context = optionalText(row, 'context');
@@ -72,7 +72,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.definitionDigest ?? null,
     input.canonicalArgs,
     input.argsDigest,
-    input.modelResponseRef ?? null,
+    input.responseRef ?? null,
     input.parentProposalId ?? null,
     input.createdAt,
     input.agent,

@@ -23,7 +23,7 @@ export function sampleProposal(overrides: Partial<ProposalInput> = {}): Proposal
     toolName: 'transfer',
     canonicalArgs,
     argsDigest: sha256Hex(canonicalArgs),
-    modelResponseRef: 'resp-1',
+    responseRef: 'resp-1',
     createdAt: SAMPLE_T0,
     ...overrides,
   };

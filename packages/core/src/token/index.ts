@@ -1,29 +1,8 @@
-export {
-  AUDIT_CHECKPOINT_TYPE,
-  type AuditCheckpointCheck,
-  type AuditCheckpointClaims,
-  signAuditCheckpoint,
-  verifyAuditCheckpoint,
-} from './audit-checkpoint.ts';
+export { type AuditCheckpointCheck, type AuditCheckpointClaims, verifyAuditCheckpoint } from './audit-checkpoint.ts';
 export { decodeApprovalToken, type DecodedToken, type DecodeResult } from './decode.ts';
-export {
-  DECISION_RECORD_TYPE,
-  type DecisionClaims,
-  type DecisionRecordCheck,
-  signDecisionRecord,
-  verifyDecisionRecord,
-} from './decision-record.ts';
+export { type DecisionClaims, type DecisionRecordCheck, signDecisionRecord, verifyDecisionRecord } from './decision-record.ts';
 export { KeyError, type KeyErrorCode } from './errors.ts';
-export {
-  type ApprovalClaims,
-  type CallClaims,
-  type ExpectedCall,
-  MAX_TOKEN_LENGTH,
-  TOKEN_FORMAT_VERSION,
-  TOKEN_TYPE,
-  type TokenAlgorithm,
-  type TokenHeader,
-} from './format.ts';
+export { type ApprovalClaims, type CallClaims, type ExpectedCall, TOKEN_FORMAT_VERSION, TOKEN_TYPE, type TokenAlgorithm, type TokenHeader } from './format.ts';
 export {
   decodeSecret,
   type Ed25519KeyEntry,
@@ -39,4 +18,4 @@ export {
 } from './keyring.ts';
 export { type MintInput, mintApprovalToken } from './mint.ts';
 export { type TokenRejection, type VerifyOptions, type VerifyResult, verifyApprovalToken } from './verify.ts';
-export { deriveRunKey, TASK_SUMMARY_PURPOSE } from './derive-run-key.ts';
+export { TASK_SUMMARY_PURPOSE } from './derive-run-key.ts';

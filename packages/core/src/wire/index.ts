@@ -3,35 +3,7 @@
  * (which validates requests strictly) and `@countersign/client` (which parses every
  * answer before trusting it).
  */
-export {
-  AuthorizeOutcomeSchema,
-  CallStatusSchema,
-  CompleteOutcomeSchema,
-  DeniedReasonSchema,
-  ErrorResponse,
-  NotApprovedReasonSchema,
-  ProposalsResponse,
-  ProposeOutcomeSchema,
-  RegisterToolsResponse,
-  RelayCheckOutcomeSchema,
-  RequestStatusResponse,
-  TokenRejectionSchema,
-  TokenResponse,
-  ToolAdmissionSchema,
-} from './outcomes.ts';
-export {
-  AuthorizeBody,
-  CompleteBody,
-  CompletionSchema,
-  DispatchBody,
-  GrantSchema,
-  Id,
-  ProposalsBody,
-  RecordedCallBody,
-  RelayedBody,
-  TokenText,
-  ToolAdmissionBody,
-  ToolsBody,
-} from './requests.ts';
+export { AuthorizeOutcomeSchema, CallStatusSchema, CompleteOutcomeSchema, ErrorResponse, ProposalsResponse, RegisterToolsResponse, RelayCheckOutcomeSchema, RequestStatusResponse, TokenResponse, ToolAdmissionSchema } from './outcomes.ts';
+export { AuthorizeBody, CompleteBody, DispatchBody, Id, ProposalsBody, RecordedCallBody, RelayedBody, ToolAdmissionBody, ToolsBody } from './requests.ts';
 export { RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
 export { isUtf8JsonContentType } from './json-content-type.ts';

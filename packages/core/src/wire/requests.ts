@@ -13,8 +13,9 @@ export const ProposalsBody = z
     runId: Id,
     sessionId: Id,
     principal: Id,
-    /** The model response id; `modelResponseRef` is its older name (both given: they must be equal). */
+    /** The model response id. */
     responseRef: Id.optional(),
+    /** Deprecated: the older wire name of `responseRef`, still accepted (both given: they must be equal). */
     modelResponseRef: Id.optional(),
     /** The current task (one sentence, extracted agent- or proxy-side) for the intent stage; or `taskId`, a stored summary. */
     task: z.string().min(1).max(4000).optional(),
@@ -58,7 +59,7 @@ export const AuthorizeBody = z
   .strict();
 
 /**
- * POST /authorize/recorded (`RecordedCallRequest`): checks 3 and 4 for a runtime that has
+ * POST /authorize/recorded (`MatchingCallRequest`): checks 3 and 4 for a runtime that has
  * only the call it is about to make (an MCP gateway's `tools/call`), not the proposal id.
  */
 export const RecordedCallBody = z

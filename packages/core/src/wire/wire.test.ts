@@ -2,7 +2,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { AuthorizeRequest, CallStatus, CompleteOutcome, Completion, Grant, ProposeOutcome } from '../gate/index.ts';
 import type { AuthorizeOutcome } from '../gate/common/port.ts';
-import { type AuthorizeBody, AuthorizeOutcomeSchema, type CallStatusSchema, CompleteBody, type CompleteOutcomeSchema, type CompletionSchema, type GrantSchema, type ProposeOutcomeSchema } from './index.ts';
+import { type AuthorizeBody, AuthorizeOutcomeSchema, type CallStatusSchema, CompleteBody, type CompleteOutcomeSchema } from './index.ts';
+import type { ProposeOutcomeSchema } from './outcomes.ts';
+import type { CompletionSchema, GrantSchema } from './requests.ts';
 
 const grant: Grant = {
   v: 1,

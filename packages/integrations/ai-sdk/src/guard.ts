@@ -51,13 +51,13 @@ export class CountersignGuard extends IntegrationGuard<ApprovalMode, Countersign
    * With an `intent` option, `request` is the model call that produced the response:
    * the task proposed with the calls is derived from its prompt.
    */
-  async proposeResponse(toolCalls: readonly ModelToolCall[], modelResponseRef?: string, request?: { prompt: unknown; signal?: AbortSignal | undefined }): Promise<void> {
+  async proposeResponse(toolCalls: readonly ModelToolCall[], responseRef?: string, request?: { prompt: unknown; signal?: AbortSignal | undefined }): Promise<void> {
     // Provider-executed calls run at the provider: nothing here could hold them, so they are not recorded.
     const calls = toolCalls.filter((call) => call.providerExecuted !== true);
     const outcomes = await proposeResponseCalls(
       this,
       calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input })),
-      { responseRef: modelResponseRef, conversation: () => conversationOfPrompt(request?.prompt), signal: request?.signal },
+      { responseRef, conversation: () => conversationOfPrompt(request?.prompt), signal: request?.signal },
     );
     for (const [i, call] of calls.entries()) {
       const outcome = outcomes[i] as ProposeOutcome;

@@ -16,15 +16,15 @@ const tool = (name: string) => {
 
 describe('the learned decision', () => {
   const matcher = createLocalMatcher();
-  const decide = async (task: string, name: string) => (await matcher.match({ task, tool: tool(name), catalogue })).decision;
+  const matchOf = async (task: string, name: string) => (await matcher.match({ task, tool: tool(name), catalogue })).decision;
 
   it('a tool whose action the task rules out ("don’t close any of them") is not allowed; the tool asked for still is', async () => {
     // The rules alone allow both: the ruled-out tool ranks third of its server, over half the best.
-    expect(await decide('show me the open tickets but do not close any of them', 'close_ticket')).not.toBe('match');
-    expect(await decide('show me the open tickets but do not close any of them', 'list_tickets')).toBe('match');
-    expect(await decide('how are the likes on my last post? don’t delete it', 'delete_post')).not.toBe('match');
-    expect(await decide('how are the likes on my last post? don’t delete it', 'get_post_stats')).toBe('match');
-    expect(await decide('close ticket 12, it is solved', 'close_ticket')).toBe('match');
+    expect(await matchOf('show me the open tickets but do not close any of them', 'close_ticket')).not.toBe('match');
+    expect(await matchOf('show me the open tickets but do not close any of them', 'list_tickets')).toBe('match');
+    expect(await matchOf('how are the likes on my last post? don’t delete it', 'delete_post')).not.toBe('match');
+    expect(await matchOf('how are the likes on my last post? don’t delete it', 'get_post_stats')).toBe('match');
+    expect(await matchOf('close ticket 12, it is solved', 'close_ticket')).toBe('match');
   });
 
   it('only takes an allow back: a mismatch or an uncertain of the rules never becomes a match', () => {

@@ -1,7 +1,7 @@
 import type { MatchTool } from '../matcher/types.ts';
 import { stemOf, words } from '../text/tokenize.ts';
 import { memoized } from '../wordnet/concepts.ts';
-import type { Standing } from './decide.ts';
+import type { Standing } from './standing-rules.ts';
 
 /** A word as the matcher compares it: its stem and, with WordNet, its concepts. */
 export type WordKeys = (word: string) => readonly string[];
@@ -47,7 +47,7 @@ export const FEATURE_NAMES = [
   'rules_allow',
 ] as const;
 
-/** `rulesAllow`: the rank-and-ratio rules of decide.ts would allow it (the second version's decision, as evidence). */
+/** `rulesAllow`: the rank-and-ratio rules of standing-rules.ts would allow it (the second version's decision, as evidence). */
 export function decisionFeatures(standing: Standing, tool: MatchTool, task: TaskWords, keys: WordKeys, rulesAllow: boolean): number[] {
   const unit = standing.unit > 0 ? standing.unit : 1;
   const nameWords = words(tool.name);

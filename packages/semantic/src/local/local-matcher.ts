@@ -5,7 +5,7 @@ import { stemOf, words } from '../text/tokenize.ts';
 import { createConceptLookup } from '../wordnet/concepts.ts';
 import { createGlossLookup } from '../wordnet/glosses.ts';
 import { loadWordnet } from '../wordnet/wordnet.ts';
-import { type DecisionThresholds, decide, floorFor, type Standing } from './decide.ts';
+import { type DecisionThresholds, floorFor, matchByStanding, type Standing } from './standing-rules.ts';
 import { type DecisionModel, decideByModel, probabilityOf } from './decision-model.ts';
 import { DECISION_MODEL } from './decision-weights.ts';
 import { checkDefinition } from './definition-check.ts';
@@ -28,7 +28,7 @@ export interface LocalMatcherOptions {
   /**
    * How a tool that clears the relevance floor is decided: `learned` (default with WordNet), the
    * logistic regression of decision-weights.ts (trained by scripts/train-decision-model.ts), or
-   * `rules`, the rank and ratio thresholds of decide.ts (the second version's decision).
+   * `rules`, the rank and ratio thresholds of standing-rules.ts (the second version's decision).
    */
   decision?: 'learned' | 'rules' | undefined;
   /** A decision model other than the committed one (for training and tests). */
@@ -173,7 +173,7 @@ function judgeTask(index: ToolIndex, task: string, at: number, thresholds: Decis
   const standing = standingOf(index, index.score(task), at, index.termCount(task));
   if (standing === undefined) return undefined;
   const floor = floorFor(standing.taskTerms, standing.unit, thresholds);
-  const ruled = decide(standing, thresholds);
+  const ruled = matchByStanding(standing, thresholds);
   if (model === undefined || standing.bestScore < floor) return { decision: ruled, standing, floor };
   const features = decisionFeatures(standing, tool, said, keys, ruled === 'match');
   const probability = probabilityOf(model, features);

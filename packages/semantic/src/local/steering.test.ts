@@ -13,7 +13,7 @@ const tool = (name: string) => {
   return found;
 };
 const matcher = createLocalMatcher();
-const decide = async (task: string, name: string) => (await matcher.match({ task, tool: tool(name), catalogue })).decision;
+const matchOf = async (task: string, name: string) => (await matcher.match({ task, tool: tool(name), catalogue })).decision;
 // The MIT license's grant, as one pasted block.
 const LICENSE =
   'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions: The above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.';
@@ -30,16 +30,16 @@ describe('local matcher: what fits no tool is uncertain', () => {
       expect(await allowedFor(text), text).toEqual([]);
     }
     // One word in common is still enough for a tool whose name has it (a known limit, README).
-    expect(await decide('cancel my gym membership', 'drop_table')).not.toBe('match');
+    expect(await matchOf('cancel my gym membership', 'drop_table')).not.toBe('match');
     // Nothing fits, so a person decides: not a mismatch against some other tool.
-    expect(await decide('yes please go ahead', 'find_nearby')).toBe('uncertain');
+    expect(await matchOf('yes please go ahead', 'find_nearby')).toBe('uncertain');
   });
 
   it('the whole pasted MIT license allows at most one tool', async () => {
     // Known limits (README): it still lets `export_table` through, and its first
     // sentence alone, being shorter, still clears the floor for three tools.
     expect((await allowedFor(LICENSE)).length).toBeLessThanOrEqual(1);
-    expect(await decide(LICENSE, 'send_message')).not.toBe('match');
+    expect(await matchOf(LICENSE, 'send_message')).not.toBe('match');
   });
 
   it('the floor means the same in a two-tool catalogue: the seed task still reaches its tool', async () => {
@@ -58,8 +58,8 @@ describe('local matcher: what fits no tool is uncertain', () => {
   });
 
   it('a request in the tools\' own words still matches', async () => {
-    expect(await decide('turn the lights in the bedroom on at half brightness', 'set_light_state')).toBe('match');
-    expect(await decide('show the delivery status of order 5531', 'track_order')).toBe('match');
+    expect(await matchOf('turn the lights in the bedroom on at half brightness', 'set_light_state')).toBe('match');
+    expect(await matchOf('show the delivery status of order 5531', 'track_order')).toBe('match');
   });
 });
 
@@ -69,8 +69,8 @@ describe('local matcher: naming a tool does not make it fit', () => {
     const named = await matcher.match({ task, tool: tool('drop_table'), catalogue });
     expect(named.decision).not.toBe('match');
     expect(named.detail?.mentioned).toEqual(['drop_table']);
-    expect(await decide(task, 'track_order')).toBe('match');
-    expect(await decide('call export_table now', 'export_table')).not.toBe('match');
+    expect(await matchOf(task, 'track_order')).toBe('match');
+    expect(await matchOf('call export_table now', 'export_table')).not.toBe('match');
   });
 });
 
@@ -103,7 +103,7 @@ describe('local matcher: languages and scripts', () => {
     const spanish = await matcher.match({ task: 'Reserva un hotel en Madrid para la última semana de mayo', tool: tool('book_hotel'), catalogue });
     expect(spanish).toMatchObject({ decision: 'uncertain', detail: { reason: 'unreadable_language' } });
     // A short English request with names in it is still read.
-    expect(await decide('book a hotel in Zürich for two nights', 'book_hotel')).toBe('match');
+    expect(await matchOf('book a hotel in Zürich for two nights', 'book_hotel')).toBe('match');
   });
 });
 
@@ -113,7 +113,7 @@ describe('local matcher: offers the user only accepted', () => {
     const r = await matcher.match({ task: 'catch me up on the discussion in the marketing channel', offered, tool: tool('export_table'), catalogue });
     expect(r).toMatchObject({ decision: 'uncertain', detail: { reason: 'assistant_offer' } });
     // Without the offer the same task denies it; the user's own request still matches.
-    expect(await decide('catch me up on the discussion in the marketing channel', 'export_table')).toBe('mismatch');
+    expect(await matchOf('catch me up on the discussion in the marketing channel', 'export_table')).toBe('mismatch');
     const onlyOffer = await matcher.match({ task: offered[0]!, offered, tool: tool('export_table'), catalogue });
     expect(onlyOffer.decision).toBe('uncertain');
   });

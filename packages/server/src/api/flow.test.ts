@@ -57,7 +57,7 @@ describe('propose → list → view → decide → token → dispatch', () => {
         sessionId: 'session-1',
         runId: 'run-1',
         callId: 'call-1',
-        modelResponseRef: 'resp-1',
+        responseRef: 'resp-1',
       },
     });
     expect(shown.expiresAt - shown.createdAt).toBe(600_000);

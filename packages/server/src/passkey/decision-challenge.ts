@@ -17,7 +17,7 @@ export interface DecisionChallenge {
  * The claims and challenge for one decision the approver is about to make, built from
  * the LEDGER's call and request (the same function the gate rebuilds them with when the
  * decision arrives). For an edit, the edited arguments are canonicalized here as the
- * gate will; an "edit" that changes nothing is a plain approve, as `decide` treats it.
+ * gate will; an "edit" that changes nothing is a plain approve, as `gate.approvals.decide` treats it.
  */
 export async function decisionChallenge(
   services: Services,

@@ -66,7 +66,7 @@ export function makeServerFixture(overrides: Partial<Omit<ServerOptions, 'gate'>
     runId,
     sessionId: 'session-1',
     principal: 'user:42',
-    modelResponseRef: 'resp-1',
+    responseRef: 'resp-1',
     toolCalls,
   });
 

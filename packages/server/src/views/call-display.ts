@@ -5,7 +5,7 @@ import { checkInputSchema, type InputSchemaProblem, type RequestView } from '@co
  * What a person reading this call should be warned about. Raw values elsewhere in the
  * view stay byte-exact for machines; this says which of them do not read as what they are.
  * Every pointer is into one document: `{ toolName, principal, runId, sessionId, callId,
- * proposalId, modelResponseRef, ruleId, ruleDescription, context, arguments, decisions: [{ approver, reason }] }`.
+ * proposalId, responseRef, ruleId, ruleDescription, context, arguments, decisions: [{ approver, reason }] }`.
  */
 export interface CallDisplay {
   /** Hidden or misleading characters (bidi controls, invisible, controls, odd spaces, non-NFC, Latin look-alikes). */
@@ -26,7 +26,7 @@ export function displayDocument(view: RequestView, args: unknown): Record<string
     sessionId: proposal.sessionId,
     callId: proposal.callId,
     proposalId: proposal.proposalId,
-    ...(proposal.modelResponseRef === undefined ? {} : { modelResponseRef: proposal.modelResponseRef }),
+    ...(proposal.responseRef === undefined ? {} : { responseRef: proposal.responseRef }),
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
     ...(request.ruleDescription === undefined ? {} : { ruleDescription: request.ruleDescription }),
     ...(proposal.context === undefined ? {} : { context: proposal.context }),

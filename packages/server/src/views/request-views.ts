@@ -56,7 +56,7 @@ export interface ApprovalView {
     runId: string;
     sessionId: string;
     callId: string;
-    modelResponseRef?: string | undefined;
+    responseRef?: string | undefined;
     /** Set when this call is an approver's edit of another proposal. */
     parentProposalId?: string | undefined;
     /** What the agent said about the call: its untrusted words, not part of what runs. */
@@ -122,7 +122,7 @@ export async function approvalView(_gate: Gate, view: RequestView): Promise<Appr
       runId: proposal.runId,
       sessionId: proposal.sessionId,
       callId: proposal.callId,
-      ...(proposal.modelResponseRef === undefined ? {} : { modelResponseRef: proposal.modelResponseRef }),
+      ...(proposal.responseRef === undefined ? {} : { responseRef: proposal.responseRef }),
       ...(proposal.parentProposalId === undefined ? {} : { parentProposalId: proposal.parentProposalId }),
       ...(proposal.context === undefined ? {} : { context: proposal.context }),
       ...(proposal.result === undefined ? {} : { result: { status: proposal.result.status, at: proposal.result.at } }),

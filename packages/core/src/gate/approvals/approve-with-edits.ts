@@ -3,7 +3,7 @@ import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts
 import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApproverRule, EditRefusal, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
-import { decideSafely } from '../../policy/safe-decide.ts';
+import { askPolicy } from '../../policy/ask-policy.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
@@ -55,7 +55,7 @@ export async function approveWithEdits(
   if (view.status !== 'pending') return fail(view.status === 'expired' ? 'expired' : 'already_decided', `request is ${view.status}`);
 
   const now = deps.clock();
-  const verdict = await decideSafely(deps.policy, {
+  const verdict = await askPolicy(deps.policy, {
     toolName: original.toolName,
     args: edited.value,
     principal: original.principal,
@@ -103,7 +103,7 @@ export async function approveWithEdits(
       definitionDigest: original.definitionDigest,
       canonicalArgs: edited.canonical,
       argsDigest: edited.digest,
-      modelResponseRef: original.modelResponseRef,
+      responseRef: original.responseRef,
       parentProposalId: original.proposalId,
       createdAt: now,
     },

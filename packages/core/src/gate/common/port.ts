@@ -11,12 +11,9 @@ export interface ModelResponse {
   principal: string;
   /**
    * The model response id (e.g. `chatcmpl-...`, `resp_...`), kept with every proposal of
-   * the response and in its `proposal` audit record. `modelResponseRef` is the older
-   * name of the same field; when both are given they must be equal.
+   * the response and in its `proposal` audit record.
    */
   responseRef?: string | undefined;
-  /** Same as `responseRef` (kept for existing callers). */
-  modelResponseRef?: string | undefined;
   /** `context`: what the agent says about this call, for the approver (untrusted, bounded). */
   toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined }>;
   /**

@@ -46,7 +46,7 @@ export async function admitDefinition(deps: GateDeps, entry: CatalogEntry): Prom
   }
   if (entry.vouched === true) return { ok: true };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const decided = await decide(deps, entry.name, digest!, entry.registeredBy);
+    const decided = await admissionOf(deps, entry.name, digest!, entry.registeredBy);
     if (decided !== 'retry') return decided;
   }
   return refuse(`${entry.name}: its pin kept changing; try again`);
@@ -63,7 +63,7 @@ export function admittedWithoutStore(deps: Pick<GateDeps, 'recordedDefinitions'>
 }
 
 /** `registeredBy`: the agent that registered this definition, named on the review it opens. */
-async function decide(deps: GateDeps, toolName: string, digest: string, registeredBy: string | undefined): Promise<Admission | 'retry'> {
+async function admissionOf(deps: GateDeps, toolName: string, digest: string, registeredBy: string | undefined): Promise<Admission | 'retry'> {
   const now = deps.clock();
   const pin = await deps.definitions.getPin(toolName);
   if (pin?.status === 'trusted' && pin.trustedDigest === digest) return { ok: true };

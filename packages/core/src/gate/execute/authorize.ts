@@ -4,7 +4,7 @@ import { sha256Hex } from '../../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
-import { decideSafelyNow } from '../../policy/safe-decide.ts';
+import { askPolicyNow } from '../../policy/ask-policy.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../common/agent.ts';
 import { auditedWrite } from '../common/audited-write.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
@@ -49,17 +49,18 @@ export type AuthorizedCall =
  * is refused `already_consumed`.
  */
 export async function authorize(deps: GateDeps, request: AuthorizeRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
-  const outcome = await authorizeCall(deps, request, agent);
+  const outcome = await checkAndConsume(deps, request, agent);
   if (outcome.status !== 'authorized') return outcome;
   return { status: 'authorized', grant: issueGrant(deps, outcome.proposal, outcome.consumed) };
 }
 
 /**
- * `authorize`, also handing back the registered tool (the gate's own dispatch runs it).
+ * What `authorize` checks and consumes, without issuing the grant: hands back the ledger's
+ * call and the registered tool instead (the gate's own `dispatch` runs it).
  * `requireExecute`: the caller will run the tool here, so a tool the gate cannot run
  * (one that runs in a remote agent) is refused before its approval is spent.
  */
-export async function authorizeCall(
+export async function checkAndConsume(
   deps: GateDeps,
   request: AuthorizeRequest,
   agent: Agent = DEFAULT_AGENT,
@@ -99,7 +100,7 @@ export async function authorizeCall(
 
     // The built-in engine answers synchronously: no await (and no promise) on that path.
     // The arguments are parsed when a rule reads them (see RecordedCallInput).
-    const deciding = decideSafelyNow(deps.policy, new RecordedCallInput(proposal));
+    const deciding = askPolicyNow(deps.policy, new RecordedCallInput(proposal));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // As at propose: a destructive tool allowed only by a pattern needs the approval propose asked for.
     const verdict = tightenByAnnotations(decided, known.entry.definition?.annotations);

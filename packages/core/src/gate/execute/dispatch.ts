@@ -1,5 +1,5 @@
 import { type Agent, DEFAULT_AGENT } from '../common/agent.ts';
-import { authorizeCall } from './authorize.ts';
+import { checkAndConsume } from './authorize.ts';
 import { completeDispatched, digestResult } from './complete.ts';
 import type { GateDeps } from '../config.ts';
 import type { DispatchOutcome } from '../common/outcomes.ts';
@@ -19,7 +19,7 @@ export type DispatchRequest = AuthorizeRequest;
  * ledger's arguments, `complete` with what it returned. Never throws.
  */
 export async function dispatch(deps: GateDeps, request: DispatchRequest, agent: Agent = DEFAULT_AGENT): Promise<DispatchOutcome> {
-  const authorized = await authorizeCall(deps, request, agent, true);
+  const authorized = await checkAndConsume(deps, request, agent, true);
   if (authorized.status !== 'authorized') return authorized;
   // Running the call is written here rather than in an async helper: each async layer on
   // the dispatch path costs a suspended frame and its promises (~400 B per call).

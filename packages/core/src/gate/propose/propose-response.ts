@@ -13,10 +13,6 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
   if (typeof response !== 'object' || response === null || !Array.isArray(response.toolCalls)) {
     return Promise.resolve([{ status: 'rejected', reason: 'invalid_call', message: 'a model response needs a toolCalls list' }]);
   }
-  const ref = responseRefOf(response);
-  if (typeof ref === 'object') {
-    return Promise.resolve(response.toolCalls.map(() => ({ status: 'rejected', reason: 'invalid_call', message: ref.problem })));
-  }
   const calls = response.toolCalls.map(
     (toolCall): ModelToolCall => ({
       runId: response.runId,
@@ -25,7 +21,7 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       callId: toolCall?.id,
       toolName: toolCall?.name,
       arguments: toolCall?.arguments,
-      modelResponseRef: ref,
+      responseRef: response.responseRef,
       ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
       ...(response.task === undefined ? {} : { task: response.task }),
       ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
@@ -35,11 +31,3 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
   return proposeResponse(deps, calls, agent);
 }
 
-/** The response's reference under either name, or why the two names disagree. */
-function responseRefOf(response: ModelResponse): string | undefined | { problem: string } {
-  const { responseRef, modelResponseRef } = response;
-  if (responseRef !== undefined && modelResponseRef !== undefined && responseRef !== modelResponseRef) {
-    return { problem: 'responseRef and modelResponseRef name the same field and must be equal' };
-  }
-  return responseRef ?? modelResponseRef;
-}

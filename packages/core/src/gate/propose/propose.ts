@@ -5,7 +5,7 @@ import { type CanonicalArguments, canonicalizeArguments } from '../../canonical/
 import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApprovalRequest, NewApprovalRequest, Proposal, ProposalInput, RecordProposalResult } from '../../ledger/types.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
-import { decideSafelyNow } from '../../policy/safe-decide.ts';
+import { askPolicyNow } from '../../policy/ask-policy.ts';
 import type { PolicyInput, Verdict } from '../../policy/types.ts';
 import { emit } from '../../events/emit.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
@@ -32,7 +32,7 @@ export interface ModelToolCall {
   /** Raw JSON text (OpenAI-style) or an already-parsed object (AI SDK style). */
   arguments: unknown;
   /** Model response id or similar, kept with the proposal. */
-  modelResponseRef?: string | undefined;
+  responseRef?: string | undefined;
   /**
    * What the agent says about the call, for the approver (at most
    * `MAX_PROPOSAL_CONTEXT_LENGTH` characters). Untrusted: shown as the agent's words,
@@ -142,7 +142,7 @@ function prepareProposal(deps: GateDeps, call: ModelToolCall, agent: Agent): Pre
     const known = deps.intent === undefined ? resolveInMemory(deps.catalog, call.toolName) : ASK;
     if (known === undefined || (known !== ASK && admittedWithoutStore(deps, known))) {
       const now = deps.clock();
-      const decided = decideSafelyNow(deps.policy, policyInput(call, args, known));
+      const decided = askPolicyNow(deps.policy, policyInput(call, args, known));
       if (!(decided instanceof Promise)) return readyCall(deps, call, agent, args, known, tightenByAnnotations(decided, known?.definition?.annotations), now, undefined);
       return decided.then(
         (verdict) => readyCall(deps, call, agent, args, known, tightenByAnnotations(verdict, known?.definition?.annotations), now, undefined),
@@ -173,7 +173,7 @@ async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: A
     }
     const now = deps.clock();
     // Policy first, so the proposal, its approval request and all their records commit as one.
-    const deciding = decideSafelyNow(deps.policy, policyInput(call, args, entry));
+    const deciding = askPolicyNow(deps.policy, policyInput(call, args, entry));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // The admitted (pinned) definition's annotations may only tighten the verdict.
     const tightened = tightenByAnnotations(decided, entry?.definition?.annotations);
@@ -226,7 +226,7 @@ function readyCall(
       definitionDigest: entry?.definitionDigest,
       canonicalArgs: args.canonical,
       argsDigest: args.digest,
-      modelResponseRef: call.modelResponseRef,
+      responseRef: call.responseRef,
       ...(call.context === undefined ? {} : { context: call.context }),
       createdAt: now,
     };
@@ -364,7 +364,7 @@ function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { rule
 function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
   // Built by assignment, in the order the spreads wrote them (every propose makes these two).
   const proposed = eventAbout(proposal, 'proposal', now);
-  proposed.detail = proposal.modelResponseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.modelResponseRef };
+  proposed.detail = proposal.responseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.responseRef };
   const decided = eventAbout(proposal, 'verdict', now);
   decided.reason = verdict.kind === 'deny' ? verdict.reason : undefined;
   const detail: { [key: string]: AuditValue } = { verdict: verdict.kind, ruleId: verdict.ruleId ?? null };

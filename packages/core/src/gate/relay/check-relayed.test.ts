@@ -176,21 +176,11 @@ describe('one model response, one propose', () => {
       ],
     });
     expect(outcomes.map((o) => o.status)).toEqual(['allowed', 'allowed']);
-    for (const callId of ['c1', 'c2']) expect((await ledger.findProposalByCall('run-ref', callId))?.modelResponseRef).toBe('chatcmpl-123');
+    for (const callId of ['c1', 'c2']) expect((await ledger.findProposalByCall('run-ref', callId))?.responseRef).toBe('chatcmpl-123');
     const records = (await audit.read()).filter((r) => r.type === 'proposal');
     expect(records.map((r) => r.detail)).toEqual([
       { agent: 'agent-r', responseRef: 'chatcmpl-123' },
       { agent: 'agent-r', responseRef: 'chatcmpl-123' },
     ]);
-    const conflicting = await port.propose({
-      runId: 'run-ref2',
-      sessionId: 's',
-      principal: 'user:1',
-      responseRef: 'resp_1',
-      modelResponseRef: 'resp_2',
-      toolCalls: [{ id: 'c1', name: 'read_file', arguments: {} }],
-    });
-    expect(conflicting).toMatchObject([{ status: 'rejected', reason: 'invalid_call' }]);
-    expect(await ledger.getRunOwner('run-ref2')).toBeUndefined();
   });
 });

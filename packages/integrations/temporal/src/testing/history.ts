@@ -76,6 +76,15 @@ class HistoryBuilder {
 
   /** An activity the tool interceptor refused with a non-retryable ApplicationFailure of `failureType`. */
   refusedActivity(activityId: string, activityType: string, input: unknown, failureType: string, completedTask: number): void {
+    this.failedActivity(activityId, activityType, input, { type: failureType, message: 'approval request req-1 is still pending' }, completedTask);
+  }
+
+  /**
+   * An activity whose last attempt (`attempt`) failed with a non-retryable ApplicationFailure.
+   * Earlier attempts leave no events of their own: the server records only the last attempt's
+   * start, with the failure that ended the attempt before it (`lastFailure`).
+   */
+  failedActivity(activityId: string, activityType: string, input: unknown, failure: { type: string; message: string }, completedTask: number, attempt = 1, lastFailure?: Record<string, unknown>): void {
     const scheduled = this.add('ACTIVITY_TASK_SCHEDULED', {
       activityId,
       activityType: { name: activityType },
@@ -84,9 +93,9 @@ class HistoryBuilder {
       startToCloseTimeout: duration(60),
       workflowTaskCompletedEventId: completedTask,
     });
-    const started = this.add('ACTIVITY_TASK_STARTED', { scheduledEventId: scheduled, attempt: 1, identity: 'hand-built' });
+    const started = this.add('ACTIVITY_TASK_STARTED', { scheduledEventId: scheduled, attempt, identity: 'hand-built', ...(lastFailure === undefined ? {} : { lastFailure }) });
     this.add('ACTIVITY_TASK_FAILED', {
-      failure: { message: 'approval request req-1 is still pending', source: 'TypeScriptSDK', applicationFailureInfo: { type: failureType, nonRetryable: true } },
+      failure: { message: failure.message, source: 'TypeScriptSDK', applicationFailureInfo: { type: failure.type, nonRetryable: true } },
       scheduledEventId: scheduled,
       startedEventId: started,
       retryState: 'RETRY_STATE_NON_RETRYABLE_FAILURE',
@@ -123,9 +132,12 @@ export interface HistoryTampering {
   signalName?: string;
 }
 
-/** The approval path: propose → approval required → timer until expiry → decision signal → timer cancelled → guarded tool → done. */
-export function approvedCallHistory(tampering: HistoryTampering = {}) {
-  const b = new HistoryBuilder();
+/**
+ * The start of the approval path: propose → approval required → timer until expiry → decision
+ * signal (under `signalName`) → timer cancelled. Returns the workflow task that schedules the
+ * guarded tool and the tool activity's envelope.
+ */
+function approvedUntilTool(b: HistoryBuilder, signalName = 'countersign.decision') {
   started(b);
   const first = b.workflowTask();
   const proposal = { proposalId: 'p-1', requestId: 'req-1', callId: 'call-1', argsDigest: 'd', status: 'approval_required' };
@@ -134,11 +146,18 @@ export function approvedCallHistory(tampering: HistoryTampering = {}) {
   const second = b.workflowTask();
   // The wait: the request's expiry minus the workflow clock (the activation's time = the task's start).
   const timer = b.add('TIMER_STARTED', { timerId: '1', startToFireTimeout: duration((expiresAt - (b.now - 10)) / 1000), workflowTaskCompletedEventId: second });
-  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName: tampering.signalName ?? 'countersign.decision', input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
+  b.add('WORKFLOW_EXECUTION_SIGNALED', { signalName, input: { payloads: [payload({ requestId: 'req-1', decision: 'approve' })] }, identity: 'notifier' }, 60_000);
   const third = b.workflowTask();
   b.add('TIMER_CANCELED', { timerId: '1', startedEventId: timer, workflowTaskCompletedEventId: third, identity: 'hand-built' });
   const envelope = { countersign: { v: 1, proposalId: 'p-1', requestId: 'req-1', callId: INPUT.call.id, sessionId: INPUT.sessionId, principal: INPUT.principal }, arguments: INPUT.call.arguments };
-  b.activity('2', 'transfer', envelope, { transferred: 500 }, third);
+  return { toolTask: third, envelope };
+}
+
+/** The approval path: propose → approval required → timer until expiry → decision signal → timer cancelled → guarded tool → done. */
+export function approvedCallHistory(tampering: HistoryTampering = {}) {
+  const b = new HistoryBuilder();
+  const { toolTask, envelope } = approvedUntilTool(b, tampering.signalName);
+  b.activity('2', 'transfer', envelope, { transferred: 500 }, toolTask);
   const fourth = b.workflowTask();
   b.add('WORKFLOW_EXECUTION_COMPLETED', {
     result: { payloads: [payload({ status: 'executed', proposalId: 'p-1', result: { transferred: 500 } })] },
@@ -198,5 +217,39 @@ export function forgedSignalHistory() {
     result: { payloads: [payload({ status: 'executed', proposalId: 'p-1', result: { transferred: 500 } })] },
     workflowTaskCompletedEventId: sixth,
   });
+  return temporal.api.history.v1.History.fromObject({ events: b.events });
+}
+
+/** Options to build a worker-death history a correct workflow must NOT replay (the test's negative control). */
+export interface WorkerDeathTampering {
+  /** After the refusal, the workflow scheduled the tool activity again (what a workflow that retried the call itself would record). */
+  toolScheduledAgain?: boolean;
+}
+
+/**
+ * The worker died while the tool ran: the approved call's tool activity timed out on attempt 1
+ * (start-to-close; the worker never reported back), Temporal retried it, and attempt 2 failed
+ * with `failure` (what the tool interceptor threw). The workflow ends `refused` with that
+ * failure's type and schedules nothing more.
+ */
+export function workerDiedHistory(failure: { type: string; message: string }, tampering: WorkerDeathTampering = {}) {
+  const b = new HistoryBuilder();
+  const { toolTask, envelope } = approvedUntilTool(b);
+  const lostAttempt = { message: 'activity StartToClose timeout', source: 'Server', timeoutFailureInfo: { timeoutType: 'TIMEOUT_TYPE_START_TO_CLOSE' } };
+  b.failedActivity('2', 'transfer', envelope, failure, toolTask, 2, lostAttempt);
+  const fourth = b.workflowTask();
+  if (tampering.toolScheduledAgain === true) {
+    b.activity('3', 'transfer', envelope, { transferred: 500 }, fourth);
+    const fifth = b.workflowTask();
+    b.add('WORKFLOW_EXECUTION_COMPLETED', {
+      result: { payloads: [payload({ status: 'executed', proposalId: 'p-1', result: { transferred: 500 } })] },
+      workflowTaskCompletedEventId: fifth,
+    });
+  } else {
+    b.add('WORKFLOW_EXECUTION_COMPLETED', {
+      result: { payloads: [payload({ status: 'refused', proposalId: 'p-1', failureType: failure.type, message: failure.message })] },
+      workflowTaskCompletedEventId: fourth,
+    });
+  }
   return temporal.api.history.v1.History.fromObject({ events: b.events });
 }

@@ -41,7 +41,7 @@ export function authorizeRoutes(services: Services): Hono<AppEnv> {
    */
   routes.post('/authorize/recorded', requireAgent(services), async (c) => {
     const body = validate(RecordedCallBody, await readJsonBody(c, services.bodyLimits));
-    const outcome = await services.gate.authorizeRecorded(body, agentOf(c));
+    const outcome = await services.gate.authorizeMatchingCall(body, agentOf(c));
     if (outcome.status === 'not_approved' && outcome.reason === 'unknown_call') {
       throw new ApiError('not_found', 'no recorded call of this agent matches');
     }

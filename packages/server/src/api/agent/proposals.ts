@@ -21,11 +21,15 @@ export function proposalRoutes(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/proposals', requireAgent(services), async (c) => {
     const body = validate(ProposalsBody, await readJsonBody(c, services.bodyLimits));
-    if (body.responseRef !== undefined && body.modelResponseRef !== undefined && body.responseRef !== body.modelResponseRef) {
+    // `modelResponseRef` is the wire's older name of `responseRef`, still accepted from
+    // agents written against it; the gate knows only `responseRef`.
+    const { modelResponseRef, ...response } = body;
+    if (response.responseRef !== undefined && modelResponseRef !== undefined && response.responseRef !== modelResponseRef) {
       throw new ApiError('invalid_request', 'responseRef and modelResponseRef name the same field and must be equal');
     }
+    const responseRef = response.responseRef ?? modelResponseRef;
     // One operation for the whole response (one transaction on SQLite and Postgres).
-    const proposed = await services.gate.proposeResponse(body, agentOf(c));
+    const proposed = await services.gate.proposeResponse({ ...response, ...(responseRef === undefined ? {} : { responseRef }) }, agentOf(c));
     // Every call of a response shares its run and principal: one such refusal refuses the response.
     if (proposed.some((o) => o.status === 'rejected' && o.reason === 'run_owned_by_other_agent')) {
       throw new ApiError('not_found', `no run ${body.runId} for this agent (another agent started it); use a new run id`);

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import type { Approver } from '@countersign/core/gate';
 import type { ApprovalRequest } from '@countersign/core/ledger';
-import { decide } from '../../approvals/decide.ts';
+import { submitDecision } from '../../approvals/submit-decision.ts';
 import { revokeRequest } from '../../approvals/revoke.ts';
 import { withdrawApproval } from '../../approvals/withdraw.ts';
 import { approverOf } from '../../auth/approver-of.ts';
@@ -43,7 +43,7 @@ export function decisionRoutes(services: Services): Hono<AppEnv> {
 }
 
 function decideCall(services: Services, approver: Approver, body: DecisionBody & { decision: 'approve' | 'deny' }) {
-  return decide(
+  return submitDecision(
     services,
     approver,
     {

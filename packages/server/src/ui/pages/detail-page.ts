@@ -98,7 +98,7 @@ function callOrigin(call: ApprovalView['call']): Html {
 <dt>Session</dt><dd class="mono">${shown(call.sessionId)}</dd>
 <dt>Call id</dt><dd class="mono">${shown(call.callId)}</dd>
 <dt>Proposal</dt><dd class="mono">${shown(call.proposalId)}</dd>
-${call.modelResponseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.modelResponseRef)}</dd>`}`;
+${call.responseRef === undefined ? '' : html`<dt>Model response</dt><dd class="mono">${shown(call.responseRef)}</dd>`}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../../app/env.ts';
 import type { Services } from '../../app/services.ts';
 import { RequestStatusFilter } from '../../api/schemas.ts';
-import { decide } from '../../approvals/decide.ts';
+import { submitDecision } from '../../approvals/submit-decision.ts';
 import { eligibleView } from '../../approvals/eligible-view.ts';
 import { revokeRequest } from '../../approvals/revoke.ts';
 import { withdrawApproval } from '../../approvals/withdraw.ts';
@@ -90,7 +90,7 @@ export function approvalPages(services: Services): Hono<AppEnv> {
       // Passkey-signed approvals (passkey.js fills the field): the gate verifies it against the ledger's call.
       const assertion = passkeyAssertionFromForm(form);
       if (assertion !== undefined) input = { ...input, passkeyAssertion: assertion };
-      const outcome = await decide(services, identity.approver, input);
+      const outcome = await submitDecision(services, identity.approver, input);
       const audit = outcome.auditRecorded === false ? '&audit=missing' : '';
       const edited = outcome.editedRequest;
       if (edited !== undefined) {

@@ -5,13 +5,13 @@ import { ApiError } from '../errors/api-error.ts';
 export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
 
 /**
- * Records one decision by an authenticated approver. `input` holds only what the approver chose; which call it is about
+ * Submits one decision by an authenticated approver to `gate.approvals.decide`, which applies every approval rule. `input` holds only what the approver chose; which call it is about
  * comes from the ledger. Failures are typed `ApiError`s whose messages describe
  * only the caller's own request. A decision that took effect is never reported as a
  * failure: if only its audit record is missing, the outcome says `auditRecorded: false`
  * and the routes pass that on to the approver.
  */
-export async function decide(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
+export async function submitDecision(services: Services, approver: Approver, input: DecisionInput): Promise<DecisionSuccess> {
   // The gate applies every approval rule (eligibility, once; an edit that changes nothing is a
   // plain approval); a request this approver may not decide fails as not_found, like a missing one.
   // Under a passkey rule the gate checks the assertion with the server's WebAuthn verifier.

@@ -8,7 +8,7 @@ import { errorMessage } from '../common/call-records.ts';
 import { reject, UNKNOWN_CALL } from '../common/reject.ts';
 
 /** A call a runtime is about to make (an MCP `tools/call`), claimed to be one the model made in `runId`. */
-export interface RecordedCallRequest {
+export interface MatchingCallRequest {
   runId: string;
   /** The model's tool-call id, when the runtime knows it: selects the record, so a mismatch gets its precise code. */
   callId?: string | undefined;
@@ -32,7 +32,7 @@ export interface RecordedCallRequest {
  * is authorized exactly like `authorize` (policy, token, single use) and its grant
  * carries the LEDGER's arguments. Never throws.
  */
-export async function authorizeRecorded(deps: GateDeps, request: RecordedCallRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
+export async function authorizeMatchingCall(deps: GateDeps, request: MatchingCallRequest, agent: Agent = DEFAULT_AGENT): Promise<AuthorizeOutcome> {
   const asked = { runId: request?.runId, callId: request?.callId };
   if (typeof request !== 'object' || request === null || typeof request.runId !== 'string' || typeof request.toolName !== 'string') {
     return reject(deps, undefined, UNKNOWN_CALL, 'a recorded call needs its run id and tool name', asked, agent);

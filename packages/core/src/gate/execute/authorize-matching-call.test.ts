@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeGateFixture } from '../../testing/gate-fixture.ts';
 
 // CASA checks 3 and 4 for a runtime that only has the call it is about to make.
-describe('authorizeRecorded', () => {
+describe('authorizeMatchingCall', () => {
   async function recorded() {
     const f = makeGateFixture();
     const approved = await f.proposeAndApprove();
@@ -15,17 +15,17 @@ describe('authorizeRecorded', () => {
 
   it('with the call id, a different tool is tool_mismatch, audited, and spends nothing', async () => {
     const { f, call, token } = await recorded();
-    const outcome = await f.gate.authorizeRecorded({ runId: call.runId, callId: call.callId, toolName: 'refund', arguments: { amount: 500, to: 'alice' }, token });
+    const outcome = await f.gate.authorizeMatchingCall({ runId: call.runId, callId: call.callId, toolName: 'refund', arguments: { amount: 500, to: 'alice' }, token });
     expect(outcome).toMatchObject({ status: 'not_approved', reason: 'tool_mismatch' });
     expect(await lastRejection(f)).toMatchObject({ reason: 'tool_mismatch', callId: call.callId });
-    expect(await f.gate.authorizeRecorded({ runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { to: 'alice', amount: 500 }, token })).toMatchObject({
+    expect(await f.gate.authorizeMatchingCall({ runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { to: 'alice', amount: 500 }, token })).toMatchObject({
       status: 'authorized',
     });
   });
 
   it('with the call id, different arguments are args_mismatch, audited', async () => {
     const { f, call, token } = await recorded();
-    const outcome = await f.gate.authorizeRecorded({ runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { amount: 50_000, to: 'mallory' }, token });
+    const outcome = await f.gate.authorizeMatchingCall({ runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { amount: 50_000, to: 'mallory' }, token });
     expect(outcome).toMatchObject({ status: 'not_approved', reason: 'args_mismatch' });
     expect(await lastRejection(f)).toMatchObject({ reason: 'args_mismatch', callId: call.callId });
   });
@@ -34,10 +34,10 @@ describe('authorizeRecorded', () => {
     const { f, call, token } = await recorded();
     const request = { runId: call.runId, callId: call.callId, toolName: 'transfer', arguments: { to: 'alice', amount: 500 }, token };
     for (const attempt of [request, { ...request, callId: undefined }]) {
-      expect(await f.gate.authorizeRecorded({ ...attempt, sessionId: 'another-session' })).toMatchObject({ status: 'not_approved', reason: 'session_mismatch' });
+      expect(await f.gate.authorizeMatchingCall({ ...attempt, sessionId: 'another-session' })).toMatchObject({ status: 'not_approved', reason: 'session_mismatch' });
     }
     expect(await lastRejection(f)).toMatchObject({ reason: 'session_mismatch', callId: call.callId });
-    expect(await f.gate.authorizeRecorded({ ...request, sessionId: call.sessionId })).toMatchObject({ status: 'authorized' });
+    expect(await f.gate.authorizeMatchingCall({ ...request, sessionId: call.sessionId })).toMatchObject({ status: 'authorized' });
   });
 
   it('without a call id, a call nobody recorded in the run is unknown_call, audited with what was asked', async () => {
@@ -46,13 +46,13 @@ describe('authorizeRecorded', () => {
       { toolName: 'transfer', arguments: { amount: 501, to: 'alice' } },
       { toolName: 'refund', arguments: { amount: 500, to: 'alice' } },
     ]) {
-      expect(await f.gate.authorizeRecorded({ runId: call.runId, ...attempt, token })).toMatchObject({ status: 'not_approved', reason: 'unknown_call' });
+      expect(await f.gate.authorizeMatchingCall({ runId: call.runId, ...attempt, token })).toMatchObject({ status: 'not_approved', reason: 'unknown_call' });
     }
-    expect(await f.gate.authorizeRecorded({ runId: 'another-run', toolName: 'transfer', arguments: { amount: 500, to: 'alice' }, token })).toMatchObject({
+    expect(await f.gate.authorizeMatchingCall({ runId: 'another-run', toolName: 'transfer', arguments: { amount: 500, to: 'alice' }, token })).toMatchObject({
       reason: 'unknown_call',
     });
     expect(await lastRejection(f)).toMatchObject({ reason: 'unknown_call', runId: 'another-run' });
-    expect(await f.gate.authorizeRecorded({ runId: call.runId, callId: 'call-nobody-made', toolName: 'transfer', arguments: {}, token })).toMatchObject({
+    expect(await f.gate.authorizeMatchingCall({ runId: call.runId, callId: 'call-nobody-made', toolName: 'transfer', arguments: {}, token })).toMatchObject({
       reason: 'unknown_call',
     });
   });
@@ -60,16 +60,16 @@ describe('authorizeRecorded', () => {
   it('without a call id, the matching recorded call is authorized once, with the ledger arguments; then it is no longer open', async () => {
     const { f, call, token, proposalId } = await recorded();
     const request = { runId: call.runId, toolName: 'transfer', arguments: { to: 'alice', amount: 500 }, token };
-    const outcome = await f.gate.authorizeRecorded(request);
+    const outcome = await f.gate.authorizeMatchingCall(request);
     if (outcome.status !== 'authorized') throw new Error(JSON.stringify(outcome));
     expect(outcome.grant).toMatchObject({ proposalId, canonicalArgs: '{"amount":500,"to":"alice"}' });
-    expect(await f.gate.authorizeRecorded(request)).toMatchObject({ reason: 'unknown_call' });
-    expect(await f.gate.authorizeRecorded({ ...request, callId: call.callId })).toMatchObject({ reason: 'already_consumed' });
+    expect(await f.gate.authorizeMatchingCall(request)).toMatchObject({ reason: 'unknown_call' });
+    expect(await f.gate.authorizeMatchingCall({ ...request, callId: call.callId })).toMatchObject({ reason: 'already_consumed' });
   });
 
   it("another agent's recorded call is unknown_call", async () => {
     const { f, call, token } = await recorded();
-    const outcome = await f.gate.authorizeRecorded({ runId: call.runId, toolName: 'transfer', arguments: { amount: 500, to: 'alice' }, token }, { id: 'intruder' });
+    const outcome = await f.gate.authorizeMatchingCall({ runId: call.runId, toolName: 'transfer', arguments: { amount: 500, to: 'alice' }, token }, { id: 'intruder' });
     expect(outcome).toMatchObject({ reason: 'unknown_call' });
   });
 });

@@ -29,7 +29,7 @@ export class GatewayError extends Error {
  * definition is hidden and refused; admitting it opened its review (old and new side by
  * side on the approval page), and approving the review serves it again.
  */
-export class ToolCatalogue {
+export class UpstreamTools {
   readonly #tools = new Map<string, ServedTool>();
   // Digest last registered per served name, so an unchanged listing writes nothing.
   readonly #registered = new Map<string, string>();
@@ -82,7 +82,7 @@ export class ToolCatalogue {
    * Concurrent callers share listings: one that arrives while a listing is under way
    * waits for the next one (which starts after it arrived), and every caller waiting for
    * that next one shares it. So each caller gets a listing begun after it asked, and an
-   * upstream sees at most one listing in flight from this catalogue.
+   * upstream sees at most one listing in flight from these upstream tools.
    */
   relist(upstreamName: string): Promise<void> {
     const queue = this.#relists.get(upstreamName) ?? {};

@@ -57,7 +57,7 @@ export function floorFor(terms: number, unit: number, t: DecisionThresholds): nu
  * better. Text that fits no tool ("ok", pasted license text, an unrelated request) is
  * `uncertain`; anything else is a mismatch. The local matcher is only ever used to deny.
  */
-export function decide(standing: Standing, t: DecisionThresholds): MatchDecision {
+export function matchByStanding(standing: Standing, t: DecisionThresholds): MatchDecision {
   const floor = floorFor(standing.taskTerms, standing.unit, t);
   if (standing.bestScore < floor) return 'uncertain';
   if (standing.score < floor) return 'mismatch';

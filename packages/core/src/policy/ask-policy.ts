@@ -1,7 +1,7 @@
 import type { PolicyEngine, PolicyInput, Verdict } from './types.ts';
 import { toWellFormedVerdict } from './verdict-shape.ts';
 
-export interface DecideSafelyOptions {
+export interface AskPolicyOptions {
   /**
    * Deny with `policy_error` if the engine has not answered within this many
    * milliseconds (for remote engines such as OPA). No limit when omitted.
@@ -15,25 +15,25 @@ export interface DecideSafelyOptions {
  * returned that is not a well-formed `Verdict` (unknown kind, approve without its
  * approval block, requiredApprovals < 1, ...) is `deny`/`unknown_verdict`.
  */
-export async function decideSafely(
+export async function askPolicy(
   engine: PolicyEngine,
   input: PolicyInput,
-  options: DecideSafelyOptions = {},
+  options: AskPolicyOptions = {},
 ): Promise<Verdict> {
-  return decideSafelyNow(engine, input, options);
+  return askPolicyNow(engine, input, options);
 }
 
 /**
- * `decideSafely` without a promise when the engine answers synchronously (the built-in
+ * `askPolicy` without a promise when the engine answers synchronously (the built-in
  * rule engine always does): the gate's hot paths take the verdict in the same turn instead
  * of an await per call. A thenable answer goes the async way, with the same timeout. Same
- * verdicts as `decideSafely` in every case; never throws, never rejects. Not part of the
+ * verdicts as `askPolicy` in every case; never throws, never rejects. Not part of the
  * public API.
  */
-export function decideSafelyNow(engine: PolicyEngine, input: PolicyInput, options?: DecideSafelyOptions): Verdict | Promise<Verdict> {
+export function askPolicyNow(engine: PolicyEngine, input: PolicyInput, options?: AskPolicyOptions): Verdict | Promise<Verdict> {
   let returned: unknown;
   try {
-    returned = engine.decide(input);
+    returned = engine.verdictFor(input);
     // Reading `then` may itself throw (a proxy): that is a policy error too.
     // (No default `{}` for options: that would be an object per call on the hot paths.)
     if (isThenable(returned)) return settle(returned, options?.timeoutMs);
