@@ -18,11 +18,28 @@ export type AuditedWork = (query: Query) => Promise<{ outcome: unknown; events: 
  */
 export type WorkMode = 'concurrent' | 'alone';
 
-type Job = { work: AuditedWork; mode: WorkMode };
+/**
+ * A write whose records are known before it runs (`AuditIfWritten`): it sends its
+ * statements at once and returns its outcome as a promise; one of them sets the
+ * transaction-local setting `flag` to 'y' exactly when the write takes effect, and its
+ * `events` are chained only then (PostgresAuditLog.appendInTransaction with flags). So
+ * nothing waits for its answer before the chain's lock, the insert and COMMIT are sent:
+ * BEGIN to COMMIT in one round trip. It must send every statement before it returns
+ * (none after an answer: COMMIT may already be on its way).
+ */
+export type PlannedWork = (query: Query, flag: string) => Promise<unknown>;
+
+type Job =
+  | { kind: 'audited'; work: AuditedWork; mode: WorkMode }
+  | { kind: 'planned'; work: PlannedWork; events: readonly AuditEvent[]; written: (outcome: unknown) => boolean };
 
 type Done = { outcome: unknown; records: AuditRecord[] };
-/** A write's outcome and its events as validated copies (buildRecord), chained by the insert. */
-type Item = { ok: true; outcome: unknown; records: AuditRecord[] } | { ok: false; error: unknown };
+/**
+ * A write under way: the records it may append (validated copies, chained by the
+ * insert) under `flag` ('' for unconditional), and its outcome. `failed`: in a rerun
+ * with savepoints, its own error, which is its answer alone.
+ */
+type Started = { records: AuditRecord[]; flag: string; outcome: Promise<unknown>; failed?: unknown };
 /** Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of it was written). */
 const ATTEMPTS = 3;
 
@@ -55,7 +72,19 @@ export class AuditedBatch {
   }
 
   async submit<R>(work: AuditedWork, mode: WorkMode = 'alone'): Promise<R> {
-    const { outcome, records } = await this.#batcher.submit({ work, mode });
+    const { outcome, records } = await this.#batcher.submit({ kind: 'audited', work, mode });
+    this.#log?.notifyLedgerAppend(records);
+    return outcome as R;
+  }
+
+  /**
+   * A write whose `events` are appended if and only if `written(outcome)`: its statements,
+   * the chain's lock, the conditional insert and COMMIT leave together (see PlannedWork).
+   * A concurrent write: it may share its batch with others.
+   */
+  async submitPlanned<R>(work: (query: Query, flag: string) => Promise<R>, events: readonly AuditEvent[], written: (outcome: R) => boolean): Promise<R> {
+    const job: Job = { kind: 'planned', work, events, written: written as (outcome: unknown) => boolean };
+    const { outcome, records } = await this.#batcher.submit(job);
     this.#log?.notifyLedgerAppend(records);
     return outcome as R;
   }
@@ -67,21 +96,33 @@ export class AuditedBatch {
     let savepoints = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        let appended: Promise<AuditRecord[]> | undefined;
-        const items = await this.#db.transactionWithTail(async (query) => {
-          const items = await this.#items(query, batch, savepoints);
-          const records = items.flatMap((item) => (item.ok ? item.records : []));
-          // The audit append is the tail: COMMIT goes out in the same write.
-          if (records.length > 0) appended = this.#log!.appendInTransaction(query, records);
-          return { result: items, tail: appended };
-        });
-        // Committed: every write's records now carry their seq and hashes.
-        if (appended !== undefined) await appended;
-        batch.forEach((job, i) => {
-          const item = items[i]!;
-          if (item.ok) job.resolve({ outcome: item.outcome, records: item.records });
-          else job.reject(item.error);
-        });
+        const { started, outcomes, appended } = await this.#db.transactionWithTail(async (query) => {
+          const started = savepoints ? await this.#oneByOne(query, batch) : await this.#pipelined(query, batch);
+          const records = started.flatMap((s) => s.records);
+          // The audit append is the tail: COMMIT goes out in the same write. Records of
+          // planned writes go under their flags, before those writes have answered.
+          const appended =
+            records.length === 0 ? Promise.resolve([]) : this.#log!.appendInTransaction(query, records, started.flatMap((s) => s.records.map(() => s.flag)));
+          appended.catch(() => {});
+          // A write that failed fails the attempt (its error decides first: the insert
+          // behind it only reports the aborted transaction).
+          const outcomes = this.#outcomes(started, batch.length, savepoints);
+          const tail = outcomes.then(async (o) => ({ outcomes: o, appended: await appended }));
+          return { result: { started, tail }, tail };
+        }).then(async ({ started, tail }) => ({ started, ...(await tail) }));
+        // Committed: every appended record now carries its seq and hashes.
+        const chained = new Set(appended);
+        for (const [i, job] of batch.entries()) {
+          const item = started[i]!;
+          const outcome = outcomes[i];
+          const records = item.records.filter((r) => chained.has(r));
+          const input = job.input;
+          if (item.failed !== undefined) job.reject(item.failed);
+          // The store's own "took effect" and the flag its SQL set must agree (they are one condition, stated twice).
+          else if (input.kind === 'planned' && item.records.length > 0 && input.written(outcome) !== (records.length === item.records.length)) {
+            job.reject(new LedgerError('corrupt_record', 'a write and its conditional audit records disagree on whether it took effect'));
+          } else job.resolve({ outcome, records });
+        }
         return;
       } catch (error) {
         if (error instanceof ItemFailed && !savepoints) {
@@ -103,18 +144,41 @@ export class AuditedBatch {
     }
   }
 
-  /** The writes' statements: all at once (pipelined) on the first try, one by one under savepoints on a rerun. */
-  async #items(query: Query, batch: BatchJob<Job, Done>[], savepoints: boolean): Promise<Item[]> {
-    if (!savepoints) return this.#pipelined(query, batch);
-    const items: Item[] = [];
-    for (const job of batch) {
-      await query('SAVEPOINT batch_item');
-      const item = await this.#item(query, job.input.work).catch((error: unknown) => ({ ok: false as const, error }));
-      if (!item.ok && isFatal(item.error)) throw item.error;
-      await query(item.ok ? 'RELEASE SAVEPOINT batch_item' : 'ROLLBACK TO SAVEPOINT batch_item');
-      items.push(item.ok ? item : { ok: false, error: toStoreError(item.error) });
+  /**
+   * Every write's outcome, in batch order. Without savepoints any failure fails the
+   * attempt: a fatal error (outage, deadlock victim) decides for the batch; otherwise a
+   * lone write's own error is its answer, and a batch starts over with savepoints. With
+   * them, a write's own error was settled under its savepoint (`failed`).
+   */
+  async #outcomes(started: Started[], batchLength: number, savepoints: boolean): Promise<unknown[]> {
+    const settled = await Promise.allSettled(started.map((s) => s.outcome));
+    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    if (errors.length > 0) {
+      const fatal = errors.find(isFatal);
+      if (fatal !== undefined) throw fatal;
+      if (!savepoints) throw batchLength === 1 ? errors[0] : new ItemFailed();
     }
-    return items;
+    return settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  }
+
+  /** A rerun with savepoints: one write at a time, each under its own, so a failing write fails alone. */
+  async #oneByOne(query: Query, batch: BatchJob<Job, Done>[]): Promise<Started[]> {
+    const started: Started[] = [];
+    for (const [i, job] of batch.entries()) {
+      await query('SAVEPOINT batch_item');
+      try {
+        const item = await this.#start(query, job.input, flagName(i));
+        await item.outcome;
+        await query('RELEASE SAVEPOINT batch_item');
+        started.push(item);
+      } catch (error) {
+        if (isFatal(error)) throw error;
+        await query('ROLLBACK TO SAVEPOINT batch_item');
+        const failed = toStoreError(error);
+        started.push({ records: [], flag: '', outcome: Promise.resolve(undefined), failed });
+      }
+    }
+    return started;
   }
 
   /**
@@ -122,45 +186,63 @@ export class AuditedBatch {
    * their statements go out back to back on the pipelined connection and cost one round
    * trip between them, not one each; an `alone` write waits for everything before it and
    * holds up everything after it. Statements still execute one at a time, in the order
-   * sent: the first statement of each write in submission order. Any write that throws
-   * fails the attempt (and, with pipelining, the statements behind it: the transaction
-   * is aborted); the batch then runs again with savepoints, one write at a time.
+   * sent: the first statement of each write in submission order. Resolves once every
+   * write's records are known: an audited write's after its statements answered, a
+   * planned write's at once (its outcome still on its way). Any write that throws fails
+   * the attempt (and, with pipelining, the statements behind it: the transaction is
+   * aborted); the batch then runs again with savepoints, one write at a time.
    */
-  async #pipelined(query: Query, batch: BatchJob<Job, Done>[]): Promise<Item[]> {
-    const settled: PromiseSettledResult<Item>[] = [];
-    let group: Promise<Item>[] = [];
-    const flush = async () => {
-      settled.push(...(await Promise.allSettled(group)));
-      group = [];
-    };
-    for (const job of batch) {
-      if (job.input.mode === 'concurrent') {
-        group.push(this.#item(query, job.input.work));
-        continue;
-      }
-      await flush();
-      if (settled.some((s) => s.status === 'rejected')) break;
-      group.push(this.#item(query, job.input.work));
-      await flush();
+  async #pipelined(query: Query, batch: BatchJob<Job, Done>[]): Promise<Started[]> {
+    const started: Promise<Started>[] = [];
+    for (const [i, job] of batch.entries()) {
+      const alone = job.input.kind === 'audited' && job.input.mode === 'alone';
+      // An alone write waits for every write before it, and every write after it waits for it.
+      if (alone) await this.#outcomes(await this.#settle(started, batch.length), batch.length, false);
+      const item = this.#start(query, job.input, flagName(i));
+      started.push(item);
+      if (alone) await this.#outcomes(await this.#settle([item], batch.length), batch.length, false);
     }
-    await flush();
-    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-    if (errors.length > 0) {
-      // A fatal error (outage, deadlock victim) decides for the batch; otherwise a lone
-      // write's own error is its answer, and a batch starts over with savepoints.
-      const fatal = errors.find(isFatal);
-      if (fatal !== undefined) throw fatal;
-      throw batch.length === 1 ? errors[0] : new ItemFailed();
-    }
-    return settled.map((s) => (s as PromiseFulfilledResult<Item>).value);
+    return this.#settle(started, batch.length);
   }
 
-  /** Runs one write and checks its events (an invalid one fails this write only), keeping validated copies. */
-  async #item(query: Query, work: AuditedWork): Promise<Item> {
-    const { outcome, events } = await work(query);
-    if (events.length > 0 && this.#log === undefined) throw new TypeError('this PostgresLedger has no audit log to append to');
-    return { ok: true, outcome, records: events.map((event) => buildRecord(undefined, event)) };
+  /** The writes once their records are known; a write that threw fails the attempt, as in `#outcomes`. */
+  async #settle(started: Promise<Started>[], batchLength: number): Promise<Started[]> {
+    const settled = await Promise.allSettled(started);
+    await this.#outcomes(
+      settled.map((s): Started => (s.status === 'fulfilled' ? { records: [], flag: '', outcome: Promise.resolve() } : { records: [], flag: '', outcome: Promise.reject(s.reason) })),
+      batchLength,
+      false,
+    );
+    return settled.map((s) => (s as PromiseFulfilledResult<Started>).value);
   }
+
+  /**
+   * Starts one write. An audited write's events are checked once it answered; a planned
+   * write's before any of its statements is sent (an invalid one fails this write only,
+   * having sent nothing). Records are validated copies (buildRecord).
+   */
+  async #start(query: Query, job: Job, flag: string): Promise<Started> {
+    if (job.kind === 'planned') {
+      const records = this.#records(job.events);
+      const outcome = job.work(query, flag);
+      // Awaited by #outcomes, unless the attempt fails before (then it rejects unheard).
+      outcome.catch(() => {});
+      return { records, flag, outcome };
+    }
+    const { outcome, events } = await job.work(query);
+    return { records: this.#records(events), flag: '', outcome: Promise.resolve(outcome) };
+  }
+
+  /** Validated copies of `events`, chained by the insert. */
+  #records(events: readonly AuditEvent[]): AuditRecord[] {
+    if (events.length > 0 && this.#log === undefined) throw new TypeError('this PostgresLedger has no audit log to append to');
+    return events.map((event) => buildRecord(undefined, event));
+  }
+}
+
+/** The transaction-local setting a planned write at `index` of its batch sets when it takes effect. */
+function flagName(index: number): string {
+  return `countersign.written_${index}`;
 }
 
 /** A write of a batch run without savepoints threw: the batch is run again with them. */

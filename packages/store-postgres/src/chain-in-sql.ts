@@ -100,6 +100,46 @@ export function chainInsertStatement(table: string): PreparedStatement {
 }
 
 /**
+ * `chainInsertStatement` for records of which some are conditional: $9 is one flag per
+ * record (joined like the other columns), the name of a transaction-local setting, or
+ * empty for a record appended unconditionally. A record whose flag is set is chained
+ * only if an earlier statement of this transaction set that setting to 'y' (a write
+ * that took effect, see `WRITTEN_COLUMN` in ledger-sql.ts); the others take no seq.
+ * So a write and its records go out with COMMIT in one round trip, nothing waiting for
+ * the write's answer. Returns each inserted row's seq, prev_hash, hash and `given_n`
+ * (its 1-based position among the records given).
+ */
+export function chainInsertIfStatement(table: string): PreparedStatement {
+  const split = (param: string) => `string_to_array(${param}::text, E'\\x1f')`;
+  return preparedStatement(`
+    WITH RECURSIVE given AS MATERIALIZED (
+      SELECT * FROM unnest(${split('$1')}, ${split('$2')}, ${split('$3')}, ${split('$4')}::json[], ${split('$6')}, ${split('$9')})
+        WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, probe_hash, flag, given_n)
+    ), input AS MATERIALIZED (
+      SELECT g.*, row_number() OVER (ORDER BY g.given_n) AS n FROM given g
+      WHERE COALESCE(g.flag, '') = '' OR current_setting(g.flag, true) = 'y'
+    ), head AS MATERIALIZED (
+      SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
+    ), chained (n, seq, prev_hash, hash) AS (
+      SELECT 0::bigint, COALESCE((SELECT seq FROM head), 0::bigint), NULL::text, COALESCE((SELECT hash FROM head), $5::text)
+      UNION ALL
+      SELECT i.n, c.seq + 1, c.hash,
+        encode(sha256(convert_to(i.before_prev || c.hash || i.before_seq || (c.seq + 1)::text || i.after_seq, 'UTF8')), 'hex')
+      FROM chained c JOIN input i ON i.n = c.n + 1
+    ), inserted AS (
+      INSERT INTO ${table} (seq, prev_hash, hash, event)
+      SELECT c.seq, c.prev_hash,
+        CASE WHEN encode(sha256(convert_to(i.before_prev || $7::text || i.before_seq || $8::text || i.after_seq, 'UTF8')), 'hex') = i.probe_hash
+          THEN c.hash END,
+        i.event
+      FROM chained c JOIN input i ON i.n = c.n
+      RETURNING seq, prev_hash, hash
+    )
+    SELECT ins.seq, ins.prev_hash, ins.hash, i.given_n
+    FROM inserted ins JOIN chained c ON c.seq = ins.seq JOIN input i ON i.n = c.n`);
+}
+
+/**
  * The statement's parameters. Each per-record column goes as ONE text, its values joined
  * by U+001F, which JSON text never holds raw (JSON.stringify, and so core's canonical
  * text, escapes every control character): pg would otherwise write each as an array
@@ -165,4 +205,21 @@ export function fillChained(records: AuditRecord[], parts: readonly RecordTextPa
     record.hash = row.hash;
   });
   return records;
+}
+
+/**
+ * `fillChained` for `chainInsertIfStatement`'s rows: fills in the records the statement
+ * inserted (by `given_n`) and returns them, in chain order; records whose condition was
+ * not met are left as they were and are not returned.
+ */
+export function fillChainedIf(records: AuditRecord[], parts: readonly RecordTextParts[], rows: readonly QueryResultRow[]): AuditRecord[] {
+  const given = rows.map((row) => integer(row, 'given_n')).sort((a, b) => a - b);
+  if (given.some((n, i) => n < 1 || n > records.length || given[i - 1] === n)) {
+    throw new LedgerError('corrupt_record', 'audit insert returned records that were not given');
+  }
+  return fillChained(
+    given.map((n) => records[n - 1]!),
+    given.map((n) => parts[n - 1]!),
+    rows,
+  );
 }

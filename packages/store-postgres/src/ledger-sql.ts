@@ -199,7 +199,57 @@ export function ledgerSql(s: string) {
      * revoke and recordEdit lock only the (original) request, so no cycle (no deadlock)
      * is possible.
      */
-    consume: preparedStatement(`
+    consume: preparedStatement(consumeText(s, '')),
+    /** `consume` that also sets the transaction-local setting named by $5 to 'y' exactly when it dispatched (see `WRITTEN_COLUMN`). */
+    consumeFlagged: preparedStatement(consumeText(s, WRITTEN_COLUMN('$5', 'd.proposal_id IS NOT NULL'))),
+    /**
+     * `consume` for a call that needs no approval ($1 proposal, $2 now), same result
+     * columns. Nothing but the proposal row decides, so the UPDATE alone is the
+     * single-use step: a concurrent consumer waits for its row lock, and when the winner
+     * commits PostgreSQL re-checks `state = 'proposed'` on the newest version
+     * (EvalPlanQual), which fails, so the loser changes nothing. `proposal_locked` is
+     * true exactly when this statement dispatched, so a loser reads `seen_state`
+     * (its snapshot): NULL is not_found, anything else already_consumed, as in
+     * `consume`. About half the backend CPU of `consume`, which also plans, runs and
+     * joins the request's lock and update. Never for a consume with an approval: the
+     * request's status, token and expiry are not looked at here.
+     */
+    consumeUnapproved: preparedStatement(consumeUnapprovedText(s, '')),
+    /** `consumeUnapproved` that sets the setting named by $3 to 'y' exactly when it dispatched. */
+    consumeUnapprovedFlagged: preparedStatement(consumeUnapprovedText(s, WRITTEN_COLUMN('$3', 'd.proposal_id IS NOT NULL'))),
+    // Write-once: only a dispatched call without a result takes one. When nothing
+    // changed, the caller reads the row to explain why (a result, once set, never changes).
+    recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4,
+      result_projections = $5 WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`),
+    /** `recordResult` that sets the setting named by $6 to 'y' exactly when it stored the result (RETURNING runs only for the row it changed). */
+    recordResultFlagged: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4,
+      result_projections = $5 WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL
+      RETURNING set_config($6, 'y', true) AS written`),
+    /**
+     * The call, unless the setting named by $2 says this transaction's `recordResultFlagged`
+     * stored its result: sent right behind that UPDATE (same round trip), so a refused
+     * result is explained from the row as committed, and a stored one costs no row.
+     */
+    proposalUnlessWritten: preparedStatement(
+      `SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1 AND current_setting($2, true) IS DISTINCT FROM 'y'`,
+    ),
+  };
+}
+
+export type LedgerSql = ReturnType<typeof ledgerSql>;
+
+/**
+ * A result column that sets the transaction-local setting named by `param` to 'y' when
+ * `condition` holds (else ''): how a write tells the chaining insert sent right behind it,
+ * in the same round trip, whether it took effect (`chainInsertIfStatement`). Local to the
+ * transaction (and undone with a savepoint rolled back), so it never outlives it.
+ */
+const WRITTEN_COLUMN = (param: string, condition: string) => `,
+        set_config(${param}::text, CASE WHEN ${condition} THEN 'y' ELSE '' END, true) AS written`;
+
+/** The `consume` statement (documented in `ledgerSql`), with `extra` result columns. */
+function consumeText(s: string, extra: string): string {
+  return `
       WITH seen AS MATERIALIZED (
         SELECT state FROM ${s}.proposals WHERE proposal_id = $1
       ), locked AS MATERIALIZED (
@@ -227,23 +277,15 @@ export function ledgerSql(s: string) {
       SELECT d.*,
         (SELECT state FROM seen) AS seen_state,
         EXISTS (SELECT 1 FROM locked) AS proposal_locked,
-        CASE WHEN d.proposal_id IS NULL THEN row_to_json(r) END AS locked_request
+        CASE WHEN d.proposal_id IS NULL THEN row_to_json(r) END AS locked_request${extra}
       FROM (VALUES (1)) AS one (x)
       LEFT JOIN request r ON true
-      LEFT JOIN dispatched d ON true`),
-    /**
-     * `consume` for a call that needs no approval ($1 proposal, $2 now), same result
-     * columns. Nothing but the proposal row decides, so the UPDATE alone is the
-     * single-use step: a concurrent consumer waits for its row lock, and when the winner
-     * commits PostgreSQL re-checks `state = 'proposed'` on the newest version
-     * (EvalPlanQual), which fails, so the loser changes nothing. `proposal_locked` is
-     * true exactly when this statement dispatched, so a loser reads `seen_state`
-     * (its snapshot): NULL is not_found, anything else already_consumed, as in
-     * `consume`. About half the backend CPU of `consume`, which also plans, runs and
-     * joins the request's lock and update. Never for a consume with an approval: the
-     * request's status, token and expiry are not looked at here.
-     */
-    consumeUnapproved: preparedStatement(`
+      LEFT JOIN dispatched d ON true`;
+}
+
+/** The `consumeUnapproved` statement (documented in `ledgerSql`), with `extra` result columns. */
+function consumeUnapprovedText(s: string, extra: string): string {
+  return `
       WITH seen AS MATERIALIZED (
         SELECT state FROM ${s}.proposals WHERE proposal_id = $1
       ), dispatched AS (
@@ -254,14 +296,7 @@ export function ledgerSql(s: string) {
       SELECT d.*,
         (SELECT state FROM seen) AS seen_state,
         d.proposal_id IS NOT NULL AS proposal_locked,
-        NULL::json AS locked_request
+        NULL::json AS locked_request${extra}
       FROM (VALUES (1)) AS one (x)
-      LEFT JOIN dispatched d ON true`),
-    // Write-once: only a dispatched call without a result takes one. When nothing
-    // changed, the caller reads the row to explain why (a result, once set, never changes).
-    recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4,
-      result_projections = $5 WHERE proposal_id = $1 AND state = 'dispatched' AND result_status IS NULL`),
-  };
+      LEFT JOIN dispatched d ON true`;
 }
-
-export type LedgerSql = ReturnType<typeof ledgerSql>;

@@ -3,7 +3,7 @@ import { AppendListeners, AuditLogError, buildRecord } from '@countersign/core/a
 import { LedgerError } from '@countersign/core/ledger';
 import { auditRecordFromRow, integer, text } from '@countersign/core/store-kit';
 import { AppendBatcher, type BatchJob } from './append-batcher.ts';
-import { chainInsertParams, chainInsertStatement, fillChained, insertRefused, recordTextParts } from './chain-in-sql.ts';
+import { chainInsertIfStatement, chainInsertParams, chainInsertStatement, fillChained, fillChainedIf, insertRefused, joinColumn, recordTextParts } from './chain-in-sql.ts';
 import type { PgDatabase, Query } from './database.ts';
 import { advisoryLockKey } from './lock-keys.ts';
 import { type PreparedStatement, preparedStatement } from './prepared-statement.ts';
@@ -29,6 +29,7 @@ export class PostgresAuditLog implements AuditLog {
   readonly #listeners = new AppendListeners();
   #lockStatement: PreparedStatement | undefined;
   #chainInsert: PreparedStatement | undefined;
+  #chainInsertIf: PreparedStatement | undefined;
 
   constructor(db: PgDatabase, quotedSchema: string, schema: string, options: { maxBatch?: number | undefined } = {}) {
     this.#db = db;
@@ -56,16 +57,34 @@ export class PostgresAuditLog implements AuditLog {
    * whoever waits for the lock, whatever rows it holds, waits for a bounded time. The
    * head is read by a statement that starts after the lock statement returned, so its
    * snapshot includes every earlier holder's commit. PRIMARY KEY (seq) stays the backstop.
+   *
+   * `flags` (one per record, '' for none): a record with a flag is appended only if an
+   * earlier statement of the transaction set that transaction-local setting to 'y' (its
+   * write took effect); the promise then resolves to the records actually appended.
    */
-  appendInTransaction(query: Query, records: AuditRecord[]): Promise<AuditRecord[]> {
+  appendInTransaction(query: Query, records: AuditRecord[], flags?: readonly string[]): Promise<AuditRecord[]> {
     const parts = records.map(recordTextParts);
     this.#lockStatement ??= preparedStatement('SELECT pg_advisory_xact_lock($1::bigint)');
-    this.#chainInsert ??= chainInsertStatement(this.#table);
+    let conditional = false;
+    let insert: PreparedStatement;
+    let params = chainInsertParams(records, parts);
+    if (flags?.some((flag) => flag !== '')) {
+      conditional = true;
+      // Some records depend on a write of this transaction whose answer is not back yet:
+      // each is chained only if its write set its flag (see chainInsertIfStatement).
+      insert = this.#chainInsertIf ??= chainInsertIfStatement(this.#table);
+      params = [...params, joinColumn(flags)];
+    } else {
+      insert = this.#chainInsert ??= chainInsertStatement(this.#table);
+    }
     const locked = query(this.#lockStatement, [this.#lockKey]);
-    const inserted = query(this.#chainInsert, chainInsertParams(records, parts));
+    const inserted = query(insert, params);
     // If the lock fails, the insert fails behind it (aborted transaction): the lock's error is the cause.
     inserted.catch(() => {});
-    return locked.then(async () => fillChained(records, parts, (await inserted.catch((error: unknown) => Promise.reject(insertRefused(error)))).rows));
+    return locked.then(async () => {
+      const { rows } = await inserted.catch((error: unknown) => Promise.reject(insertRefused(error)));
+      return conditional ? fillChainedIf(records, parts, rows) : fillChained(records, parts, rows);
+    });
   }
 
   onLedgerAppend(listener: (records: readonly AuditRecord[]) => void): () => void {

@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult } from '@countersign/core/ledger';
-import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
@@ -247,22 +247,27 @@ export class PostgresLedger implements LedgerStore {
     return audit === undefined ? revoke(this.#db.write) : this.#inTransaction(revoke, audit, 'concurrent');
   }
 
-  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+  async consume(input: ConsumeInput, audit?: WriteAudit<ConsumeResult>): Promise<ConsumeResult> {
     if (audit === undefined) return this.#consume(this.#db.write, input);
-    return this.#inTransaction((query) => this.#consume(query, input), audit, 'concurrent');
+    if (typeof audit === 'function') return this.#inTransaction((query) => this.#consume(query, input), audit, 'concurrent');
+    // Records known before the write: the consume, the chain's lock, the insert of the
+    // records (if the consume sets its flag) and COMMIT leave in one round trip.
+    return this.#batch.submitPlanned((query, flag) => this.#consume(query, input, flag), audit.ifWritten, consumeWritten);
   }
 
-  async #consume(query: Query, input: ConsumeInput): Promise<ConsumeResult> {
+  /** `flag`: the setting the statement sets to 'y' when it dispatched (see AuditedBatch.submitPlanned). */
+  async #consume(query: Query, input: ConsumeInput, flag?: string): Promise<ConsumeResult> {
     const { proposalId, approval, now } = input;
     // One round trip decides and explains (see `consume` in ledger-sql.ts). No retry:
     // the statement decides on the rows it has locked, and its failure reasons come
     // from those same locked rows, so the answer cannot disagree with the decision.
     // A call without an approval only moves its proposal: the leaner statement (see
     // `consumeUnapproved`), whose answer has the same shape.
+    const sql = this.#sql;
     const { rows } =
       approval === undefined
-        ? await query(this.#sql.consumeUnapproved, [proposalId, now])
-        : await query(this.#sql.consume, [proposalId, approval.requestId, approval.tokenId, now]);
+        ? await (flag === undefined ? query(sql.consumeUnapproved, [proposalId, now]) : query(sql.consumeUnapprovedFlagged, [proposalId, now, flag]))
+        : await query(flag === undefined ? sql.consume : sql.consumeFlagged, [proposalId, approval.requestId, approval.tokenId, now, ...(flag === undefined ? [] : [flag])]);
     const row = rows[0];
     if (row === undefined) throw new LedgerError('corrupt_record', 'consume statement returned no row');
     if (row.proposal_id !== null) return { ok: true, proposal: proposalFromRow(row) };
@@ -274,10 +279,27 @@ export class PostgresLedger implements LedgerStore {
     return { ok: false, reason };
   }
 
-  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
+  async recordResult(proposalId: string, result: ResultRecord, audit?: WriteAudit<RecordResultOutcome>): Promise<RecordResultOutcome> {
     if (audit === undefined) return this.#recordResult(this.#db.write, proposalId, result);
     // Concurrent: the write-once UPDATE decides; a refusal only reads the row to explain it.
-    return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit, 'concurrent');
+    if (typeof audit === 'function') return this.#inTransaction((query) => this.#recordResult(query, proposalId, result), audit, 'concurrent');
+    return this.#batch.submitPlanned((query, flag) => this.#recordResultFlagged(query, proposalId, result, flag), audit.ifWritten, resultWritten);
+  }
+
+  /**
+   * `#recordResult` with nothing sent after an answer: the UPDATE sets `flag` when it
+   * stores the result, and the read that would explain a refusal goes right behind it
+   * (it returns no row when the result was stored), so both, the audit insert and COMMIT
+   * share one round trip.
+   */
+  async #recordResultFlagged(query: Query, proposalId: string, result: ResultRecord, flag: string): Promise<RecordResultOutcome> {
+    const updated = query(this.#sql.recordResultFlagged, [proposalId, result.status, result.resultDigest, result.at, projectionsColumn(result), flag]);
+    const explained = query(this.#sql.proposalUnlessWritten, [proposalId, flag]);
+    const [{ rowCount }, { rows }] = await Promise.all([updated, explained]);
+    if (rowCount === 1) return { ok: true, created: true, result: copyResult(result) };
+    const proposal = rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
+    if (proposal === undefined) return { ok: false, reason: 'not_found' };
+    return recordResultOnce(proposal, result) ?? { ok: false, reason: 'not_dispatched' };
   }
 
   async #recordResult(query: Query, proposalId: string, result: ResultRecord): Promise<RecordResultOutcome> {

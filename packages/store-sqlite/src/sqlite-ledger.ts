@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult } from '@countersign/core/ledger';
-import { approvalConsumeFailure, copyResult, decisionRefusal, LedgerError, recordResultOnce, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -185,7 +185,7 @@ export class SqliteLedger implements LedgerStore {
     }, audit);
   }
 
-  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+  async consume(input: ConsumeInput, audit?: WriteAudit<ConsumeResult>): Promise<ConsumeResult> {
     return this.#write((): ConsumeResult => {
       if (input.approval === undefined) {
         // Nothing to check but the proposal's own state: the conditional UPDATE is the
@@ -222,10 +222,10 @@ export class SqliteLedger implements LedgerStore {
       // The UPDATE above changed exactly these two columns of the row read at the top
       // (under the write lock), so the consumed proposal needs no second read.
       return { ok: true, proposal: { ...proposal, state: 'dispatched', dispatchedAt: input.now } };
-    }, audit);
+    }, auditForOutcome(audit, consumeWritten));
   }
 
-  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
+  async recordResult(proposalId: string, result: ResultRecord, audit?: WriteAudit<RecordResultOutcome>): Promise<RecordResultOutcome> {
     return this.#write((): RecordResultOutcome => {
       // Write-once: only a dispatched call without a result takes one.
       const { changes } = this.#conn
@@ -241,7 +241,7 @@ export class SqliteLedger implements LedgerStore {
       // Unreachable while BEGIN IMMEDIATE holds the write lock: the UPDATE would have matched.
       if (answer === undefined) throw new LedgerError('corrupt_record', 'result slot changed inside its transaction');
       return answer;
-    }, audit);
+    }, auditForOutcome(audit, resultWritten));
   }
 
   #runOwner(runId: string): string | undefined {

@@ -8,3 +8,4 @@ export { MemoryLedger, approvalConsumeFailure, recordResultOnce } from './memory
 export { copyResult } from './copy-records.ts';
 export { sameCall } from './same-call.ts';
 export { editRefusal, editedRequestStatus, openedRequest } from './edit-rules.ts';
+export { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';

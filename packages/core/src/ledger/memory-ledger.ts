@@ -1,4 +1,5 @@
 import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
+import { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
@@ -18,6 +19,7 @@ import type {
   RecordEditResult,
   RecordProposalOptions,
   RecordProposalResult,
+  WriteAudit,
   RecordResultOutcome,
   ResultRecord,
   WithdrawApprovalResult,
@@ -282,7 +284,8 @@ export class MemoryLedger implements LedgerStore {
   // Written out rather than planned with an `apply` closure (as the rarer writes are): this
   // runs on every dispatch. Same order: refusals first, records built (and validated) before
   // anything changes, then the change, then the records appended.
-  async consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult> {
+  async consume(input: ConsumeInput, given?: WriteAudit<ConsumeResult>): Promise<ConsumeResult> {
+    const audit = auditForOutcome(given, consumeWritten);
     const refused = this.#consumeRefusal(input);
     if (refused !== undefined) return this.#commit({ outcome: refused }, audit);
     const proposal = this.#proposals.get(input.proposalId)!;
@@ -312,7 +315,8 @@ export class MemoryLedger implements LedgerStore {
     return undefined;
   }
 
-  async recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome> {
+  async recordResult(proposalId: string, result: ResultRecord, given?: WriteAudit<RecordResultOutcome>): Promise<RecordResultOutcome> {
+    const audit = auditForOutcome(given, resultWritten);
     const proposal = this.#proposals.get(proposalId);
     if (proposal === undefined) return this.#commit({ outcome: { ok: false, reason: 'not_found' } }, audit);
     const refused = recordResultOnce(proposal, result);

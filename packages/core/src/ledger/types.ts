@@ -242,6 +242,20 @@ export interface ListRequestsFilter {
  */
 export type AuditFor<R> = (outcome: R) => readonly AuditEvent[];
 
+/**
+ * Audit events built BEFORE the write, from what is known before it: appended in the
+ * write's transaction if and only if the write takes effect (consume: `ok`; recordResult:
+ * `created`), and none otherwise. Unlike `AuditFor`, nothing waits for the outcome, so a
+ * SQL store can send the records with the write and its COMMIT in one round trip; the
+ * store decides "took effect" in the same transaction (see `consumeWritten`, `resultWritten`).
+ */
+export interface AuditIfWritten {
+  readonly ifWritten: readonly AuditEvent[];
+}
+
+/** How a write that may take no effect (consume, recordResult) is told its records. */
+export type WriteAudit<R> = AuditFor<R> | AuditIfWritten;
+
 export interface RecordProposalOptions {
   /** Opened in the same transaction, for the proposal this call creates (not for an idempotent repeat). */
   request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
@@ -356,9 +370,10 @@ export interface LedgerStore {
    *   `now`, and hold exactly `tokenId`; it moves to `consumed`.
    * Of any number of concurrent calls for one proposal, at most one returns ok.
    * `audit`: records committed in the same transaction (the gate's `dispatch` record),
-   * so a spent approval never exists without its record; see `auditLog`.
+   * so a spent approval never exists without its record; see `auditLog`. Given as
+   * `AuditIfWritten`, they are appended exactly when the result is `ok`.
    */
-  consume(input: ConsumeInput, audit?: AuditFor<ConsumeResult>): Promise<ConsumeResult>;
+  consume(input: ConsumeInput, audit?: WriteAudit<ConsumeResult>): Promise<ConsumeResult>;
 
   /**
    * Stores the digest of what the tool returned, once: one atomic compare-and-set on a
@@ -367,8 +382,9 @@ export interface LedgerStore {
    * (the first result stands). Of concurrent calls with different results exactly one
    * returns `created: true`.
    * `audit`: records committed in the same transaction (the gate's `result` record).
+   * Given as `AuditIfWritten`, they are appended exactly when the result is `created`.
    */
-  recordResult(proposalId: string, result: ResultRecord, audit?: AuditFor<RecordResultOutcome>): Promise<RecordResultOutcome>;
+  recordResult(proposalId: string, result: ResultRecord, audit?: WriteAudit<RecordResultOutcome>): Promise<RecordResultOutcome>;
 
   /**
    * A cheap reachability check for readiness probes: resolves when the store can serve

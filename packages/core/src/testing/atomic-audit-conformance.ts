@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditLog, AuditRecord } from '../audit/types.ts';
 import { verifyChain } from '../audit/verify-chain.ts';
 import type { LedgerStore, NewApprovalRequest, Proposal } from '../ledger/types.ts';
+import { describeAuditIfWritten } from './audit-if-written-conformance.ts';
 import { sampleProposal } from './ledger-samples.ts';
 
 export interface AtomicAuditHarness {
@@ -223,5 +224,7 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
       expect(verifyChain(records).ok).toBe(true);
     });
+
+    describeAuditIfWritten(() => ({ ledger, audit }));
   });
 }

@@ -58,10 +58,8 @@ function checkTimeAndBinding(
   expected: ExpectedCall,
   options: VerifyOptions,
 ): Rejection | undefined {
-  const nowSeconds = options.now / 1000;
-  const tolerance = options.clockToleranceSeconds ?? 5;
-  if (claims.iat > nowSeconds + tolerance) return reject('not_yet_valid', 'token was issued in the future');
-  if (nowSeconds >= claims.exp + tolerance) return reject('expired', 'token has expired');
+  const early = checkTokenTimes(claims, options);
+  if (early !== undefined) return early;
   if (claims.sid !== expected.sessionId) return reject('session_mismatch', 'token was issued for another session');
   if (claims.call !== expected.callId) return reject('call_mismatch', 'token was issued for another tool call');
   if (claims.tool !== expected.toolName) return reject('tool_mismatch', 'token was issued for another tool');
@@ -70,6 +68,15 @@ function checkTimeAndBinding(
   }
   if (claims.args !== expected.argsDigest) return reject('args_mismatch', 'arguments differ from the approved ones');
   if (claims.sub !== expected.principal) return reject('principal_mismatch', 'token was issued for another principal');
+  return undefined;
+}
+
+/** Issued in the future or expired at `options.now` (with the clock tolerance), else undefined. */
+export function checkTokenTimes(claims: Pick<ApprovalClaims, 'iat' | 'exp'>, options: VerifyOptions): Rejection | undefined {
+  const nowSeconds = options.now / 1000;
+  const tolerance = options.clockToleranceSeconds ?? 5;
+  if (claims.iat > nowSeconds + tolerance) return reject('not_yet_valid', 'token was issued in the future');
+  if (nowSeconds >= claims.exp + tolerance) return reject('expired', 'token has expired');
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { appendsToSameChain } from '../../audit/same-chain.ts';
-import type { AuditFor } from '../../ledger/types.ts';
+import type { AuditEvent } from '../../audit/types.ts';
+import type { AuditFor, AuditIfWritten } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
 
 /**
@@ -27,9 +28,25 @@ export function auditedWrite<R>(
   return writeThenAppend(deps, write, audit);
 }
 
+/**
+ * `auditedWrite` for a write whose records are known before it (consume, recordResult):
+ * `events` are appended exactly when `written(outcome)`. In one transaction they go to
+ * the store with the write (`AuditIfWritten`), which needs no outcome to send them: on
+ * Postgres the write, the records and COMMIT share one round trip.
+ */
+export function auditedWriteIfWritten<R>(
+  deps: Pick<GateDeps, 'ledger' | 'audit'>,
+  write: (audit: AuditIfWritten | undefined) => Promise<R>,
+  events: readonly AuditEvent[],
+  written: (outcome: R) => boolean,
+): Promise<R> {
+  if (auditsAtomically(deps)) return write({ ifWritten: events });
+  return writeThenAppend(deps, write, (outcome) => (written(outcome) ? events : []));
+}
+
 async function writeThenAppend<R>(
   deps: Pick<GateDeps, 'ledger' | 'audit'>,
-  write: (audit: AuditFor<R> | undefined) => Promise<R>,
+  write: (audit: undefined) => Promise<R>,
   audit: AuditFor<R>,
 ): Promise<R> {
   const outcome = await write(undefined);

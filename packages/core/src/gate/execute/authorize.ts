@@ -6,7 +6,8 @@ import { emit } from '../../events/emit.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { askPolicyNow } from '../../policy/ask-policy.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy, mayActFor } from '../common/agent.ts';
-import { auditedWrite } from '../common/audited-write.ts';
+import { auditedWriteIfWritten } from '../common/audited-write.ts';
+import { consumeWritten } from '../../ledger/audit-if-written.ts';
 import { checkApproval, consumeReason } from './check-approval.ts';
 import type { CatalogEntry } from '../../catalog/types.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
@@ -129,12 +130,16 @@ export async function checkAndConsume(
     // The consume and its `dispatch` record commit together when the store holds both:
     // a spent approval never exists without its record, and no grant is handed out before
     // that record is durable. (Two steps with an unrelated audit log: see auditedWrite.)
+    // The record is built before the consume (a consume changes no field it names), so
+    // the store sends it with the write, appended only if the consume succeeds.
     let consumed: ConsumeResult;
     try {
-      consumed = await auditedWrite<ConsumeResult>(
+      const target = proposal;
+      consumed = await auditedWriteIfWritten<ConsumeResult>(
         deps,
-        (audit) => deps.ledger.consume({ proposalId: proposal!.proposalId, approval, now }, audit),
-        (c) => (c.ok ? [dispatchEvent(c.proposal, now, approval)] : []),
+        (audit) => deps.ledger.consume({ proposalId: target.proposalId, approval, now }, audit),
+        [dispatchEvent(target, now, approval)],
+        consumeWritten,
       );
     } catch (error) {
       // An error is not a refusal: the consume may have committed with its reply lost.

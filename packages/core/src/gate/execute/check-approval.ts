@@ -2,6 +2,7 @@ import { effectiveStatus } from '../../ledger/effective-status.ts';
 import type { ApprovalRequest, ApprovalStatus, ConsumeFailure, Proposal } from '../../ledger/types.ts';
 import { decodeApprovalToken } from '../../token/decode.ts';
 import { verifyApprovalToken } from '../../token/verify.ts';
+import { verifyAsMinted } from '../../token/verify-minted.ts';
 import { mintedPayloadOf } from '../../token/mint.ts';
 import type { GateDeps } from '../config.ts';
 import type { ExpectedCall } from '../../token/format.ts';
@@ -43,14 +44,13 @@ export function checkApproval(
 ): ApprovalCheck | Promise<ApprovalCheck> {
   if (token === undefined || token === '') return refuseWithoutToken(deps, proposal, request, now);
   // The proposal is itself the expected call (same field names), read from the ledger.
-  // The token exactly as this ledger record mints it needs no parse (mintedPayloadOf).
+  // The token this server mints for the ledger's row is recognised by comparing it with
+  // that token, parsing nothing (verifyAsMinted); any other token is verified the usual way.
   const input = request === undefined ? undefined : tokenInputOf(proposal, request);
-  const verified = verifyApprovalToken(
-    token,
-    proposal satisfies ExpectedCall,
-    { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds },
-    input === undefined ? undefined : mintedPayloadOf(input),
-  );
+  const options = { keyring: deps.keyring, now, clockToleranceSeconds: deps.clockToleranceSeconds };
+  const verified =
+    (input === undefined ? undefined : verifyAsMinted(token, input, options)) ??
+    verifyApprovalToken(token, proposal satisfies ExpectedCall, options, input === undefined ? undefined : mintedPayloadOf(input));
   if (!verified.ok) {
     const decoded = decodeApprovalToken(token);
     const tokenId = decoded.ok ? decoded.token.claims.jti : undefined;

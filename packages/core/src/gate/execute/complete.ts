@@ -4,7 +4,8 @@ import { emit } from '../../events/emit.ts';
 import type { Proposal, RecordResultOutcome } from '../../ledger/types.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
-import { auditedWrite, auditsAtomically } from '../common/audited-write.ts';
+import { auditedWriteIfWritten, auditsAtomically } from '../common/audited-write.ts';
+import { resultWritten } from '../../ledger/audit-if-written.ts';
 import type { GateDeps } from '../config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
@@ -73,7 +74,8 @@ export async function completeDispatched(deps: GateDeps, proposal: Proposal, com
     const atomic = auditsAtomically(deps);
     try {
       // One transaction when the store holds both: the result and its record land together.
-      recorded = await auditedWrite<RecordResultOutcome>(
+      // The record goes with the write, appended only if this call stores the result.
+      recorded = await auditedWriteIfWritten<RecordResultOutcome>(
         deps,
         (audit) =>
           deps.ledger.recordResult(
@@ -81,7 +83,8 @@ export async function completeDispatched(deps: GateDeps, proposal: Proposal, com
             projections === undefined ? { status: completion.status, resultDigest: digest, at } : { status: completion.status, resultDigest: digest, projections, at },
             audit,
           ),
-        (r) => (r.ok && r.created ? [resultEvent] : []),
+        [resultEvent],
+        resultWritten,
       );
     } catch (error) {
       if (atomic) throw error;
