@@ -4,13 +4,21 @@
 // repository's TCP proxy for tests; a restart step kills one replica and, half the time,
 // resets every proxied connection before it reopens. Prints histories checked, commands,
 // faults injected, restarts, concurrent batches, violations and known defects seen.
+// Then `--kills` histories whose gate runs in a worker process that is SIGKILLed between two
+// steps or inside one, half on SQLite files, half on Postgres schemas (through the proxy),
+// the model going on from the reopened store (run-killed-lifecycle.ts).
 //
-//   npm run soak -- [--histories N] [--replicas N] [--steps N] [--seed N]
+//   npm run soak -- [--histories N] [--replicas N] [--steps N] [--kills N] [--seed N]
 //
 // Exits 1 on a violation, printing fast-check's seed and shrunk history (replay with --seed and --path).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { emptyStats, type LifecycleHarness, type LifecycleStats, runLifecycleModel } from '@countersign/core/testing';
+import { emptyStats, type KillableHarness, type LifecycleHarness, type LifecycleStats, runKilledLifecycleModel, runLifecycleModel } from '@countersign/core/testing';
 import { openPostgresStore } from '@countersign/store-postgres';
+import { openSqliteStore } from '@countersign/store-sqlite';
 import { databaseReachable, dropSchema, randomSchema, startTcpProxy, TEST_PG_URL } from '@countersign/store-postgres/testing';
 
 const { values } = parseArgs({
@@ -18,6 +26,7 @@ const { values } = parseArgs({
     histories: { type: 'string', default: '400' },
     replicas: { type: 'string', default: '3' },
     steps: { type: 'string', default: '40' },
+    kills: { type: 'string', default: '40' },
     seed: { type: 'string' },
     path: { type: 'string' },
   },
@@ -25,6 +34,8 @@ const { values } = parseArgs({
 const histories = Number(values.histories);
 const replicas = Number(values.replicas);
 const maxSteps = Number(values.steps);
+const kills = Number(values.kills);
+const workerOf = (store: string) => fileURLToPath(new URL(`../packages/${store}/src/testing/lifecycle-worker.ts`, import.meta.url));
 
 if (!(await databaseReachable())) {
   console.error(`soak: PostgreSQL unreachable at ${TEST_PG_URL} (set COUNTERSIGN_TEST_PG_URL)`);
@@ -58,6 +69,27 @@ async function harness(): Promise<LifecycleHarness> {
   };
 }
 
+/** A fresh SQLite file per killed history. */
+async function killableSqlite(): Promise<KillableHarness> {
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-soak-'));
+  const path = join(dir, 'countersign.sqlite');
+  const open = async () => {
+    const store = openSqliteStore({ path });
+    return { ledger: store.ledger, audit: store.audit, definitions: store.definitions, close: () => store.close() };
+  };
+  return { harness: { open, destroy: async () => rmSync(dir, { recursive: true, force: true }) }, location: path };
+}
+
+/** A fresh Postgres schema per killed history, the worker and this process both through the proxy. */
+async function killablePostgres(): Promise<KillableHarness> {
+  const schema = randomSchema();
+  const open = async () => {
+    const store = await openPostgresStore({ connectionString: proxied.toString(), schema, pool: { max: 3 } });
+    return { ledger: store.ledger, audit: store.audit, definitions: store.definitions, close: () => store.close() };
+  };
+  return { harness: { open, destroy: () => dropSchema(schema) }, location: JSON.stringify({ url: proxied.toString(), schema }) };
+}
+
 const started = Date.now();
 const stats: LifecycleStats = emptyStats();
 // Progress on stderr, so a slow database shows as slow rather than as silence.
@@ -83,6 +115,10 @@ try {
     steps: { faults: false, restarts: true, concurrency: true },
     ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
   });
+  // Real process death: the worker's gate SIGKILLed, the store reopened here.
+  const seedOption = values.seed === undefined ? {} : { seed: Number(values.seed) };
+  await runKilledLifecycleModel({ harness: killableSqlite, worker: workerOf('store-sqlite'), numRuns: Math.ceil(kills / 2), maxSteps, stats, ...seedOption });
+  await runKilledLifecycleModel({ harness: killablePostgres, worker: workerOf('store-postgres'), numRuns: Math.floor(kills / 2), maxSteps, stats, ...seedOption });
 } catch (error) {
   failed = error;
 } finally {
@@ -93,7 +129,7 @@ try {
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 console.log(
   `soak: ${stats.histories} histories, ${stats.commands} commands, ${stats.faults} faults injected, ${stats.restarts} restarts ` +
-    `(${resets} with every connection reset), ${stats.concurrentBatches} concurrent batches, ${replicas} replicas, ` +
+    `(${resets} with every connection reset), ${stats.kills} gate processes SIGKILLed, ${stats.concurrentBatches} concurrent batches, ${replicas} replicas, ` +
     `${stats.violations} violations, known defects seen: ${JSON.stringify(stats.knownDefects)}, ${seconds} s`,
 );
 if (failed !== undefined) {

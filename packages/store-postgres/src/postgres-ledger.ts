@@ -223,8 +223,9 @@ export class PostgresLedger implements LedgerStore {
     }, opts.audit, 'alone');
   }
 
-  async recordEdit(input: EditInput): Promise<RecordEditResult> {
-    return recordEditIn(this.#db, this.#sql, input);
+  async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {
+    // It reads, then writes on what it read (as addDecision): alone in its batch.
+    return this.#inTransaction((query) => recordEditIn(query, this.#sql, input), audit, 'alone');
   }
 
   async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {

@@ -150,8 +150,8 @@ export class SqliteLedger implements LedgerStore {
     }, opts.audit);
   }
 
-  async recordEdit(input: EditInput): Promise<RecordEditResult> {
-    return this.#conn.write(() => recordEditIn(this.#conn, input));
+  async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {
+    return this.#write(() => recordEditIn(this.#conn, input), audit);
   }
 
   async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {

@@ -8,7 +8,6 @@ import {
   describeLifecycleModel,
   KNOWN_DEFECTS,
   type LifecycleHarness,
-  LifecycleViolation,
   replayHistory,
   runLifecycleModel,
   type Step,
@@ -65,32 +64,56 @@ describe('the lifecycle model finds what it is for', () => {
     expect(violation).toContain('history as run:');
   });
 
-  // Canary for the known-defect switches (rules.ts): when core answers a committed write
-  // whose reply was lost as done or unknown, this fails; then set the switches to false.
-  it('today a lost COMMIT reply is still answered as a failure (known defect lostReplyReportedAsFailure)', async () => {
-    expect(KNOWN_DEFECTS.lostReplyReportedAsFailure).toBe(true);
-    const violation = await violationOf(
-      runLifecycleModel({ harness: memoryHarness(), numRuns: 300, maxSteps: 40, seed: 1, knownDefects: NO_KNOWN_DEFECTS, steps: { faults: true, restarts: false, concurrency: false } }),
+  // Canary for the known-defect switch (rules.ts): when propose (and complete) answers a committed write
+  // whose reply was lost as done or unknown, this fails; then set the switch to false.
+  it('today a lost COMMIT reply of propose is still answered as a failure (known defect lostProposeOrCompleteReplyReportedAsFailure)', async () => {
+    expect(KNOWN_DEFECTS.lostProposeOrCompleteReplyReportedAsFailure).toBe(true);
+    const violation = await replayHistory({
+      harness: memoryHarness(),
+      knownDefects: NO_KNOWN_DEFECTS,
+      steps: [{ action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'read_file', amount: 50 }] }, fault: { nth: 0, kind: 'lost_reply' } }],
+    }).then(
+      () => 'no violation',
+      (error: unknown) => String(error),
     );
     expect(violation).toMatch(/lost_reply.*the write committed but the answer says otherwise/);
   });
 
-  it('today approve-with-edits appends its audit records after the ledger write (known defect editAuditAfterLedger)', async () => {
-    expect(KNOWN_DEFECTS.editAuditAfterLedger).toBe(true);
-    const violations: string[] = [];
-    // The reply of recordEdit is lost, at whichever store call of the edit it is.
+  // The shrunk histories the model printed for lostReplyReportedAsFailure before the fix
+  // (seeds 2 and 3 of the canary run, 300 histories): now each answer is the model's.
+  it('a decision, an edit, a revocation or a withdrawal whose COMMIT reply is lost is answered as done (was known defect lostReplyReportedAsFailure)', async () => {
+    expect(KNOWN_DEFECTS.lostReplyReportedAsFailure).toBe(false);
+    const large: Step = { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 5000 }] } };
+    const deploy: Step = { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c2', tool: 'deploy', amount: 50 }] } };
+    const histories: Step[][] = [
+      [large, { action: { kind: 'decide', approver: 'fiona', call: 'r1/c1', decision: 'approve' }, fault: { nth: 2, kind: 'lost_reply' } }],
+      [large, { action: { kind: 'revoke', approver: 'fiona', call: 'r1/c1' }, fault: { nth: 2, kind: 'lost_reply' } }],
+      [large, { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 }, fault: { nth: 2, kind: 'lost_reply' } }],
+      [deploy, { action: { kind: 'decide', approver: 'bob', call: 'r1/c2', decision: 'approve' } }, { action: { kind: 'withdraw', approver: 'bob', call: 'r1/c2' }, fault: { nth: 2, kind: 'lost_reply' } }],
+    ];
+    for (const steps of histories) {
+      const stats = await replayHistory({ harness: memoryHarness(), knownDefects: NO_KNOWN_DEFECTS, steps });
+      expect(stats.faults).toBe(1);
+      const last = steps.at(-1)!;
+      expect(stats.answers[`${'action' in last ? last.action.kind : 'concurrent'}:ok`]).toBe(1);
+    }
+  });
+
+  it('approve-with-edits commits its audit records with the edit: a lost reply at any store call leaves the chain telling the ledger (was known defect editAuditAfterLedger)', async () => {
+    expect(KNOWN_DEFECTS.editAuditAfterLedger).toBe(false);
+    let faults = 0;
     for (let nth = 0; nth <= 6; nth++) {
-      await replayHistory({
+      const stats = await replayHistory({
         harness: memoryHarness(),
-        knownDefects: { ...KNOWN_DEFECTS, editAuditAfterLedger: false },
+        knownDefects: NO_KNOWN_DEFECTS,
         steps: [
           { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 500 }] } },
           { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 }, fault: { nth, kind: 'lost_reply' } },
         ],
-      }).catch((error: unknown) => violations.push(error instanceof LifecycleViolation ? error.message : String(error)));
+      });
+      faults += stats.faults;
     }
-    expect(violations).toHaveLength(1);
-    expect(violations[0]).toMatch(/0 decision records for 1 decisions/);
+    expect(faults).toBeGreaterThan(0);
   });
 
   it('an edited call that policy allows, whose approval was revoked, does not run (the model found it running; fixed in core: an edited call runs only with its own approval)', async () => {
@@ -106,6 +129,26 @@ describe('the lifecycle model finds what it is for', () => {
     const now = await replayHistory({ harness: memoryHarness(), steps });
     expect(now.answers['authorize:authorized'] ?? 0).toBe(0);
     expect(now.knownDefects.editedCallRunsWithoutItsApproval ?? 0).toBe(0);
+  });
+
+  it('a store fault at any store call of a rug pull (registration, pin, review) leaves a state the model explains, and the changed tool never runs (checked at every grant)', async () => {
+    const hit = new Set<string>();
+    for (const kind of ['before', 'lost_reply'] as const) {
+      for (let nth = 0; nth <= 12; nth++) {
+        const stats = await replayHistory({
+          harness: memoryHarness(),
+          steps: [
+            { action: { kind: 'redefine', definition: 'v2' }, fault: { nth, kind } },
+            { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c3', tool: 'lookup', amount: 50 }] } },
+            { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c3', token: 'none' } },
+            { action: { kind: 'review', approver: 'alice', decision: 'approve' } },
+          ],
+        });
+        for (const at of Object.keys(stats.faultsAt)) hit.add(at);
+      }
+    }
+    // The faults landed on the definition store's writes, not only the ledger's.
+    expect([...hit]).toEqual(expect.arrayContaining(['register:before', 'replacePin:before', 'replacePin:lost_reply', 'recordProposal:lost_reply']));
   });
 
   it('a definition store that trusts a definition still waiting for review (a rug pull let through) fails the model', async () => {

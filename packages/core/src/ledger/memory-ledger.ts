@@ -224,24 +224,23 @@ export class MemoryLedger implements LedgerStore {
     return { outcome: { ok: true, request: after }, apply: () => this.#requests.set(requestId, after) };
   }
 
-  async recordEdit(input: EditInput): Promise<RecordEditResult> {
-    // Every check before the first write, and no await anywhere: all of it or nothing.
+  async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {
+    return this.#commit(this.#planEdit(input), audit);
+  }
+
+  // Every check before the first write, and no await anywhere: all of it or nothing.
+  #planEdit(input: EditInput): Planned<RecordEditResult> {
     const original = this.#requests.get(input.original.requestId);
     const originalProposal = original && this.#proposals.get(original.proposalId);
-    if (original === undefined || originalProposal === undefined) return { ok: false, reason: 'not_found' };
+    if (original === undefined || originalProposal === undefined) return { outcome: { ok: false, reason: 'not_found' } };
     const refusal = editRefusal(original, originalProposal, this.#runOwners.get(input.proposal.runId), input);
-    if (refusal !== undefined) return { ok: false, reason: refusal };
+    if (refusal !== undefined) return { outcome: { ok: false, reason: refusal } };
     const { proposal: edited, request: opened } = input;
-    const taken =
-      this.#proposals.has(edited.proposalId) ||
-      this.#proposalByCall.has(`${edited.runId}\u0000${edited.callId}`) ||
-      this.#requests.has(opened.requestId);
-    if (taken) return { ok: false, reason: 'conflict' };
+    const callKey = `${edited.runId}\u0000${edited.callId}`;
+    const taken = this.#proposals.has(edited.proposalId) || this.#proposalByCall.has(callKey) || this.#requests.has(opened.requestId);
+    if (taken) return { outcome: { ok: false, reason: 'conflict' } };
     const closed = sealRequest({ ...original, decisions: [...original.decisions, { ...input.original.decision }], status: 'edited' });
-    this.#requests.set(closed.requestId, closed);
     const proposal = sealProposal({ ...edited, state: 'proposed' });
-    this.#proposals.set(proposal.proposalId, proposal);
-    this.#proposalByCall.set(`${edited.runId}\u0000${edited.callId}`, proposal.proposalId);
     const draft = openedRequest(input);
     if (input.editorApproval !== undefined) {
       draft.decisions.push({ ...input.editorApproval.decision });
@@ -252,9 +251,16 @@ export class MemoryLedger implements LedgerStore {
       }
     }
     const request = sealRequest(draft);
-    this.#requests.set(request.requestId, request);
-    this.#requestByProposal.set(proposal.proposalId, request.requestId);
-    return { ok: true, original: closed, proposal, request };
+    return {
+      outcome: { ok: true, original: closed, proposal, request },
+      apply: () => {
+        this.#requests.set(closed.requestId, closed);
+        this.#proposals.set(proposal.proposalId, proposal);
+        this.#proposalByCall.set(callKey, proposal.proposalId);
+        this.#requests.set(request.requestId, request);
+        this.#requestByProposal.set(proposal.proposalId, request.requestId);
+      },
+    };
   }
 
   async withdrawApproval(requestId: string, approver: string, now: number, audit?: AuditFor<WithdrawApprovalResult>): Promise<WithdrawApprovalResult> {

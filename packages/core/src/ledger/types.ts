@@ -346,8 +346,10 @@ export interface LedgerStore {
    * when the edit does not match the original call (`invalid_edit`), when an id is
    * taken (`conflict`) or the run belongs to another agent. Of concurrent edits (or
    * decisions) of one request, exactly one takes effect.
+   * `audit`: records committed in the same transaction (the edited call's proposal, the
+   * closing deny, the editor's approval), so an edit never takes effect without them.
    */
-  recordEdit(input: EditInput): Promise<RecordEditResult>;
+  recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult>;
 
   /**
    * Takes back one approver's own approval of a request that is still pending and

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditLog, AuditRecord } from '../audit/types.ts';
 import { verifyChain } from '../audit/verify-chain.ts';
-import type { LedgerStore, NewApprovalRequest, Proposal } from '../ledger/types.ts';
+import { sha256Hex } from '../digest.ts';
+import type { EditInput, LedgerStore, NewApprovalRequest, Proposal } from '../ledger/types.ts';
 import { describeAuditIfWritten } from './audit-if-written-conformance.ts';
 import { sampleProposal } from './ledger-samples.ts';
 
@@ -162,6 +163,33 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect(await ledger.revokeApproval(requestId, T0 + 2, (revoked) => (revoked ? [about(proposal, 'revocation')] : []))).toBe(true);
       expect((await ledger.getApprovalRequest(requestId))?.status).toBe('revoked');
       expect((await audit.read()).map((r) => r.type)).toEqual(['revocation']);
+    });
+
+    it('an edit and its records commit together; a failing audit part rolls the whole edit back (#32)', async () => {
+      const original = sampleProposal();
+      const recorded = await ledger.recordProposal(original, { request: request() });
+      if (!recorded.ok || recorded.request === undefined) throw new Error('setup');
+      const { requestId } = recorded.request;
+      const edit = (): EditInput => {
+        const proposalId = `${original.proposalId}-edit-${Math.random().toString(36).slice(2)}`;
+        const args = '{"amount":5}';
+        return {
+          original: { requestId, decision: { approver: 'alice', decision: 'deny', reason: 'edited', at: T0 + 1, editedProposalId: proposalId } },
+          proposal: { ...original, proposalId, callId: `${original.callId}~edit-${proposalId}`, canonicalArgs: args, argsDigest: sha256Hex(args), parentProposalId: original.proposalId, createdAt: T0 + 1 },
+          request: { ...request(), proposalId, createdAt: T0 + 1 },
+          editorApproval: { decision: { approver: 'alice', decision: 'approve', at: T0 + 1 }, tokenIdIfApproved: 'tok-e' },
+          now: T0 + 1,
+        };
+      };
+      const failed = edit();
+      await expect(ledger.recordEdit(failed, () => [about(recorded.proposal, 'decision'), INVALID])).rejects.toThrow();
+      expect((await ledger.getApprovalRequest(requestId))?.status).toBe('pending');
+      expect(await ledger.getProposal(failed.proposal.proposalId)).toBeUndefined();
+      expect(await audit.head()).toBeUndefined();
+
+      const edited = await ledger.recordEdit(edit(), (r) => (r.ok ? [about(recorded.proposal, 'decision'), about(r.proposal, 'proposal'), about(r.proposal, 'decision')] : []));
+      expect(edited.ok && edited.original.status).toBe('edited');
+      expect((await audit.read()).map((r) => r.type)).toEqual(['decision', 'proposal', 'decision']);
     });
 
     it('a failing audit part rolls back the result', async () => {

@@ -57,6 +57,8 @@ export {
   describeLifecycleModel,
   emptyStats,
   FaultLedger,
+  type KillableHarness,
+  type KilledRunOptions,
   KNOWN_DEFECTS,
   type KnownDefect,
   type LifecycleBudget,
@@ -66,6 +68,7 @@ export {
   LifecycleViolation,
   type OpenedStores,
   replayHistory,
+  runKilledLifecycleModel,
   runLifecycleModel,
   type Step,
 } from './lifecycle-model/index.ts';

@@ -1,6 +1,6 @@
 import type { Approver, DecisionFailure, DecisionInput, DecisionOutcome } from '@countersign/core/gate';
 import type { Services } from '../app/services.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, OUTCOME_UNKNOWN_MESSAGE } from '../errors/api-error.ts';
 
 export type DecisionSuccess = Extract<DecisionOutcome, { ok: true }>;
 
@@ -48,5 +48,8 @@ function decisionError(reason: DecisionFailure, message: string): ApiError {
       return new ApiError('passkey_invalid', `passkey assertion refused: ${message}`);
     case 'store_unavailable':
       return new ApiError('store_unavailable', 'the approval store is unavailable');
+    case 'outcome_unknown':
+      // Not a refusal: the decision may stand (a reply lost after COMMIT). Same 503, saying so.
+      return new ApiError('store_unavailable', OUTCOME_UNKNOWN_MESSAGE);
   }
 }

@@ -1,7 +1,7 @@
 import type { Approver } from '@countersign/core/gate';
 import type { ApprovalRequest } from '@countersign/core/ledger';
 import type { Services } from '../app/services.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, OUTCOME_UNKNOWN_MESSAGE } from '../errors/api-error.ts';
 import { eligibleView } from './eligible-view.ts';
 
 export interface WithdrawSuccess {
@@ -29,5 +29,7 @@ export async function withdrawApproval(services: Services, approver: Approver, r
       throw new ApiError(outcome.reason, outcome.message);
     case 'store_unavailable':
       throw new ApiError('store_unavailable', 'the approval store is unavailable');
+    case 'outcome_unknown':
+      throw new ApiError('store_unavailable', OUTCOME_UNKNOWN_MESSAGE);
   }
 }

@@ -75,6 +75,12 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   internal_error: 500,
 };
 
+/**
+ * The message of a 503 whose write may have taken effect (the gate's `outcome_unknown`:
+ * the store failed mid-write and could not be read back), so nobody reads it as "nothing happened".
+ */
+export const OUTCOME_UNKNOWN_MESSAGE = 'the approval store failed while recording this and may have committed it: read the request before trying again';
+
 export type ApiErrorStatus = (typeof STATUS)[ApiErrorCode];
 
 /** The JSON body of every error response. */

@@ -1,11 +1,13 @@
 import type { AuditEvent } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../../canonical/errors.ts';
-import type { ApproverRule, EditRefusal, Proposal } from '../../ledger/types.ts';
+import type { ApproverRule, EditInput, EditRefusal, Proposal, RecordEditResult } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { askPolicy } from '../../policy/ask-policy.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import { auditsAtomically } from '../common/audited-write.ts';
+import { settleLostWrite } from './settle-lost-write.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
@@ -87,10 +89,7 @@ export async function approveWithEdits(
   // own claims: the edit's signature closes the original, it never approves a second call.
   const editorApproves = rule.passkey !== 'required' && mayDecide(rule.eligible, approver, original.principal);
   const approval = { approver: approver.id, decision: 'approve' as const, reason: input.reason, at: now };
-  // One ledger operation: the original closed, the edited call, its request and the
-  // editor's approval are written together or not at all (never a closed original
-  // without the call that replaces it).
-  const recorded = await deps.ledger.recordEdit({
+  const edit: EditInput = {
     original: { requestId: view.request.requestId, decision: closing },
     proposal: {
       proposalId: editedProposalId,
@@ -110,33 +109,49 @@ export async function approveWithEdits(
     request: { requestId: deps.newId(), proposalId: editedProposalId, createdAt: now, ...rule },
     editorApproval: editorApproves ? { decision: approval, tokenIdIfApproved: deps.newId() } : undefined,
     now,
-  });
+  };
+  // The edit's audit records, in the order a reader of the ledger would tell it.
+  const events = (r: RecordEditResult): AuditEvent[] => {
+    if (!r.ok) return [];
+    const records: AuditEvent[] = [
+      { ...eventAbout(r.proposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
+      ...decisionEvents(deps.keyring, original, r.original, closing, edited.digest),
+      { ...eventAbout(r.proposal, 'verdict', now), detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId } },
+      {
+        ...eventAbout(r.proposal, 'approval_requested', now),
+        requestId: r.request.requestId,
+        detail: {
+          editedFrom: original.proposalId,
+          expiresAt: rule.expiresAt,
+          requiredApprovals: rule.requiredApprovals,
+          ruleId: rule.ruleId ?? null,
+          ...(rule.passkey === 'required' ? { passkey: 'required' } : {}),
+        },
+      },
+    ];
+    if (editorApproves) records.push(...decisionEvents(deps.keyring, r.proposal, r.request, approval));
+    return records;
+  };
+  // One ledger operation: the original closed, the edited call, its request and the
+  // editor's approval are written together or not at all (never a closed original
+  // without the call that replaces it); with a store that holds both, the edit's audit
+  // records commit with them (an edit never takes effect without its records).
+  const atomic = auditsAtomically(deps);
+  let recorded: RecordEditResult;
+  try {
+    recorded = await deps.ledger.recordEdit(edit, atomic ? events : undefined);
+  } catch (error) {
+    // Maybe only the reply was lost: the store says whether the edit stands.
+    const settled = await settleLostWrite(() => recordedEdit(deps, view.request.requestId, editedProposalId), error);
+    if (settled.settled === 'not_written') throw error;
+    if (settled.settled === 'unknown') return fail('outcome_unknown', settled.message);
+    recorded = settled.value;
+  }
   if (!recorded.ok) return fail(editFailure(recorded.reason), `edit refused: ${recorded.reason}`);
   const { proposal: editedProposal, request: editedRequest, original: closed } = recorded;
-  // The edit has taken effect: events and audit follow, in the order a reader of the
-  // ledger would tell it; audit events are appended after the effect, so an audit
-  // outage is reported (auditRecorded: false) rather than stranding the edit.
+  // The edit has taken effect: from here on, nothing may report it as failed.
   emit(deps.events, { type: 'proposed', at: now, verdict: verdict.kind, editedFrom: original.proposalId, ...callIds(editedProposal) });
-  const events: AuditEvent[] = [
-    { ...eventAbout(editedProposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
-    ...decisionEvents(deps.keyring, original, closed, closing, edited.digest),
-    {
-      ...eventAbout(editedProposal, 'verdict', now),
-      detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId },
-    },
-  ];
   emit(deps.events, { type: 'approval_requested', at: now, requestId: editedRequest.requestId, expiresAt: editedRequest.expiresAt, ...callIds(editedProposal) });
-  events.push({
-    ...eventAbout(editedProposal, 'approval_requested', now),
-    requestId: editedRequest.requestId,
-    detail: {
-      editedFrom: original.proposalId,
-      expiresAt: rule.expiresAt,
-      requiredApprovals: rule.requiredApprovals,
-      ruleId: rule.ruleId ?? null,
-      ...(rule.passkey === 'required' ? { passkey: 'required' } : {}),
-    },
-  });
   if (editorApproves) {
     emit(deps.events, {
       type: 'decided',
@@ -147,7 +162,6 @@ export async function approveWithEdits(
       status: editedRequest.status,
       ...callIds(editedProposal),
     });
-    events.push(...decisionEvents(deps.keyring, editedProposal, editedRequest, approval));
   }
   // Last, so a waiter on the original request wakes to find the edited request in place.
   emit(deps.events, {
@@ -159,8 +173,23 @@ export async function approveWithEdits(
     editedRequestId: editedRequest.requestId,
     ...callIds(original),
   });
-  const audited = await appendAfterEffect(deps.audit, events);
+  // Two steps only with an unrelated audit log: there an audit outage is reported
+  // (auditRecorded: false) rather than stranding the edit.
+  const audited = atomic || (await appendAfterEffect(deps.audit, events(recorded)));
   return { ok: true, request: closed, editedRequest, editedProposal, ...(audited ? {} : { auditRecorded: false as const }) };
+}
+
+/**
+ * The edit as stored now, if the original request holds the closing deny naming
+ * `editedProposalId` (an id this step made: no other write can have put it there).
+ */
+async function recordedEdit(deps: GateDeps, requestId: string, editedProposalId: string): Promise<RecordEditResult | undefined> {
+  const original = await deps.ledger.getApprovalRequest(requestId);
+  if (!original?.decisions.some((d) => d.editedProposalId === editedProposalId)) return undefined;
+  const found = await deps.ledger.getProposalWithRequest(editedProposalId);
+  // recordEdit writes all of it or nothing: a closed original without its edited call is not an answer to give.
+  if (found?.request === undefined) throw new Error(`request ${requestId} names edit ${editedProposalId}, which the store does not hold`);
+  return { ok: true, original, proposal: found.proposal, request: found.request };
 }
 
 /**

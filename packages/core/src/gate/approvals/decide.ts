@@ -2,7 +2,7 @@ import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts
 import { emit } from '../../events/emit.ts';
 import { settleDecidedReview } from '../definitions/admit-definition.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
-import type { AddDecisionResult } from '../../ledger/types.ts';
+import type { AddDecisionResult, ApprovalRequest, Decision } from '../../ledger/types.ts';
 import { auditsAtomically } from '../common/audited-write.ts';
 import type { GateDeps } from '../config.ts';
 import { isReviewProposal, reviewSubjectOf } from '../definitions/definition-review.ts';
@@ -12,6 +12,7 @@ import { approveWithEdits } from './approve-with-edits.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
 import { viewRequest } from './view-request.ts';
+import { settleLostWrite } from './settle-lost-write.ts';
 
 const MAX_REASON_LENGTH = 1000;
 
@@ -49,11 +50,20 @@ export async function decide(deps: GateDeps, approver: Approver, requested: Deci
     // With a store that holds both, the decision and its signed record (and token_minted)
     // commit together: a decision never takes effect without its record.
     const atomic = auditsAtomically(deps);
-    const result = await deps.ledger.addDecision(view.request.requestId, recorded, {
-      now,
-      tokenIdIfApproved: deps.newId(),
-      audit: atomic ? events : undefined,
-    });
+    let result: AddDecisionResult;
+    try {
+      result = await deps.ledger.addDecision(view.request.requestId, recorded, {
+        now,
+        tokenIdIfApproved: deps.newId(),
+        audit: atomic ? events : undefined,
+      });
+    } catch (error) {
+      // Maybe only the reply was lost: the store says whether the decision stands.
+      const settled = await settleLostWrite(() => requestWithDecision(deps, view.request, recorded), error);
+      if (settled.settled === 'not_written') throw error;
+      if (settled.settled === 'unknown') return fail('outcome_unknown', settled.message);
+      result = { ok: true, request: settled.value };
+    }
     if (!result.ok) return fail(result.reason, `decision refused: ${result.reason}`);
     // The decision has taken effect: from here on, nothing may report it as failed.
     emit(deps.events, {
@@ -74,6 +84,18 @@ export async function decide(deps: GateDeps, approver: Approver, requested: Deci
   } catch (error) {
     return fail('store_unavailable', `ledger or audit store failed: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * The request as stored now, if it holds `decision` (this approver, choice and time)
+ * and `before` did not: the decision this step wrote. An approver decides a request
+ * once, so no other write can have put it there.
+ */
+async function requestWithDecision(deps: GateDeps, before: ApprovalRequest, decision: Decision): Promise<ApprovalRequest | undefined> {
+  const same = (d: Decision) => d.approver === decision.approver && d.decision === decision.decision && d.at === decision.at;
+  if (before.decisions.some(same)) return undefined;
+  const now = await deps.ledger.getApprovalRequest(before.requestId);
+  return now?.decisions.some(same) ? now : undefined;
 }
 
 /** Whether `edited` canonicalizes to the recorded arguments; arguments that do not canonicalize are left for the edit path to refuse, typed. */

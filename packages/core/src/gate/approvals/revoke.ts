@@ -5,6 +5,7 @@ import type { GateDeps } from '../config.ts';
 import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import type { RevokeOutcome } from './types.ts';
+import { settleLostWrite } from './settle-lost-write.ts';
 import { viewForDecider } from './view-request.ts';
 
 /**
@@ -21,9 +22,19 @@ export async function revoke(deps: GateDeps, approver: Approver, requestId: stri
     const events = (revoked: boolean) => (revoked ? [{ ...eventAbout(view.proposal, 'revocation', now), requestId, actor: approver.id }] : []);
     // With a store that holds both, the revocation and its record commit together.
     const atomic = auditsAtomically(deps);
-    if (!(await deps.ledger.revokeApproval(requestId, now, atomic ? events : undefined))) {
-      return { ok: false, reason: 'not_revocable', message: `request is ${view.status}` };
+    let revoked: boolean;
+    try {
+      revoked = await deps.ledger.revokeApproval(requestId, now, atomic ? events : undefined);
+    } catch (error) {
+      // Maybe only the reply was lost: a request that read revocable and now reads revoked was
+      // revoked (by this step, or by another approver at the same moment: either way it stands).
+      const revokedNow = async () => view.request.status !== 'revoked' && (await deps.ledger.getApprovalRequest(requestId))?.status === 'revoked';
+      const settled = await settleLostWrite(async () => ((await revokedNow()) ? true : undefined), error);
+      if (settled.settled === 'not_written') throw error;
+      if (settled.settled === 'unknown') return { ok: false, reason: 'outcome_unknown', message: settled.message };
+      revoked = true;
     }
+    if (!revoked) return { ok: false, reason: 'not_revocable', message: `request is ${view.status}` };
     emit(deps.events, { type: 'revoked', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
     // Two steps only with an unrelated audit log: like a decision, the revocation stands even if its record cannot be written, and says so.
     const audited = atomic || (await appendAfterEffect(deps.audit, events(true)));

@@ -43,7 +43,13 @@ export type DecisionFailure =
   | 'passkey_required'
   /** The assertion does not verify for this call, decision and approver (see checkPasskeyRule). */
   | 'passkey_invalid'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /**
+   * The store failed while recording the decision and could not be read back: it may
+   * have taken effect (a reply lost after COMMIT). Not a refusal; read the request
+   * before deciding again (see `settleLostWrite`).
+   */
+  | 'outcome_unknown';
 
 export type DecisionOutcome =
   | {
@@ -113,8 +119,11 @@ export type RevokeOutcome =
     }
   | {
       ok: false;
-      /** `not_revocable`: not approved, or already used (consumed), expired or revoked. */
-      reason: 'not_found' | 'not_eligible' | 'not_revocable' | 'store_unavailable';
+      /**
+       * `not_revocable`: not approved, or already used (consumed), expired or revoked.
+       * `outcome_unknown`: the store failed mid-write and could not be read back (see DecisionFailure).
+       */
+      reason: 'not_found' | 'not_eligible' | 'not_revocable' | 'store_unavailable' | 'outcome_unknown';
       message: string;
     };
 
@@ -134,6 +143,6 @@ export type WithdrawOutcome =
        * is no longer pending (approved, consumed, denied…), so there is nothing to withdraw
        * from (an approved, unused one can still be revoked); `expired`: past its deadline.
        */
-      reason: 'not_found' | 'not_eligible' | 'no_approval' | 'already_decided' | 'expired' | 'store_unavailable';
+      reason: 'not_found' | 'not_eligible' | 'no_approval' | 'already_decided' | 'expired' | 'store_unavailable' | 'outcome_unknown';
       message: string;
     };

@@ -5,6 +5,8 @@ import type { GateDeps } from '../config.ts';
 import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import type { WithdrawOutcome } from './types.ts';
+import type { ApprovalRequest, WithdrawApprovalResult } from '../../ledger/types.ts';
+import { settleLostWrite } from './settle-lost-write.ts';
 import { viewForDecider } from './view-request.ts';
 
 /**
@@ -25,7 +27,16 @@ export async function withdraw(deps: GateDeps, approver: Approver, requestId: st
       withdrawn ? [{ ...eventAbout(view.proposal, 'withdrawal', now), requestId, actor: approver.id }] : [];
     // With a store that holds both, the withdrawal and its record commit together.
     const atomic = auditsAtomically(deps);
-    const result = await deps.ledger.withdrawApproval(requestId, approver.id, now, atomic ? (r) => events(r.ok) : undefined);
+    let result: WithdrawApprovalResult;
+    try {
+      result = await deps.ledger.withdrawApproval(requestId, approver.id, now, atomic ? (r) => events(r.ok) : undefined);
+    } catch (error) {
+      // Maybe only the reply was lost: the store says whether the approval is gone.
+      const settled = await settleLostWrite(() => requestWithout(deps, view.request, approver.id), error);
+      if (settled.settled === 'not_written') throw error;
+      if (settled.settled === 'unknown') return { ok: false, reason: 'outcome_unknown', message: settled.message };
+      result = { ok: true, request: settled.value };
+    }
     if (!result.ok) return { ok: false, reason: result.reason, message: refusalMessage(result.reason, view.status) };
     emit(deps.events, { type: 'withdrawn', at: now, requestId, approver: approver.id, ...callIds(view.proposal) });
     // Two steps only with an unrelated audit log: the withdrawal stands even if its record cannot be written, and says so.
@@ -34,6 +45,14 @@ export async function withdraw(deps: GateDeps, approver: Approver, requestId: st
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
   }
+}
+
+/** The request as stored now, if `approver`'s approval that `before` held is gone from it: the withdrawal this step wrote. */
+async function requestWithout(deps: GateDeps, before: ApprovalRequest, approver: string): Promise<ApprovalRequest | undefined> {
+  const theirs = (r: ApprovalRequest) => r.decisions.some((d) => d.approver === approver && d.decision === 'approve');
+  if (!theirs(before)) return undefined;
+  const now = await deps.ledger.getApprovalRequest(before.requestId);
+  return now !== undefined && !theirs(now) ? now : undefined;
 }
 
 function refusalMessage(reason: 'not_found' | 'expired' | 'already_decided' | 'no_approval', status: string): string {

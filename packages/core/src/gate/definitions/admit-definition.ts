@@ -69,7 +69,7 @@ async function admissionOf(deps: GateDeps, toolName: string, digest: string, reg
   if (pin?.status === 'trusted' && pin.trustedDigest === digest) return { ok: true };
   if (pin === undefined && deps.trustOnFirstUse) {
     const trusted: ToolPin = { toolName, status: 'trusted', trustedDigest: digest, updatedAt: now };
-    if (!(await deps.definitions.replacePin(undefined, trusted))) return 'retry';
+    if (!(await movePin(deps, undefined, trusted))) return 'retry';
     await auditPin(deps, trusted, undefined, 'trust_on_first_use', 'system');
     return { ok: true };
   }
@@ -79,14 +79,15 @@ async function admissionOf(deps: GateDeps, toolName: string, digest: string, reg
     // The tool went back to the definition a person trusted: trusted again, nothing to review
     // (the review of the change it reverted is left stale: it no longer matches the pin).
     const reverted: ToolPin = { toolName, status: 'trusted', trustedDigest: digest, updatedAt: Math.max(now, pin.updatedAt + 1) };
-    if (!(await deps.definitions.replacePin(pin, reverted))) return 'retry';
+    if (!(await movePin(deps, pin, reverted))) return 'retry';
     await auditPin(deps, reverted, pin.pendingDigest, 'reverted_to_trusted', 'system');
     return { ok: true };
   }
   // Unpinned (without TOFU), or a definition other than the trusted or the reviewed one.
   const changed: ToolPin = { toolName, status: 'changed', trustedDigest: pin?.trustedDigest, pendingDigest: digest, updatedAt: now };
-  if (!(await deps.definitions.replacePin(pin, changed))) return 'retry';
-  const request = await openReview(deps, changed, registeredBy);
+  if (!(await movePin(deps, pin, changed))) return 'retry';
+  const request = await openReviewOrLater(deps, changed, registeredBy);
+  if (request === undefined) return refuse(`${toolName}'s definition is not the trusted one; its review opens on the next look`);
   await auditBestEffort(deps.audit, {
     type: 'definition_changed',
     at: now,
@@ -110,14 +111,14 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number, registere
   if (state === 'open') return refuse(`${pin.toolName}'s new definition waits for review`, request?.requestId);
   if (state === 'missing') {
     // The writer that moved the pin is opening it right now (or crashed before): the same key makes it one review.
-    const opened = await openReview(deps, pin, registeredBy);
-    return refuse(`${pin.toolName}'s new definition waits for review`, opened.requestId);
+    const opened = await openReviewOrLater(deps, pin, registeredBy);
+    return refuse(`${pin.toolName}'s new definition waits for review`, opened?.requestId);
   }
   // The review expired: a fresh move of the pin, a fresh review.
   const again: ToolPin = { ...pin, updatedAt: Math.max(now, pin.updatedAt + 1) };
-  if (!(await deps.definitions.replacePin(pin, again))) return 'retry';
-  const reopened = await openReview(deps, again, registeredBy);
-  return refuse(`${pin.toolName}'s new definition waits for review`, reopened.requestId);
+  if (!(await movePin(deps, pin, again))) return 'retry';
+  const reopened = await openReviewOrLater(deps, again, registeredBy);
+  return refuse(`${pin.toolName}'s new definition waits for review`, reopened?.requestId);
 }
 
 /**
@@ -182,6 +183,34 @@ async function recordOnce(deps: GateDeps, digest: string, text: string): Promise
   if (deps.recordedDefinitions.has(digest)) return;
   await deps.definitions.recordDefinition(digest, text, deps.clock());
   deps.recordedDefinitions.add(digest);
+}
+
+/**
+ * The review of a pin this step has moved, or undefined when the store failed opening it.
+ * The pin's move stands either way, so the answer is the refusal it causes, never a store
+ * failure (#32: the model found a rug pull answered `store_unavailable` after the pin had
+ * moved); the next look at the tool finds the review missing and opens it (same key).
+ */
+async function openReviewOrLater(deps: GateDeps, pin: ToolPin, registeredBy: string | undefined): Promise<ApprovalRequest | undefined> {
+  try {
+    return await openReview(deps, pin, registeredBy);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One compare-and-set of the pin. A write that threw may have committed with its reply
+ * lost (#32: the model found a rug pull answered `store_unavailable` although the pin had
+ * moved): so it is not answered as a failure but as "not moved by us", and the caller's
+ * next round decides again on a fresh read of the pin (which shows the move if it stands).
+ */
+async function movePin(deps: GateDeps, expected: ToolPin | undefined, next: ToolPin): Promise<boolean> {
+  try {
+    return await deps.definitions.replacePin(expected, next);
+  } catch {
+    return false;
+  }
 }
 
 function refuse(message: string, reviewRequestId?: string): Admission {

@@ -29,6 +29,8 @@ export type Action =
   | { kind: 'decide'; approver: string; call: string; decision: 'approve' | 'deny' }
   | { kind: 'edit'; approver: string; call: string; amount: number }
   | { kind: 'revoke'; approver: string; call: string }
+  /** An approver takes back their own approval of a request still waiting for more (n of m). */
+  | { kind: 'withdraw'; approver: string; call: string }
   | { kind: 'token'; call: string }
   | { kind: 'authorize'; agent: ModelAgent; call: string; token: 'own' | 'none' | 'other' }
   | { kind: 'complete'; call: string; outcome: 'succeeded' | 'failed' }
@@ -40,7 +42,7 @@ export type Action =
   /** An approver decides the latest review of a changed definition. */
   | { kind: 'review'; approver: string; decision: 'approve' | 'deny' };
 
-/** The definition actions: generated alone and without faults (their faults are not modelled yet). */
+/** The definition actions: generated alone, never in a concurrent batch. */
 export function isDefinitionAction(action: Action): boolean {
   return action.kind === 'redefine' || action.kind === 'review';
 }
@@ -82,6 +84,7 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('decide' as const), approver, call: callKey, decision: fc.constantFrom('approve' as const, 'approve' as const, 'approve' as const, 'deny' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('edit' as const), approver, call: callKey, amount }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('revoke' as const), approver, call: callKey }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), approver, call: callKey }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('token' as const), call: callKey }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('authorize' as const), agent: actingAgent, call: callKey, token: fc.constantFrom('own' as const, 'own' as const, 'none' as const, 'other' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), call: callKey, outcome: fc.constantFrom('succeeded' as const, 'failed' as const) }) },
@@ -92,7 +95,8 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
 );
 
 export const faultArbitrary: fc.Arbitrary<Fault> = fc.record({
-  nth: fc.nat({ max: 4 }),
+  // Up to the 10th store call: a definition step (registration, pin, review) makes about that many.
+  nth: fc.nat({ max: 9 }),
   kind: fc.constantFrom('before' as const, 'rollback' as const, 'lost_reply' as const),
 });
 
@@ -104,11 +108,7 @@ export interface StepOptions {
 }
 
 export function stepArbitrary(options: StepOptions): fc.Arbitrary<Step> {
-  const single = options.faults
-    ? fc
-        .record({ action: actionArbitrary, fault: fc.option(faultArbitrary, { freq: 2, nil: undefined }) })
-        .map((s) => (isDefinitionAction(s.action) ? { action: s.action } : s))
-    : fc.record({ action: actionArbitrary });
+  const single = options.faults ? fc.record({ action: actionArbitrary, fault: fc.option(faultArbitrary, { freq: 2, nil: undefined }) }) : fc.record({ action: actionArbitrary });
   const choices: fc.WeightedArbitrary<Step>[] = [{ weight: 20, arbitrary: single }];
   if (options.restarts) choices.push({ weight: 1, arbitrary: fc.constant({ action: { kind: 'restart' as const } }) });
   if (options.concurrency) {

@@ -1,8 +1,13 @@
+import type { DefinitionStore } from '../../catalog/types.ts';
 import type { LedgerStore } from '../../ledger/types.ts';
 import type { Fault } from './actions.ts';
 
-/** The LedgerStore methods that write: a lost reply on one of them means the write committed. */
+/** The store methods that write (LedgerStore's, then DefinitionStore's): a lost reply on one of them means the write committed. */
 export const LEDGER_WRITES: ReadonlySet<string> = new Set([
+  'recordDefinition',
+  'replacePin',
+  'putPin',
+  'register',
   'recordProposal',
   'recordProposals',
   'createApprovalRequest',
@@ -35,7 +40,9 @@ export interface InjectedRecord {
  * A LedgerStore that forwards to `target` and can fail one call: the `nth` store call
  * after `arm(fault)`. Also the hook where a controlled scheduler decides which of
  * several concurrent actions reaches the store next (`beforeCall`). `auditLog` is the
- * target's, so the gate still writes ledger and audit in one transaction.
+ * target's, so the gate still writes ledger and audit in one transaction. The definition
+ * store (pins, registrations) is wrapped the same way (`wrapDefinitions`), on the same
+ * count: a definition step's faults land on any of its store calls, ledger or definitions.
  */
 export class FaultLedger {
   readonly store: LedgerStore;
@@ -50,11 +57,20 @@ export class FaultLedger {
   constructor(target: LedgerStore, injected: InjectedRecord[] = []) {
     this.target = target;
     this.injected = injected;
-    this.store = new Proxy(target, {
+    this.store = this.#wrap(target);
+  }
+
+  /** `definitions` behind the same faults and scheduling as the ledger. */
+  wrapDefinitions(definitions: DefinitionStore): DefinitionStore {
+    return this.#wrap(definitions);
+  }
+
+  #wrap<T extends object>(target: T): T {
+    return new Proxy(target, {
       get: (t, property, receiver) => {
         const value = Reflect.get(t, property, receiver);
         if (typeof value !== 'function' || typeof property !== 'string' || property === 'close') return value;
-        return (...args: unknown[]) => this.#call(property, value as (...a: unknown[]) => Promise<unknown>, args);
+        return (...args: unknown[]) => this.#call(property, (...a: unknown[]) => (value as (...b: unknown[]) => Promise<unknown>).apply(t, a), args);
       },
     });
   }
@@ -69,17 +85,17 @@ export class FaultLedger {
     if (this.beforeCall !== undefined) await this.beforeCall(method);
     const fault = this.#fault;
     const index = this.#calls++;
-    if (fault === undefined || index !== fault.nth) return fn.apply(this.target, args);
+    if (fault === undefined || index !== fault.nth) return fn(...args);
     this.#fault = undefined;
     this.injected.push({ method, kind: fault.kind });
     if (fault.kind === 'before') throw new InjectedFault(method, 'before');
     if (fault.kind === 'rollback') {
-      // A call without an audit part (a read, recordEdit) has nothing to roll back: it fails before, as `before`.
+      // A call without an audit part (a read) has nothing to roll back: it fails before, as `before`.
       const failing = args.map(failingAudit);
       if (failing.every((arg, i) => arg === args[i])) throw new InjectedFault(method, 'before');
-      return fn.apply(this.target, failing);
+      return fn(...failing);
     }
-    await fn.apply(this.target, args);
+    await fn(...args);
     throw new InjectedFault(method, 'lost_reply');
   }
 }

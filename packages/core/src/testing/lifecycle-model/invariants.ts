@@ -13,7 +13,7 @@ import { type KnownDefect, MODEL_CALL_IDS, MODEL_DEFINITIONS, MODEL_RUNS, REGIST
  * 3. An edited call never runs the original (`checkGrant`: no grant for an `edited` request; a grant carries the ledger's arguments).
  * 4. A revoked or expired approval never runs (`checkGrant` at grant time, `checkGrantsStillHold` at the end).
  * 5. Every reported outcome is true in the store (the store read after each step equals the model; `claimOf` for faulted steps).
- * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`).
+ * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`): a record per decision, withdrawal, revocation, dispatch and result.
  * 7. A call to a tool whose current definition is not trusted never runs, policy verdict or
  *    approval notwithstanding; an approval given under one definition digest never runs a call
  *    under another (`checkGrant`: the pin trusts the call's digest and it is the tool's current one).
@@ -53,7 +53,7 @@ export function snapshotOf(model: ModelState): string {
   }
   const { pin, reviews } = model.definition;
   const reviewStatuses = Object.fromEntries(Object.entries(reviews).map(([key, r]) => [key, { status: r.status, deciders: r.deciders }]));
-  return stable({ owners: model.runOwner, calls, pin: { status: pin.status, trusted: pin.trusted ?? null, pending: pin.pending ?? null, updatedAt: pin.updatedAt }, reviews: reviewStatuses });
+  return stable({ owners: model.runOwner, calls, registered: model.definition.current, pin: { status: pin.status, trusted: pin.trusted ?? null, pending: pin.pending ?? null, updatedAt: pin.updatedAt }, reviews: reviewStatuses });
 }
 
 /** A digest as the model names it (v1, v2), or the digest itself when it is neither. */
@@ -91,14 +91,19 @@ export async function readSnapshot(system: RealSystem, model: ModelState): Promi
   }
   const pin = await system.definitions.getPin(REGISTERED_TOOL);
   const reviews: Record<string, unknown> = {};
-  for (const key of Object.keys(model.definition.reviews)) {
+  // The reviews the model knows, and the one of the pin's current move if the store has it (a review the model does not expect shows).
+  const reviewKeys = new Set(Object.keys(model.definition.reviews));
+  const pinKey = pin?.status === 'changed' ? `${definitionName(pin.pendingDigest)}@${pin.updatedAt}` : undefined;
+  if (pinKey !== undefined && !reviewKeys.has(pinKey) && (await system.reviewRequestId(pinKey)) !== undefined) reviewKeys.add(pinKey);
+  for (const key of reviewKeys) {
     const requestId = await system.reviewRequestId(key);
     const request = requestId === undefined ? undefined : await system.ledger.getApprovalRequest(requestId);
     reviews[key] = request === undefined ? 'missing' : { status: request.status, deciders: request.decisions.map((d) => d.approver) };
   }
+  const registration = await system.definitions.getRegistration(REGISTERED_TOOL);
   const pinView =
     pin === undefined ? 'missing' : { status: pin.status, trusted: definitionName(pin.trustedDigest), pending: definitionName(pin.pendingDigest), updatedAt: pin.updatedAt };
-  return stable({ owners, calls, pin: pinView, reviews });
+  return stable({ owners, calls, registered: definitionName(registration?.definitionDigest) ?? 'missing', pin: pinView, reviews });
 }
 
 /** Invariants 1, 3 and 4 at the moment a grant is handed out. */
@@ -177,13 +182,15 @@ export async function checkAuditStory(
     if (request === undefined) continue;
     const revoked = request.status === 'revoked' ? 1 : 0;
     if (count('revocation', refs.proposalId) !== revoked) throw new LifecycleViolation(`${key}: ${count('revocation', refs.proposalId)} revocation records, request ${request.status}`);
+    // A withdrawn approval leaves the request, not the chain: its record and the withdrawal's stay.
     const decisions = request.decisions.length;
+    const recorded = count('decision', refs.proposalId) - count('withdrawal', refs.proposalId);
     const partOfEdit = request.status === 'edited' || found.proposal.parentProposalId !== undefined;
-    if (count('decision', refs.proposalId) !== decisions && partOfEdit && tolerated.editAuditAfterLedger) {
+    if (recorded !== decisions && partOfEdit && tolerated.editAuditAfterLedger) {
       seen('editAuditAfterLedger');
       continue;
     }
-    if (count('decision', refs.proposalId) !== decisions) throw new LifecycleViolation(`${key}: ${count('decision', refs.proposalId)} decision records for ${decisions} decisions`);
+    if (recorded !== decisions) throw new LifecycleViolation(`${key}: ${recorded} decision records (less withdrawals) for ${decisions} decisions`);
   }
 }
 

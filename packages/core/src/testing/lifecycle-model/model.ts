@@ -116,6 +116,7 @@ export function applicable(state: ModelState, action: Action): boolean {
       return state.definition.latestReview !== undefined;
     case 'decide':
     case 'revoke':
+    case 'withdraw':
       return state.calls[action.call]?.request !== undefined;
     case 'edit':
       // Only a base call is edited here: an edit of an edit would need keys histories do not name.
@@ -157,6 +158,8 @@ export function step(state: ModelState, action: Action): StepResult {
       return edit(state, action);
     case 'revoke':
       return revoke(state, action);
+    case 'withdraw':
+      return withdraw(state, action);
     case 'token': {
       const call = state.calls[action.call]!;
       if (effective(call.request!, state.now) !== 'approved') return same(state, { status: 'not_approved' });
@@ -200,7 +203,12 @@ function admit(state: ModelState, definition: ModelDefinition): boolean {
   if (pin.status === 'trusted' && pin.trusted === definition) return true;
   if (pin.status === 'disabled') return false;
   if (pin.status === 'changed' && pin.pending === definition) {
-    const review = d.reviews[reviewKeyOf(pin)]!;
+    const review = d.reviews[reviewKeyOf(pin)];
+    // The pin moved but its review was never opened (a store fault or a crash in between): opened now, under the same key.
+    if (review === undefined) {
+      openReview(state);
+      return false;
+    }
     if (state.now >= review.expiresAt && review.status === 'pending') {
       // An expired review: a fresh move of the pin, a fresh review.
       d.pin = { ...pin, updatedAt: Math.max(state.now, pin.updatedAt + 1) };
@@ -380,6 +388,23 @@ function revoke(state: ModelState, action: Extract<Action, { kind: 'revoke' }>):
   if (status !== 'pending' && status !== 'approved') return { ...same(state, { status: 'not_revocable' }), writes: true };
   const next = clone(state);
   next.calls[action.call]!.request!.status = 'revoked';
+  return { next, expected: [{ status: 'ok' }], writes: true };
+}
+
+/** Withdrawing one's own approval while the request waits for more (core's `withdrawalRefusal`). */
+function withdraw(state: ModelState, action: Extract<Action, { kind: 'withdraw' }>): StepResult {
+  const call = state.calls[action.call]!;
+  if (ineligible(call, action.approver)) return same(state, { status: 'not_eligible' });
+  const request = call.request!;
+  const status = effective(request, state.now);
+  if (status === 'expired') return { ...same(state, { status: 'expired' }), writes: true };
+  if (status !== 'pending') return { ...same(state, { status: 'already_decided' }), writes: true };
+  // While pending, every decision is an approval (a deny closes the request).
+  if (!request.deciders.includes(action.approver)) return { ...same(state, { status: 'no_approval' }), writes: true };
+  const next = clone(state);
+  const changed = next.calls[action.call]!.request!;
+  changed.deciders = changed.deciders.filter((d) => d !== action.approver);
+  changed.approvals -= 1;
   return { next, expected: [{ status: 'ok' }], writes: true };
 }
 

@@ -114,20 +114,30 @@ export function argumentsOf(tool: ModelTool, amount: number): Record<string, unk
  */
 export const KNOWN_DEFECTS = {
   /**
-   * A store write that committed but whose reply was lost (the COMMIT's answer never
-   * arrived) is reported as a failure (`store_unavailable`) by authorize, decide and
-   * revoke, although it took effect (issue #25 item 7). The rule: report it as taken
-   * effect (after a re-read) or as unknown, never as a refusal.
+   * A decision write (decide, approve-with-edits, revoke, withdraw) that committed but
+   * whose reply was lost was reported as a failure (`store_unavailable`) although it took
+   * effect. Fixed in core (`gate/approvals/settle-lost-write.ts`): the request is read
+   * again before answering, and a write the store shows is answered as done (a read
+   * that fails too: `outcome_unknown`), as authorize does since #25 item 7.
    */
-  lostReplyReportedAsFailure: true,
+  lostReplyReportedAsFailure: false,
   /**
-   * Approve-with-edits writes the ledger in one step (`recordEdit`) and its audit records
-   * (the closing deny, the edited call's proposal and the editor's approval) in a second
-   * one: when the reply of the first is lost, or the process dies between the two, the
-   * chain lacks decisions the ledger holds (docs/invariants.md, "one durable write per
-   * step"). The rule: the audit chain tells the ledger's story, edits included.
+   * The same for propose and complete: a proposal or a result whose write committed but
+   * whose reply was lost is answered `store_unavailable` though the store holds it.
+   * Retrying either is idempotent (the same call or result answers as recorded), so the
+   * agent's retry is safe, but the answer is not true in the store. Not decision writes:
+   * left out of #32's fix (gate/propose, gate/execute); the rule to reuse is the same
+   * (`settleLostWrite`: settle on a fresh read before answering).
    */
-  editAuditAfterLedger: true,
+  lostProposeOrCompleteReplyReportedAsFailure: true,
+  /**
+   * Approve-with-edits wrote the ledger in one step (`recordEdit`) and its audit records
+   * (the closing deny, the edited call's proposal and the editor's approval) in a second
+   * one: when the reply of the first was lost, or the process died between the two, the
+   * chain lacked decisions the ledger holds. Fixed in core: `recordEdit` takes the
+   * edit's audit records and commits them with it, in every store, as approve and deny do.
+   */
+  editAuditAfterLedger: false,
   /**
    * An edited call that policy allows is authorized as an allowed call: its approval
    * (the editor's) is not consumed, so it can still be revoked, and a revoked one still

@@ -20,7 +20,11 @@ export interface LifecycleStats {
   histories: number;
   commands: number;
   faults: number;
+  /** Faults injected per store method and kind (`replacePin:lost_reply`...): which writes they hit. */
+  faultsAt: Record<string, number>;
   restarts: number;
+  /** Histories whose gate process was SIGKILLed and whose store was reopened (run-killed-lifecycle.ts). */
+  kills: number;
   concurrentBatches: number;
   violations: number;
   knownDefects: Partial<Record<KnownDefect, number>>;
@@ -29,7 +33,7 @@ export interface LifecycleStats {
 }
 
 export function emptyStats(): LifecycleStats {
-  return { histories: 0, commands: 0, faults: 0, restarts: 0, concurrentBatches: 0, violations: 0, knownDefects: {}, answers: {} };
+  return { histories: 0, commands: 0, faults: 0, faultsAt: {}, restarts: 0, kills: 0, concurrentBatches: 0, violations: 0, knownDefects: {}, answers: {} };
 }
 
 export interface LifecycleRunOptions {
@@ -80,37 +84,70 @@ export async function runLifecycleModel(options: LifecycleRunOptions): Promise<L
 }
 
 async function runHistory(system: RealSystem, steps: Step[], scheduler: fc.Scheduler, stats: LifecycleStats, tolerated: Readonly<Record<KnownDefect, boolean>>): Promise<void> {
-  let model = initialState({ editedAllowedCallSkipsApproval: tolerated.editedCallRunsWithoutItsApproval });
-  const seen = (defect: KnownDefect) => {
-    stats.knownDefects[defect] = (stats.knownDefects[defect] ?? 0) + 1;
-  };
   // The history as it ran, with real call keys: printed with any violation.
   const ran: unknown[] = [];
+  await withHistory(ran, async () => {
+    const model = await runSteps({ system, scheduler, stats, tolerated, ran }, initialState({ editedAllowedCallSkipsApproval: tolerated.editedCallRunsWithoutItsApproval }), steps);
+    await checkAuditStory(system, model, tolerated, seenBy(stats));
+  });
+}
+
+/** Where a history runs and what it has seen so far. */
+export interface HistoryRun {
+  system: RealSystem;
+  scheduler: fc.Scheduler;
+  stats: LifecycleStats;
+  tolerated: Readonly<Record<KnownDefect, boolean>>;
+  /** The steps run so far, with real call keys (printed with a violation). */
+  ran: unknown[];
+}
+
+/** Counts a known defect seen (rules.ts), instead of failing. */
+export function seenBy(stats: LifecycleStats): (defect: KnownDefect) => void {
+  return (defect) => {
+    stats.knownDefects[defect] = (stats.knownDefects[defect] ?? 0) + 1;
+  };
+}
+
+/** Runs `work`; a violation it throws carries the history as run. */
+export async function withHistory(ran: unknown[], work: () => Promise<void>): Promise<void> {
   try {
-    for (const next of steps) {
-      const where = `step ${ran.length}`;
-      if ('concurrent' in next) {
-        const actions = next.concurrent.map((a) => resolveAction(model, a)).filter((a) => a !== undefined);
-        if (actions.length === 0) continue;
-        ran.push({ concurrent: actions });
-        stats.concurrentBatches++;
-        stats.commands += actions.length;
-        model = await runConcurrent(system, model, actions, scheduler, stats, where);
-      } else {
-        const action = resolveAction(model, next.action);
-        if (action === undefined) continue;
-        ran.push(next.fault === undefined ? action : { ...action, fault: next.fault });
-        stats.commands++;
-        if (action.kind === 'restart') stats.restarts++;
-        model = await runSingle(system, model, action, next.fault, stats, tolerated, where);
-      }
-      await checkGrantsStillHold(system, model, tolerated, seen);
-    }
-    await checkAuditStory(system, model, tolerated, seen);
+    await work();
   } catch (error) {
     if (error instanceof LifecycleViolation) throw new LifecycleViolation(`${error.message}\nhistory as run:\n${ran.map((a) => `  ${JSON.stringify(a)}`).join('\n')}`);
     throw error;
   }
+}
+
+/**
+ * Runs `steps` on the real system from `model`, checking each against the model and the
+ * invariants (all but the audit story, checked once at the end of a history); returns the
+ * model after them. `afterStep` sees the model after each step that ran.
+ */
+export async function runSteps(run: HistoryRun, from: ModelState, steps: Step[], afterStep?: (model: ModelState) => Promise<void> | void): Promise<ModelState> {
+  const { system, scheduler, stats, tolerated, ran } = run;
+  let model = from;
+  for (const next of steps) {
+    const where = `step ${ran.length}`;
+    if ('concurrent' in next) {
+      const actions = next.concurrent.map((a) => resolveAction(model, a)).filter((a) => a !== undefined);
+      if (actions.length === 0) continue;
+      ran.push({ concurrent: actions });
+      stats.concurrentBatches++;
+      stats.commands += actions.length;
+      model = await runConcurrent(system, model, actions, scheduler, stats, where);
+    } else {
+      const action = resolveAction(model, next.action);
+      if (action === undefined) continue;
+      ran.push(next.fault === undefined ? action : { ...action, fault: next.fault });
+      stats.commands++;
+      if (action.kind === 'restart') stats.restarts++;
+      model = await runSingle(system, model, action, next.fault, stats, tolerated, where);
+    }
+    await checkGrantsStillHold(system, model, tolerated, seenBy(stats));
+    await afterStep?.(model);
+  }
+  return model;
 }
 
 async function runSingle(
@@ -135,7 +172,11 @@ async function runSingle(
   }
   const faulted = system.injected > injectedBefore;
   countAnswers(stats, action, observed);
-  if (faulted) stats.faults++;
+  if (faulted) {
+    stats.faults++;
+    const at = `${system.lastInjected!.method}:${system.lastInjected!.kind}`;
+    stats.faultsAt[at] = (stats.faultsAt[at] ?? 0) + 1;
+  }
   const show = () => `${where}: ${JSON.stringify(action)}${faulted ? ` under ${JSON.stringify(system.lastInjected)}` : ''}: answered ${JSON.stringify(observed)}`;
 
   // Which state the store holds: the predicted one or, after a fault, one the fault explains.
@@ -144,7 +185,9 @@ async function runSingle(
   let after: ModelState | undefined = truth === snapshotOf(predicted.next) ? predicted.next : undefined;
   if (after === undefined && faulted) {
     for (const candidate of statesAfterFault(model, action)) {
-      if ((await readSnapshot(system, candidate)) === snapshotOf(candidate)) after = candidate;
+      if ((await readSnapshot(system, candidate)) !== snapshotOf(candidate)) continue;
+      after = candidate;
+      break;
     }
   }
   if (after === undefined) throw new LifecycleViolation(`${show()}; store holds ${truth}, model says ${snapshotOf(predicted.next)}`);
@@ -160,13 +203,15 @@ async function runSingle(
       const claim = claimOf(got);
       const tookEffect = changedBy(model, after, action, i);
       if (claim === 'unknown' || (!tookEffect && !changedBy(model, predicted.next, action, i) && sameOutcome(got, expected))) return;
+      if (admissionHolds(model, after, action, i, got)) return;
       if (tookEffect && sameOutcome(got, expected)) return;
       if (!tookEffect && claim === 'failure') return;
       // Invariant 5: a write that committed must not be reported as not done.
       // Tolerated only for the defect's own case: the reply of the write itself was lost.
       const lostWriteReply = system.lastInjected?.kind === 'lost_reply' && LEDGER_WRITES.has(system.lastInjected.method);
-      if (tookEffect && claim === 'failure' && lostWriteReply && tolerated.lostReplyReportedAsFailure) {
-        stats.knownDefects.lostReplyReportedAsFailure = (stats.knownDefects.lostReplyReportedAsFailure ?? 0) + 1;
+      const defect: KnownDefect = action.kind === 'propose' || action.kind === 'complete' ? 'lostProposeOrCompleteReplyReportedAsFailure' : 'lostReplyReportedAsFailure';
+      if (tookEffect && claim === 'failure' && lostWriteReply && tolerated[defect]) {
+        stats.knownDefects[defect] = (stats.knownDefects[defect] ?? 0) + 1;
         return;
       }
       const said = tookEffect ? 'the write committed but the answer says otherwise' : 'the answer says done, but the store holds nothing of it';
@@ -178,9 +223,30 @@ async function runSingle(
   return learned;
 }
 
-/** The states a faulted action may leave: all of it or none of it, and for a response, any of its calls on their own. */
-function statesAfterFault(model: ModelState, action: Action): ModelState[] {
-  if (action.kind !== 'propose') return [step(model, action).next, model];
+/**
+ * The states a faulted action may leave: all of it or none of it, and for a response, any
+ * of its calls on their own. A step's definition part (the registration, the pin, the
+ * review it opens) is written in several store calls, so it may also stop part-way: the
+ * registration without the pin's move, the pin moved without its review opened, a review
+ * decided without the pin settled (the next look at the tool finishes each, as the gate does).
+ */
+export function statesAfterFault(model: ModelState, action: Action): ModelState[] {
+  const whole = action.kind !== 'propose' ? [step(model, action).next, model] : responseStates(model, action);
+  // Any of the step's definition parts (none, all, a prefix) with any of its other parts: the
+  // gate moves a pin before it records the call that looked at it.
+  const full = step(model, action).next;
+  const definitions = [full, model, ...definitionPrefixes(model, full, action)].map((s) => s.definition);
+  const states = whole.flatMap((state) => [state, ...definitions.map((definition) => ({ ...state, definition }))]);
+  const seen = new Set<string>();
+  return states.filter((state) => {
+    const key = JSON.stringify(state);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function responseStates(model: ModelState, action: Extract<Action, { kind: 'propose' }>): ModelState[] {
   const states: ModelState[] = [];
   for (let mask = 0; mask < 1 << action.calls.length; mask++) {
     let state = model;
@@ -192,17 +258,57 @@ function statesAfterFault(model: ModelState, action: Action): ModelState[] {
   return states;
 }
 
+/** `after` with its definition part cut short after `before`: each prefix of the definition writes that differs from both ends. */
+function definitionPrefixes(before: ModelState, after: ModelState, action: Action): ModelState[] {
+  const prefixes: ModelState[] = [];
+  const withDefinition = (definition: ModelState['definition']): ModelState => ({ ...after, definition });
+  const from = before.definition;
+  const to = after.definition;
+  // The registration written, nothing else of the step's definition part.
+  if (action.kind === 'redefine') prefixes.push(withDefinition({ ...from, current: to.current }));
+  // The pin moved, the review it opens not (yet) recorded.
+  const opened = Object.keys(to.reviews).filter((key) => from.reviews[key] === undefined);
+  if (opened.length > 0) {
+    const reviews = structuredClone(to.reviews);
+    for (const key of opened) delete reviews[key];
+    prefixes.push(withDefinition({ ...structuredClone(to), reviews, latestReview: from.latestReview }));
+  }
+  // A review decided, the pin not settled by it.
+  if (action.kind === 'review' && JSON.stringify(from.pin) !== JSON.stringify(to.pin)) prefixes.push(withDefinition({ ...structuredClone(to), pin: from.pin }));
+  return prefixes;
+}
+
+/**
+ * Answers about the registered tool's definition are true by the pin the store holds,
+ * however far a faulted step's definition writes got (a review may open only on the next
+ * look): a `definition_mismatch` refusal holds when the pin does not trust the tool's
+ * current definition (or, to authorize, the call's is not the current one) and the call
+ * was left as it was; a redefine's `ok` holds when the pin trusts the new definition.
+ */
+function admissionHolds(before: ModelState, after: ModelState, action: Action, index: number, got: Observed): boolean {
+  const { pin, current } = after.definition;
+  const trustsCurrent = pin.status === 'trusted' && pin.trusted === current;
+  if (action.kind === 'redefine') return current === action.definition && got.status === (trustsCurrent ? 'ok' : 'definition_mismatch');
+  if (got.status !== 'definition_mismatch' && got.reason !== 'definition_mismatch') return false;
+  const key = action.kind === 'propose' ? `${action.run}/${action.calls[index]!.callId}` : 'call' in action ? action.call : undefined;
+  const untouched = key === undefined || JSON.stringify(before.calls[key]) === JSON.stringify(after.calls[key]);
+  const callDefinition = key === undefined ? undefined : after.calls[key]?.definition;
+  return untouched && (!trustsCurrent || (action.kind === 'authorize' && callDefinition !== current));
+}
+
 /** Whether answer `index` of `action` is about something that differs between `before` and `after`. */
 function changedBy(before: ModelState, after: ModelState, action: Action, index: number): boolean {
   if (action.kind === 'propose') {
     const key = `${action.run}/${action.calls[index]!.callId}`;
     return before.calls[key] === undefined && after.calls[key] !== undefined;
   }
+  // A redefine answers for its admission (the pin, the review); the registration before it answered on its own.
+  if (action.kind === 'redefine') return snapshotOf({ ...after, definition: { ...after.definition, current: before.definition.current } }) !== snapshotOf(before);
   return snapshotOf(before) !== snapshotOf(after);
 }
 
 /** Tokens and grants the agent holds only when the answer handed them over (a lost reply hands over nothing). */
-function withAgentKnowledge(after: ModelState, before: ModelState, action: Action, observed: Observed[]): ModelState {
+export function withAgentKnowledge(after: ModelState, before: ModelState, action: Action, observed: Observed[]): ModelState {
   if (action.kind !== 'token' && action.kind !== 'authorize') return after;
   const handed = observed[0]?.status === (action.kind === 'token' ? 'ok' : 'authorized');
   const next = structuredClone(after);

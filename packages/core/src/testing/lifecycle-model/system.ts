@@ -64,6 +64,15 @@ export interface CallRefs {
   grant?: Grant | undefined;
 }
 
+/** What the agents hold (ids, tokens, grants) and the time: what a killed gate process leaves behind outside the store. */
+export interface AgentKnowledge {
+  refs: Record<string, CallRefs>;
+  grants: GrantRecord[];
+  nextId: number;
+  idPrefix: string;
+  now: number;
+}
+
 /** A grant authorize handed out: the call then "runs" (the agent runs what the grant says). */
 export interface GrantRecord {
   key: string;
@@ -95,6 +104,7 @@ export class RealSystem {
   /** Definitions, pins and registrations when the harness's stores bring none: one for the history, kept over restarts. */
   readonly #memoryDefinitions = new MemoryDefinitionStore();
   #nextId = 0;
+  #idPrefix = 'id-';
   #replicas: { opened: OpenedStores; faults: FaultLedger; gate: Gate }[] = [];
   /** Faults injected on any replica, in the order they happened. */
   readonly #injected: InjectedRecord[] = [];
@@ -106,13 +116,36 @@ export class RealSystem {
   }
 
   async start(): Promise<void> {
-    const count = Math.max(1, this.harness.replicas ?? 1);
-    for (let i = 0; i < count; i++) this.#replicas.push(await this.#open());
+    await this.#openReplicas();
     // Before step 0: agent-a registers the tool, and its first definition is trusted on first use.
     const gate = this.#replicas[0]!.gate;
     const registered = await gate.registerTools([MODEL_DEFINITIONS.v1], agentOf('agent-a'));
     const admitted = await gate.admitTool(REGISTERED_TOOL, agentOf('agent-a'));
     if (!registered.ok || !admitted.ok) throw new Error(`the registered tool could not be set up: ${JSON.stringify({ registered, admitted })}`);
+  }
+
+  async #openReplicas(): Promise<void> {
+    const count = Math.max(1, this.harness.replicas ?? 1);
+    for (let i = 0; i < count; i++) this.#replicas.push(await this.#open());
+  }
+
+  /** What the agents and the clock hold outside the process running the gate: all that survives its death. */
+  knowledge(): AgentKnowledge {
+    return structuredClone({ refs: this.refs, grants: this.grants, nextId: this.#nextId, idPrefix: this.#idPrefix, now: this.clock() });
+  }
+
+  /**
+   * Takes over after the process that ran the gate was killed: the agents' knowledge from
+   * it, and a fresh gate on the reopened store (no set-up: the store already holds it).
+   * Ids go on under a new prefix: the killed process may have used ids it never reported.
+   */
+  async resume(knowledge: AgentKnowledge): Promise<void> {
+    Object.assign(this.refs, structuredClone(knowledge.refs));
+    this.grants.push(...structuredClone(knowledge.grants));
+    this.#nextId = 0;
+    this.#idPrefix = `${knowledge.idPrefix}k`;
+    this.clock.set(knowledge.now);
+    await this.#openReplicas();
   }
 
   async #open() {
@@ -124,13 +157,13 @@ export class RealSystem {
       policy,
       keyring: new Keyring([hmacKey('k1', SECRET)]),
       tools,
-      definitions: opened.definitions ?? this.#memoryDefinitions,
+      definitions: faults.wrapDefinitions(opened.definitions ?? this.#memoryDefinitions),
       trustOnFirstUse: true,
       definitionReview: { eligible: { approvers: [...MODEL_REVIEW.eligible] }, requiredApprovals: MODEL_REVIEW.required, ttlSeconds: MODEL_REVIEW.ttlSeconds },
       sharedTools: { [REGISTERED_TOOL]: ['*'] },
       clock: this.clock,
       // Deterministic ids, never reused across restarts or replicas: a replayed seed makes the same calls.
-      newId: () => `id-${++this.#nextId}`,
+      newId: () => `${this.#idPrefix}${++this.#nextId}`,
     });
     return { opened, faults, gate };
   }
@@ -218,6 +251,10 @@ export class RealSystem {
       }
       case 'revoke': {
         const outcome = await gate.approvals.revoke(MODEL_APPROVERS[action.approver]!, this.refs[action.call]?.requestId ?? 'unknown');
+        return [outcome.ok ? { status: 'ok' } : { status: outcome.reason }];
+      }
+      case 'withdraw': {
+        const outcome = await gate.approvals.withdraw(MODEL_APPROVERS[action.approver]!, this.refs[action.call]?.requestId ?? 'unknown');
         return [outcome.ok ? { status: 'ok' } : { status: outcome.reason }];
       }
       case 'token': {
