@@ -77,6 +77,8 @@ export interface UpstreamCallOptions {
 export interface UpstreamRelay {
   readonly capabilities: ClientCapabilities;
   attach(client: Client, upstream: string, declared: ClientCapabilities): void;
+  /** Sets again on a new connection what the clients set on the previous one (log level, resource subscriptions). */
+  restore?(upstream: Upstream): Promise<void>;
 }
 
 /**
@@ -94,8 +96,9 @@ export async function connectUpstream(
   onListChanged?: (kind: 'prompts' | 'resources') => void,
   relay?: UpstreamRelay,
   log?: (line: string) => void,
+  /** The client capabilities declared at the upstream's initialize. Default: what `relay` says now. */
+  declared: ClientCapabilities = relay?.capabilities ?? {},
 ): Promise<Upstream> {
-  const declared = relay?.capabilities ?? {};
   const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: declared });
   relay?.attach(client, config.name, declared);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
