@@ -84,6 +84,13 @@ export interface GatewayOptions {
   relistBeforeCall?: boolean | undefined;
   /** Where the gateway reports (an upstream down or back, each upstream's stderr under its name). Default: stderr. */
   log?: ((line: string) => void) | undefined;
+  /**
+   * The largest message read from an upstream (a tool result, a listing, a notification),
+   * in bytes. A larger one is not read on: the request fails with one JSON-RPC error
+   * (-32011, `data.countersign.reason: "message_too_large"`), a tool call is refused
+   * `result_too_large`; a stdio upstream is restarted. Default 10 MiB (message-size.ts).
+   */
+  maxMessageBytes?: number | undefined;
   /** First delay before reconnecting an upstream that is down; it doubles per failed attempt, up to 30 s. Default 250 ms. */
   reconnectBackoffMs?: number | undefined;
 }
@@ -135,7 +142,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Supervised: an upstream down at start (or later) is retried with backoff while the others serve.
   // Not connected yet: they start with the first client's initialize (or the first request that needs them).
   for (const config of options.upstreams) {
-    const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs };
+    const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs, maxMessageBytes: options.maxMessageBytes };
     upstreams.set(config.name, SupervisedUpstream.idle(config, hooks));
   }
   relay.use(upstreams);

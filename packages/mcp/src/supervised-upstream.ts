@@ -23,6 +23,8 @@ export interface SupervisorHooks {
   /** First retry delay; it doubles per failed attempt up to `maxBackoffMs`. */
   backoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
+  /** The largest message read from the upstream (message-size.ts). */
+  maxMessageBytes?: number | undefined;
 }
 
 const DEFAULT_BACKOFF_MS = 250;
@@ -192,7 +194,7 @@ export class SupervisedUpstream implements Upstream {
 
   async #connect(declared: ClientCapabilities = this.#hooks.relay?.capabilities ?? {}): Promise<Upstream> {
     const hooks = this.#hooks;
-    const upstream = await connectUpstream(this.#config, hooks.onToolsChanged, hooks.onListChanged, hooks.relay, hooks.log, declared);
+    const upstream = await connectUpstream(this.#config, hooks.onToolsChanged, hooks.onListChanged, hooks.relay, hooks.log, declared, hooks.maxMessageBytes);
     if (this.#closed) {
       await upstream.close();
       throw new UpstreamUnavailableError(this.name, 'the gateway is closing');

@@ -220,6 +220,7 @@ function gatewayOptions(config: GatewayConfig, gate: GatewayGate, log: (line: st
     progressIntervalMs: config.progressIntervalMs,
     approvalUrl: config.approvalUrl,
     relistBeforeCall: config.relistBeforeCall,
+    maxMessageBytes: config.maxMessageBytes,
   };
 }
 

@@ -374,6 +374,7 @@ async function mountedGateway(
         progressIntervalMs: config.progressIntervalMs,
         approvalUrl,
         relistBeforeCall: config.relistBeforeCall,
+        maxMessageBytes: config.maxMessageBytes,
       }).catch((error: unknown) => {
         throw new CliError('io', `cannot start the MCP upstreams: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });

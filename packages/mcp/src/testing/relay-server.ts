@@ -75,6 +75,7 @@ export function relayServer(): McpServer {
     if (logged('error')) await server.sendLoggingMessage({ level: 'error', data: 'an error line' });
     return text('logged');
   });
+  server.registerTool('big', { description: 'A text result of `bytes` characters.', inputSchema: { bytes: z.number() } }, async ({ bytes }) => text('x'.repeat(bytes)));
   server.registerTool('log-level', { description: 'The logging level its client set.', inputSchema: {} }, async () => text(level ?? 'none'));
   server.registerTool('subscriptions', { description: 'The URIs its client subscribed to.', inputSchema: {} }, async () => text([...subscribed].join(',')));
   server.registerTool('bump', { description: 'Changes the counter resource.', inputSchema: {} }, async () => {
