@@ -167,11 +167,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   /** The relay serving `kind`, or the SDK's own "Method not found" when no upstream has it (the client was not told of it). */
   const serving = async <K extends 'prompts' | 'resources' | 'completions'>(kind: K): Promise<Served[K]> => {
     const now = await ready();
-    if (!now[kind].available) throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    if (!now[kind].available) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
     return now[kind];
   };
   const subscribable = async () => {
-    if ((await ready()).capabilities.resources?.subscribe !== true) throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    if ((await ready()).capabilities.resources?.subscribe !== true) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
     return serving('resources');
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
@@ -278,7 +278,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
       // Replaces the SDK Server's own handler: the level filters this client's messages and goes upstream.
       server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-        if ((await ready()).capabilities.logging === undefined) throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+        if ((await ready()).capabilities.logging === undefined) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
         await relay.setLevel(server, request.params.level);
         return {};
       });
