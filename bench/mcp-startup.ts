@@ -2,8 +2,10 @@
  * The gateway's startup, whole process: load the MCP stack, start one stdio upstream
  * (@modelcontextprotocol/server-memory), list and pin its tools, answer a client's
  * tools/list, exit. Timed from outside:
- *   farm-bench -n 10 -- node --conditions=countersign-source bench/mcp-startup.ts
+ *   farm-bench -n 10 -- node --conditions=countersign-source bench/mcp-startup.ts [--capable]
  * Prints the in-process milliseconds to the first tools/list answer on stderr.
+ * `--capable`: the client declares sampling, elicitation and roots, as desktop apps do (the
+ * gateway declares them upstream at the upstream's initialize: started once, not twice).
  */
 import { createRequire } from 'node:module';
 import { createGate, memoryStore } from '@countersign/core/gate';
@@ -29,9 +31,10 @@ const gateway = await createGateway({
 });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await gateway.connect(serverSide);
-const client = new Client({ name: 'bench', version: '1' });
+const capable = process.argv.includes('--capable');
+const client = new Client({ name: 'bench', version: '1' }, capable ? { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } } : {});
 await client.connect(clientSide);
 const { tools } = await client.listTools();
-process.stderr.write(`first tools/list (${tools.length} tools) after ${(performance.now() - started).toFixed(0)} ms\n`);
+process.stderr.write(`first tools/list (${tools.length} tools${capable ? ', capable client' : ''}) after ${(performance.now() - started).toFixed(0)} ms\n`);
 await client.close();
 await gateway.close();

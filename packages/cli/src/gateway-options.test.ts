@@ -18,6 +18,7 @@ describe('gatewayOptionsOf: one mapping of the config file to createGateway for 
       progressIntervalMs: 5_000,
       approvalUrl: 'https://approvals.example',
       relistBeforeCall: true,
+      maxMessageBytes: 65_536,
     };
     const parsed = parseGatewayConfig(file, '/etc/countersign');
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
@@ -33,6 +34,7 @@ describe('gatewayOptionsOf: one mapping of the config file to createGateway for 
       progressIntervalMs: 5_000,
       approvalUrl: 'https://approvals.example',
       relistBeforeCall: true,
+      maxMessageBytes: 65_536,
     });
   });
 });

@@ -18,5 +18,6 @@ export function gatewayOptionsOf(config: GatewayConfig): Omit<GatewayOptions, 'g
     progressIntervalMs: config.progressIntervalMs,
     approvalUrl: config.approvalUrl,
     relistBeforeCall: config.relistBeforeCall,
+    maxMessageBytes: config.maxMessageBytes,
   };
 }

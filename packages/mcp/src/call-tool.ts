@@ -10,6 +10,7 @@ import { type ApprovalChannel, type ApprovalSettings, guardWithApproval, type Wa
 import { type RecordedSettings, recordedTarget } from './recorded-call.ts';
 import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
+import { MessageTooLargeError } from './message-size.ts';
 import { taskFromMeta } from './task-meta.ts';
 
 /** Who a call is made for, and the gateway's settings for calls. */
@@ -196,7 +197,7 @@ async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel)
   try {
     return await runGranted(ctx.port, grant, run);
   } catch (error) {
-    const reason = error instanceof NoUpstream ? 'unknown_tool' : 'upstream_failed';
+    const reason = error instanceof NoUpstream ? 'unknown_tool' : error instanceof MessageTooLargeError ? 'result_too_large' : 'upstream_failed';
     return refusalResult({ reason, message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });
   }
 }

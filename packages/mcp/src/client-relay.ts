@@ -51,8 +51,8 @@ export class ClientRelay implements UpstreamRelay {
   readonly #levels = new Map<Server, LoggingLevel>();
   /** Per upstream, the clients with a call to it under way, latest last. */
   readonly #calls = new Map<string, RelaySite[]>();
-  /** Resource URI → the clients subscribed to it. */
-  readonly #subscribers = new Map<string, Set<Server>>();
+  /** Resource URI → the upstream it is subscribed at and the clients subscribed to it. */
+  readonly #subscribers = new Map<string, { upstream: string; servers: Set<Server> }>();
   #upstreams: ReadonlyMap<string, Upstream> = new Map();
 
   /** The connected upstreams (known once all are connected). */
@@ -85,15 +85,25 @@ export class ClientRelay implements UpstreamRelay {
       }
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
-      for (const server of this.#subscribers.get(notification.params.uri) ?? []) void server.sendResourceUpdated(notification.params).catch(() => undefined);
+      for (const server of this.#subscribers.get(notification.params.uri)?.servers ?? []) void server.sendResourceUpdated(notification.params).catch(() => undefined);
     });
   }
 
   /** The intersection of what the initialized clients declared, as this gateway can relay it ({} with none). */
   get capabilities(): ClientCapabilities {
-    const clients = [...this.#servers].filter((server) => server.getClientCapabilities() !== undefined);
+    return this.capabilitiesWith(undefined);
+  }
+
+  /**
+   * The intersection with one more client that is initializing (`pending`, its `initialize`
+   * read but not yet answered): what the upstreams are told when that client starts them,
+   * so they need not be connected again once it is initialized.
+   */
+  capabilitiesWith(pending: ClientCapabilities | undefined): ClientCapabilities {
+    const clients = [...this.#servers].map((server) => server.getClientCapabilities()).filter((declared) => declared !== undefined);
+    if (pending !== undefined) clients.push(pending);
     if (clients.length === 0) return {};
-    const all = (asked: Asked) => clients.every((server) => declares(server, asked));
+    const all = (asked: Asked) => clients.every((declared) => declares(declared, asked));
     const form = all('elicitation');
     const url = all('elicitation-url');
     return {
@@ -116,7 +126,7 @@ export class ClientRelay implements UpstreamRelay {
   removed(server: Server): void {
     this.#servers.delete(server);
     this.#levels.delete(server);
-    for (const [uri, servers] of this.#subscribers) {
+    for (const [uri, { servers }] of this.#subscribers) {
       if (servers.delete(server) && servers.size === 0) this.#subscribers.delete(uri);
     }
     // The last client leaving changes nothing: the upstreams keep what they were told until the next one initializes.
@@ -143,21 +153,39 @@ export class ClientRelay implements UpstreamRelay {
    */
   async setLevel(server: Server, level: LoggingLevel): Promise<void> {
     this.#levels.set(server, level);
-    const wanted = [...this.#levels.values()].reduce((a, b) => (severity(b) < severity(a) ? b : a));
     const upstreams = [...this.#upstreams.values()].filter((u) => u.available && u.capabilities.logging !== undefined);
-    await Promise.all(upstreams.map((u) => u.client.setLoggingLevel(wanted)));
+    await Promise.all(upstreams.map((u) => this.#applyLevel(u)));
+  }
+
+  /**
+   * An upstream (re)connected: a new process or session knows nothing of what the clients
+   * set on the previous one, so the log level and the resource subscriptions are set again
+   * before it serves (else a restart silently ends a client's updates and floods or
+   * silences its log).
+   */
+  async restore(upstream: Upstream): Promise<void> {
+    const uris = [...this.#subscribers].filter(([, s]) => s.upstream === upstream.name).map(([uri]) => uri);
+    const subscribe = upstream.capabilities.resources?.subscribe === true ? uris : [];
+    await Promise.all([this.#applyLevel(upstream), ...subscribe.map((uri) => upstream.client.subscribeResource({ uri }))]);
+  }
+
+  /** The most verbose level any client asked for, on `upstream` (nothing when no client asked or it has no logging). */
+  async #applyLevel(upstream: Upstream): Promise<void> {
+    if (this.#levels.size === 0 || upstream.capabilities.logging === undefined) return;
+    const wanted = [...this.#levels.values()].reduce((a, b) => (severity(b) < severity(a) ? b : a));
+    await upstream.client.setLoggingLevel(wanted);
   }
 
   /** Subscribes `server` to `uri` at `upstream` (which is subscribed once, for every client). */
   async subscribe(server: Server, upstream: Upstream, uri: string): Promise<void> {
     if (upstream.capabilities.resources?.subscribe !== true) throw new JsonRpcError(ErrorCode.MethodNotFound, `${upstream.name} does not support resource subscriptions`);
-    const servers = this.#subscribers.get(uri);
-    if (servers === undefined || servers.size === 0) await upstream.client.subscribeResource({ uri });
-    this.#subscribers.set(uri, (servers ?? new Set()).add(server));
+    const subscribed = this.#subscribers.get(uri);
+    if (subscribed === undefined || subscribed.servers.size === 0) await upstream.client.subscribeResource({ uri });
+    this.#subscribers.set(uri, { upstream: upstream.name, servers: (subscribed?.servers ?? new Set()).add(server) });
   }
 
   async unsubscribe(server: Server, upstream: Upstream, uri: string): Promise<void> {
-    const servers = this.#subscribers.get(uri);
+    const servers = this.#subscribers.get(uri)?.servers;
     servers?.delete(server);
     if (servers !== undefined && servers.size > 0) return;
     this.#subscribers.delete(uri);
@@ -194,16 +222,15 @@ export class ClientRelay implements UpstreamRelay {
     const sites = this.#calls.get(upstream) ?? [];
     for (let i = sites.length - 1; i >= 0; i--) {
       const site = sites[i];
-      if (site !== undefined && declares(site.server, asked)) return site;
+      if (site !== undefined && declares(site.server.getClientCapabilities(), asked)) return site;
     }
     if (sites.length > 0) return undefined;
-    for (const server of this.#servers) if (declares(server, asked)) return { server };
+    for (const server of this.#servers) if (declares(server.getClientCapabilities(), asked)) return { server };
     return undefined;
   }
 }
 
-function declares(server: Server, asked: Asked): boolean {
-  const declared = server.getClientCapabilities();
+function declares(declared: ClientCapabilities | undefined, asked: Asked): boolean {
   if (asked === 'sampling') return declared?.sampling !== undefined;
   if (asked === 'roots') return declared?.roots !== undefined;
   if (asked === 'elicitation-url') return declared?.elicitation?.url !== undefined;

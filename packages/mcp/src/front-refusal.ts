@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 /**
@@ -29,6 +30,27 @@ export function loopbackOrigins(host: string, port: number): string[] {
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
 }
 
+/**
+ * A loopback host, however it is written: `localhost`, `127.x.y.z`, and IPv6 loopback bare
+ * or bracketed as in a URL or Host header, in any spelling (`::1`, `[0:0:0:0:0:0:0:1]`,
+ * `::ffff:127.0.0.1`).
+ */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  const bare = unbracketed(host).toLowerCase();
+  if (bare === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)) return true;
+  if (!isIPv6(bare)) return false;
+  // One spelling for every IPv6 form: the URL parser's (an IPv4-mapped address comes out in hex).
+  const canonical = new URL(`http://[${bare}]/`).hostname;
+  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
+
+/** `[::1]` → `::1`: a host as `listen` takes it (URLs and Host headers bracket an IPv6 address). */
+export function unbracketed(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/** `::1` → `[::1]`: a host as a URL or a Host header writes it. */
+export function bracketed(host: string): string {
+  const bare = unbracketed(host);
+  return isIPv6(bare) ? `[${bare}]` : bare;
 }

@@ -18,6 +18,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
+  type ClientCapabilities,
   type ServerCapabilities,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -30,14 +31,13 @@ import type { ApprovalChannel } from './await-approval.ts';
 import { callTool } from './call-tool.ts';
 import { ClientRelay } from './client-relay.ts';
 import { type ServedTool, UpstreamTools } from './upstream-tools.ts';
-import { CompletionRelay } from './completions.ts';
 import type { GatewayGate } from './gateway-gate.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 import { plainToolCallParams } from './plain-shapes.ts';
 import { type CallMode, runFromHeaders } from './recorded-call.ts';
 import { toolNaming, upstreamNameProblem } from './names.ts';
-import { PromptRelay } from './prompts.ts';
-import { ResourceRouter } from './resources.ts';
+import { SERVABLE, type Served, servedBy } from './served.ts';
+import { holdInitialize } from './first-initialize.ts';
 import { SupervisedUpstream } from './supervised-upstream.ts';
 import type { UpstreamConfig } from './upstream.ts';
 import { JsonRpcError } from './json-rpc-error.ts';
@@ -85,6 +85,13 @@ export interface GatewayOptions {
   relistBeforeCall?: boolean | undefined;
   /** Where the gateway reports (an upstream down or back, each upstream's stderr under its name). Default: stderr. */
   log?: ((line: string) => void) | undefined;
+  /**
+   * The largest message read from an upstream (a tool result, a listing, a notification),
+   * in bytes. A larger one is not read on: the request fails with one JSON-RPC error
+   * (-32011, `data.countersign.reason: "message_too_large"`), a tool call is refused
+   * `result_too_large`; a stdio upstream is restarted. Default 10 MiB (message-size.ts).
+   */
+  maxMessageBytes?: number | undefined;
   /** First delay before reconnecting an upstream that is down; it doubles per failed attempt, up to 30 s. Default 250 ms. */
   reconnectBackoffMs?: number | undefined;
 }
@@ -115,6 +122,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const servers = new Set<Server>();
   const upstreams = new Map<string, SupervisedUpstream>();
   let upstreamTools: UpstreamTools | undefined;
+  // Known once the upstreams first connected (served.ts); before that no client has been answered.
+  let served: Served | undefined;
   const onToolsChanged = (upstream: string) => {
     // The gateway lists the upstream itself first (calls wait for it), then clients list again.
     void (upstreamTools?.listChanged(upstream) ?? Promise.resolve()).then(() => {
@@ -122,23 +131,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
   };
   const onListChanged = (kind: 'prompts' | 'resources') => {
-    if (kind === 'resources') resources?.invalidate();
+    if (kind === 'resources') served?.resources.invalidate();
+    // Only to clients told of that capability (the SDK Server is made with every one, see SERVABLE).
+    if (served?.capabilities[kind] === undefined) return;
     for (const server of servers) {
       void (kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged()).catch(() => undefined);
     }
   };
-  let resources: ResourceRouter | undefined;
   const relay = new ClientRelay();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  try {
-    // Supervised: an upstream down at start (or later) is retried with backoff while the others serve.
-    for (const config of options.upstreams) {
-      const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs };
-      upstreams.set(config.name, await SupervisedUpstream.start(config, hooks));
-    }
-  } catch (error) {
-    await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
-    throw error;
+  // Supervised: an upstream down at start (or later) is retried with backoff while the others serve.
+  // Not connected yet: they start with the first client's initialize (or the first request that needs them).
+  for (const config of options.upstreams) {
+    const hooks = { onToolsChanged: () => onToolsChanged(config.name), onListChanged, relay, log, backoffMs: options.reconnectBackoffMs, maxMessageBytes: options.maxMessageBytes };
+    upstreams.set(config.name, SupervisedUpstream.idle(config, hooks));
   }
   relay.use(upstreams);
   // What the upstreams were told the client can do follows the clients (client-relay.ts): declared
@@ -147,20 +153,27 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     for (const upstream of upstreams.values()) void upstream.redeclare();
   };
   upstreamTools = new UpstreamTools(options.gate, options.agent, upstreams, naming);
-  const prompts = new PromptRelay(upstreams.values(), naming);
-  resources = new ResourceRouter(upstreams.values());
-  const router = resources;
-  const completions = new CompletionRelay(upstreams.values(), naming, router);
-  // Each capability only when some upstream has it: a client sees what it would see directly.
-  const declared = [...upstreams.values()].map((u) => u.capabilities);
-  const subscribe = declared.some((c) => c.resources?.subscribe === true);
-  const logging = declared.some((c) => c.logging !== undefined);
-  const capabilities: ServerCapabilities = {
-    tools: { listChanged: true },
-    ...(prompts.available ? { prompts: { listChanged: true } } : {}),
-    ...(router.available ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
-    ...(completions.available ? { completions: {} } : {}),
-    ...(logging ? { logging: {} } : {}),
+  let starting: Promise<Served> | undefined;
+  /**
+   * Connects every upstream once, declaring what the clients (and `pending`, a client whose
+   * initialize is being answered) declared; later calls share that start.
+   */
+  const ready = (pending?: ClientCapabilities): Promise<Served> =>
+    (starting ??= (async () => {
+      const declared = relay.capabilitiesWith(pending);
+      await Promise.all([...upstreams.values()].map((u) => u.start(declared)));
+      served = servedBy([...upstreams.values()], naming);
+      return served;
+    })());
+  /** The relay serving `kind`, or the SDK's own "Method not found" when no upstream has it (the client was not told of it). */
+  const serving = async <K extends 'prompts' | 'resources' | 'completions'>(kind: K): Promise<Served[K]> => {
+    const now = await ready();
+    if (!now[kind].available) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+    return now[kind];
+  };
+  const subscribable = async () => {
+    if ((await ready()).capabilities.resources?.subscribe !== true) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+    return serving('resources');
   };
   // The tools the gate admits AND policy lets this principal call with some arguments.
   const visibleTools = async () => {
@@ -215,7 +228,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     async connect(transport) {
-      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities });
+      const told: ServerCapabilities = { ...SERVABLE };
+      const server = new Server({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: told });
       server.setRequestHandler(ListToolsRequestSchema, async () => {
         const tools = (await visibleTools()).map(servedTool);
         const unreviewed = unreviewedNotice();
@@ -249,34 +263,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           return toolCall({ method: 'tools/call', params }, runFromHeaders(extra.requestInfo.headers), channel);
         });
       }
-      if (prompts.available) {
-        server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await prompts.list() }));
-        server.setRequestHandler(GetPromptRequestSchema, (request) => prompts.get(request.params.name, request.params.arguments));
-      }
-      if (router.available) {
-        server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await router.list() }));
-        server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await router.listTemplates() }));
-        server.setRequestHandler(ReadResourceRequestSchema, (request) => router.read(request.params.uri));
-        if (subscribe) {
-          server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-            await relay.subscribe(server, await router.route(request.params.uri), request.params.uri);
-            return {};
-          });
-          server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-            await relay.unsubscribe(server, await router.route(request.params.uri), request.params.uri);
-            return {};
-          });
-        }
-      }
+      server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await (await serving('prompts')).list() }));
+      server.setRequestHandler(GetPromptRequestSchema, async (request) => (await serving('prompts')).get(request.params.name, request.params.arguments));
+      server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await (await serving('resources')).list() }));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await (await serving('resources')).listTemplates() }));
+      server.setRequestHandler(ReadResourceRequestSchema, async (request) => (await serving('resources')).read(request.params.uri));
+      server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+        const router = await subscribable();
+        await relay.subscribe(server, await router.route(request.params.uri), request.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+        const router = await subscribable();
+        await relay.unsubscribe(server, await router.route(request.params.uri), request.params.uri);
+        return {};
+      });
       // Replaces the SDK Server's own handler: the level filters this client's messages and goes upstream.
-      if (logging) {
-        server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-          await relay.setLevel(server, request.params.level);
-          return {};
-        });
-      }
+      server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+        if ((await ready()).capabilities.logging === undefined) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+        await relay.setLevel(server, request.params.level);
+        return {};
+      });
       server.setNotificationHandler(RootsListChangedNotificationSchema, () => relay.rootsChanged());
-      if (completions.available) server.setRequestHandler(CompleteRequestSchema, (request) => completions.complete(request.params));
+      server.setRequestHandler(CompleteRequestSchema, async (request) => (await serving('completions')).complete(request.params));
       server.onclose = () => {
         servers.delete(server);
         relay.removed(server);
@@ -284,6 +293,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       server.oninitialized = () => relay.initialized();
       servers.add(server);
       relay.added(server);
+      holdInitialize(transport, (declared) =>
+        ready(declared).then(
+          (now) => tell(told, now.capabilities),
+          () => tell(told, TOOLS_ONLY),
+        ),
+      );
       await server.connect(transport);
       return server;
     },
@@ -300,6 +315,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
 const DEFAULT_ELICITATION_WAIT_MS = 600_000;
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+
+/** What a client is told when the upstreams could not be started at all (an upstream given as a ready transport failed). */
+const TOOLS_ONLY: ServerCapabilities = { tools: { listChanged: true } };
+
+/**
+ * Sets what a client is told at initialize. Its SDK Server was made with `told` (every
+ * servable capability, so each handler could be registered before the upstreams were
+ * known) and answers `initialize` with that same object: narrowed here, in place, to what
+ * the upstreams serve (the SDK also checks the gateway's notifications against it).
+ */
+function tell(told: ServerCapabilities, capabilities: ServerCapabilities): void {
+  for (const key of Object.keys(told)) delete told[key as keyof ServerCapabilities];
+  Object.assign(told, capabilities);
+}
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -154,6 +154,39 @@ describe('the gateway served over Streamable HTTP (in front of server-memory)', 
     }
   });
 
+  it('on an IPv6 loopback bind ([::1]): its own Host and loopback origins pass, another port or address is refused', async () => {
+    // Written as in a URL (bracketed) or bare: the same bind.
+    for (const bind of ['::1', '[::1]']) {
+      const v6 = await startHttpFront({ gateway, bearerToken: TOKEN, host: bind });
+      try {
+        const { port } = new URL(v6.url);
+        expect(v6.url).toBe(`http://[::1]:${port}/mcp`);
+        const auth = { authorization: `Bearer ${TOKEN}` };
+        // node's request sends Host: [::1]:<port> for this URL.
+        expect((await raw(v6.url, auth)).status).toBe(200);
+        for (const origin of [`http://[::1]:${port}`, `http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+          expect((await raw(v6.url, { ...auth, origin })).status, origin).toBe(200);
+        }
+        expect((await raw(v6.url, { ...auth, origin: `http://[::1]:${Number(port) + 1}` })).status).toBe(403);
+        expect((await raw(v6.url, { ...auth, host: `[::2]:${port}` })).status).toBe(403);
+        expect((await raw(v6.url, { ...auth, host: `evil.example:${port}` })).status).toBe(403);
+      } finally {
+        await v6.close();
+      }
+    }
+  });
+
+  it('without a token only on loopback, however IPv6 loopback is written; not on an IPv6 wildcard', async () => {
+    await expect(startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true, host: '::' })).rejects.toThrow(/loopback bind only/);
+    await expect(startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true, host: '::ffff:10.0.0.1' })).rejects.toThrow(/loopback bind only/);
+    const open = await startHttpFront({ gateway, bearerToken: undefined, noTokenOnLoopback: true, host: '0:0:0:0:0:0:0:1' });
+    try {
+      expect((await raw(open.url, {})).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('refuses a short bearer token at startup', async () => {
     await expect(startHttpFront({ gateway, bearerToken: 'short' })).rejects.toThrow(/at least 32/);
   });

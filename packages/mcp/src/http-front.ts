@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway.ts';
 import { isUtf8JsonContentType } from '@countersign/core/wire';
-import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON, NOT_UTF8_JSON } from './front-refusal.ts';
+import { bracketed, frontRefusal, isLoopback, loopbackOrigins, NOT_JSON, NOT_UTF8_JSON, unbracketed } from './front-refusal.ts';
 import { NodeStreamableHttpTransport } from './node-http-transport.ts';
 
 export interface HttpFrontOptions {
@@ -16,13 +16,17 @@ export interface HttpFrontOptions {
   bearerToken: string | undefined;
   /** Serve without a bearer token. Refused unless `host` is a loopback address. */
   noTokenOnLoopback?: boolean | undefined;
-  /** Default 127.0.0.1: the gateway is a local endpoint unless the operator says otherwise. */
+  /** Default 127.0.0.1: the gateway is a local endpoint unless the operator says otherwise. An IPv6 address bare or bracketed (`::1`, `[::1]`). */
   host?: string | undefined;
   /** Default 0 (a free port). */
   port?: number | undefined;
   /** Default `/mcp`. */
   path?: string | undefined;
-  /** `Host` header values accepted. Default: `127.0.0.1:<port>` and `localhost:<port>` (DNS rebinding). */
+  /**
+   * `Host` header values accepted. Default: `127.0.0.1:<port>`, `localhost:<port>`,
+   * `[::1]:<port>`, and the bound address itself (`[::1]:<port>` written as a client writes
+   * it) unless it is a wildcard (DNS rebinding: an attacker's name never matches).
+   */
   allowedHosts?: readonly string[] | undefined;
   /**
    * Browser origins accepted, beside the endpoint's own on a loopback bind
@@ -48,7 +52,7 @@ const MIN_TOKEN_LENGTH = 32;
  * bearer token must match (401). Only an `initialize` opens a session.
  */
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
-  const host = options.host ?? '127.0.0.1';
+  const host = unbracketed(options.host ?? '127.0.0.1');
   if (options.bearerToken === undefined) {
     if (options.noTokenOnLoopback !== true) throw new Error('a bearer token is required');
     if (!isLoopback(host)) throw new Error(`serving without a bearer token is for a loopback bind only, not ${host}`);
@@ -115,9 +119,12 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     });
   });
   const port = (server.address() as AddressInfo).port;
-  if (options.allowedHosts === undefined) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const shownHost = bracketed(host);
+  if (options.allowedHosts === undefined) {
+    const bound = isWildcard(host) ? [] : [`${shownHost.toLowerCase()}:${port}`];
+    allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...bound]);
+  }
   allowedOrigins = new Set([...allowedOrigins, ...loopbackOrigins(host, port)]);
-  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${path}`,
     async close() {
@@ -128,6 +135,11 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       });
     },
   };
+}
+
+/** A bind to every address names no host a client would use. */
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
 }
 
 /** One-shot `crypto.hash`: a Hash object per request cost more than the rest of the bearer check. */

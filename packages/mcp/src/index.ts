@@ -12,6 +12,7 @@ export {
 export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, UpstreamTools } from './upstream-tools.ts';
 export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';
+export { isLoopback } from './front-refusal.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export { type GatewayGate, remoteGatewayGate } from './gateway-gate.ts';
 export { type ApprovalChannel, type ApprovalSettings, guardWithApproval, type WaitedStep } from './await-approval.ts';

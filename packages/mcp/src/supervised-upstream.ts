@@ -23,6 +23,8 @@ export interface SupervisorHooks {
   /** First retry delay; it doubles per failed attempt up to `maxBackoffMs`. */
   backoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
+  /** The largest message read from the upstream (message-size.ts). */
+  maxMessageBytes?: number | undefined;
 }
 
 const DEFAULT_BACKOFF_MS = 250;
@@ -54,6 +56,8 @@ export class SupervisedUpstream implements Upstream {
   #timer: NodeJS.Timeout | undefined;
   #reconnecting: Promise<Upstream> | undefined;
   #closed = false;
+  /** The first connection attempt (`start`), undefined until something needs the upstream. */
+  #first: Promise<void> | undefined;
 
   private constructor(config: UpstreamConfig, hooks: SupervisorHooks) {
     this.name = config.name;
@@ -61,16 +65,31 @@ export class SupervisedUpstream implements Upstream {
     this.#hooks = hooks;
   }
 
-  /** Connects; an upstream that cannot be reached now leaves the gateway running without it (logged) and is retried. */
-  static async start(config: UpstreamConfig, hooks: SupervisorHooks): Promise<SupervisedUpstream> {
-    const supervised = new SupervisedUpstream(config, hooks);
-    try {
-      await supervised.#connect();
-    } catch (error) {
-      if ('transport' in config) throw error;
-      supervised.#down(errorText(error));
-    }
-    return supervised;
+  /**
+   * Not connected yet: it connects at `start` or at its first request, whichever comes
+   * first. The gateway starts its upstreams once its first client's `initialize` is known,
+   * so they are told that client's capabilities at their own initialize, not connected
+   * twice (MCP fixes a client's capabilities at initialize).
+   */
+  static idle(config: UpstreamConfig, hooks: SupervisorHooks): SupervisedUpstream {
+    return new SupervisedUpstream(config, hooks);
+  }
+
+  /**
+   * The first connection, declaring `declared` (default: what the relay says now); every
+   * later call waits for that same attempt. An upstream that cannot be reached then leaves
+   * the gateway running without it (logged) and is retried with backoff; one given as a
+   * ready transport cannot be retried, so its failure is thrown.
+   */
+  start(declared?: ClientCapabilities): Promise<void> {
+    this.#first ??= this.#connect(declared).then(
+      () => undefined,
+      (error: unknown) => {
+        if ('transport' in this.#config) throw error;
+        if (!this.#closed) this.#down(errorText(error));
+      },
+    );
+    return this.#first;
   }
 
   get available(): boolean {
@@ -132,6 +151,8 @@ export class SupervisedUpstream implements Upstream {
   }
 
   async #request<T>(send: (upstream: Upstream) => Promise<T>): Promise<T> {
+    // Never connected yet (nothing asked before): this request starts it.
+    if (this.#current === undefined) await (this.#first ?? this.start());
     // An upstream being connected again (a lost session, new client capabilities): the request waits for it.
     if (this.#reconnecting !== undefined) await this.#reconnecting.catch(() => undefined);
     const upstream = this.#up();
@@ -171,15 +192,15 @@ export class SupervisedUpstream implements Upstream {
     return this.#reconnecting;
   }
 
-  async #connect(): Promise<Upstream> {
+  async #connect(declared: ClientCapabilities = this.#hooks.relay?.capabilities ?? {}): Promise<Upstream> {
     const hooks = this.#hooks;
-    // Read in the same turn connectUpstream reads it for the upstream's initialize.
-    const declared = hooks.relay?.capabilities ?? {};
-    const upstream = await connectUpstream(this.#config, hooks.onToolsChanged, hooks.onListChanged, hooks.relay, hooks.log);
+    const upstream = await connectUpstream(this.#config, hooks.onToolsChanged, hooks.onListChanged, hooks.relay, hooks.log, declared, hooks.maxMessageBytes);
     if (this.#closed) {
       await upstream.close();
       throw new UpstreamUnavailableError(this.name, 'the gateway is closing');
     }
+    // Before it serves: what the clients set on the previous connection (their log level, resource subscriptions).
+    await hooks.relay?.restore?.(upstream).catch((error: unknown) => hooks.log(`upstream ${this.name}: could not set again what the clients set (${errorText(error)})`));
     this.#current = upstream;
     this.#declared = declared;
     this.#known = upstream.capabilities;

@@ -6,7 +6,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
 import { call, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
-import { relayServer } from './testing/relay-server.ts';
+import { COUNTER_URI, relayServer } from './testing/relay-server.ts';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const RELAY_SERVER = fileURLToPath(new URL('./testing/relay-server.ts', import.meta.url));
 const stdio = (name: string) => ({ name, command: process.execPath, args: [RELAY_SERVER] });
@@ -49,6 +50,32 @@ describe('a stdio upstream that crashes', () => {
     await expect.poll(() => lines.some((l) => l === 'upstream a is connected again'), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => names(client), { timeout: 5_000 }).toContain('a__slow');
     expect(textOf(await call(client, 'a__bump', {}))).toBe('1');
+  }, 30_000);
+});
+
+describe('a stdio upstream killed and restarted', () => {
+  it('gets again what the client set on the old process: its logging level and its resource subscriptions', async () => {
+    const { client, lines } = await gatewayOf([stdio('a')]);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.setLoggingLevel('error');
+    await client.subscribeResource({ uri: COUNTER_URI });
+    expect(textOf(await call(client, 'log-level', {}))).toBe('error');
+
+    // Killed from outside (not a tool that exits): the pid it logged at start.
+    const pidOf = (n: number) => Number(/pid (\d+)/.exec(lines.filter((l) => l.startsWith('[a] relay-test ready'))[n] ?? '')?.[1]);
+    await expect.poll(() => pidOf(0)).toBeGreaterThan(0);
+    process.kill(pidOf(0), 'SIGKILL');
+    await expect.poll(() => lines.some((l) => l.startsWith('upstream a is unavailable'))).toBe(true);
+    await expect.poll(() => lines.includes('upstream a is connected again'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => pidOf(1)).toBeGreaterThan(0);
+    expect(pidOf(1)).not.toBe(pidOf(0));
+
+    // The new process was told both before it served: no call of the client's sees the gap.
+    expect(textOf(await call(client, 'log-level', {}))).toBe('error');
+    expect(textOf(await call(client, 'subscriptions', {}))).toBe(COUNTER_URI);
+    expect(textOf(await call(client, 'bump', {}))).toBe('1');
+    await expect.poll(() => updates).toEqual([COUNTER_URI]);
   }, 30_000);
 });
 

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createParser } from 'eventsource-parser';
+import { eventSizeGuard, MessageTooLargeError, readBounded } from './message-size.ts';
 
 /** Kept-alive connections to the upstreams, shared by every transport of this process. */
 const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -28,14 +29,30 @@ const MAX_COLLAPSE_BYTES = 1024 * 1024;
  * transport still aborts a request or stream under way. Anything else (the standalone GET
  * stream, the session DELETE, another redirect mode) goes to the global fetch as it is.
  */
-export const upstreamFetch: FetchLike = (url, init) => {
-  const target = typeof url === 'string' ? new URL(url) : url;
-  const agent = AGENTS[target.protocol];
-  if (init === undefined || init.method !== 'POST' || init.redirect !== 'manual' || typeof init.body !== 'string' || agent === undefined) return fetch(url, init);
-  return post(target, agent, init);
-};
+export const upstreamFetch: FetchLike = (url, init) => boundedUpstreamFetch('upstream', Number.POSITIVE_INFINITY)(url, init);
 
-function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Response> {
+/**
+ * `upstreamFetch` that reads no message larger than `maxMessageBytes` (message-size.ts): a
+ * JSON answer that outgrows it, or one event of an event stream, is not read on and the
+ * request fails with `MessageTooLargeError`. (The standalone GET stream, through the global
+ * fetch, is the SDK transport's, unbounded.)
+ */
+export function boundedUpstreamFetch(upstream: string, maxMessageBytes: number): FetchLike {
+  const limit = { upstream, maxMessageBytes };
+  return (url, init) => {
+    const target = typeof url === 'string' ? new URL(url) : url;
+    const agent = AGENTS[target.protocol];
+    if (init === undefined || init.method !== 'POST' || init.redirect !== 'manual' || typeof init.body !== 'string' || agent === undefined) return fetch(url, init);
+    return post(target, agent, init, limit);
+  };
+}
+
+interface Limit {
+  upstream: string;
+  maxMessageBytes: number;
+}
+
+function post(target: URL, agent: HttpAgent, init: RequestInit, limit: Limit): Promise<Response> {
   return new Promise((resolve, reject) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
@@ -53,15 +70,18 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
         res.once('close', release);
         // A batch may be answered by several events: only a single message's stream is collapsed.
         if ((init.body as string).trimStart().startsWith('[')) return resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, options));
-        return collapseStream(res, options, resolve);
+        return collapseStream(res, options, resolve, init.body as string, limit, () => fail(tooLarge(limit)));
       }
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () => {
-        release();
-        resolve(wholeResponse(options, Buffer.concat(chunks).toString('utf8')));
-      });
-      res.once('error', fail);
+      readBounded(
+        res,
+        limit.maxMessageBytes,
+        (text) => {
+          release();
+          resolve(wholeResponse(options, text));
+        },
+        fail,
+        () => fail(tooLarge(limit)),
+      );
     });
     const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason)));
     function release() {
@@ -89,8 +109,16 @@ function post(target: URL, agent: HttpAgent, init: RequestInit): Promise<Respons
  * After the response nothing more belongs to this request (the spec has the server close
  * the stream); the rest is read and dropped.
  */
-function collapseStream(res: IncomingMessage, options: ResponseInit & { headers: Headers; status: number }, resolve: (response: Response) => void): void {
+function collapseStream(
+  res: IncomingMessage,
+  options: ResponseInit & { headers: Headers; status: number },
+  resolve: (response: Response) => void,
+  requestBody: string,
+  limit: Limit,
+  refuse: () => void,
+): void {
   const seen: Buffer[] = [];
+  const overgrown = eventSizeGuard(limit.maxMessageBytes);
   let settled = false;
   const parser = createParser({
     onEvent(event) {
@@ -110,6 +138,12 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
   const decoder = new TextDecoder();
   let size = 0;
   function onData(chunk: Buffer) {
+    if (overgrown(chunk)) {
+      settled = true;
+      res.off('data', onData);
+      res.destroy();
+      return refuse();
+    }
     seen.push(chunk);
     size += chunk.length;
     // Comments, priming events or one very large answer: the SDK reads the stream itself (as it always could).
@@ -127,7 +161,15 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
       async start(controller) {
         if (replayed.length > 0) controller.enqueue(new Uint8Array(replayed));
         try {
-          for await (const chunk of rest) controller.enqueue(chunk);
+          for await (const chunk of rest) {
+            if (overgrown(Buffer.from(chunk))) {
+              // The SDK reads the request's answer from this stream: the error stands in for it, and the rest is not read.
+              controller.enqueue(new TextEncoder().encode(`\n\ndata: ${JSON.stringify(tooLargeAnswer(requestBody, limit))}\n\n`));
+              res.destroy();
+              break;
+            }
+            controller.enqueue(chunk);
+          }
           controller.close();
         } catch (error) {
           controller.error(error);
@@ -140,6 +182,22 @@ function collapseStream(res: IncomingMessage, options: ResponseInit & { headers:
   res.on('data', onData);
   res.once('end', stream);
   res.once('error', stream);
+}
+
+function tooLarge(limit: Limit): MessageTooLargeError {
+  return new MessageTooLargeError(limit.upstream, limit.maxMessageBytes, false);
+}
+
+/** The JSON-RPC error response to the request in `requestBody` that stands for an answer too large to read. */
+function tooLargeAnswer(requestBody: string, limit: Limit): object {
+  const { code, message, data } = tooLarge(limit);
+  let id: unknown = null;
+  try {
+    id = (JSON.parse(requestBody) as { id?: unknown }).id ?? null;
+  } catch {
+    // Not a single request: no id to answer.
+  }
+  return { jsonrpc: '2.0', id, error: { code, message, data } };
 }
 
 /** The event's message if it is a JSON-RPC response (an id and a result or an error, no method), else undefined. */

@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
+import { eventSizeGuard, MessageTooLargeError, readBounded } from './message-size.ts';
 
 /** Kept-alive connections to the upstreams (the SDK path's are in upstream-fetch.ts). */
 const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -53,8 +54,11 @@ export class LeanToolCaller {
   #next = 0;
   #closed = false;
 
-  constructor(url: URL, headers: Record<string, string>, transport: StreamableHTTPClientTransport, client: Client) {
+  readonly #limit: { upstream: string; maxMessageBytes: number };
+
+  constructor(url: URL, headers: Record<string, string>, transport: StreamableHTTPClientTransport, client: Client, limit: { upstream: string; maxMessageBytes: number }) {
     this.#url = url;
+    this.#limit = limit;
     const agent = AGENTS[url.protocol];
     if (agent === undefined) throw new Error(`no lean path for ${url.protocol}`);
     this.#options = { ...urlToHttpOptions(url), method: 'POST', agent, timeout: IDLE_TIMEOUT_MS };
@@ -113,9 +117,11 @@ export class LeanToolCaller {
           done();
           return resolve({ ok: false, redirected: true });
         }
-        if (status < 200 || status >= 300) return readAll(res, (text) => fail(new StreamableHTTPError(status, `Error POSTing to endpoint: ${text}`)), fail);
+        const tooLarge = () => fail(new MessageTooLargeError(this.#limit.upstream, this.#limit.maxMessageBytes, false));
+        const readAll = (onText: (text: string) => void) => readBounded(res, this.#limit.maxMessageBytes, onText, fail, tooLarge);
+        if (status < 200 || status >= 300) return readAll((text) => fail(new StreamableHTTPError(status, `Error POSTing to endpoint: ${text}`)));
         const type = res.headers['content-type'] ?? '';
-        if (/^application\/json\s*(;|$)/i.test(type)) return readAll(res, (text) => this.#onJson(id, text), fail);
+        if (/^application\/json\s*(;|$)/i.test(type)) return readAll((text) => this.#onJson(id, text));
         if (/^text\/event-stream\s*(;|$)/i.test(type)) return this.#onStream(id, body, res);
         res.resume();
         fail(new StreamableHTTPError(-1, `Unexpected content type: ${type}`));
@@ -196,7 +202,13 @@ export class LeanToolCaller {
       },
     });
     const decoder = new TextDecoder();
-    res.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+    const overgrown = eventSizeGuard(this.#limit.maxMessageBytes);
+    res.on('data', (chunk: Buffer) => {
+      if (!overgrown(chunk)) return parser.feed(decoder.decode(chunk, { stream: true }));
+      // Not read on: the call fails typed, and what the stream still holds is dropped with the connection.
+      this.#pending.get(id)?.reject(new MessageTooLargeError(this.#limit.upstream, this.#limit.maxMessageBytes, false));
+      res.destroy();
+    });
     res.once('end', () => {
       const pending = this.#pending.get(id);
       if (pending === undefined) return;
@@ -224,9 +236,3 @@ function abortError(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new McpError(ErrorCode.RequestTimeout, `Request cancelled${reason === undefined ? '' : `: ${String(reason)}`}`);
 }
 
-function readAll(res: IncomingMessage, onText: (text: string) => void, onError: (error: Error) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.once('end', () => onText(Buffer.concat(chunks).toString('utf8')));
-  res.once('error', onError);
-}

@@ -24,7 +24,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { plainToolResult } from './plain-shapes.ts';
-import { upstreamFetch } from './upstream-fetch.ts';
+import { boundedUpstreamFetch } from './upstream-fetch.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from './message-size.ts';
 import { LeanToolCaller } from './upstream-tool-call.ts';
 
 /** An upstream MCP server: a process the gateway starts (stdio) or a Streamable HTTP endpoint. */
@@ -77,6 +78,8 @@ export interface UpstreamCallOptions {
 export interface UpstreamRelay {
   readonly capabilities: ClientCapabilities;
   attach(client: Client, upstream: string, declared: ClientCapabilities): void;
+  /** Sets again on a new connection what the clients set on the previous one (log level, resource subscriptions). */
+  restore?(upstream: Upstream): Promise<void>;
 }
 
 /**
@@ -94,14 +97,18 @@ export async function connectUpstream(
   onListChanged?: (kind: 'prompts' | 'resources') => void,
   relay?: UpstreamRelay,
   log?: (line: string) => void,
+  /** The client capabilities declared at the upstream's initialize. Default: what `relay` says now. */
+  declared: ClientCapabilities = relay?.capabilities ?? {},
+  /** The largest message read from the upstream (message-size.ts). */
+  maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<Upstream> {
-  const declared = relay?.capabilities ?? {};
   const client = new Client({ name: 'countersign-mcp-gateway', version: '0.1.0' }, { capabilities: declared });
   relay?.attach(client, config.name, declared);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged?.('prompts'));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged?.('resources'));
-  const transport = transportOf(config);
+  const transport = transportOf(config, maxMessageBytes);
+  if (transport instanceof StdioClientTransport) failTooLarge(client, config.name, maxMessageBytes);
   // A stdio upstream's stderr is its log: each line goes to the gateway's, under its name (an upstream that fails at start says why there).
   if (transport instanceof StdioClientTransport) logLines(transport, (line) => (log ?? defaultLog)(`[${config.name}] ${line}`));
   let closed = false;
@@ -111,7 +118,7 @@ export async function connectUpstream(
   await client.connect(transport);
   const capabilities = client.getServerCapabilities() ?? {};
   // Streamable HTTP upstreams: tools/call goes out on the lean path (upstream-tool-call.ts), in the SDK client's session.
-  const lean = transport instanceof StreamableHTTPClientTransport && 'url' in config ? new LeanToolCaller(new URL(config.url), config.headers ?? {}, transport, client) : undefined;
+  const lean = transport instanceof StreamableHTTPClientTransport && 'url' in config ? new LeanToolCaller(new URL(config.url), config.headers ?? {}, transport, client, { upstream: config.name, maxMessageBytes }) : undefined;
   /** The SDK client's request path: stdio upstreams, and a call the upstream redirected (the SDK follows it within the origin). */
   const sdkCallTool = async (tool: string, argsJson: string, options: UpstreamCallOptions = {}) =>
     client.request({ method: 'tools/call', params: { name: tool, arguments: JSON.parse(argsJson) as Record<string, unknown> } }, CallToolResultSchema, {
@@ -196,9 +203,11 @@ export async function connectUpstream(
   };
 }
 
-function transportOf(config: UpstreamConfig): Transport {
+function transportOf(config: UpstreamConfig, maxMessageBytes: number): Transport {
   if ('transport' in config) return config.transport;
-  if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} }, fetch: upstreamFetch });
+  if ('url' in config) {
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} }, fetch: boundedUpstreamFetch(config.name, maxMessageBytes) });
+  }
   return new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],
@@ -207,7 +216,28 @@ function transportOf(config: UpstreamConfig): Transport {
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     // Read line by line into the gateway's log (logLines): never the gateway's stdout, its MCP channel.
     stderr: 'pipe',
+    // The SDK stops reading a line past this size, reports it (onerror) and closes the connection.
+    maxBufferSize: maxMessageBytes,
   });
+}
+
+/**
+ * A stdio upstream whose line outgrew `maxMessageBytes`: the SDK transport reports it and
+ * closes the connection, which fails every request under way with "Connection closed".
+ * Those requests fail instead with the typed `MessageTooLargeError` (the supervisor
+ * restarts the upstream, as after any closed connection).
+ */
+function failTooLarge(client: Client, upstream: string, maxMessageBytes: number): void {
+  let tooLarge = false;
+  client.onerror = (error) => {
+    // The SDK's ReadBuffer's words (client/stdio.js); the test 'a stdio upstream's result above maxMessageBytes' holds them to it.
+    if (error.message.startsWith('ReadBuffer exceeded maximum size')) tooLarge = true;
+  };
+  const request = client.request.bind(client);
+  client.request = ((...args: Parameters<typeof request>) =>
+    request(...args).catch((error: unknown) => {
+      throw tooLarge && error instanceof McpError && error.code === ErrorCode.ConnectionClosed ? new MessageTooLargeError(upstream, maxMessageBytes, true) : error;
+    })) as typeof client.request;
 }
 
 function defaultLog(line: string): void {

@@ -116,6 +116,33 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
     }
   });
 
+  it('IPv6: an allowed address matches bracketed or bare; loopback origins pass only for a loopback bind, on its port', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const post = (h: GatewayWebHandler, url: string, headers: Record<string, string> = {}) =>
+      h.handle(new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: init }));
+    const statusOf = async (answer: Promise<Response>) => {
+      const response = await answer;
+      await response.text();
+      return response.status;
+    };
+    const v6 = gatewayWebHandler(gateway, { modern: false, allowedHosts: ['2001:db8::5'], bind: { host: '::1', port: 8787 } });
+    const wide = gatewayWebHandler(gateway, { modern: false, bind: { host: '::', port: 8787 } });
+    try {
+      expect(await statusOf(post(v6, 'http://[2001:db8::5]:8787/mcp'))).toBe(200);
+      expect(await statusOf(post(v6, 'http://[2001:db8::6]:8787/mcp'))).toBe(403);
+      expect(await statusOf(post(v6, 'http://[0:0:0:0:0:0:0:1]:8787/mcp'))).toBe(200);
+      for (const origin of ['http://[::1]:8787', 'http://127.0.0.1:8787', 'http://localhost:8787']) {
+        expect(await statusOf(post(v6, 'http://[::1]:8787/mcp', { origin })), origin).toBe(200);
+      }
+      expect(await statusOf(post(v6, 'http://[::1]:8787/mcp', { origin: 'http://[::1]:8788' }))).toBe(403);
+      // A wildcard bind is not a loopback one: a page served elsewhere on the network is another origin.
+      expect(await statusOf(post(wide, 'http://[::1]:8787/mcp', { origin: 'http://[::1]:8787' }))).toBe(403);
+    } finally {
+      await v6.close();
+      await wide.close();
+    }
+  });
+
   it('a POST declared in any charset but UTF-8 gets 415 with the same JSON-RPC error shape, before its body is parsed', async () => {
     const session = await rawSession();
     for (const headers of [{ 'content-type': 'application/json; charset=utf-16' }, { 'content-type': 'application/json; charset=utf-16', 'mcp-session-id': session }]) {

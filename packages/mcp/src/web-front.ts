@@ -3,7 +3,7 @@ import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isUtf8JsonContentType } from '@countersign/core/wire';
-import { frontRefusal, isLoopback, NOT_JSON, NOT_UTF8_JSON } from './front-refusal.ts';
+import { frontRefusal, isLoopback, loopbackOrigins, NOT_JSON, NOT_UTF8_JSON, unbracketed } from './front-refusal.ts';
 import type { Gateway } from './gateway.ts';
 import { type ModernFrontOptions, modernGatewayFront } from './modern-front.ts';
 import { type WebSession, webPost } from './web-direct-call.ts';
@@ -13,10 +13,16 @@ export interface GatewayWebHandlerOptions {
    * Host names accepted in the request's `Host` (its URL) beside loopback ones, which are
    * always accepted: any other is refused 403 (DNS rebinding: a page on evil.example whose
    * name resolves to this machine). `countersign serve` passes its public URL's and bind address's.
+   * An IPv6 address bare or bracketed (`2001:db8::5`, `[2001:db8::5]`).
    */
   allowedHosts?: readonly string[] | undefined;
   /** Browser origins accepted. A request with no `Origin` (not a browser) is accepted; any other origin is refused. */
   allowedOrigins?: readonly string[] | undefined;
+  /**
+   * Where the server listens: on a loopback bind, the endpoint's own origins
+   * (`http://127.0.0.1:<port>`, `localhost`, `[::1]`) are accepted too, as on `countersign mcp --http`.
+   */
+  bind?: { host: string; port: number } | undefined;
   /** Open MCP sessions at most; an `initialize` beyond that is refused (503) until one ends. Default 256. */
   maxSessions?: number | undefined;
   /** The 2026-07-28 front (see modern-front.ts); its request-state key. Default: serve both revisions, a random key. */
@@ -40,14 +46,16 @@ export interface GatewayWebHandler {
  */
 export function gatewayWebHandler(gateway: Gateway, options: GatewayWebHandlerOptions = {}): GatewayWebHandler {
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; session?: WebSession }>();
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
+  const bind = options.bind;
+  const allowedOrigins = new Set([...(options.allowedOrigins ?? []), ...(bind === undefined ? [] : loopbackOrigins(bind.host, bind.port))]);
+  // One spelling for hosts: lower case, IPv6 without brackets (the URL's hostname has them).
+  const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => unbracketed(h.toLowerCase())));
   const maxSessions = options.maxSessions ?? 256;
   const modern = options.modern === false ? undefined : modernGatewayFront(gateway, options.modern ?? {});
 
   async function handle(request: Request): Promise<Response> {
     const { hostname } = new URL(request.url);
-    if (!isLoopback(hostname) && !allowedHosts.has(hostname)) return plain(403, 'host not allowed');
+    if (!isLoopback(hostname) && !allowedHosts.has(unbracketed(hostname))) return plain(403, 'host not allowed');
     const origin = request.headers.get('origin');
     if (origin !== null && !allowedOrigins.has(origin)) return plain(403, 'origin not allowed');
     // JSON is read as UTF-8: a body declared in another charset is refused before it is parsed.

@@ -11,6 +11,7 @@ import {
   type GatewayGate,
   type HttpFront,
   type HttpFrontOptions,
+  isLoopback,
   loadGatewayConfigFile,
   readLockFile,
   remoteGatewayGate,
@@ -199,8 +200,9 @@ function isLoopbackUrl(url: string): boolean {
   return isLoopbackHost(new URL(url).hostname);
 }
 
+/** The HTTP front's own rule (any spelling of IPv6 loopback, bracketed or not). */
 function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || host === '::1' || host.startsWith('127.');
+  return isLoopback(host);
 }
 
 /** The HTTP front's settings: the config's `http` section, with the bearer token from the environment (never from the file). */

@@ -371,7 +371,9 @@ async function mountedGateway(
       });
       // DNS rebinding: a Host beside loopback ones only when configured (the public URL, a specific bind address).
       const allowedHosts = [...(where.publicOrigin === undefined ? [] : [new URL(where.publicOrigin).hostname]), ...(isWildcard(where.host) ? [] : [where.host])];
-      const handler = gatewayWebHandler(gateway, { modern: { stateKey }, allowedHosts });
+      // A loopback bind accepts its own origins (a port of 0 is known only once listening: then none).
+      const bind = where.port === 0 ? undefined : { host: where.host, port: where.port };
+      const handler = gatewayWebHandler(gateway, { modern: { stateKey }, allowedHosts, bind });
       return {
         path,
         agent: agent.name,

@@ -35,6 +35,11 @@ describe('gateway configuration', () => {
     expect(parseGatewayConfig({ ...MINIMAL, upstreams: [{ ...upstream, env: { A: { env: 'lower-case' } } }] }, '/x', 'standalone', env)).toMatchObject({ ok: false });
   });
 
+  it('maxMessageBytes: passed on when set, refused below 1 KiB, above 1 GiB or not an integer', () => {
+    expect(parseGatewayConfig({ ...MINIMAL, maxMessageBytes: 65_536 }, '/x')).toMatchObject({ ok: true, config: { maxMessageBytes: 65_536 } });
+    for (const bad of [0, 1023, 2 ** 30 + 1, 1.5, '1MiB']) expect(parseGatewayConfig({ ...MINIMAL, maxMessageBytes: bad }, '/x'), String(bad)).toMatchObject({ ok: false });
+  });
+
   it('resolves the lock path, and refuses a lock together with trust on first use', () => {
     expect(parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json' }, '/etc/countersign')).toMatchObject({ ok: true, config: { lock: '/etc/countersign/mcp.lock.json' } });
     const both = parseGatewayConfig({ ...MINIMAL, lock: 'mcp.lock.json', trustOnFirstUse: true }, '/etc/countersign');

@@ -50,6 +50,8 @@ export interface GatewayConfig {
   lock?: string | undefined;
   /** Strict mode: list the tool's upstream before every call (see `GatewayOptions.relistBeforeCall`). */
   relistBeforeCall: boolean;
+  /** The largest message read from an upstream, in bytes (see `GatewayOptions.maxMessageBytes`). Default 10 MiB. */
+  maxMessageBytes?: number | undefined;
   /** The Streamable HTTP endpoint (`countersign mcp --http`); the bearer token comes from the env var `tokenEnv`, never the file. */
   http?: GatewayHttpConfig | undefined;
   /**
@@ -135,6 +137,8 @@ const fields = z.strictObject({
   trustOnFirstUse: z.boolean().optional(),
   lock: z.string().min(1).optional(),
   relistBeforeCall: z.boolean().default(false),
+  // 1 KiB to 1 GiB: below, no tool result fits; above, one message could exhaust the gateway's memory.
+  maxMessageBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -222,6 +226,7 @@ export function parseGatewayConfig(value: unknown, baseDir: string, mode: Gatewa
       trustOnFirstUse: c.trustOnFirstUse ?? false,
       lock: c.lock === undefined ? undefined : at(c.lock),
       relistBeforeCall: c.relistBeforeCall,
+      maxMessageBytes: c.maxMessageBytes,
       http: c.http,
       semantic: c.semantic,
     },

@@ -7,7 +7,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type LoggingLevel, LoggingLevelSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export const COUNTER_URI = 'test://counter';
@@ -27,6 +27,13 @@ export function relayServer(): McpServer {
   let cancelled = 0;
   let counter = 0;
   const subscribed = trackSubscriptions(server);
+  // The level its client set (none: every message), kept here so a tool can report it.
+  let level: LoggingLevel | undefined;
+  server.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    level = request.params.level;
+    return {};
+  });
+  const logged = (at: LoggingLevel) => level === undefined || LoggingLevelSchema.options.indexOf(at) >= LoggingLevelSchema.options.indexOf(level);
 
   server.registerTool(
     'slow',
@@ -64,10 +71,13 @@ export function relayServer(): McpServer {
     text(JSON.stringify(server.server.getClientCapabilities() ?? {})),
   );
   server.registerTool('log', { description: 'Logs at info and at error.', inputSchema: {} }, async () => {
-    await server.sendLoggingMessage({ level: 'info', data: 'an info line' });
-    await server.sendLoggingMessage({ level: 'error', data: 'an error line' });
+    if (logged('info')) await server.sendLoggingMessage({ level: 'info', data: 'an info line' });
+    if (logged('error')) await server.sendLoggingMessage({ level: 'error', data: 'an error line' });
     return text('logged');
   });
+  server.registerTool('big', { description: 'A text result of `bytes` characters.', inputSchema: { bytes: z.number() } }, async ({ bytes }) => text('x'.repeat(bytes)));
+  server.registerTool('log-level', { description: 'The logging level its client set.', inputSchema: {} }, async () => text(level ?? 'none'));
+  server.registerTool('subscriptions', { description: 'The URIs its client subscribed to.', inputSchema: {} }, async () => text([...subscribed].join(',')));
   server.registerTool('bump', { description: 'Changes the counter resource.', inputSchema: {} }, async () => {
     counter++;
     if (subscribed.has(COUNTER_URI)) await server.server.sendResourceUpdated({ uri: COUNTER_URI });
