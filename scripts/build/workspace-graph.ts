@@ -9,7 +9,11 @@ export interface WorkspacePackage {
   name: string;
   /** `packages/cli`, relative to the repository. */
   folder: string;
-  /** Names of the workspace packages it imports: dependencies, peer and dev dependencies. */
+  /**
+   * Names of the workspace packages its build imports: dependencies and peer dependencies.
+   * Not dev dependencies: those serve its tests, which the build leaves out (the client's
+   * tests use the server, whose testing entry builds against the client).
+   */
   needs: string[];
 }
 
@@ -17,7 +21,6 @@ interface Manifest {
   name: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
 }
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
@@ -28,7 +31,7 @@ export function readWorkspace(repo: string): WorkspacePackage[] {
   const manifests = folders.map((folder) => ({ folder, manifest: readJson(join(repo, folder, 'package.json')) as Manifest }));
   const names = new Set(manifests.map(({ manifest }) => manifest.name));
   return manifests.map(({ folder, manifest }) => {
-    const declared = { ...manifest.devDependencies, ...manifest.peerDependencies, ...manifest.dependencies };
+    const declared = { ...manifest.peerDependencies, ...manifest.dependencies };
     return { name: manifest.name, folder, needs: Object.keys(declared).filter((dep) => names.has(dep)) };
   });
 }
