@@ -28,14 +28,17 @@ export interface BuildResult {
   upToDate: string[];
 }
 
-/** The newest modification time of a file under `path` (a file or a folder; 0 when absent). */
+/** A test file: every tsconfig.build.json leaves these out, so a changed test needs no build. */
+const isTestFile = (name: string) => name.endsWith('.test.ts') || name.endsWith('.test-helper.ts');
+
+/** The newest modification time of a file under `path` (a file or a folder; 0 when absent), tests aside. */
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && !isTestFile(entry.name)) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
@@ -47,6 +50,12 @@ const distTime = (repo: string, pkg: WorkspacePackage) => newestMtime(join(repo,
 function inputsTime(repo: string, pkg: WorkspacePackage): number {
   const dir = join(repo, pkg.folder);
   return Math.max(...[join(dir, 'src'), join(dir, 'package.json'), join(dir, 'tsconfig.build.json'), join(repo, 'tsconfig.base.json')].map(newestMtime));
+}
+
+/** Needs a build: no dist/, or one older than the package's inputs or than the dist/ of a package it needs. */
+export function isStale(repo: string, pkg: WorkspacePackage, needs: readonly WorkspacePackage[]): boolean {
+  const dist = distTime(repo, pkg);
+  return dist === 0 || inputsTime(repo, pkg) >= dist || needs.some((need) => distTime(repo, need) >= dist);
 }
 
 export async function buildPackages(repo: string, packages: readonly WorkspacePackage[], options: BuildOptions = {}): Promise<BuildResult> {
@@ -75,13 +84,7 @@ export async function buildPackages(repo: string, packages: readonly WorkspacePa
     const done = (async () => {
       const needs = pkg.needs.filter((name) => inRun.has(name)).map((name) => byName.get(name)!);
       await Promise.all(needs.map(build));
-      const dist = distTime(repo, pkg);
-      const stale =
-        options.force === true ||
-        dist === 0 ||
-        inputsTime(repo, pkg) >= dist ||
-        needs.some((need) => result.built.includes(need.name) || distTime(repo, need) >= dist);
-      if (!stale) {
+      if (options.force !== true && !isStale(repo, pkg, needs)) {
         result.upToDate.push(pkg.name);
         return;
       }

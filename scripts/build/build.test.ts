@@ -72,6 +72,11 @@ describe('buildPackages on a fresh checkout', () => {
     expect(await buildPackages(root, workspace, { tsc })).toEqual({ built: ['app'], upToDate: ['lib'] });
   }, 120_000);
 
+  it('a changed test file needs no build: no tsconfig.build.json compiles tests', async () => {
+    write('app/src/index.test.ts', 'export {};\n');
+    expect((await buildPackages(root, workspace, { tsc })).built).toEqual([]);
+  });
+
   it('a changed dependency rebuilds what needs it, and a type error there fails the build with the compiler\'s message', async () => {
     // app's sources are unchanged: only the rebuild of lib makes it stale, and only its rebuild finds the error.
     write('lib/src/index.ts', "export const answer: string = '42';\n");
