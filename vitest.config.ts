@@ -5,7 +5,7 @@ import { PROCESS_AND_BROWSER_TESTS, STORE_TESTS } from './vitest.groups.ts';
 
 const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
 
-const ALL_TESTS = ['packages/*/src/**/*.test.ts', 'packages/integrations/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'];
+const ALL_TESTS = ['packages/*/src/**/*.test.ts', 'packages/integrations/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'];
 
 export default defineConfig({
   resolve: {

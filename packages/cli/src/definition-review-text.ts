@@ -1,6 +1,15 @@
 import { displayJson, displayText, segmentsToText } from '@countersign/core/display';
-import { createTwoFilesPatch } from 'diff';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
+
+// `diff` (19 modules) is loaded the first time a changed definition is shown, not whenever
+// the approvals commands load: `approvals list` and `approve` never draw a diff.
+const require = createRequire(import.meta.url);
+let diffLibrary: typeof import('diff') | undefined;
+function twoFilesPatch(beforeName: string, afterName: string, before: string, after: string): string {
+  diffLibrary ??= require('diff') as typeof import('diff');
+  return diffLibrary.createTwoFilesPatch(beforeName, afterName, before, after, undefined, undefined, { context: 3 });
+}
 
 /** The part of the API's definition review the terminal shows: the trusted and the new definition, and who registered it. */
 export const ReviewAnswer = z.object({
@@ -57,7 +66,7 @@ function schemaText(schema: unknown): string {
  */
 function unifiedDiff(name: string, before: string, after: string): string[] {
   if (before === after) return ['unchanged'];
-  const patch = createTwoFilesPatch(`${name} (trusted)`, `${name} (new)`, `${before}\n`, `${after}\n`, undefined, undefined, { context: 3 });
+  const patch = twoFilesPatch(`${name} (trusted)`, `${name} (new)`, `${before}\n`, `${after}\n`);
   // The first line is diff's own `Index`/`===` banner; from `---` on it is the unified diff.
   const body = patch.split('\n').filter((line) => line !== '');
   const from = body.findIndex((line) => line.startsWith('---'));

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,58 @@ import { readmeTsBlocks } from './testing/readme-blocks.ts';
 // (--offline); where the cache lacks a package document, from the registry (--prefer-offline).
 
 const repo = join(import.meta.dirname, '..', '..', '..');
-/** The public packages, in dependency order. */
+/** The public packages of the service, the client and the CLI (folders under packages/). */
 const PACKAGES = ['core', 'semantic', 'store-sqlite', 'store-postgres', 'client', 'server', 'mcp', 'proxy', 'cli'];
+
+interface InstalledIntegration {
+  /** `@countersign/<name>`, in packages/integrations/<name>. */
+  name: string;
+  /** Its framework's packages, installed beside it at the versions of the repository's lockfile. */
+  frameworks: string[];
+  /** The program run there: the repository's offline example, or a small one of testing/installed-integrations/ where a run needs a service. */
+  program: string;
+  /** The last line the program prints. */
+  lastLine: string;
+}
+
+const BANK_TOOLS_RAN = 'tools that ran: [{"tool":"read_balance","args":{"account":"main"}},{"tool":"transfer","args":{"amount":2500,"to":"alice"}}]';
+/** Every framework integration, each installed alone: its tarball, core's, and its framework. */
+const INTEGRATIONS: InstalledIntegration[] = [
+  { name: 'ai-sdk', frameworks: ['ai', 'zod'], program: join(repo, 'examples', 'ai-sdk', 'ai-sdk.ts'), lastLine: BANK_TOOLS_RAN },
+  {
+    name: 'openai-agents',
+    frameworks: ['@openai/agents', 'zod'],
+    program: join(repo, 'examples', 'openai-agents', 'openai-agents.ts'),
+    lastLine: 'tools that ran: [{"tool":"list_dir","args":{"path":"/tmp"}},{"tool":"read_file","args":{"path":"/tmp/a"}}]',
+  },
+  { name: 'langchain', frameworks: ['@langchain/core', '@langchain/langgraph', 'langchain'], program: join(repo, 'examples', 'langchain', 'langchain.ts'), lastLine: BANK_TOOLS_RAN },
+  // A workflow run needs DBOS's Postgres and a Temporal server, an agent run the Claude runtime and a model: these wire the integration and stop.
+  { name: 'dbos', frameworks: ['@dbos-inc/dbos-sdk'], program: installedProgram('dbos.ts'), lastLine: 'dbos: function runCall, decisions on countersign:decision:request-1' },
+  {
+    name: 'temporal',
+    frameworks: ['@temporalio/activity', '@temporalio/client', '@temporalio/common', '@temporalio/worker', '@temporalio/workflow'],
+    program: installedProgram('temporal.ts'),
+    lastLine: 'temporal: activities countersign.propose; workflow helper function',
+  },
+  {
+    name: 'claude-agent-sdk',
+    frameworks: ['@anthropic-ai/claude-agent-sdk'],
+    program: installedProgram('claude-agent-sdk.ts'),
+    lastLine: 'claude-agent-sdk: hooks for PostToolUse, PostToolUseFailure, PreToolUse',
+  },
+];
+
+function installedProgram(file: string): string {
+  return join(import.meta.dirname, 'testing', 'installed-integrations', file);
+}
+
+/** `name@version` as the repository's lockfile has it: what `npm ci` put in npm's cache. */
+function lockedVersion(name: string): string {
+  const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const version = lock.packages[`node_modules/${name}`]?.version;
+  if (version === undefined) throw new Error(`${name} is not in package-lock.json`);
+  return `${name}@${version}`;
+}
 /** What an application that embeds only the approval service must not receive. */
 const NOT_IN_SERVER_INSTALL = [
   '@countersign/mcp',
@@ -48,9 +98,15 @@ const node = plainNode();
 const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
 // No source condition leaks into what the test runs: the installed packages resolve to dist/.
 delete env.NODE_OPTIONS;
+// Where the CLI keeps its compile cache is under test: Node's own settings for it would override.
+delete env.NODE_COMPILE_CACHE;
+delete env.NODE_DISABLE_COMPILE_CACHE;
 const run = (cmd: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}) =>
   execFileSync(cmd, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
 const runAsync = promisify(execFile);
+/** An application's own strict settings: no source condition, so every import resolves to an installed package's dist types. */
+const PLAIN_TSC_OPTIONS = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', allowImportingTsExtensions: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, typeRoots: [join(repo, 'node_modules', '@types')], types: ['node'], skipLibCheck: true };
+const TSC = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 let work: string;
@@ -59,18 +115,18 @@ let tarballs: Map<string, string>;
 let app: string;
 const cli = () => join(app, 'node_modules', '@countersign', 'cli', 'bin', 'countersign.js');
 
-async function installInto(name: string, packages: readonly string[]): Promise<{ dir: string; took: string }> {
+async function installInto(name: string, packages: readonly string[], registryPackages: readonly string[] = []): Promise<{ dir: string; took: string }> {
   const dir = join(work, name);
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `countersign-install-${name}`, private: true, type: 'module' }));
   const started = performance.now();
-  const files = packages.map((p) => tarballs.get(p)!);
+  const files = [...packages.map((p) => tarballs.get(p)!), ...registryPackages];
   const install = (mode: string) => runAsync('npm', ['install', mode, '--no-audit', '--no-fund', ...files], { cwd: dir, env, timeout: 600_000 });
-  // From npm's cache alone when it holds every package document; else the registry for what it lacks.
-  const mode = await install('--offline').then(
-    () => '--offline',
-    () => install('--prefer-offline').then(() => '--prefer-offline'),
-  );
+  // From npm's cache alone when it holds every package document; else the registry for what it
+  // lacks. A framework's peers need documents `npm ci` never fetched (it installs from the
+  // lockfile's tarball addresses), so a folder with framework packages skips the offline try.
+  const offline = registryPackages.length === 0 ? install('--offline').then(() => '--offline') : Promise.reject(new Error('framework'));
+  const mode = await offline.catch(() => install('--prefer-offline').then(() => '--prefer-offline'));
   return { dir, took: `${seconds(started)} (${mode})` };
 }
 
@@ -85,19 +141,26 @@ beforeAll(async () => {
   const built = await buildPublicPackages(repo);
   report.push(`build: ${built.length === 0 ? 'reused' : built.join(', ')} ${seconds(started)}`);
   started = performance.now();
-  const packs = await Promise.all(
-    PACKAGES.map(async (p) => {
-      const { stdout } = await runAsync('npm', ['pack', '--json', '--pack-destination', packed], { cwd: join(repo, 'packages', p), env });
-      const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
-      return [p, info!] as const;
-    }),
-  );
-  report.push(`pack (parallel): ${seconds(started)}`);
+  // One npm process packs them all (-w for each): fifteen npm start-ups cost more than the packing.
+  const folders = [...PACKAGES, ...INTEGRATIONS.map(({ name }) => `integrations/${name}`)];
+  const { stdout } = await runAsync('npm', ['pack', '--json', '--pack-destination', packed, ...folders.flatMap((p) => ['-w', `packages/${p}`])], { cwd: repo, env, maxBuffer: 64 * 1024 * 1024 });
+  const infos = JSON.parse(stdout) as { name: string; filename: string; size: number; unpackedSize: number; entryCount: number }[];
+  const packs = folders.map((p) => [p, infos.find((info) => info.name === `@countersign/${p.replace('integrations/', '')}`)!] as const);
+  report.push(`pack (one npm process, ${packs.length} packages): ${seconds(started)}`);
   tarballs = new Map(packs.map(([p, info]) => [p, join(packed, info.filename)]));
   for (const [, info] of packs) report.push(`  ${info.filename.padEnd(36)} ${(info.size / 1024).toFixed(0).padStart(5)} KiB packed, ${(info.unpackedSize / 1024).toFixed(0).padStart(5)} KiB unpacked, ${info.entryCount} files`);
-  const [all, serverOnly, clientOnly] = await Promise.all([installInto('app', PACKAGES), installInto('server-only', ['core', 'server']), installInto('client-only', ['core', 'client'])]);
-  app = all.dir;
-  report.push(`install, in parallel from the npm cache: all ${PACKAGES.length} packages ${all.took}; @countersign/server alone ${serverOnly.took}; @countersign/client alone ${clientOnly.took}`);
+  started = performance.now();
+  const [all, serverOnly, clientOnly, ...integrations] = await Promise.all([
+    installInto('app', PACKAGES),
+    installInto('server-only', ['core', 'server']),
+    installInto('client-only', ['core', 'client']),
+    // Each integration in a folder of its own: a dependency it forgot to declare is missing there, not lent by a neighbour.
+    ...INTEGRATIONS.map(({ name, frameworks }) => installInto(name, ['core', `integrations/${name}`], frameworks.map(lockedVersion))),
+  ]);
+  app = all!.dir;
+  report.push(`install, ${3 + INTEGRATIONS.length} folders in parallel from the npm cache: ${seconds(started)}`);
+  report.push(`  all ${PACKAGES.length} service packages ${all!.took}; @countersign/server alone ${serverOnly!.took}; @countersign/client alone ${clientOnly!.took}`);
+  for (const [i, { name, frameworks }] of INTEGRATIONS.entries()) report.push(`  @countersign/${name} with ${frameworks.map(lockedVersion).join(', ')}: ${integrations[i]!.took}`);
   console.log(`install test\n${report.join('\n')}`);
 }, 900_000);
 afterAll(() => {
@@ -158,7 +221,7 @@ describe('npm pack, install into an empty project, run on plain node', () => {
   });
 
   it("the README's in-process example runs from the installed packages", () => {
-    copyFileSync(join(repo, 'examples', 'in-process', 'in-process.ts'), join(app, 'in-process.ts'));
+    writeFileSync(join(app, 'in-process.ts'), IN_PROCESS_PROGRAM);
     const out = run(node, ['in-process.ts'], app);
     expect(out.split('\n')).toEqual([
       'propose:        approval_required',
@@ -224,19 +287,45 @@ describe('npm pack, install into an empty project, run on plain node', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', allowImportingTsExtensions: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, typeRoots: [join(repo, 'node_modules', '@types')], types: ['node'], skipLibCheck: true },
+        compilerOptions: PLAIN_TSC_OPTIONS,
         files: ['check.ts', 'agent.ts', 'in-process.ts'],
       }),
     );
-    copyFileSync(join(repo, 'examples', 'in-process', 'in-process.ts'), join(app, 'in-process.ts'));
+    writeFileSync(join(app, 'in-process.ts'), IN_PROCESS_PROGRAM);
     writeFileSync(join(app, 'agent.ts'), AGENT_PROGRAM);
-    const tsc = spawnSync(node, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8', env });
+    const tsc = spawnSync(node, [TSC, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8', env });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   }, 120_000);
 
+  it('each integration is installed alone: its folder holds core and that integration, no other package of ours', () => {
+    for (const { name } of INTEGRATIONS) expect(readdirSync(join(work, name, 'node_modules', '@countersign')).sort(), name).toEqual(['core', name].sort());
+  });
+
+  it("every integration's program type-checks against the types installed in its own folder, with plain tsc (strict, nodenext)", () => {
+    // One compiler run for all six: each file resolves its imports from the node_modules of its own folder.
+    for (const { name, program } of INTEGRATIONS) copyFileSync(program, join(work, name, basename(program)));
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: PLAIN_TSC_OPTIONS, files: INTEGRATIONS.map(({ name, program }) => `${name}/${basename(program)}`) }));
+    const tsc = spawnSync(node, [TSC, '-p', 'tsconfig.json'], { cwd: work, encoding: 'utf8', env });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 300_000);
+
+  it.concurrent.each(INTEGRATIONS)('@countersign/$name runs its program on plain node in its own folder', async ({ name, program, lastLine }) => {
+    const dir = join(work, name);
+    copyFileSync(program, join(dir, basename(program)));
+    const { stdout } = await runAsync(node, [basename(program)], { cwd: dir, env: { PATH: env.PATH, HOME: dir }, timeout: 120_000 });
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(lastLine);
+  }, 180_000);
+
   it('the installed countersign command runs; on Node < 22.18 it says which Node it needs', () => {
-    expect(run(node, [cli(), '--help'], app)).toContain('Usage: countersign');
+    // Its compiled modules are cached in the user's cache folder, never in the shared temporary folder.
+    const cacheHome = join(work, 'user-cache');
+    const sharedTmp = join(work, 'shared-tmp');
+    mkdirSync(sharedTmp);
+    expect(run(node, [cli(), '--help'], app, { XDG_CACHE_HOME: cacheHome, TMPDIR: sharedTmp })).toContain('Usage: countersign');
+    expect(readdirSync(join(cacheHome, 'countersign', 'compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(sharedTmp)).toEqual([]);
     if (!existsSync(OLD_NODE)) return;
     const old = spawnSync(OLD_NODE, [cli(), '--help'], { cwd: app, encoding: 'utf8' });
     const version = spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
@@ -245,6 +334,9 @@ describe('npm pack, install into an empty project, run on plain node', () => {
     expect(old.stderr).toContain(`Countersign needs Node >= 22.18 (found ${version})`);
   });
 });
+
+/** The README's in-process example ("In process (any framework)"): a complete program, run here as a user would. */
+const IN_PROCESS_PROGRAM = readmeTsBlocks().find((block) => block.heading.startsWith('In process') && !block.fragment)!.code;
 
 /** The README's agent ("From an agent process"): a complete program, run here as a user would. */
 const AGENT_PROGRAM = readmeTsBlocks().find((block) => block.heading.startsWith('From an agent process'))!.code;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildInto } from './build-into.ts';
 
@@ -43,6 +43,10 @@ export async function builtCoreDist(repoDir: string): Promise<string> {
   const cacheDir = join(repoDir, 'node_modules', '.cache', `countersign-core-build-${sourceDigest(coreDir)}`);
   const done = join(cacheDir, 'done');
   const lock = `${cacheDir}.lock`;
+  // The lock is made without `recursive` (that is what makes it a lock), so its parent must
+  // exist: on a fresh clone nothing else may have made node_modules/.cache yet, and a failed
+  // mkdir would read as "someone else holds the lock" forever.
+  mkdirSync(dirname(lock), { recursive: true });
   for (;;) {
     if (existsSync(done)) return join(cacheDir, 'dist');
     try {
