@@ -71,18 +71,18 @@ describe('the gateway declares to its upstream what its clients declared (a stdi
     expect(textOf(await call(client, 'ask-sampling', { prompt: 'hi' }))).toBe('sampled: model says hi');
   }, 30_000);
 
-  it('an upstream that samples anyway, during a call of a client without sampling, gets "Method not found" (-32601) at once (not another client’s model)', async () => {
+  it('an upstream that samples anyway, during a call of a client without sampling, gets "Method not found" (-32601), not a timeout (and not another client’s model)', async () => {
     await start();
     // A capable client is connected too: the old relay handed the request to it, across sessions.
     const capable = await capableClient(gateway);
     const plain = await noSamplingClient(gateway);
     clients.push(capable, plain);
-    const started = Date.now();
     // relay-server's ask-sampling calls createMessage, which its SDK sends whatever the client declared.
     const result = await call(plain, 'ask-sampling', { prompt: 'secret of the plain client' });
     expect(result.isError).toBe(true);
+    // -32601 is the relay's own answer; a request left waiting would end in a timeout error instead.
     expect(textOf(result)).toContain('-32601');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(textOf(result)).not.toMatch(/timed? ?out/i);
   }, 30_000);
 
   it('several clients (HTTP sessions) share the upstream: it is told the intersection, widened when the narrower client leaves', async () => {
