@@ -100,7 +100,17 @@ export function createClient(options: ClientOptions): CountersignClient {
 
     async propose(response: ModelResponse): Promise<ProposeOutcome[]> {
       if (response.toolCalls.length === 0) return [];
-      const body = { ...response, toolCalls: response.toolCalls.map(({ id, name, arguments: args, context }) => ({ id, name, arguments: args, ...(context === undefined ? {} : { context }) })) };
+      const body = {
+        ...response,
+        toolCalls: response.toolCalls.map(({ id, name, arguments: args, context, executedBy }) => ({
+          id,
+          name,
+          arguments: args,
+          ...(context === undefined ? {} : { context }),
+          // A hosted tool the provider ran: the service must know, so it never authorizes the call.
+          ...(executedBy === undefined ? {} : { executedBy }),
+        })),
+      };
       const answer = await send(http, { method: 'POST', path: '/api/v1/proposals', body: withoutUndefined(body), idempotent: true });
       if (!answer.ok) return proposeRefused(response, answer);
       const { outcomes } = parseBody(ProposalsResponse, answer);

@@ -33,7 +33,8 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
     // The task extracted from the conversation (never the conversation) and the offers the user only accepted, for the intent stage.
     ...(intent.task === undefined ? {} : { task: intent.task }),
     ...(intent.offered === undefined ? {} : { offered: intent.offered }),
-    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+    // A hosted tool's call is marked as the provider's: the ledger then never authorizes it (no second run at the gateway).
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments, ...(call.executedBy === undefined ? {} : { executedBy: call.executedBy }) })),
   });
   const refusals: Array<Record<string, unknown>> = [];
   for (const [i, call] of calls.entries()) {

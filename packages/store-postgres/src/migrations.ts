@@ -238,6 +238,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: 'calls the provider executed',
+    // 'provider' for a hosted tool the model's provider ran before the call was recorded:
+    // authorize refuses it, so nothing runs it a second time. NULL for every other call.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN executed_by text CHECK (executed_by IN ('provider'));
+    `,
+  },
 ];
 
 /**

@@ -266,6 +266,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 12,
+    name: 'calls the provider executed',
+    // 'provider' for a hosted tool the model's provider ran before the call was recorded:
+    // authorize refuses it, so nothing runs it a second time. NULL for every other call.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN executed_by TEXT CHECK (executed_by IN ('provider'));
+    `,
+  },
 ];
 
 /**

@@ -114,7 +114,7 @@ describe('openSqliteStore', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(migrate(db)).toEqual([5, 6, 7, 8, 9, 10, 11]);
+      expect(migrate(db)).toEqual([5, 6, 7, 8, 9, 10, 11, 12]);
     } finally {
       db.close();
     }
@@ -170,9 +170,10 @@ describe('openSqliteStore', () => {
         INSERT INTO audit_records SELECT * FROM audit_records_new; DROP TABLE audit_records_new;
         ALTER TABLE approval_requests DROP COLUMN passkey; ALTER TABLE decisions DROP COLUMN passkey; DROP TABLE passkey_credentials;
         ALTER TABLE proposals DROP COLUMN context; ALTER TABLE approval_requests DROP COLUMN rule_description; DROP TABLE call_refusals;
+        ALTER TABLE proposals DROP COLUMN executed_by;
         DELETE FROM schema_migrations WHERE version >= 6;`);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 1 });
-      expect(migrate(db)).toEqual([6, 7, 8, 9, 10, 11]);
+      expect(migrate(db)).toEqual([6, 7, 8, 9, 10, 11, 12]);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 0 });
     } finally {
       db.close();

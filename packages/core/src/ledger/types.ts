@@ -42,6 +42,14 @@ export interface ProposalInput {
    * Untrusted words shown to the approver as such; never part of what is approved or run.
    */
   context?: string | undefined;
+  /**
+   * `provider`: a hosted (server-side) tool the model's provider already ran before the
+   * response was recorded (a Messages `server_tool_use`, a Responses `web_search_call`…).
+   * Recorded so policy decides on it and the relayed output can be checked; never
+   * authorized or dispatched through Countersign (`provider_executed`): a runtime offering
+   * a tool of the same name must not run the provider's call a second time.
+   */
+  executedBy?: 'provider' | undefined;
   createdAt: number;
 }
 

@@ -30,6 +30,8 @@ export function proposalFromRow(row: Row): Proposal {
   if (parentProposalId !== undefined) proposal.parentProposalId = parentProposalId;
   const context = optionalText(row, 'context');
   if (context !== undefined) proposal.context = context;
+  const executedBy = optionalText(row, 'executed_by');
+  if (executedBy !== undefined) proposal.executedBy = oneOf(row, 'executed_by', ['provider'] as const);
   const dispatchedAt = optionalInteger(row, 'dispatched_at');
   if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
   if (row.result_status !== null && row.result_status !== undefined) {
@@ -75,6 +77,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.createdAt,
     input.agent,
     input.context ?? null,
+    input.executedBy ?? null,
   ];
 }
 

@@ -31,6 +31,8 @@ export const ProposalsBody = z
             arguments: z.unknown(),
             /** What the agent says about the call, shown to the approver as its untrusted words. */
             context: z.string().max(MAX_PROPOSAL_CONTEXT_LENGTH).optional(),
+            /** A hosted tool the provider already ran: recorded, never authorized (`provider_executed`). */
+            executedBy: z.literal('provider').optional(),
           })
           .strict(),
       )

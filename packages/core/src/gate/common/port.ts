@@ -17,8 +17,11 @@ export interface ModelResponse {
   responseRef?: string | undefined;
   /** Same as `responseRef` (kept for existing callers). */
   modelResponseRef?: string | undefined;
-  /** `context`: what the agent says about this call, for the approver (untrusted, bounded). */
-  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined }>;
+  /**
+   * `context`: what the agent says about this call, for the approver (untrusted, bounded).
+   * `executedBy: 'provider'`: a hosted tool the provider already ran; recorded, never authorized.
+   */
+  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined; executedBy?: 'provider' | undefined }>;
   /**
    * The user's current task, one sentence extracted agent- or proxy-side (never the raw
    * conversation), for the gate's optional intent stage; or `taskId`, the id of a stored

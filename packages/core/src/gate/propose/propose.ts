@@ -48,6 +48,11 @@ export interface ModelToolCall {
   taskId?: string | undefined;
   /** The assistant's offers the user only accepted, passed to the matcher with `task` (never audited in clear). */
   offered?: readonly string[] | undefined;
+  /**
+   * `provider`: a hosted tool the provider already ran (see `ProposalInput.executedBy`).
+   * Recorded and decided by policy like any call; authorize refuses it (`provider_executed`).
+   */
+  executedBy?: 'provider' | undefined;
 }
 
 /**
@@ -228,6 +233,7 @@ function readyCall(
       argsDigest: args.digest,
       modelResponseRef: call.modelResponseRef,
       ...(call.context === undefined ? {} : { context: call.context }),
+      ...(call.executedBy === 'provider' ? { executedBy: 'provider' as const } : {}),
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
