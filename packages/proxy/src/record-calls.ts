@@ -15,7 +15,7 @@ export interface CallIntent {
  * `store_unavailable` rejection of each), before the client may see the response
  * complete. Calls that need approval are recorded and passed on (the gateway holds them
  * until approved), except a hosted tool's (`executedBy: 'provider'`): it already ran, so
- * it is refused as `provider_executed`; a call refused at propose (denied, unpinned definition, invalid
+ * core refuses it as `provider_executed`; a call refused at propose (denied, unpinned definition, invalid
  * arguments, store down) refuses the whole response, so the client never gets calls that
  * were not recorded as runnable, nor the siblings of a refused call (they were chosen
  * together). The refusal names every refused call, in `countersign.refusals` (call id,
@@ -38,9 +38,8 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
   });
   const refusals: Array<Record<string, unknown>> = [];
   for (const [i, call] of calls.entries()) {
-    const outcome = outcomes[i]!;
-    const ranUnapproved = call.executedBy === 'provider' && outcome.status === 'approval_required';
-    const refusal = ranUnapproved ? providerRanUnapproved(call, outcome.proposalId) : refusalAtPropose(outcome);
+    // A hosted tool policy sends to a person comes back denied `provider_executed` (core: it already ran).
+    const refusal = refusalAtPropose(outcomes[i]!);
     if (refusal !== undefined) refusals.push({ callId: call.id, toolName: call.name, ...refusal });
   }
   const first = refusals[0];
@@ -50,19 +49,4 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
   const countersign = { check: 'request_authorization', ...firstFields, refusals };
   const text = refusals.map((r) => `${String(r.callId)} (${String(r.toolName)}): ${String(r.reason)}: ${String(r.message)}`).join('; ');
   return refused(String(first.reason), `Countersign refused the model's call${refusals.length === 1 ? '' : 's'} ${text}`, String(first.callId), countersign);
-}
-
-/**
- * A hosted tool's call that policy sends to a person: the provider already ran it, so no
- * approval can come before it runs. The response is refused (typed, per call) rather than
- * handed out as if it waited: a deployment that wants a person to decide on a hosted tool
- * must not offer it to the model, and one that trusts it says `allow`.
- */
-function providerRanUnapproved(call: ModelCall, proposalId: string) {
-  return {
-    status: 'denied' as const,
-    reason: 'provider_executed',
-    message: `${call.name} is a hosted tool the provider already ran; policy asks a person to approve it, which cannot happen before it runs (allow it, deny it, or do not offer it)`,
-    proposalId,
-  };
 }

@@ -32,6 +32,16 @@ describe('a call the provider executed', () => {
     expect(await f.gate.callStatus(proposalId)).toMatchObject({ ok: true, call: { state: 'proposed' } });
   });
 
+  it('policy asking a person is refused provider_executed at propose: nothing recorded, no approval request opened, audited', async () => {
+    const f = makeGateFixture();
+    const transfer = { id: 'srvtoolu_1', name: 'transfer', arguments: '{"amount":500,"to":"alice"}', executedBy: 'provider' as const };
+    const [outcome] = await f.gate.proposeResponse({ ...run, toolCalls: [transfer] });
+    expect(outcome).toMatchObject({ status: 'denied', reason: 'provider_executed' });
+    expect(await f.ledger.findProposalByCall(run.runId, transfer.id)).toBeUndefined();
+    expect(await f.ledger.listApprovalRequests({ status: 'pending' }, f.clock())).toEqual([]);
+    expect((await f.audit.read()).filter((r) => r.callId === transfer.id).map((r) => [r.type, r.reason])).toEqual([['rejection', 'provider_executed']]);
+  });
+
   it('the same call made by the model for the runtime is authorized (only the provider flag refuses)', async () => {
     const f = makeGateFixture();
     const [outcome] = await f.gate.proposeResponse({ ...run, toolCalls: [{ id: 'call_1', ...readFile }] });

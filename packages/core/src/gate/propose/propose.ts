@@ -208,7 +208,12 @@ function policyInput(call: ModelToolCall, args: CanonicalArguments, entry: Catal
   };
 }
 
-/** An admitted, decided call: what the ledger records, and the approval request a verdict of `approve` opens. */
+/**
+ * An admitted, decided call: what the ledger records, and the approval request a verdict of
+ * `approve` opens. A call the provider already ran cannot wait for a person: policy asking
+ * for approval refuses it (`provider_executed`, audited, not recorded), so no approval
+ * request is ever opened that nothing could follow.
+ */
 function readyCall(
   deps: GateDeps,
   call: ModelToolCall,
@@ -218,7 +223,13 @@ function readyCall(
   verdict: Verdict,
   now: number,
   intent: IntentRecord | undefined,
-): Prepared {
+): Prepared | Promise<Prepared> {
+  if (call.executedBy === 'provider' && verdict.kind === 'approve') {
+    const message = `${call.toolName} is a hosted tool the provider already ran; policy asks a person to approve it, which cannot happen before it runs (allow it, deny it, or do not offer it)`;
+    return auditRefusal(deps, call, agent, 'provider_executed', args.digest, entry?.definitionDigest, intent).then(() => ({
+      outcome: { status: 'denied', reason: 'provider_executed', message },
+    }));
+  }
   try {
     const input: ProposalInput = {
       proposalId: deps.newId(),
