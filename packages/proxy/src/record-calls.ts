@@ -1,3 +1,4 @@
+import { providerOutputDigest } from '@countersign/core/gate';
 import { proposeOrReject, refusalAtPropose } from '@countersign/core/integration';
 import type { ModelCall } from './model-call.ts';
 import { type ProxyError, refused } from './refusal.ts';
@@ -43,10 +44,27 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
     if (refusal !== undefined) refusals.push({ callId: call.id, toolName: call.name, ...refusal });
   }
   const first = refusals[0];
-  if (first === undefined) return undefined;
+  if (first === undefined) return recordProviderOutputs(ctx, calls);
   // The first refused call gives the code and param (what OpenAI clients read); every refused call is listed.
   const { message: _, ...firstFields } = first;
   const countersign = { check: 'request_authorization', ...firstFields, refusals };
   const text = refusals.map((r) => `${String(r.callId)} (${String(r.toolName)}): ${String(r.reason)}: ${String(r.message)}`).join('; ');
   return refused(String(first.reason), `Countersign refused the model's call${refusals.length === 1 ? '' : 's'} ${text}`, String(first.callId), countersign);
+}
+
+/**
+ * The output of each hosted tool the provider ran, as its digest (never the output): the
+ * client sending it back to the model is then relay-checked against it (check 5). Recorded
+ * before the client sees the answer complete; an output that cannot be recorded refuses the
+ * answer, since the client could not send it back anyway.
+ */
+async function recordProviderOutputs(ctx: RunContext, calls: readonly ModelCall[]): Promise<ProxyError | undefined> {
+  for (const call of calls) {
+    if (call.executedBy !== 'provider' || call.output === undefined) continue;
+    const outputDigest = providerOutputDigest(call.output);
+    if (outputDigest === undefined) return refused('unrecordable_tool_call', `the output of ${call.id} (${call.name}) has no lossless JSON form`, call.id);
+    const recorded = await ctx.port.recordProviderOutput({ runId: ctx.runId, callId: call.id, outputDigest });
+    if (!recorded.ok) return refused(recorded.reason, `the output of ${call.id} (${call.name}) was not recorded: ${recorded.message}`, call.id);
+  }
+  return undefined;
 }

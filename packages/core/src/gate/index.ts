@@ -41,6 +41,7 @@ export { MAX_RELAYED_MESSAGES } from './relay/check-relayed.ts';
 export { JSON_PROJECTIONS, type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { RELAY_CONTENT_LIMITS, type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
 export { type IntegrationRefusalReason, MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome } from './relay/refusal-report.ts';
+export { type ProviderOutputOutcome, type ProviderOutputReport, providerOutputDigest } from './relay/provider-output.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
 export { INTENT_RULE_PREFIX, MAX_TASK_LENGTH, matchToolOf, routedByIntent } from './intent/intent-stage.ts';
 export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentRecord, IntentTool } from './intent/types.ts';

@@ -33,5 +33,5 @@ export {
   ToolAdmissionBody,
   ToolsBody,
 } from './requests.ts';
-export { RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
+export { ProviderOutputBody, ProviderOutputRecorded, RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
 export { isUtf8JsonContentType } from './json-content-type.ts';

@@ -118,7 +118,16 @@ export const CompleteBody = z.object({ grant: GrantSchema, completion: Completio
 export const RelayedBody = z
   .object({
     toolMessages: z
-      .array(z.object({ callId: Id, content: z.unknown().refine((c) => c !== undefined, 'content is required') }).strict())
+      .array(
+        z
+          .object({
+            callId: Id,
+            content: z.unknown().refine((c) => c !== undefined, 'content is required'),
+            /** The content is a hosted tool's output the provider produced (checked against `recordProviderOutput`). */
+            providerOutput: z.literal(true).optional(),
+          })
+          .strict(),
+      )
       .max(1024),
   })
   .strict();
