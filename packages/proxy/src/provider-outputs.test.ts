@@ -40,14 +40,15 @@ function responseOf(status: string, output: unknown[]) {
   return { id: 'resp_o', object: 'response', created_at: 1_700_000_000, status, model: 'scripted', output, parallel_tool_calls: true, tool_choice: 'auto', tools: [] };
 }
 
-function responsesAnswer(items: unknown[], stream: boolean): ScriptedAnswer {
+/** `done`: the items as output_item.done gives them, when they differ from the terminal response's. */
+function responsesAnswer(items: unknown[], stream: boolean, done: unknown[] = items): ScriptedAnswer {
   if (!stream) return { contentType: 'application/json', chunks: [JSON.stringify(responseOf('completed', items))] };
   let n = 0;
   const ev = (type: string, fields: Record<string, unknown>) => sseEvent({ type, sequence_number: n++, ...fields }, type);
   const chunks = [ev('response.created', { response: responseOf('in_progress', []) })];
   items.forEach((item, output_index) => {
     chunks.push(ev('response.output_item.added', { output_index, item: { ...(item as object), status: 'in_progress' } }));
-    chunks.push(ev('response.output_item.done', { output_index, item }));
+    chunks.push(ev('response.output_item.done', { output_index, item: done[output_index] }));
   });
   chunks.push(ev('response.completed', { response: responseOf('completed', items) }));
   return { contentType: 'text/event-stream', chunks };
@@ -75,7 +76,8 @@ for (const wiring of ['in-process', 'client'] as const) {
         open.push({ close: () => pair.close() });
       }
       let stream = false;
-      const upstream = await startScriptedUpstream(() => responsesAnswer([CODE, TEXT], stream));
+      let done: unknown[] | undefined;
+      const upstream = await startScriptedUpstream(() => responsesAnswer([CODE, TEXT], stream, done));
       const messages = await startScriptedMessages(() => ({ text: 'Searching.', toolUses: [SEARCH], serverResults: [SEARCH_RESULT] }));
       const proxy = await startProxy({
         gate: relayGate,
@@ -89,11 +91,23 @@ for (const wiring of ['in-process', 'client'] as const) {
       const anthropic = (runId: string) => new Anthropic({ baseURL: proxy.baseUrl.replace(/\/v1$/, ''), apiKey: AGENT_TOKEN, defaultHeaders: headers(runId), maxRetries: 0 });
       const rejections = async (runId: string) =>
         (await gate.auditLog.read({ limit: 100_000 })).filter((r) => r.runId === runId && r.type === 'rejection').map((r) => [r.callId, r.reason]);
-      const streamed = (value: boolean) => {
+      const streamed = (value: boolean, doneItems?: unknown[]) => {
         stream = value;
+        done = doneItems;
       };
       return { upstream, messages, openai, anthropic, rejections, streamed };
     }
+
+    it("responses, streamed: a hosted item whose output_item.done and response.completed outputs differ refuses the stream (which one the client keeps is not the proxy's to guess)", async () => {
+      const s = await setup();
+      s.streamed(true, [{ ...CODE, outputs: [{ type: 'logs', logs: '41' }] }, TEXT]);
+      const error = await s
+        .openai('run-out-conflict')
+        .responses.stream({ model: 'm', input: 'what is 6*7?' })
+        .finalResponse()
+        .then(() => undefined, relayError);
+      expect(error).toMatchObject({ code: 'upstream_unreadable' });
+    });
 
     for (const stream of [false, true]) {
       it(`responses${stream ? ', streamed' : ''}: the hosted item sent back as the provider produced it reaches the model; edited, made up or passed off as a function output it is refused, audited`, async () => {
