@@ -1,68 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { makeGateFixture } from '../../testing/gate-fixture.ts';
-import { providerOutputDigest } from './provider-output.ts';
+import { MemoryAuditLog } from '../../audit/memory-audit-log.ts';
+import { MemoryLedger } from '../../ledger/memory-ledger.ts';
+import { runProviderOutputConformance } from '../../testing/provider-output-conformance.ts';
 
-// The output of a hosted tool the provider ran is recorded as a digest and is the only thing
-// that passes the relay check for that call; it never stands for a runtime's result, nor the reverse.
-describe('recordProviderOutput and the relay check of a provider output', () => {
-  const run = { runId: 'run-out', sessionId: 'session-1', principal: 'user:42' };
-  const OUTPUT = { type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }] };
-
-  async function recorded() {
-    const f = makeGateFixture();
-    await f.gate.proposeResponse({
-      ...run,
-      toolCalls: [
-        { id: 'srv_1', name: 'read_file', arguments: { path: '/search' }, executedBy: 'provider' },
-        { id: 'call_1', name: 'read_file', arguments: { path: '/etc/motd' } },
-      ],
-    });
-    return f;
-  }
-  const digest = providerOutputDigest(OUTPUT)!;
-
-  it('records the output once (duplicate after, another digest is result_conflict); only that output, canonically equal, passes; authorize still refuses', async () => {
-    const f = await recorded();
-    expect(await f.gate.recordProviderOutput({ runId: run.runId, callId: 'srv_1', outputDigest: digest })).toEqual({ ok: true, duplicate: false });
-    expect(await f.gate.recordProviderOutput({ runId: run.runId, callId: 'srv_1', outputDigest: digest })).toEqual({ ok: true, duplicate: true });
-    expect(await f.gate.recordProviderOutput({ runId: run.runId, callId: 'srv_1', outputDigest: 'a'.repeat(64) })).toMatchObject({ ok: false, reason: 'result_conflict' });
-    // Key order does not matter; any other change does.
-    const reordered = { content: OUTPUT.content, tool_use_id: 'srv_1', type: 'web_search_tool_result' };
-    expect(await f.gate.checkRelayed({ runId: run.runId, toolMessages: [{ callId: 'srv_1', content: reordered, providerOutput: true }] })).toEqual({ ok: true, checked: 1 });
-    const edited = { ...OUTPUT, content: [{ ...OUTPUT.content[0], url: 'https://evil.example' }] };
-    expect(await f.gate.checkRelayed({ runId: run.runId, toolMessages: [{ callId: 'srv_1', content: edited, providerOutput: true }] })).toMatchObject({
-      ok: false,
-      failures: [{ callId: 'srv_1', reason: 'result_mismatch' }],
-    });
-    expect(await f.gate.authorize({ proposalId: (await f.ledger.findProposalByCall(run.runId, 'srv_1'))!.proposalId })).toMatchObject({ status: 'denied', reason: 'provider_executed' });
-    const audited = (await f.audit.read()).filter((r) => r.callId === 'srv_1').map((r) => [r.type, r.reason ?? r.detail?.executedBy]);
-    expect(audited).toEqual([
-      ['proposal', undefined],
-      ['verdict', undefined],
-      ['dispatch', 'provider'],
-      ['result', 'provider'],
-      ['rejection', 'result_mismatch'],
-      ['rejection', 'provider_executed'],
-    ]);
-  });
-
-  it("a provider's call without a recorded output is not_executed; a provider output never stands for a runtime's result, nor text for the provider's", async () => {
-    const f = await recorded();
-    const check = (callId: string, content: unknown, providerOutput?: true) =>
-      f.gate.checkRelayed({ runId: run.runId, toolMessages: [{ callId, content, ...(providerOutput === undefined ? {} : { providerOutput }) }] });
-    expect(await check('srv_1', OUTPUT, true)).toMatchObject({ failures: [{ reason: 'not_executed' }] });
-    await f.gate.recordProviderOutput({ runId: run.runId, callId: 'srv_1', outputDigest: digest });
-    expect(await check('srv_1', JSON.stringify(OUTPUT))).toMatchObject({ failures: [{ reason: 'result_mismatch' }] });
-    expect(await check('call_1', OUTPUT, true)).toMatchObject({ failures: [{ reason: 'result_mismatch' }] });
-  });
-
-  it("refuses a runtime's call, another agent's call, an unknown call and a digest that is not one", async () => {
-    const f = await recorded();
-    const report = { runId: run.runId, callId: 'srv_1', outputDigest: digest };
-    expect(await f.gate.recordProviderOutput({ ...report, callId: 'call_1' })).toMatchObject({ ok: false, reason: 'not_found' });
-    expect(await f.gate.recordProviderOutput({ ...report, callId: 'nobody' })).toMatchObject({ ok: false, reason: 'not_found' });
-    expect(await f.gate.recordProviderOutput(report, { id: 'another-agent' })).toMatchObject({ ok: false, reason: 'not_found' });
-    expect(await f.gate.recordProviderOutput({ ...report, outputDigest: 'not-a-digest' })).toMatchObject({ ok: false, reason: 'invalid_request' });
-    expect(await f.gate.callStatus((await f.ledger.findProposalByCall(run.runId, 'call_1'))!.proposalId)).toMatchObject({ call: { state: 'proposed' } });
-  });
+// The memory store; SQLite and Postgres run the same suite (provider-output.test.ts in each).
+runProviderOutputConformance('memory', async () => {
+  const audit = new MemoryAuditLog();
+  return { ledger: new MemoryLedger({ audit }), audit };
 });
