@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, CompleteOutcome, Completion, GatePort, Grant, ModelResponse, ProposeOutcome, TokenResult, ToolDefinition } from '@countersign/core';
-import type { CheckRelayedRequest, MatchingCallRequest, RefusalReport, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { CheckRelayedRequest, MatchingCallRequest, ProviderOutputOutcome, ProviderOutputReport, RefusalReport, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import {
   AuthorizeBody,
   AuthorizeOutcomeSchema,
@@ -7,6 +7,8 @@ import {
   CompleteBody,
   CompleteOutcomeSchema,
   ProposalsResponse,
+  ProviderOutputBody,
+  ProviderOutputRecorded,
   RecordedCallBody,
   RefusalReportBody,
   RefusalReportRecorded,
@@ -20,7 +22,7 @@ import {
 } from '@countersign/core/wire';
 import { CountersignClientError } from './client-error.ts';
 import { type FetchLike, type HttpOptions, parseBody, send } from './http.ts';
-import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, readRefused, registerRefused, relayRefused, reportRefused } from './refusals.ts';
+import { admissionRefused, authorizeRefused, completeRefused, proposeRefused, providerOutputRefused, readRefused, registerRefused, relayRefused, reportRefused } from './refusals.ts';
 import { waitForDecision } from './wait-for-decision.ts';
 
 export interface ClientOptions {
@@ -100,7 +102,17 @@ export function createClient(options: ClientOptions): CountersignClient {
 
     async propose(response: ModelResponse): Promise<ProposeOutcome[]> {
       if (response.toolCalls.length === 0) return [];
-      const body = { ...response, toolCalls: response.toolCalls.map(({ id, name, arguments: args, context }) => ({ id, name, arguments: args, ...(context === undefined ? {} : { context }) })) };
+      const body = {
+        ...response,
+        toolCalls: response.toolCalls.map(({ id, name, arguments: args, context, executedBy }) => ({
+          id,
+          name,
+          arguments: args,
+          ...(context === undefined ? {} : { context }),
+          // A hosted tool the provider ran: the service must know, so it never authorizes the call.
+          ...(executedBy === undefined ? {} : { executedBy }),
+        })),
+      };
       const answer = await send(http, { method: 'POST', path: '/api/v1/proposals', body: withoutUndefined(body), idempotent: true });
       if (!answer.ok) return proposeRefused(response, answer);
       const { outcomes } = parseBody(ProposalsResponse, answer);
@@ -212,6 +224,19 @@ export function createClient(options: ClientOptions): CountersignClient {
       if (!answer.ok) return reportRefused(answer);
       parseBody(RefusalReportRecorded, answer);
       return { ok: true };
+    },
+
+    async recordProviderOutput(report: ProviderOutputReport): Promise<ProviderOutputOutcome> {
+      if (typeof report?.runId !== 'string' || report.runId.length === 0) return { ok: false, reason: 'invalid_request', message: 'runId must be a non-empty string' };
+      const checked = ProviderOutputBody.safeParse({ callId: report.callId, outputDigest: report.outputDigest });
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        return { ok: false, reason: 'invalid_request', message: `${issue?.path.map(String).join('.') || 'report'}: ${issue?.message ?? 'invalid'}` };
+      }
+      // Retried: the same digest again is answered duplicate, never recorded twice.
+      const answer = await send(http, { method: 'POST', path: `/api/v1/runs/${id(report.runId)}/provider-outputs`, body: checked.data, idempotent: true });
+      if (!answer.ok) return providerOutputRefused(answer);
+      return parseBody(ProviderOutputRecorded, answer);
     },
   };
 }

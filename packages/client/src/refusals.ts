@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome, CompleteOutcome, ModelResponse, ProposeOutcome } from '@countersign/core';
-import type { RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
+import type { ProviderOutputOutcome, RefusalReportOutcome, RegisterToolsOutcome, RelayCheckOutcome, ToolAdmission } from '@countersign/core/gate';
 import type { Answer } from './http.ts';
 import { unexpected } from './http.ts';
 
@@ -79,6 +79,15 @@ export function relayRefused(answer: Refused): RelayCheckOutcome {
 /** For a refusal report: another agent's run, a body the server will not read and store outages are outcomes. */
 export function reportRefused(answer: Refused): RefusalReportOutcome {
   if (answer.status === 404 && answer.code === 'not_found') return { ok: false, reason: 'not_found', message: answer.message };
+  if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
+  if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
+  throw unexpected(answer);
+}
+
+/** For a provider output: no such call of the provider, another output first, a bad body and store outages are outcomes. */
+export function providerOutputRefused(answer: Refused): ProviderOutputOutcome {
+  if (answer.status === 404 && answer.code === 'not_found') return { ok: false, reason: 'not_found', message: answer.message };
+  if (answer.status === 409 && answer.code === 'result_conflict') return { ok: false, reason: 'result_conflict', message: answer.message };
   if (answer.status === 400 || answer.status === 413) return { ok: false, reason: 'invalid_request', message: `${answer.code}: ${answer.message}` };
   if (answer.status === 503 && answer.code === 'store_unavailable') return { ok: false, reason: 'store_unavailable', message: answer.message };
   throw unexpected(answer);

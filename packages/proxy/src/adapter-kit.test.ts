@@ -279,6 +279,23 @@ for (const wiring of ['in-process', 'client'] as const) {
         expect(executions).toHaveLength(1);
       });
 
+      // Messages: the scripted model can play the provider's server_tool_use (Responses hosted items: hosted-tools.test.ts).
+      if (api === 'messages') it("a server tool the provider ran is never run again at the gateway, even when the gateway serves a tool of that name (provider_executed)", async () => {
+        const s = need();
+        const { runtime, script, executions } = await s.run(api, stream);
+        // The provider's own read_balance (a server tool), allowed by policy, recorded by the proxy as the provider's call.
+        const hosted = { ...made({ ...CALLS.allow, callId: 'srvtoolu_1' }), type: 'server_tool_use' };
+        script([hosted]);
+        expect(await runtime.ask([])).toEqual([]);
+        const refused = await runtime.run({ id: hosted.id, name: hosted.name, arguments: CALLS.allow.arguments });
+        expect(refused.isError).toBe(true);
+        expect((refused._meta as { countersign?: unknown } | undefined)?.countersign).toMatchObject({ reason: 'provider_executed' });
+        expect(executions).toEqual([]);
+        const audited = await s.gate.auditLog.read({ limit: 1_000_000 });
+        // The gate's refusal, then the gateway's record of the refusal text it answered with.
+        expect(audited.filter((r) => r.type === 'rejection' && r.callId === hosted.id).map((r) => r.reason)).toEqual(['provider_executed', 'call_refused']);
+      });
+
       it("an approver's edit is followed only for the model's own call: a runtime that changed the arguments itself still runs nothing", async () => {
         const app = kitApp(need(), api, stream);
         await app.start([CALLS.approve]);

@@ -95,7 +95,7 @@ describe("the provider's hosted tools are recorded and governed by policy", () =
         code: 'policy_deny',
         countersign: { refusals: [{ callId: 'ws_1', toolName: 'web_search', status: 'denied', reason: 'policy_deny' }] },
       });
-      // Recorded as the call it was (its action, never its output), with policy's verdict on it.
+      // Recorded as the call it was (its action; a denied call's output is never recorded), with policy's verdict on it.
       const records = await audit(runId);
       expect(records.map((r) => [r.type, r.callId, r.toolName, r.reason])).toEqual([
         ['proposal', 'ws_1', 'web_search', undefined],
@@ -110,7 +110,7 @@ describe("the provider's hosted tools are recorded and governed by policy", () =
       expect((error as APIError).error).toMatchObject({ code: 'provider_executed', countersign: { refusals: [{ callId: 'fs_1', toolName: 'file_search', reason: 'provider_executed' }] } });
     });
 
-    it(`responses${streamed ? ', streamed' : ''}: honest hosted-tool use keeps working: an allowed hosted call is recorded (its call, not its output) and the answer reaches the client`, async () => {
+    it(`responses${streamed ? ', streamed' : ''}: honest hosted-tool use keeps working: an allowed hosted call is recorded (its call, then its output's digest) and the answer reaches the client`, async () => {
       const { run, ask, audit } = await setup([CODE, TEXT]);
       const runId = run();
       const response = await ask(runId, streamed);
@@ -119,6 +119,9 @@ describe("the provider's hosted tools are recorded and governed by policy", () =
       expect((await audit(runId)).map((r) => [r.type, r.callId, r.toolName, r.detail?.verdict])).toEqual([
         ['proposal', 'ci_1', 'code_interpreter', undefined],
         ['verdict', 'ci_1', 'code_interpreter', 'allow'],
+        // Run by the provider, and its output recorded (a digest): sending the item back is relay-checked (provider-outputs.test.ts).
+        ['dispatch', 'ci_1', 'code_interpreter', undefined],
+        ['result', 'ci_1', 'code_interpreter', undefined],
       ]);
     });
   }

@@ -11,6 +11,12 @@ export interface ModelCall {
    * Recorded so policy decides on it; it can no longer wait for a person (see record-calls.ts).
    */
   executedBy?: 'provider' | undefined;
+  /**
+   * For a provider's call: its output exactly as the provider produced it, when the answer
+   * carried it (a Messages `web_search_tool_result` block, a Responses hosted item). Its
+   * digest is recorded, so the client sending it back to the model is relay-checked.
+   */
+  output?: unknown;
 }
 
 export type ModelCalls = { ok: true; calls: ModelCall[] } | { ok: false; error: ProxyError };

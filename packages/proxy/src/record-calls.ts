@@ -1,3 +1,4 @@
+import { providerOutputDigest } from '@countersign/core/gate';
 import { proposeOrReject, refusalAtPropose } from '@countersign/core/integration';
 import type { ModelCall } from './model-call.ts';
 import { type ProxyError, refused } from './refusal.ts';
@@ -15,7 +16,7 @@ export interface CallIntent {
  * `store_unavailable` rejection of each), before the client may see the response
  * complete. Calls that need approval are recorded and passed on (the gateway holds them
  * until approved), except a hosted tool's (`executedBy: 'provider'`): it already ran, so
- * it is refused as `provider_executed`; a call refused at propose (denied, unpinned definition, invalid
+ * core refuses it as `provider_executed`; a call refused at propose (denied, unpinned definition, invalid
  * arguments, store down) refuses the whole response, so the client never gets calls that
  * were not recorded as runnable, nor the siblings of a refused call (they were chosen
  * together). The refusal names every refused call, in `countersign.refusals` (call id,
@@ -33,17 +34,17 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
     // The task extracted from the conversation (never the conversation) and the offers the user only accepted, for the intent stage.
     ...(intent.task === undefined ? {} : { task: intent.task }),
     ...(intent.offered === undefined ? {} : { offered: intent.offered }),
-    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+    // A hosted tool's call is marked as the provider's: the ledger then never authorizes it (no second run at the gateway).
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments, ...(call.executedBy === undefined ? {} : { executedBy: call.executedBy }) })),
   });
   const refusals: Array<Record<string, unknown>> = [];
   for (const [i, call] of calls.entries()) {
-    const outcome = outcomes[i]!;
-    const ranUnapproved = call.executedBy === 'provider' && outcome.status === 'approval_required';
-    const refusal = ranUnapproved ? providerRanUnapproved(call, outcome.proposalId) : refusalAtPropose(outcome);
+    // A hosted tool policy sends to a person comes back denied `provider_executed` (core: it already ran).
+    const refusal = refusalAtPropose(outcomes[i]!);
     if (refusal !== undefined) refusals.push({ callId: call.id, toolName: call.name, ...refusal });
   }
   const first = refusals[0];
-  if (first === undefined) return undefined;
+  if (first === undefined) return recordProviderOutputs(ctx, calls);
   // The first refused call gives the code and param (what OpenAI clients read); every refused call is listed.
   const { message: _, ...firstFields } = first;
   const countersign = { check: 'request_authorization', ...firstFields, refusals };
@@ -52,16 +53,18 @@ export async function recordCalls(ctx: RunContext, calls: readonly ModelCall[], 
 }
 
 /**
- * A hosted tool's call that policy sends to a person: the provider already ran it, so no
- * approval can come before it runs. The response is refused (typed, per call) rather than
- * handed out as if it waited: a deployment that wants a person to decide on a hosted tool
- * must not offer it to the model, and one that trusts it says `allow`.
+ * The output of each hosted tool the provider ran, as its digest (never the output): the
+ * client sending it back to the model is then relay-checked against it (check 5). Recorded
+ * before the client sees the answer complete; an output that cannot be recorded refuses the
+ * answer, since the client could not send it back anyway.
  */
-function providerRanUnapproved(call: ModelCall, proposalId: string) {
-  return {
-    status: 'denied' as const,
-    reason: 'provider_executed',
-    message: `${call.name} is a hosted tool the provider already ran; policy asks a person to approve it, which cannot happen before it runs (allow it, deny it, or do not offer it)`,
-    proposalId,
-  };
+async function recordProviderOutputs(ctx: RunContext, calls: readonly ModelCall[]): Promise<ProxyError | undefined> {
+  for (const call of calls) {
+    if (call.executedBy !== 'provider' || call.output === undefined) continue;
+    const outputDigest = providerOutputDigest(call.output);
+    if (outputDigest === undefined) return refused('unrecordable_tool_call', `the output of ${call.id} (${call.name}) has no lossless JSON form`, call.id);
+    const recorded = await ctx.port.recordProviderOutput({ runId: ctx.runId, callId: call.id, outputDigest });
+    if (!recorded.ok) return refused(recorded.reason, `the output of ${call.id} (${call.name}) was not recorded: ${recorded.message}`, call.id);
+  }
+  return undefined;
 }

@@ -93,11 +93,11 @@ describe('the proxy refuses request shapes it cannot check', () => {
     ]);
   });
 
-  it('responses: an input item type the proxy does not know, a hosted tool\'s output, or a function_call_output that is not text parts, is refused', async () => {
+  // A hosted tool's item sent back (mcp_call…) is relay-checked against its recorded output: provider-outputs.test.ts.
+  it('responses: an input item type the proxy does not know, or a function_call_output that is not text parts, is refused', async () => {
     const { refusesEach } = await setup();
     await refusesEach('/responses', (item) => ({ model: 'm', input: [{ role: 'user', content: 'hi' }, item] }), [
       [{ type: 'future_tool_call_output', call_id: 'call_1', output: FORGED }, 'unsupported_tool_output', 'input[1]'],
-      [{ type: 'mcp_call', id: 'mcp_1', server_label: 's', name: 'list', arguments: '{}', output: FORGED }, 'unsupported_tool_output', 'input[1]'],
       [{ type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'ok' }, { type: 'input_file', file_data: FORGED }] }, 'unsupported_tool_output', 'input[1].output[1]'],
       [{ type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'ok', annotations: [FORGED] }] }, 'unsupported_tool_output', 'input[1].output[0]'],
       [{ role: 'tool', content: FORGED }, 'unsupported_input_item', 'input[1].role'],

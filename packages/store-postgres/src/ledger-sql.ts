@@ -3,7 +3,7 @@ import { preparedStatement } from './prepared-statement.ts';
 /** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
 const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
   args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent,
-  result_projections, context, registered_by`;
+  result_projections, context, registered_by, executed_by`;
 
 /** Every column of approval_requests, listed for the same reason. */
 const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id, r.rule_description,
@@ -21,8 +21,8 @@ export function ledgerSql(s: string) {
   return {
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING *`,
     /**
@@ -31,15 +31,15 @@ export function ledgerSql(s: string) {
      */
     insertOwnedProposal: preparedStatement(`
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'proposed')
       ON CONFLICT DO NOTHING
       RETURNING ${PROPOSAL_COLUMNS}`),
     /**
      * insertOwnedProposal and its new approval request in ONE statement (one round trip
-     * instead of two): $1…$15 as insertOwnedProposal, then the request's $16 id, $17
-     * created_at, $18 expires_at, $19 required_approvals, $20 eligible, $21 rule_id, $22
-     * rule_description, $23 passkey. The request is inserted only when the proposal was
+     * instead of two): $1…$16 as insertOwnedProposal, then the request's $17 id, $18
+     * created_at, $19 expires_at, $20 required_approvals, $21 eligible, $22 rule_id, $23
+     * rule_description, $24 passkey. The request is inserted only when the proposal was
      * (it is fed by the proposal insert's RETURNING), so a call that was already there
      * opens nothing, exactly as when the two were sent one after the other. Returns the
      * proposal's columns and the request as JSON (with no decisions yet), or no row.
@@ -47,20 +47,20 @@ export function ledgerSql(s: string) {
     insertOwnedProposalWithRequest: preparedStatement(`
       WITH p AS (
         INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, state)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'proposed')
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'proposed')
         ON CONFLICT DO NOTHING
         RETURNING ${PROPOSAL_COLUMNS}
       ), r AS (
         INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
           eligible, rule_id, rule_description, passkey, status)
-        SELECT $16::text, p.proposal_id, $17::bigint, $18::bigint, $19::integer, $20::jsonb, $21::text, $22::text, $23::text, 'pending' FROM p
+        SELECT $17::text, p.proposal_id, $18::bigint, $19::bigint, $20::integer, $21::jsonb, $22::text, $23::text, $24::text, 'pending' FROM p
         RETURNING ${REQUEST_COLUMNS.replaceAll('r.', '')}, '[]'::json AS decisions
       )
       SELECT p.*, (SELECT row_to_json(r) FROM r) AS request_json FROM p`),
     runOwner: `SELECT agent FROM ${s}.runs WHERE run_id = $1`,
     /**
-     * recordProposal as ONE statement and one round trip ($1…$15 as insertProposal; the
+     * recordProposal as ONE statement and one round trip ($1…$16 as insertProposal; the
      * claim uses $2 run, $13 agent, $12 now). `claim` takes the run for $13 if nobody
      * has; `owner` is the run's owner: the claim's row is invisible to the SELECT of the
      * same statement, so at most one branch answers. The proposal is inserted only if
@@ -81,9 +81,9 @@ export function ledgerSql(s: string) {
         SELECT agent FROM ${s}.runs WHERE run_id = $2::text
       ), inserted AS (
         INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, state)
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-          $11::text, $12::bigint, $13::text, $14::text, $15::text, 'proposed'
+          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, 'proposed'
         WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
         ON CONFLICT DO NOTHING
         RETURNING ${PROPOSAL_COLUMNS}

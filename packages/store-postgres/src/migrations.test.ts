@@ -86,7 +86,7 @@ describePg('postgres migrations and reopen', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
+      expect(await migrate(db, schema)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
     } finally {
       await db.close();
     }
@@ -114,7 +114,7 @@ describePg('postgres migrations and reopen', () => {
         `INSERT INTO "${schema}".proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, canonical_args, args_digest, created_at, state, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'proposed', 'agent-a')`,
       );
-      expect(await migrate(db, schema)).toEqual([10, 11, 12, 13]);
+      expect(await migrate(db, schema)).toEqual([10, 11, 12, 13, 14]);
       const { rows } = await db.query(`SELECT reloptions FROM pg_class WHERE oid = to_regclass($1)`, [`"${schema}".proposals`]);
       expect(rows[0]?.reloptions).toEqual(['fillfactor=50']);
     } finally {
@@ -138,7 +138,7 @@ describePg('postgres migrations and reopen', () => {
           (r) => r.indexname,
         );
       expect(await indexes()).toEqual(['audit_records_hash_key', 'audit_records_pkey']);
-      expect(await migrate(db, schema)).toEqual([6, 7, 8, 9, 10, 11, 12, 13]);
+      expect(await migrate(db, schema)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14]);
       expect(await indexes()).toEqual(['audit_records_pkey']);
     } finally {
       await db.close();

@@ -250,6 +250,15 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE agent = 'countersign:definitions' AND tool_name = 'countersign:definition-review' AND context IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: 'calls the provider executed',
+    // 'provider' for a hosted tool the model's provider ran before the call was recorded:
+    // authorize refuses it, so nothing runs it a second time. NULL for every other call.
+    sql: (s) => `
+      ALTER TABLE ${s}.proposals ADD COLUMN executed_by text CHECK (executed_by IN ('provider'));
+    `,
+  },
 ];
 
 /**

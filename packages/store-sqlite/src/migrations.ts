@@ -278,6 +278,15 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE agent = 'countersign:definitions' AND tool_name = 'countersign:definition-review' AND context IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'calls the provider executed',
+    // 'provider' for a hosted tool the model's provider ran before the call was recorded:
+    // authorize refuses it, so nothing runs it a second time. NULL for every other call.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN executed_by TEXT CHECK (executed_by IN ('provider'));
+    `,
+  },
 ];
 
 /**

@@ -114,7 +114,7 @@ describe('openSqliteStore', () => {
            dispatched_at, result_status, result_digest, result_at, agent)
          VALUES ('p-old', 'run-old', 's', 'user:1', 'c', 'read_file', '{}', 'd', 5, 'dispatched', 6, 'succeeded', '${'a'.repeat(64)}', 7, 'in-process')`,
       );
-      expect(migrate(db)).toEqual([5, 6, 7, 8, 9, 10, 11, 12]);
+      expect(migrate(db)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
     } finally {
       db.close();
     }
@@ -169,10 +169,10 @@ describe('openSqliteStore', () => {
         CREATE TABLE audit_records (seq INTEGER PRIMARY KEY CHECK (seq >= 1), prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, event TEXT NOT NULL) STRICT;
         INSERT INTO audit_records SELECT * FROM audit_records_new; DROP TABLE audit_records_new;
         ALTER TABLE approval_requests DROP COLUMN passkey; ALTER TABLE decisions DROP COLUMN passkey; DROP TABLE passkey_credentials;
-        ALTER TABLE proposals DROP COLUMN context; ALTER TABLE approval_requests DROP COLUMN rule_description; DROP TABLE call_refusals; ALTER TABLE proposals DROP COLUMN registered_by;
+        ALTER TABLE proposals DROP COLUMN context; ALTER TABLE approval_requests DROP COLUMN rule_description; DROP TABLE call_refusals; ALTER TABLE proposals DROP COLUMN registered_by; ALTER TABLE proposals DROP COLUMN executed_by;
         DELETE FROM schema_migrations WHERE version >= 6;`);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 1 });
-      expect(migrate(db)).toEqual([6, 7, 8, 9, 10, 11, 12]);
+      expect(migrate(db)).toEqual([6, 7, 8, 9, 10, 11, 12, 13]);
       expect(db.prepare("SELECT COUNT(*) AS n FROM pragma_index_list('audit_records')").get()).toEqual({ n: 0 });
     } finally {
       db.close();

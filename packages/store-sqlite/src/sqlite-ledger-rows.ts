@@ -9,8 +9,8 @@ import type { SqliteConnection } from './connection.ts';
 
 const INSERT_PROPOSAL = `
   INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, state)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
+    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
 
 // The decisions of request `r`, as one JSON array, so a request is read in one statement.
 const DECISIONS_OF_R = `(
@@ -28,7 +28,7 @@ export const SELECT_REQUEST = `SELECT r.*, ${DECISIONS_OF_R} AS decisions FROM a
 const PROPOSAL_COLUMNS = [
   'proposal_id', 'run_id', 'session_id', 'principal', 'call_id', 'tool_name', 'definition_digest', 'canonical_args', 'args_digest',
   'model_response_ref', 'parent_proposal_id', 'created_at', 'state', 'dispatched_at', 'result_status', 'result_digest', 'result_at',
-  'agent', 'result_projections', 'context', 'registered_by',
+  'agent', 'result_projections', 'context', 'registered_by', 'executed_by',
 ] as const;
 const SELECT_PROPOSAL = `SELECT ${PROPOSAL_COLUMNS.join(', ')} FROM proposals`;
 
@@ -56,6 +56,7 @@ function proposalFromValues(v: readonly unknown[]): Proposal {
     result_projections: v[18],
     context: v[19],
     registered_by: v[20],
+    executed_by: v[21],
   });
 }
 
@@ -185,6 +186,7 @@ function proposalFromInput(input: ProposalInput): Proposal {
   if (input.parentProposalId !== undefined) proposal.parentProposalId = input.parentProposalId;
   if (input.context !== undefined) proposal.context = input.context;
   if (input.registeredBy !== undefined) proposal.registeredBy = input.registeredBy;
+  if (input.executedBy !== undefined) proposal.executedBy = input.executedBy;
   return proposal;
 }
 

@@ -29,6 +29,7 @@ import { checkRelayed } from './relay/check-relayed.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
 import { reportRefusal } from './relay/report-refusal.ts';
+import { type ProviderOutputOutcome, type ProviderOutputReport, recordProviderOutput } from './relay/provider-output.ts';
 
 /**
  * The gate: record what the model asked for, then let it run only once authorized.
@@ -189,6 +190,11 @@ export class Gate {
   /** Audits a refusal an integration made itself (a message shape it cannot check), in `agent`'s run. */
   reportRefusal(report: RefusalReport, agent?: Agent): Promise<RefusalReportOutcome> {
     return reportRefusal(this.#deps, report, agent);
+  }
+
+  /** Records the digest of a hosted tool's output the provider produced, for `agent`'s call the provider ran (relay-checked later). */
+  recordProviderOutput(report: ProviderOutputReport, agent?: Agent): Promise<ProviderOutputOutcome> {
+    return recordProviderOutput(this.#deps, report, agent);
   }
 
   /** This gate as a `GatePort` bound to `agent` (default: the in-process owner). */

@@ -3,6 +3,7 @@ import type { CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 import type { ProposeOutcome } from './common/outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitOutcome } from './common/port.ts';
 import type { RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
+import type { ProviderOutputOutcome, ProviderOutputReport } from './relay/provider-output.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from './relay/types.ts';
 
 /**
@@ -17,6 +18,7 @@ export interface AgentScopedGate {
   callStatus(proposalId: string, agent?: Agent): Promise<CallStatusResult>;
   checkRelayed(request: CheckRelayedRequest, agent?: Agent): Promise<RelayCheckOutcome>;
   reportRefusal(report: RefusalReport, agent?: Agent): Promise<RefusalReportOutcome>;
+  recordProviderOutput(report: ProviderOutputReport, agent?: Agent): Promise<ProviderOutputOutcome>;
   readonly approvals: { token(requestId: string, agent?: Agent): Promise<TokenResult> };
 }
 
@@ -64,5 +66,9 @@ export class InProcessGatePort implements GatePort {
 
   reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome> {
     return this.#gate.reportRefusal(report, this.#agent);
+  }
+
+  recordProviderOutput(report: ProviderOutputReport): Promise<ProviderOutputOutcome> {
+    return this.#gate.recordProviderOutput(report, this.#agent);
   }
 }

@@ -39,6 +39,7 @@ export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, Mo
 export { type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
 export type { IntegrationRefusalReason, RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
+export { type ProviderOutputOutcome, type ProviderOutputReport, providerOutputDigest } from './relay/provider-output.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
 export { MAX_TASK_LENGTH } from './intent/intent-stage.ts';
 export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentTool } from './intent/types.ts';

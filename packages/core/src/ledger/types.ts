@@ -47,6 +47,14 @@ export interface ProposalInput {
    * registered the definition under review (`registerTools`), named to the approver.
    */
   registeredBy?: string | undefined;
+  /**
+   * `provider`: a hosted (server-side) tool the model's provider already ran before the
+   * response was recorded (a Messages `server_tool_use`, a Responses `web_search_call`…).
+   * Recorded so policy decides on it and the relayed output can be checked; never
+   * authorized or dispatched through Countersign (`provider_executed`): a runtime offering
+   * a tool of the same name must not run the provider's call a second time.
+   */
+  executedBy?: 'provider' | undefined;
   createdAt: number;
 }
 

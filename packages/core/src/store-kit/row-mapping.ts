@@ -32,6 +32,8 @@ export function proposalFromRow(row: Row): Proposal {
   if (context !== undefined) proposal.context = context;
   const registeredBy = optionalText(row, 'registered_by');
   if (registeredBy !== undefined) proposal.registeredBy = registeredBy;
+  const executedBy = optionalText(row, 'executed_by');
+  if (executedBy !== undefined) proposal.executedBy = oneOf(row, 'executed_by', ['provider'] as const);
   const dispatchedAt = optionalInteger(row, 'dispatched_at');
   if (dispatchedAt !== undefined) proposal.dispatchedAt = dispatchedAt;
   if (row.result_status !== null && row.result_status !== undefined) {
@@ -78,6 +80,7 @@ export function proposalParams(input: ProposalInput): (string | number | null)[]
     input.agent,
     input.context ?? null,
     input.registeredBy ?? null,
+    input.executedBy ?? null,
   ];
 }
 

@@ -51,6 +51,7 @@ export {
   scriptedMatcher,
 } from './intent-conformance.ts';
 export { BANK_TOOL_DEFINITIONS, integrationGate } from './integration-gate.ts';
+export { type ProviderOutputHarness, runProviderOutputConformance } from './provider-output-conformance.ts';
 export { lastUserMessageExtractor, oneToolMatcher } from './integration-intent.ts';
 export {
   type Action,

@@ -19,5 +19,6 @@ export function lostAuthorizeReply(port: GatePort, commits: boolean, callStatus:
     callStatus,
     checkRelayed: (request) => port.checkRelayed(request),
     reportRefusal: (report) => port.reportRefusal(report),
+    recordProviderOutput: (report) => port.recordProviderOutput(report),
   };
 }

@@ -5,5 +5,5 @@
  */
 export { AuthorizeOutcomeSchema, CallStatusSchema, CompleteOutcomeSchema, ErrorResponse, ProposalsResponse, RegisterToolsResponse, RelayCheckOutcomeSchema, RequestStatusResponse, TokenResponse, ToolAdmissionSchema } from './outcomes.ts';
 export { AuthorizeBody, CompleteBody, DispatchBody, Id, ProposalsBody, RecordedCallBody, RelayedBody, ToolAdmissionBody, ToolsBody } from './requests.ts';
-export { RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
+export { ProviderOutputBody, ProviderOutputRecorded, RefusalReportBody, RefusalReportRecorded } from './refusal-report.ts';
 export { isUtf8JsonContentType } from './json-content-type.ts';

@@ -54,6 +54,7 @@ export const DeniedReasonSchema = z.enum([
   'approval_denied',
   'principal_not_allowed',
   'intent_mismatch',
+  'provider_executed',
 ]);
 
 const ApprovalRequired = z.object({ status: z.literal('approval_required'), proposalId: Id, requestId: Id, expiresAt: Time });

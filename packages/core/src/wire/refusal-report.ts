@@ -15,3 +15,14 @@ export const RefusalReportBody = z
 
 /** Its answer when recorded; refusals are HTTP errors (404 another agent's run, 400, 503). */
 export const RefusalReportRecorded = z.object({ ok: z.literal(true) });
+
+/** POST /runs/:runId/provider-outputs (`GatePort.recordProviderOutput`): the digest of a hosted tool's output, never the output. */
+export const ProviderOutputBody = z
+  .object({
+    callId: Id,
+    outputDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  })
+  .strict();
+
+/** Its answer when recorded; refusals are HTTP errors (404 no such provider call, 409 another output first, 400, 503). */
+export const ProviderOutputRecorded = z.object({ ok: z.literal(true), duplicate: z.boolean() });

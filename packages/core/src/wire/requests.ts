@@ -32,6 +32,8 @@ export const ProposalsBody = z
             arguments: z.unknown(),
             /** What the agent says about the call, shown to the approver as its untrusted words. */
             context: z.string().max(MAX_PROPOSAL_CONTEXT_LENGTH).optional(),
+            /** A hosted tool the provider already ran: recorded, never authorized (`provider_executed`). */
+            executedBy: z.literal('provider').optional(),
           })
           .strict(),
       )
@@ -117,7 +119,16 @@ export const CompleteBody = z.object({ grant: GrantSchema, completion: Completio
 export const RelayedBody = z
   .object({
     toolMessages: z
-      .array(z.object({ callId: Id, content: z.unknown().refine((c) => c !== undefined, 'content is required') }).strict())
+      .array(
+        z
+          .object({
+            callId: Id,
+            content: z.unknown().refine((c) => c !== undefined, 'content is required'),
+            /** The content is a hosted tool's output the provider produced (checked against `recordProviderOutput`). */
+            providerOutput: z.literal(true).optional(),
+          })
+          .strict(),
+      )
       .max(1024),
   })
   .strict();

@@ -104,6 +104,7 @@ function relayPort(port: GatePort, refusals: RefusalMemory): RelayPort {
   return {
     propose: (response) => port.propose(response),
     reportRefusal: (request) => port.reportRefusal(request),
+    recordProviderOutput: (report) => port.recordProviderOutput(report),
     checkRelayed: async (request) => {
       const toolMessages = [];
       for (const message of request.toolMessages) if (!(await refusals.has(request.runId, message.callId, message.content))) toolMessages.push(message);

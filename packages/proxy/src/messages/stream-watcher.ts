@@ -5,10 +5,11 @@ import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
 import { readStrictJson } from './strict-json.ts';
-import { isToolUse, providerExecuted, toolUseIdentity } from './tool-uses.ts';
+import { isServerToolResult, providerOutputOf } from './server-tool-results.ts';
+import { isToolUse, providerExecuted, toolUseIdentity, withOutputs } from './tool-uses.ts';
 
 /** A content block as the stream built it: a tool use (id, name, input) or anything else. */
-type Block = { tool: false } | { tool: true; id: string; name: string; startInput: string; json: string; deltas: boolean; executedBy?: 'provider' };
+type Block = { tool: false; output?: { callId: string; value: Record<string, unknown> } } | { tool: true; id: string; name: string; startInput: string; json: string; deltas: boolean; executedBy?: 'provider' };
 
 /**
  * Assembles a streamed Messages API response's tool uses exactly as the official
@@ -40,6 +41,13 @@ export function messagesStreamWatcher(): StreamWatcher {
         }
         case 'content_block_start': {
           const block = data.content_block;
+          if (isServerToolResult(block)) {
+            // A server tool's output, whole in its start (read strictly): recorded for its call, so sending it back is checked.
+            const strict = strictBlock(event.data);
+            if (!strict.ok || typeof strict.block.tool_use_id !== 'string') return { error: unrecordable(param, `a ${block.type} block must be strict JSON naming its tool_use_id`) };
+            blocks.push({ tool: false, output: { callId: strict.block.tool_use_id, value: providerOutputOf(strict.block) } });
+            return 'pass';
+          }
           if (!isToolUse(block)) {
             blocks.push({ tool: false });
             return 'pass';
@@ -57,6 +65,8 @@ export function messagesStreamWatcher(): StreamWatcher {
           const delta = data.delta;
           if (!Number.isInteger(data.index)) return { error: unreadableUpstream(`${param}: a content block delta without an index`) };
           const block = blocks.at(data.index as number);
+          // A delta to a server tool's output would change what was recorded: the SDK's assembly of it is not defined.
+          if (block?.tool === false && block.output !== undefined) return { error: unrecordable(param, 'a delta to a server tool result block is not recorded') };
           if (block?.tool !== true || !isRecord(delta) || delta.type !== 'input_json_delta') return 'pass';
           if (typeof delta.partial_json !== 'string') return { error: unrecordable(param, 'an input_json_delta without partial_json text') };
           block.json += delta.partial_json;
@@ -75,13 +85,17 @@ export function messagesStreamWatcher(): StreamWatcher {
     },
     calls(): ModelCalls {
       const calls: ModelCall[] = [];
+      const outputs = new Map<string, unknown>();
       for (const block of blocks) {
-        if (!block.tool) continue;
+        if (!block.tool) {
+          if (block.output !== undefined) outputs.set(block.output.callId, block.output.value);
+          continue;
+        }
         // As the SDK: the fragments' text when any came (an empty text reads as {}), else the start's input.
         const args = block.deltas ? (block.json === '' ? '{}' : block.json) : block.startInput;
         calls.push({ id: block.id, name: block.name, arguments: args, ...(block.executedBy === undefined ? {} : { executedBy: block.executedBy }) });
       }
-      return { ok: true, calls };
+      return { ok: true, calls: withOutputs(calls, outputs) };
     },
     responseRef: () => responseRef,
   };

@@ -1,6 +1,7 @@
 import { isRecord, type RelayedResults } from '../relayed.ts';
 import { invalidRequest } from '../refusal.ts';
 import { unknownOutputShape } from '../tool-output-shape.ts';
+import { isServerToolResult, providerOutputOf } from './server-tool-results.ts';
 
 /** Blocks that carry no tool output, by the role whose message holds them; `tool_result` is checked in either. */
 const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
@@ -20,8 +21,8 @@ const BLOCKS_WITHOUT_OUTPUT: Record<string, ReadonlySet<string>> = {
  * or text blocks carrying only their text (`citations` quote text too, an image or a
  * document cannot be compared) could carry what the check never compared. Each is
  * refused, never forwarded unchecked. The provider's own server-tool results in an
- * assistant message (`web_search_tool_result`...) pass: their calls were recorded and
- * policy allowed them, but their output is not recorded, so it is not compared (a known gap).
+ * assistant message (`web_search_tool_result`...) are checked against the output the
+ * proxy recorded for that call when the provider produced it (less `cache_control`).
  */
 export function messagesToolResults(body: Record<string, unknown>): RelayedResults {
   const messages = body.messages;
@@ -36,7 +37,16 @@ export function messagesToolResults(body: Record<string, unknown>): RelayedResul
       const param = `messages[${i}].content[${j}]`;
       const type = isRecord(block) ? block.type : undefined;
       if (typeof type !== 'string') return { ok: false, error: invalidRequest('unsupported_tool_result', 'a content block needs its type', param) };
-      if (known.has(type) || (type.endsWith('_tool_result') && message.role === 'assistant')) continue;
+      if (known.has(type)) continue;
+      if (isServerToolResult(block) && message.role === 'assistant') {
+        // The provider's own output of a server tool, sent back: compared with the output recorded for its call.
+        if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') {
+          return { ok: false, error: invalidRequest('invalid_tool_result', `a ${type} block needs its tool_use_id`, `${param}.tool_use_id`) };
+        }
+        found.messages.push({ callId: block.tool_use_id, content: providerOutputOf(block), providerOutput: true });
+        found.params.push(param);
+        continue;
+      }
       if (type !== 'tool_result') {
         const what = type.endsWith('_tool_result') ? `${type} blocks cannot be checked; only tool_result is relayed` : `a block of type ${type} is not one the proxy knows, so it cannot be checked`;
         return { ok: false, error: invalidRequest('unsupported_tool_result', what, param) };

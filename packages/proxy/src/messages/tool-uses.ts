@@ -1,6 +1,7 @@
 import { unrecordable } from '../chat/tool-calls.ts';
 import type { ModelCall, ModelCalls } from '../model-call.ts';
 import { isRecord } from '../relayed.ts';
+import { serverToolOutputs } from './server-tool-results.ts';
 import { readStrictJson } from './strict-json.ts';
 
 /**
@@ -43,5 +44,10 @@ export function messageToolUses(message: unknown, text: string): ModelCalls {
     if (identity === undefined || !isRecord(block.input)) return { ok: false, error: unrecordable(`content[${i}]`, `a ${String(block.type)} block needs an id, a name and an object input`) };
     calls.push({ ...identity, arguments: JSON.stringify(block.input), ...providerExecuted(block) });
   }
-  return { ok: true, calls };
+  return { ok: true, calls: withOutputs(calls, serverToolOutputs(content)) };
+}
+
+/** Each provider's call with the output the same answer carried for it (read strictly), when there is one. */
+export function withOutputs(calls: ModelCall[], outputs: ReadonlyMap<string, unknown>): ModelCall[] {
+  return calls.map((call) => (call.executedBy === 'provider' && outputs.has(call.id) ? { ...call, output: outputs.get(call.id) } : call));
 }

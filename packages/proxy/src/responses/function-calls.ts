@@ -20,7 +20,7 @@ export function responseFunctionCalls(output: unknown, where = 'output'): ModelC
 
 /**
  * The provider's hosted tools, by output item type: the tool name policy sees and what of
- * the item is the call (never its output). Each is recorded as a call the provider
+ * the item is the call (its output is recorded apart, as a digest). Each is recorded as a call the provider
  * executed, so a deployment's policy decides on it like on any tool.
  */
 const HOSTED_CALLS: Readonly<Record<string, { tool: (item: Record<string, unknown>) => unknown; args: (item: Record<string, unknown>) => Record<string, unknown> }>> = {
@@ -32,6 +32,11 @@ const HOSTED_CALLS: Readonly<Record<string, { tool: (item: Record<string, unknow
   mcp_call: { tool: (item) => item.name, args: (item) => ({ server_label: item.server_label ?? null, arguments: item.arguments ?? null }) },
 };
 
+/** Whether an input item is one of the provider's hosted-tool items (its call and output in one). */
+export function isHostedItem(type: unknown): boolean {
+  return typeof type === 'string' && Object.hasOwn(HOSTED_CALLS, type);
+}
+
 /** One output item as a call: undefined when it is no call at all. */
 export function functionCallOf(item: unknown, param: string): { ok: true; call: ModelCall } | Extract<ModelCalls, { ok: false }> | undefined {
   if (!isRecord(item) || typeof item.type !== 'string') return undefined;
@@ -40,7 +45,8 @@ export function functionCallOf(item: unknown, param: string): { ok: true; call: 
   if (hosted !== undefined) {
     const tool = hosted.tool(item);
     if (typeof item.id !== 'string' || item.id === '' || typeof tool !== 'string' || tool === '') return { ok: false, error: unrecordable(param, `a ${item.type} item needs its id and tool name`) };
-    return { ok: true, call: { id: item.id, name: tool, arguments: JSON.stringify(hosted.args(item)), executedBy: 'provider' } };
+    // The whole item is the provider's output (results, outputs, the MCP tool's answer): recorded, so sending it back is checked.
+    return { ok: true, call: { id: item.id, name: tool, arguments: JSON.stringify(hosted.args(item)), executedBy: 'provider', output: item } };
   }
   if (item.type !== 'function_call') return undefined;
   if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {

@@ -4,6 +4,7 @@ import { isRecord } from '../relayed.ts';
 import { eventJson } from '../sse/event-json.ts';
 import type { StreamWatcher } from '../sse/guard-stream.ts';
 import { unreadableUpstream } from '../upstream-error.ts';
+import { providerOutputDigest } from '@countersign/core/gate';
 import { functionCallOf } from './function-calls.ts';
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -26,7 +27,7 @@ export function responsesStreamWatcher(): StreamWatcher {
   let conflict: string | undefined;
   const add = (call: ModelCall, param: string) => {
     const known = calls.get(call.id);
-    if (known !== undefined && (known.name !== call.name || known.arguments !== call.arguments)) conflict ??= param;
+    if (known !== undefined && (known.name !== call.name || known.arguments !== call.arguments || outputsDiffer(known, call))) conflict ??= param;
     if (known === undefined) calls.set(call.id, call);
   };
   return {
@@ -82,4 +83,9 @@ export function responsesStreamWatcher(): StreamWatcher {
     },
     responseRef: () => responseRef,
   };
+}
+
+/** A hosted item streamed twice (`output_item.done`, the terminal response) with two different outputs: which one the client keeps is not the proxy's to guess. */
+function outputsDiffer(a: ModelCall, b: ModelCall): boolean {
+  return a.output !== undefined && b.output !== undefined && providerOutputDigest(a.output) !== providerOutputDigest(b.output);
 }

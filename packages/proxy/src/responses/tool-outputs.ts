@@ -1,6 +1,7 @@
 import { isRecord, type RelayedResults } from '../relayed.ts';
 import { invalidRequest } from '../refusal.ts';
 import { unknownOutputShape } from '../tool-output-shape.ts';
+import { isHostedItem } from './function-calls.ts';
 
 /**
  * Input items that carry no tool output the model reads: messages, the model's own calls
@@ -12,7 +13,6 @@ const ITEMS_WITHOUT_OUTPUT = new Set([
   'function_call',
   'reasoning',
   'item_reference',
-  'web_search_call',
   'computer_call',
   'local_shell_call',
   'custom_tool_call',
@@ -25,10 +25,11 @@ const MESSAGE_ROLES = new Set(['system', 'developer', 'user', 'assistant']);
 
 /**
  * Every tool result a Responses API request relays: input items of type
- * `function_call_output`, by `call_id`. Deny by default for shapes: any other item that
- * can carry a tool's output (`custom_tool_call_output`, `computer_call_output`, a hosted
- * tool's `mcp_call` or `file_search_call` with its results, an item type the API adds
- * later) is refused, never forwarded unchecked; so is a message of a role the proxy does
+ * `function_call_output`, by `call_id`, and the provider's hosted-tool items
+ * (`web_search_call`, `file_search_call`, `mcp_call`…), by item id, each compared whole with
+ * the output recorded when the provider produced it. Deny by default for shapes: any other
+ * item that can carry a tool's output (`custom_tool_call_output`, `computer_call_output`,
+ * an item type the API adds later) is refused, never forwarded unchecked; so is a message of a role the proxy does
  * not know, and an output of any shape but text or `input_text` parts.
  */
 export function responsesToolOutputs(body: Record<string, unknown>): RelayedResults {
@@ -46,6 +47,13 @@ export function responsesToolOutputs(body: Record<string, unknown>): RelayedResu
       return { ok: false, error: invalidRequest('unsupported_input_item', `a message of role ${JSON.stringify(item.role)} is not one the proxy knows`, `${param}.role`) };
     }
     if (typeof type === 'string' && ITEMS_WITHOUT_OUTPUT.has(type)) continue;
+    if (isHostedItem(type)) {
+      // A hosted tool's item, sent back: the provider's output, compared whole with the one recorded for its call.
+      if (typeof item.id !== 'string' || item.id === '') return { ok: false, error: invalidRequest('invalid_tool_output', `a ${String(type)} item needs its id`, `${param}.id`) };
+      found.messages.push({ callId: item.id, content: item, providerOutput: true });
+      found.params.push(param);
+      continue;
+    }
     if (type !== 'function_call_output') {
       return { ok: false, error: invalidRequest('unsupported_tool_output', `${JSON.stringify(type)} items cannot be checked; only function_call_output is relayed`, param) };
     }

@@ -32,6 +32,9 @@ export function fakeGate() {
         reported.push({ agent, report });
         return { ok: true };
       },
+      async recordProviderOutput() {
+        return { ok: true, duplicate: false };
+      },
     }),
   };
   return { gate, state };

@@ -9,6 +9,8 @@ export type ScriptedToolUse = ScriptedCall & { type?: 'tool_use' | 'server_tool_
 export interface MessagesTurn {
   text?: string;
   toolUses?: ScriptedToolUse[];
+  /** Server tool output blocks (`web_search_tool_result`…), after the tool uses; streamed whole in their `content_block_start`. */
+  serverResults?: Array<Record<string, unknown>>;
 }
 
 export interface ScriptedMessages {
@@ -62,6 +64,7 @@ function contentOf(turn: MessagesTurn): unknown[] {
   const content: unknown[] = [];
   if (turn.text !== undefined) content.push({ type: 'text', text: turn.text });
   for (const use of turn.toolUses ?? []) content.push({ type: use.type ?? 'tool_use', id: use.id, name: use.name, input: JSON.parse(use.arguments) });
+  content.push(...(turn.serverResults ?? []));
   return content;
 }
 
@@ -82,6 +85,10 @@ function stream(res: ServerResponse, id: string, turn: MessagesTurn): void {
     // Argument text in fragments, as models stream it.
     const at = Math.floor(use.arguments.length / 2);
     for (const partial_json of [use.arguments.slice(0, at), use.arguments.slice(at)]) send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+    send('content_block_stop', { index: index++ });
+  }
+  for (const result of turn.serverResults ?? []) {
+    send('content_block_start', { index, content_block: result });
     send('content_block_stop', { index: index++ });
   }
   send('message_delta', { delta: { stop_reason: start.stop_reason, stop_sequence: null }, usage: { output_tokens: 10 } });

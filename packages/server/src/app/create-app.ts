@@ -5,6 +5,7 @@ import { authorizeRoutes } from '../api/agent/authorize.ts';
 import { callRoutes } from '../api/agent/calls.ts';
 import { relayedRoutes } from '../api/agent/relayed.ts';
 import { refusalRoutes } from '../api/agent/refusals.ts';
+import { providerOutputRoutes } from '../api/agent/provider-outputs.ts';
 import { completeRoutes } from '../api/agent/complete.ts';
 import { dispatchRoutes } from '../api/agent/dispatch.ts';
 import { toolRoutes } from '../api/agent/tools.ts';
@@ -127,6 +128,7 @@ export function createApp(options: ServerOptions): { app: Hono; close(): Promise
   app.route('/api/v1', callRoutes(services));
   app.route('/api/v1', relayedRoutes(services));
   app.route('/api/v1', refusalRoutes(services));
+  app.route('/api/v1', providerOutputRoutes(services));
   app.route('/api/v1', toolRoutes(services));
   app.route('/api/v1', approvalRoutes(services));
   app.route('/api/v1', decisionRoutes(services));

@@ -40,6 +40,8 @@ export type ApiErrorCode =
   /** A step-up assertion that does not verify for this change and approver (another approver's passkey, another operation's challenge, no UV). */
   | 'step_up_invalid'
   | 'too_many_attempts'
+  /** POST /runs/:runId/provider-outputs: another output of the provider was recorded for this call first; it stands. */
+  | 'result_conflict'
   | 'store_unavailable'
   | 'internal_error';
 
@@ -71,6 +73,7 @@ const STATUS: Record<ApiErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
   step_up_required: 403,
   step_up_invalid: 403,
   too_many_attempts: 429,
+  result_conflict: 409,
   store_unavailable: 503,
   internal_error: 500,
 };

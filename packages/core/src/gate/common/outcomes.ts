@@ -44,7 +44,9 @@ export type DeniedReason =
   /** The dispatching agent may no longer act for the call's principal. */
   | 'principal_not_allowed'
   /** The intent stage found that the current task does not call for this tool (or could not confirm it, failing closed). */
-  | 'intent_mismatch';
+  | 'intent_mismatch'
+  /** The provider ran this hosted tool itself (`executedBy: 'provider'`): it never runs again through Countersign. */
+  | 'provider_executed';
 
 export type DispatchOutcome =
   | {

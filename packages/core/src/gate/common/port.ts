@@ -1,6 +1,7 @@
 import type { CallStatus, CompleteOutcome, Completion, Grant } from '../execute/grant.ts';
 import type { DispatchOutcome, ProposeOutcome } from './outcomes.ts';
 import type { RefusalReport, RefusalReportOutcome } from '../relay/refusal-report.ts';
+import type { ProviderOutputOutcome, ProviderOutputReport } from '../relay/provider-output.ts';
 import type { CheckRelayedRequest, RelayCheckOutcome } from '../relay/types.ts';
 
 /** One model response with all the tool calls it contained. */
@@ -14,8 +15,11 @@ export interface ModelResponse {
    * the response and in its `proposal` audit record.
    */
   responseRef?: string | undefined;
-  /** `context`: what the agent says about this call, for the approver (untrusted, bounded). */
-  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined }>;
+  /**
+   * `context`: what the agent says about this call, for the approver (untrusted, bounded).
+   * `executedBy: 'provider'`: a hosted tool the provider already ran; recorded, never authorized.
+   */
+  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: unknown; context?: string | undefined; executedBy?: 'provider' | undefined }>;
   /**
    * The user's current task, one sentence extracted agent- or proxy-side (never the raw
    * conversation), for the gate's optional intent stage; or `taskId`, the id of a stored
@@ -110,4 +114,10 @@ export interface GatePort {
    * never the content; an agent writes only into its own runs' trail.
    */
   reportRefusal(report: RefusalReport): Promise<RefusalReportOutcome>;
+  /**
+   * Records the digest of a hosted tool's output as the provider produced it, for a call
+   * recorded as the provider's (`executedBy: 'provider'`): the output later sent back to the
+   * model is relay-checked against it (see `recordProviderOutput`).
+   */
+  recordProviderOutput(report: ProviderOutputReport): Promise<ProviderOutputOutcome>;
 }

@@ -79,6 +79,11 @@ export async function checkAndConsume(
       return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
     }
     proposal = found.proposal;
+    // The provider already ran this hosted tool: a runtime (or a gateway serving a tool of
+    // the same name) must never run it a second time, whatever the approval or policy says.
+    if (proposal.executedBy === 'provider') {
+      return await reject(deps, proposal, { status: 'denied', reason: 'provider_executed' }, `${proposal.toolName} was run by the model's provider; Countersign never runs it again`);
+    }
     const mismatch = contextMismatch(deps, proposal, request);
     if (mismatch !== undefined) return await reject(deps, proposal, { status: 'not_approved', reason: mismatch[0] }, mismatch[1]);
     // Re-checked here too: the agent's principals may have been narrowed since the call was proposed.

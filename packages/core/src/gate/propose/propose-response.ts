@@ -23,6 +23,7 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       arguments: toolCall?.arguments,
       responseRef: response.responseRef,
       ...(toolCall?.context === undefined ? {} : { context: toolCall.context }),
+      ...(toolCall?.executedBy === undefined ? {} : { executedBy: toolCall.executedBy }),
       ...(response.task === undefined ? {} : { task: response.task }),
       ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
       ...(response.offered === undefined ? {} : { offered: response.offered }),

@@ -48,6 +48,11 @@ export interface ModelToolCall {
   taskId?: string | undefined;
   /** The assistant's offers the user only accepted, passed to the matcher with `task` (never audited in clear). */
   offered?: readonly string[] | undefined;
+  /**
+   * `provider`: a hosted tool the provider already ran (see `ProposalInput.executedBy`).
+   * Recorded and decided by policy like any call; authorize refuses it (`provider_executed`).
+   */
+  executedBy?: 'provider' | undefined;
 }
 
 /**
@@ -203,7 +208,12 @@ function policyInput(call: ModelToolCall, args: CanonicalArguments, entry: Catal
   };
 }
 
-/** An admitted, decided call: what the ledger records, and the approval request a verdict of `approve` opens. */
+/**
+ * An admitted, decided call: what the ledger records, and the approval request a verdict of
+ * `approve` opens. A call the provider already ran cannot wait for a person: policy asking
+ * for approval refuses it (`provider_executed`, audited, not recorded), so no approval
+ * request is ever opened that nothing could follow.
+ */
 function readyCall(
   deps: GateDeps,
   call: ModelToolCall,
@@ -213,7 +223,13 @@ function readyCall(
   verdict: Verdict,
   now: number,
   intent: IntentRecord | undefined,
-): Prepared {
+): Prepared | Promise<Prepared> {
+  if (call.executedBy === 'provider' && verdict.kind === 'approve') {
+    const message = `${call.toolName} is a hosted tool the provider already ran; policy asks a person to approve it, which cannot happen before it runs (allow it, deny it, or do not offer it)`;
+    return auditRefusal(deps, call, agent, 'provider_executed', args.digest, entry?.definitionDigest, intent).then(() => ({
+      outcome: { status: 'denied', reason: 'provider_executed', message },
+    }));
+  }
   try {
     const input: ProposalInput = {
       proposalId: deps.newId(),
@@ -228,6 +244,7 @@ function readyCall(
       argsDigest: args.digest,
       responseRef: call.responseRef,
       ...(call.context === undefined ? {} : { context: call.context }),
+      ...(call.executedBy === 'provider' ? { executedBy: 'provider' as const } : {}),
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;

@@ -105,6 +105,8 @@ function checkOne(
   if (proposal === undefined) return { callId, reason: 'unknown_call', message: `no call ${callId} was recorded in this run` };
   const proposalId = proposal.proposalId;
   const result = proposal.result;
+  // A provider's output and a runtime's result are never taken for one another.
+  if (proposal.executedBy === 'provider' || message.providerOutput === true) return checkProviderOutput(message, proposal, forms);
   if (result === undefined) {
     const state = proposal.state === 'dispatched' ? 'was authorized but no result was recorded' : 'was never authorized';
     return { callId, proposalId, reason: 'not_executed', message: `call ${callId} ${state}` };
@@ -122,6 +124,24 @@ function checkOne(
     if (forms.canonical === digest && JSON_PROJECTIONS.has(name)) return undefined;
   }
   return { callId, proposalId, reason: 'result_mismatch', message: `the content relayed for call ${callId} is not an accepted form of its recorded result` };
+}
+
+/**
+ * A hosted tool's output sent back to the model: it must be relayed as the provider's output
+ * of a call the provider ran, and be canonically equal to the output recorded for it.
+ */
+function checkProviderOutput(message: RelayedToolMessage, proposal: Proposal, forms: RelayedForms): RelayFailure | undefined {
+  const { callId } = message;
+  const proposalId = proposal.proposalId;
+  if (proposal.executedBy !== 'provider') {
+    return { callId, proposalId, reason: 'result_mismatch', message: `call ${callId} was not run by the provider; a hosted tool's output cannot stand for its result` };
+  }
+  if (message.providerOutput !== true) {
+    return { callId, proposalId, reason: 'result_mismatch', message: `call ${callId} was run by the provider; only its own output block can carry its result` };
+  }
+  if (proposal.result === undefined) return { callId, proposalId, reason: 'not_executed', message: `no output of the provider was recorded for call ${callId}` };
+  if (forms.canonical === proposal.result.resultDigest) return undefined;
+  return { callId, proposalId, reason: 'result_mismatch', message: `the output relayed for call ${callId} is not the output the provider produced` };
 }
 
 function refusalEvent(

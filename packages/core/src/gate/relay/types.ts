@@ -14,6 +14,13 @@ export interface RelayedToolMessage {
    * compared as its canonical JSON.
    */
   content: unknown;
+  /**
+   * The content is a hosted tool's output the provider produced (a Messages
+   * `web_search_tool_result` block, a Responses `file_search_call` item): it passes only for
+   * a call the provider ran, canonically equal to the output recorded for it
+   * (`recordProviderOutput`), and never stands for a runtime's tool result.
+   */
+  providerOutput?: true | undefined;
 }
 
 export type RelayFailureReason =

@@ -1,0 +1,8 @@
+import { runProviderOutputConformance } from '@countersign/core/testing';
+import { tempStore } from './testing/temp-store.ts';
+
+// A provider's output rides on the call's consume and result: no store change beyond executed_by (migration 12).
+runProviderOutputConformance('sqlite', async () => {
+  const { store, cleanup } = tempStore();
+  return { ledger: store.ledger, audit: store.audit, cleanup };
+});
