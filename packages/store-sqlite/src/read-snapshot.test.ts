@@ -25,7 +25,7 @@ describe('sqlite readSnapshot', () => {
     const seen = conn.readSnapshot(() => {
       const before = countProposals(conn);
       other.prepare("UPDATE proposals SET context = 'changed behind the reader'").run();
-      other.prepare("INSERT INTO proposals SELECT 'p-other', run_id, session_id, principal, 'c-other', tool_name, definition_digest, canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent, result_projections, context, registered_by FROM proposals LIMIT 1").run();
+      other.prepare("INSERT INTO proposals SELECT 'p-other', run_id, session_id, principal, 'c-other', tool_name, definition_digest, canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent, result_projections, context, registered_by, executed_by FROM proposals LIMIT 1").run();
       return { before, after: countProposals(conn), context: conn.statement('SELECT context FROM proposals LIMIT 1').get()!.context };
     });
     expect(seen).toEqual({ before: 1, after: 1, context: null });
