@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CanUseTool, type McpServerConfig, query } from '@anthropic-ai/claude-agent-sdk';
+import { type CanUseTool, type McpServerConfig, type Options, query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { linkedPair } from '@countersign/server/testing';
 import { type GatePort, InProcessGatePort } from '@countersign/core/gate';
 import { frameworkToolRegistry } from '@countersign/core/integration';
@@ -42,13 +42,25 @@ export const OPS = { id: 'olga', roles: ['ops'] };
 
 export type Wiring = 'in-process' | 'client';
 
-/** What a run may add to the query: MCP servers, and the SDK's own permission callback (what a forged approval would set). */
-export interface RunOptions {
-  resume?: string;
+/** What a session keeps for all its turns: the hooks' options, MCP servers, the SDK's own permission callback (what a forged approval would set). */
+export interface SessionOptions {
   hooks?: Partial<CountersignClaudeOptions>;
-  permissionMode?: 'default' | 'acceptEdits';
   mcpServers?: Record<string, McpServerConfig>;
   canUseTool?: CanUseTool;
+}
+
+/** What a one-query run may add: the session it resumes, the permission mode. */
+export interface RunOptions extends SessionOptions {
+  resume?: string;
+  permissionMode?: 'default' | 'acceptEdits';
+}
+
+/** A refused call comes back to the model as an error tool_result: collects their texts. */
+function collectDenials(message: SDKMessage, denials: string[]): void {
+  if (message.type !== 'user' || !Array.isArray(message.message.content)) return;
+  for (const block of message.message.content) {
+    if (typeof block === 'object' && block !== null && 'is_error' in block && block.is_error === true) denials.push(JSON.stringify(block.content));
+  }
 }
 
 /**
@@ -69,36 +81,86 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
   const work = join(dir, 'work');
   mkdirSync(home);
   mkdirSync(work);
+  const sessions = new Set<LiveSession>();
 
-  /** One `query` of the real runtime: the model makes `turns`, the hooks guard every call. */
+  /** The query options every run shares: the scripted model, a scratch home, no settings from this machine. */
+  const baseOptions = (modelUrl: string, extra: RunOptions): Options => ({
+    cwd: work,
+    model: 'claude-scripted',
+    settingSources: [],
+    permissionMode: extra.permissionMode ?? 'default',
+    ...(extra.mcpServers === undefined ? {} : { mcpServers: extra.mcpServers }),
+    ...(extra.canUseTool === undefined ? {} : { canUseTool: extra.canUseTool }),
+    env: { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: modelUrl, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    hooks: countersignHooks({ port, principal: 'user:42', ...extra.hooks }).hooks,
+  });
+
+  /** One `query` of the real runtime (one process): the model makes `turns`, the hooks guard every call. */
   async function run(turns: ScriptedTurn[], options: RunOptions = {}) {
     model.script(...turns);
-    const { hooks } = countersignHooks({ port, principal: 'user:42', ...options.hooks });
     let sessionId = '';
     const denials: string[] = [];
     for await (const message of query({
       prompt: 'do the task',
       options: {
-        cwd: work,
-        model: 'claude-scripted',
+        ...baseOptions(model.url, options),
         maxTurns: turns.length + 2,
-        settingSources: [],
-        permissionMode: options.permissionMode ?? 'default',
         ...(options.resume === undefined ? {} : { resume: options.resume }),
-        ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
-        ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
-        env: { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
-        hooks,
       },
     })) {
       if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
-      if (message.type === 'user' && Array.isArray(message.message.content)) {
-        for (const block of message.message.content) {
-          if (typeof block === 'object' && block !== null && 'is_error' in block && block.is_error === true) denials.push(JSON.stringify(block.content));
-        }
-      }
+      collectDenials(message, denials);
     }
     return { sessionId, denials };
+  }
+
+  /**
+   * A live session: one runtime process for all its turns (the SDK's streaming-input
+   * mode). Each `turn` is a new user message in the same session, which is what a resumed
+   * session is to the hooks (same session id, so the same Countersign run), without the
+   * runtime's start-up of about 2 s per query. The process starts at once, so a session
+   * opened before it is needed is ready by then. Its own scripted model, so sessions
+   * running side by side never take each other's turns.
+   */
+  async function session(options: SessionOptions = {}): Promise<LiveSession> {
+    const own = await startScriptedMessagesServer();
+    const input = userMessages();
+    const live = query({ prompt: input.stream, options: baseOptions(own.url, options) });
+    const output = live[Symbol.asyncIterator]();
+    let sessionId = '';
+    let mode: 'default' | 'acceptEdits' = 'default';
+    const handle: LiveSession = {
+      model: own,
+      get sessionId() {
+        return sessionId;
+      },
+      async turn(turns, turnOptions = {}) {
+        const wanted = turnOptions.permissionMode ?? 'default';
+        if (wanted !== mode) {
+          await live.setPermissionMode(wanted);
+          mode = wanted;
+        }
+        own.script(...turns);
+        input.send('do the task');
+        const denials: string[] = [];
+        for (;;) {
+          const next = await output.next();
+          if (next.done === true) throw new Error('the Claude runtime ended the session before the turn finished');
+          const message = next.value;
+          if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
+          collectDenials(message, denials);
+          if (message.type === 'result') return { sessionId, denials };
+        }
+      },
+      async close() {
+        sessions.delete(handle);
+        input.end();
+        live.close();
+        await own.close();
+      },
+    };
+    sessions.add(handle);
+    return handle;
   }
 
   return {
@@ -107,10 +169,53 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
     model,
     work,
     run,
+    session,
     async close() {
+      for (const live of [...sessions]) await live.close();
       await model.close();
       await pair?.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A session of the real runtime that stays up between turns (see `session`). */
+export interface LiveSession {
+  /** The scripted model of this session (its turns, the tool results it was sent). */
+  readonly model: ScriptedMessagesServer;
+  /** The SDK session id, once the first turn has begun. */
+  readonly sessionId: string;
+  /** One user message: the model makes `turns`; resolves at the runtime's result message. */
+  turn(turns: ScriptedTurn[], options?: { permissionMode?: 'default' | 'acceptEdits' }): Promise<{ sessionId: string; denials: string[] }>;
+  close(): Promise<void>;
+}
+
+/** The user messages of a streaming-input query, sent one at a time. */
+function userMessages() {
+  const queued: SDKUserMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  async function* stream(): AsyncGenerator<SDKUserMessage> {
+    for (;;) {
+      const next = queued.shift();
+      if (next !== undefined) yield next;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  }
+  const poke = () => {
+    wake?.();
+    wake = undefined;
+  };
+  return {
+    stream: stream(),
+    send(text: string) {
+      queued.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
+      poke();
+    },
+    end() {
+      ended = true;
+      poke();
     },
   };
 }
