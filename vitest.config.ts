@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { PROCESS_AND_BROWSER_TESTS, STORE_TESTS } from './vitest.groups.ts';
+import { SlowFirstSequencer } from './vitest.sequencer.ts';
 
 const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
 
@@ -30,6 +31,8 @@ export default defineConfig({
     // which then idles a core whenever a test waits for Postgres, a child process or Chromium.
     // VITEST_MAX_WORKERS overrides it.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The slowest files of each project first (SLOW_FILES in vitest.groups.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     // Three groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
     // They share one worker pool (same default sequence.groupOrder): vitest queues the files by
     // project name, so the slow process-and-browser files start first, the store files follow

@@ -33,3 +33,41 @@ export const PROCESS_AND_BROWSER_TESTS = [
   'packages/mcp/src/upstream-failure.test.ts',
   'packages/proxy/src/casa-e2e.test.ts',
 ];
+
+/**
+ * Files that take longest, slowest first (from a full run's JSON report): each project
+ * starts these before its other files, so no long file is left for the end of the run
+ * (vitest.sequencer.ts). A file missing here only starts later; keep the list short.
+ */
+export const SLOW_FILES = [
+  // process-and-browser
+  'packages/integrations/claude-agent-sdk/src/adapter-kit.test.ts',
+  'packages/integrations/claude-agent-sdk/src/hooks-in-process.test.ts',
+  'packages/integrations/claude-agent-sdk/src/hooks-client.test.ts',
+  'packages/cli/src/install.test.ts',
+  'examples/readme-code.test.ts',
+  'packages/core/src/package-exports.test.ts',
+  'examples/temporal/temporal.test.ts',
+  'examples/claude-agent-sdk/claude-agent-sdk.test.ts',
+  'packages/cli/src/serve-log-level.test.ts',
+  'examples/dbos/dbos.test.ts',
+  'packages/integrations/claude-agent-sdk/src/mcp-servers.test.ts',
+  'packages/cli/src/mcp.test.ts',
+  // store
+  'packages/integrations/dbos/src/crash-recovery.test.ts',
+  'packages/store-postgres/src/lifecycle-model.test.ts',
+  'packages/store-sqlite/src/multi-process.test.ts',
+  'packages/integrations/dbos/src/attacks.test.ts',
+  'packages/store-postgres/src/multi-process.test.ts',
+  'packages/store-postgres/src/postgres-ledger.test.ts',
+  'packages/store-sqlite/src/authorize-complete-processes.test.ts',
+  'packages/store-postgres/src/durable-commits.test.ts',
+  'packages/store-postgres/src/intent-stage.test.ts',
+  // unit
+  'packages/core/src/canonical/properties.test.ts',
+  'packages/mcp/src/declared-capabilities.test.ts',
+  'packages/core/src/gate/lifecycle-model.test.ts',
+  'packages/core/src/audit/verify-chain.test.ts',
+  'packages/core/src/audit/verify-chain.property.test.ts',
+  'packages/core/src/canonical/flat-canonical.test.ts',
+];

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countersignWorkflow } from './countersign-workflow.ts';
 import { notifyWorkflows } from './notify-workflows.ts';
 import { launchDbos, shutdownDbos, type SystemDatabase } from './testing/system-database.ts';
+import { wokenAndReadAgain } from './testing/wait-steps.ts';
 import { decisionTopic } from './topic.ts';
 import { MemoryDefinitionStore } from '@countersign/core/catalog';
 
@@ -133,7 +134,7 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
         const handle = await DBOS.startWorkflow(pay, { workflowID: runId })({ wiring: index });
         const { requestId } = await requested;
         await DBOS.send(runId, { requestId }, decisionTopic(requestId));
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await wokenAndReadAgain((id) => DBOS.listWorkflowSteps(id), runId);
         expect(ranIn(runId)).toEqual([]);
         expect((await handle.getStatus())?.status).toBe('PENDING');
         await gate.approvals.decide(FIONA, { requestId, decision: 'deny' });

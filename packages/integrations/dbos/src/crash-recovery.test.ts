@@ -11,6 +11,7 @@ import { clientSender, notifyWorkflows } from './notify-workflows.ts';
 import { createSystemDatabase, type SystemDatabase } from './testing/system-database.ts';
 import { APPROVER, openWorkerGate, TEST_MASTER_HEX, WORKER_AGENT } from './testing/worker-gate.ts';
 import { startWorker, toolStarts, type WorkerProcess } from './testing/worker-process.ts';
+import { decisionReads, wokenAndReadAgain } from './testing/wait-steps.ts';
 import { decisionTopic } from './topic.ts';
 
 // Real processes on the real PostgreSQL: DBOS workers that are SIGKILLed and restarted, the
@@ -66,12 +67,13 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
   const proposedOf = async (worker: WorkerProcess) => (await worker.waitFor('proposed')).proposed as Proposed;
   const approve = (requestId: string) => gate.approvals.decide(APPROVER, { requestId, decision: 'approve' });
   const port = () => gate.port(WORKER_AGENT);
+  const steps = (workflowId: string) => client.listWorkflowSteps(workflowId);
 
   it('(1) SIGKILL while waiting for approval; restart; the approval arrives; the tool runs exactly once', async () => {
     const r = run();
     const first = r.start({ START: '1' });
     const { requestId, proposalId } = await proposedOf(first);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // in DBOS.recv by now
+    await decisionReads(steps, r.runId); // read once, pending: in DBOS.recv now
     await first.kill();
     expect(r.toolStarts()).toEqual([]);
 
@@ -79,7 +81,7 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
     await proposedOf(second); // replayed from the history: the recovered workflow is waiting again
     // A forged "approved" message wakes the workflow, which re-reads Countersign: still pending, nothing runs.
     await client.send(r.runId, { type: 'countersign_decision', requestId, approved: true }, decisionTopic(requestId));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await wokenAndReadAgain(steps, r.runId);
     expect(r.toolStarts()).toEqual([]);
     expect(await port().callStatus(proposalId)).toMatchObject({ ok: true, call: { state: 'proposed' } });
 
