@@ -38,7 +38,13 @@ export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completio
 export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitEdited, WaitOutcome, WaitSettled } from './common/port.ts';
 export { type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
-export type { IntegrationRefusalReason, RefusalReport, RefusalReportOutcome } from './relay/refusal-report.ts';
+export {
+  type IntegrationRefusalReason,
+  MAX_REFUSAL_DETAIL,
+  type RefusalReport,
+  type RefusalReportOutcome,
+  recordableRefusalText,
+} from './relay/refusal-report.ts';
 export { type ProviderOutputOutcome, type ProviderOutputReport, providerOutputDigest } from './relay/provider-output.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
 export { MAX_TASK_LENGTH } from './intent/intent-stage.ts';

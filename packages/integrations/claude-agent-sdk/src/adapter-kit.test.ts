@@ -1,8 +1,7 @@
 import { type AdapterKitApp, type AdapterKitCall, describeAdapterAttacks } from '@countersign/core/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { claudeHarness, OPS, type Wiring } from './agent.test-helper.ts';
+import { claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-helper.ts';
 import { allowEverything, BANK_POLICY, BANK_TOOLS, bankServer, type Executions } from './bank.test-helper.ts';
-import type { CountersignClaudeAgent } from './claude-agent.ts';
 import type { ScriptedToolUse } from './testing/scripted-messages-server.ts';
 
 /*
@@ -17,10 +16,11 @@ import type { ScriptedToolUse } from './testing/scripted-messages-server.ts';
  * tool_result made up: what a tampered session transcript makes the runtime send on
  * resume (relay-check.test.ts does that through the runtime itself).
  *
- * "Resuming" is what the runtime does: the SDK session is resumed (`resume`) and the
- * model makes the call again (same tool-use id); the framework's own approval is its
- * permission callback saying yes to everything. What the attacker controls is the
- * call the model (or anything between model and runtime) makes again.
+ * "Resuming" is what the runtime does: the SDK session goes on (a new turn of the live
+ * session, or `resume` from another process) and the model makes the call again (same
+ * tool-use id); the framework's own approval is its permission callback saying yes to
+ * everything. What the attacker controls is the call the model (or anything between
+ * model and runtime) makes again.
  */
 
 /** The relay-checking proxy in front of the model (`countersignClaudeAgent`); without it the relay attacks fail. */
@@ -45,89 +45,127 @@ function lastUserBlocks(messages: Message[]): Block[] {
 
 const use = (call: AdapterKitCall): ScriptedToolUse => ({ id: call.callId, name: call.toolName, input: call.arguments });
 
-function kitApp(h: Awaited<ReturnType<typeof claudeHarness>>): AdapterKitApp {
+type Harness = Awaited<ReturnType<typeof claudeHarness>>;
+
+/**
+ * The runtime session of one kit app: its own SDK session (so its own Countersign run),
+ * the bank's tools recording into the app's list, the framework's own approval saying
+ * yes to everything from the first turn on, and its own relay-checking proxy in front
+ * of its own scripted model. Opened one app ahead (see `kitApps`).
+ */
+function openAppSession(h: Harness): { executions: Executions; session: Promise<LiveSession> } {
   const executions: Executions = [];
-  // An SDK MCP server connects to one query at a time: each run gets its own, recording into the same list.
-  const mcpServers = () => ({ bank: bankServer(executions) });
-  let sessionId = '';
-  let made: AdapterKitCall[] = [];
-  let guard: CountersignClaudeAgent | undefined;
-  /** The runtime's last model request with `edit` applied to its messages, sent again through the proxy. */
-  const resend = async (edit: (messages: Message[]) => void) => {
-    // Where the runtime sends its model requests: the proxy, or (relay check off) the model itself.
-    const target = guard?.env ?? { ANTHROPIC_BASE_URL: h.model.url, ANTHROPIC_API_KEY: 'sk-scripted' };
-    const body = JSON.parse(h.model.requests.at(-1) ?? '{}') as { messages: Message[] };
-    edit(body.messages);
-    const response = await fetch(`${target.ANTHROPIC_BASE_URL}/v1/messages?beta=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': target.ANTHROPIC_API_KEY ?? '', 'x-claude-code-session-id': sessionId },
-      body: JSON.stringify(body),
-    });
-    if (response.ok) return;
-    const { error } = (await response.json()) as { error: { type: string; code: string; message: string } };
-    // Refused by a check (403) or as a shape it cannot check (400): the integration refused the relay.
-    const refusedRelay = error.type === 'countersign_refused' || error.code === 'unsupported_tool_result';
-    throw Object.assign(new Error(error.message), { code: refusedRelay ? 'relay_refused' : error.code });
-  };
-  return {
-    shapes: Object.keys(RESULT_SHAPES),
-    executions,
-    async start(calls) {
-      made = [...calls];
-      ({ sessionId, guard } = await h.run([calls.map(use)], { mcpServers: mcpServers(), relayCheck: RELAY_CHECK }));
-    },
-    relay: ({ callId, shape, text }) =>
-      resend((messages) => {
-        const forged = { type: 'tool_result', tool_use_id: callId, ...RESULT_SHAPES[shape]?.(text) };
-        const blocks = lastUserBlocks(messages);
-        const at = messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === callId);
-        if (at !== undefined) Object.assign(at, { content: undefined, is_error: undefined }, forged);
-        else blocks.push(forged);
-      }),
-    relayUnknownShape: () =>
-      resend((messages) => {
-        lastUserBlocks(messages).push({ type: 'mystery_tool_result', tool_use_id: made[0]?.callId, content: 'ok' });
-      }),
-    async requestId(callId) {
-      const proposal = await h.fixture.ledger.findProposalByCall(sessionId, callId);
-      if (proposal === undefined) return undefined;
-      return (await h.fixture.ledger.findApprovalRequestByProposal(proposal.proposalId))?.requestId;
-    },
-    async resume(options = {}) {
-      const again = made.map((call) => ({
-        ...call,
-        ...(options.tamper?.toolName === undefined ? {} : { toolName: options.tamper.toolName }),
-        ...(options.tamper?.arguments === undefined ? {} : { arguments: options.tamper.arguments }),
-      }));
-      if (options.inject !== undefined) again.push(options.inject);
-      await h.run([again.map(use)], { mcpServers: mcpServers(), resume: sessionId, canUseTool: allowEverything, relayCheck: RELAY_CHECK });
-    },
+  return { executions, session: h.session({ mcpServers: { bank: bankServer(executions) }, canUseTool: allowEverything, relayCheck: RELAY_CHECK }) };
+}
+
+/**
+ * The runtime's last model request of `live` with `edit` applied to its messages, sent
+ * again where the runtime sends them: the proxy, or (relay check off) the model itself.
+ * A refusal throws, with code `relay_refused` when a check (403) or the shape rule (400)
+ * refused the relay.
+ */
+async function resend(live: LiveSession, edit: (messages: Message[]) => void): Promise<void> {
+  const target = live.guard?.env ?? { ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-scripted' };
+  const body = JSON.parse(live.model.requests.at(-1) ?? '{}') as { messages: Message[] };
+  edit(body.messages);
+  const response = await fetch(`${target.ANTHROPIC_BASE_URL}/v1/messages?beta=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': target.ANTHROPIC_API_KEY ?? '', 'x-claude-code-session-id': live.sessionId },
+    body: JSON.stringify(body),
+  });
+  if (response.ok) return;
+  const { error } = (await response.json()) as { error: { type: string; code: string; message: string } };
+  const refusedRelay = error.type === 'countersign_refused' || error.code === 'unsupported_tool_result';
+  throw Object.assign(new Error(error.message), { code: refusedRelay ? 'relay_refused' : error.code });
+}
+
+/**
+ * Kit apps on live runtime sessions. The runtime starts in about 2 s: each app's session
+ * is started while the previous attack runs, and the app's turns (start, resumes) are
+ * turns of that one session, not a query each. A resume while another is in flight (the
+ * concurrent double resume) is a second runtime process resuming the session from its
+ * transcript, so the two really run side by side.
+ */
+function kitApps(h: Harness): () => AdapterKitApp {
+  let spare = openAppSession(h);
+  let previous: Promise<LiveSession> | undefined;
+  return () => {
+    const { executions, session } = spare;
+    spare = openAppSession(h);
+    // The kit runs its attacks one after another: the last app's runtime is done with.
+    void previous?.then((done) => done.close());
+    previous = session;
+    let sessionId = '';
+    let made: AdapterKitCall[] = [];
+    let turnInFlight = false;
+    return {
+      shapes: Object.keys(RESULT_SHAPES),
+      executions,
+      async start(calls) {
+        made = [...calls];
+        ({ sessionId } = await (await session).turn([calls.map(use)]));
+      },
+      relay: async ({ callId, shape, text }) =>
+        resend(await session, (messages) => {
+          const forged = { type: 'tool_result', tool_use_id: callId, ...RESULT_SHAPES[shape]?.(text) };
+          const blocks = lastUserBlocks(messages);
+          const at = messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === callId);
+          if (at !== undefined) Object.assign(at, { content: undefined, is_error: undefined }, forged);
+          else blocks.push(forged);
+        }),
+      relayUnknownShape: async () =>
+        resend(await session, (messages) => {
+          lastUserBlocks(messages).push({ type: 'mystery_tool_result', tool_use_id: made[0]?.callId, content: 'ok' });
+        }),
+      async requestId(callId) {
+        const proposal = await h.fixture.ledger.findProposalByCall(sessionId, callId);
+        if (proposal === undefined) return undefined;
+        return (await h.fixture.ledger.findApprovalRequestByProposal(proposal.proposalId))?.requestId;
+      },
+      async resume(options = {}) {
+        const again = made.map((call) => ({
+          ...call,
+          ...(options.tamper?.toolName === undefined ? {} : { toolName: options.tamper.toolName }),
+          ...(options.tamper?.arguments === undefined ? {} : { arguments: options.tamper.arguments }),
+        }));
+        if (options.inject !== undefined) again.push(options.inject);
+        if (turnInFlight) {
+          // An SDK MCP server connects to one query at a time: this process gets its own, recording into the same list.
+          await h.run([again.map(use)], { mcpServers: { bank: bankServer(executions) }, resume: sessionId, canUseTool: allowEverything, relayCheck: RELAY_CHECK });
+          return;
+        }
+        turnInFlight = true;
+        try {
+          await (await session).turn([again.map(use)]);
+        } finally {
+          turnInFlight = false;
+        }
+      },
+    };
   };
 }
 
 const KIT_WIRINGS: Wiring[] = ['in-process', 'client'];
 
 for (const wiring of KIT_WIRINGS) {
-  let harness: Awaited<ReturnType<typeof claudeHarness>> | undefined;
+  let harness: Harness | undefined;
+  let apps: (() => AdapterKitApp) | undefined;
   const started = claudeHarness(wiring, { policyYaml: BANK_POLICY, toolNames: BANK_TOOLS }).then((h) => {
     harness = h;
     return h;
   });
   beforeAll(async () => {
-    await started;
+    apps = kitApps(await started);
   });
   afterAll(async () => (await started).close());
   const need = () => {
-    if (harness === undefined) throw new Error('the Claude harness is not ready');
-    return harness;
+    if (harness === undefined || apps === undefined) throw new Error('the Claude harness is not ready');
+    return { h: harness, apps };
   };
   describeAdapterAttacks(`Claude Agent SDK, ${wiring}`, () => ({
-    app: () => {
-      const h = need();
-      return kitApp(h);
-    },
+    app: () => need().apps(),
     async decide(requestId, decision, editedArguments) {
-      const decided = await need().fixture.gate.approvals.decide(OPS, { requestId, decision, ...(editedArguments === undefined ? {} : { editedArguments }) });
+      const decided = await need().h.fixture.gate.approvals.decide(OPS, { requestId, decision, ...(editedArguments === undefined ? {} : { editedArguments }) });
       if (!decided.ok) throw new Error(`decision refused: ${decided.reason}`);
     },
     calls: {
@@ -138,7 +176,7 @@ for (const wiring of KIT_WIRINGS) {
     },
     // MCP servers, SDK MCP servers, subagents and built-in tools all go through the same PreToolUse hook: none is built out of its sight.
     runTimeTools: [],
-    auditRecords: () => need().fixture.audit.read({ limit: 1_000_000 }),
+    auditRecords: () => need().h.fixture.audit.read({ limit: 1_000_000 }),
     timeoutMs: 120_000,
   }));
 }

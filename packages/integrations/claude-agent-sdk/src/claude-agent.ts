@@ -1,6 +1,4 @@
-import type { CallIndex } from '@countersign/core/integration';
 import { type CountersignClaudeHooks, type CountersignClaudeOptions, guardHooks } from './hooks.ts';
-import { RefusalMemory } from './refusal-memory.ts';
 import { startRelayProxy } from './relay-proxy.ts';
 
 export interface CountersignClaudeAgentOptions extends CountersignClaudeOptions {
@@ -12,12 +10,6 @@ export interface CountersignClaudeAgentOptions extends CountersignClaudeOptions 
    * as `x-api-key`) or `ANTHROPIC_AUTH_TOKEN` (sent as a Bearer token).
    */
   upstream?: { baseUrl?: string | undefined; apiKey?: string | undefined; authToken?: string | undefined } | undefined;
-  /**
-   * Where the hooks' refusals are remembered, so that a session resumed later (which
-   * relays its old refusals again) passes the relay check. Default: one in-memory index
-   * per process, shared by every guard; several app replicas need a shared one.
-   */
-  index?: CallIndex | undefined;
 }
 
 /** What to spread into `query({ options })`, and what to close when the app is done with the runtime. */
@@ -50,13 +42,11 @@ export async function countersignClaudeAgent(options: CountersignClaudeAgentOpti
   const apiKey = options.upstream?.apiKey ?? (options.upstream?.authToken === undefined ? base.ANTHROPIC_API_KEY : undefined);
   const authToken = apiKey === undefined ? (options.upstream?.authToken ?? base.ANTHROPIC_AUTH_TOKEN) : undefined;
   const upstreamBase = (options.upstream?.baseUrl ?? base.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com').replace(/\/+$/, '');
-  const refusals = new RefusalMemory(options.index);
   const proxy = await startRelayProxy({
     port: options.port,
     principal: options.principal,
     runIdOf: (sdkSessionId) => options.runIdOf?.(sdkSessionId) ?? sdkSessionId,
     sessionIdOf: (sdkSessionId) => options.sessionId ?? sdkSessionId,
-    refusals,
     upstream: {
       baseUrl: `${upstreamBase}/v1`,
       apiKey: apiKey ?? authToken,
@@ -69,7 +59,7 @@ export async function countersignClaudeAgent(options: CountersignClaudeAgentOpti
   delete env.ANTHROPIC_AUTH_TOKEN;
   env.ANTHROPIC_BASE_URL = proxy.baseUrl;
   env.ANTHROPIC_API_KEY = proxy.key;
-  return { ...guardHooks(options, { refusals }), env, close: () => proxy.close() };
+  return { ...guardHooks(options, true), env, close: () => proxy.close() };
 }
 
 const truthy = (value: string | undefined) => value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';

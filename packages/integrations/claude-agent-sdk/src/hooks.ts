@@ -10,7 +10,7 @@ import {
   proposeOrReject,
   unreachable,
 } from '@countersign/core/integration';
-import type { RefusalMemory } from './refusal-memory.ts';
+import { recordHookRefusal } from './relayed-refusal.ts';
 
 /** The hook shapes this integration reads and answers (a structural subset of the SDK's types). */
 interface ToolHookInput {
@@ -76,22 +76,17 @@ const deny = (reason: string): HookOutput => ({
  * that fail block the call (`onFailure: 'block'`), and the hook itself never throws.
  */
 export function countersignHooks(options: CountersignClaudeOptions): CountersignClaudeHooks {
-  return guardHooks(options, undefined);
+  return guardHooks(options, false);
 }
 
 /** MCP tools are named `mcp__<server>__<tool>` by the runtime; every other name is one of its built-in tools. */
 export const isMcpTool = (toolName: string) => toolName.startsWith('mcp__');
 
-/** With the relay check on (`countersignClaudeAgent`): where the hooks leave their refusals for the proxy. */
-export interface RelayCheckHooks {
-  refusals: RefusalMemory;
-}
-
 const BUILT_IN_UNCHECKED =
   "with the relay check on, only MCP tools run: the runtime relays a built-in tool's output in its own rendering, which the relay check cannot compare with the result the tool reported";
 
-/** The hooks, and with `relay` the rules the relay check needs (refusals remembered, built-in tools refused). */
-export function guardHooks(options: CountersignClaudeOptions, relay: RelayCheckHooks | undefined): CountersignClaudeHooks {
+/** The hooks, and with `relayCheck` the rules the relay check needs (refusals recorded in the ledger, built-in tools refused). */
+export function guardHooks(options: CountersignClaudeOptions, relayCheck: boolean): CountersignClaudeHooks {
   const { port } = options;
   const grants = new Map<string, Grant>();
   const contextOf = (sdkSessionId: string): GuardedContext => ({
@@ -99,12 +94,11 @@ export function guardHooks(options: CountersignClaudeOptions, relay: RelayCheckH
     sessionId: options.sessionId ?? sdkSessionId,
     principal: options.principal,
   });
-  const refuse = (refusal: ClaudeRefusal, context: GuardedContext, toolUseId: string, toolName: string): HookOutput => {
+  const refuse = async (refusal: ClaudeRefusal, context: GuardedContext, toolUseId: string, toolName: string): Promise<HookOutput> => {
     options.onRefusal?.(refusal, { toolUseId, toolName });
     const text = formatRefusal(refusal);
-    // The runtime relays this text to the model as the call's tool_result: the relay check accepts exactly it.
-    relay?.refusals.record(context.runId, toolUseId, toolName, text);
-    return deny(text);
+    // The runtime relays the reason to the model as the call's tool_result: recorded first, so the relay check accepts exactly it.
+    return deny(relayCheck ? await recordHookRefusal(port, context, toolUseId, toolName, text) : text);
   };
 
   const preToolUse: Hook = async (input, _id, { signal }) => {
@@ -113,14 +107,14 @@ export function guardHooks(options: CountersignClaudeOptions, relay: RelayCheckH
       return deny('countersign: a tool call this integration cannot identify does not run');
     }
     const context = contextOf(input.session_id);
-    if (relay !== undefined && !isMcpTool(toolName)) {
+    if (relayCheck && !isMcpTool(toolName)) {
       return refuse({ status: 'rejected', reason: 'unsupported_tool', message: BUILT_IN_UNCHECKED }, context, callId, toolName);
     }
     try {
       const [recorded] = await proposeOrReject(port, { ...context, toolCalls: [{ id: callId, name: toolName, arguments: input.tool_input }] });
       const step = await guardCall(port, { context, callId, toolName, arguments: input.tool_input, recorded }, { waitMs: options.waitMs ?? 0, signal });
       // `unknown`: the approval may be spent; shown with reason outcome_unknown (may have run, do not retry), never run.
-  if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, context, callId, toolName);
+      if (step.kind === 'refused' || step.kind === 'unknown') return refuse(step.refusal, context, callId, toolName);
       if (step.kind === 'wait') {
         const message = `approval request ${step.requestId} has not been decided in Countersign; try this call again once it is approved`;
         return refuse({ status: 'not_approved', reason: 'approval_pending', message, proposalId: step.proposalId }, context, callId, toolName);

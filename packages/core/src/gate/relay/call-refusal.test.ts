@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeGateFixture } from '../../testing/gate-fixture.ts';
+import { MAX_REFUSAL_DETAIL, recordableRefusalText } from './refusal-report.ts';
 
 /*
  * Issue 25 (what is left, item 3): a refusal an integration gave for a call that never ran
@@ -56,5 +57,37 @@ describe('a refusal recorded for a call is recognised when it is relayed back', 
     // Dispatched now (its result not recorded yet): the refusal it got before is no longer what happened to it.
     expect(await relay(WAITING)).toMatchObject({ ok: false, failures: [{ reason: 'not_executed' }] });
     expect(await report(WAITING)).toMatchObject({ ok: false, reason: 'invalid_request' });
+  });
+});
+
+describe('recordableRefusalText: a refusal fitted so the ledger can record it exactly as it is relayed', () => {
+  const PREFIX = 'PreToolUse:mcp__bank__transfer hook error: ';
+
+  it('a long refusal with control characters, fitted behind the prefix, is recorded and recognised; as given, it cannot be recorded', async () => {
+    const f = makeGateFixture();
+    const call = f.call();
+    await f.gate.propose(call);
+    const given = `countersign:denied:policy_deny: line one\nline two\u200b ${'x'.repeat(400)}`;
+    const report = (detail: string) => f.gate.reportRefusal({ runId: call.runId, callId: call.callId, reason: 'call_refused', detail });
+    expect(await report(`${PREFIX}${given}`)).toMatchObject({ ok: false, reason: 'invalid_request' });
+
+    const fitted = recordableRefusalText(given, PREFIX);
+    expect(fitted?.startsWith('countersign:denied:policy_deny: line one line two ')).toBe(true);
+    expect(fitted?.endsWith('…')).toBe(true);
+    expect(`${PREFIX}${fitted}`).toHaveLength(MAX_REFUSAL_DETAIL);
+    expect(await report(`${PREFIX}${fitted}`)).toEqual({ ok: true });
+    expect(await f.gate.checkRelayed({ runId: call.runId, toolMessages: [{ callId: call.callId, content: `${PREFIX}${fitted}` }] })).toEqual({ ok: true, checked: 1 });
+    // The text as the integration first had it is not what was recorded.
+    expect(await f.gate.checkRelayed({ runId: call.runId, toolMessages: [{ callId: call.callId, content: `${PREFIX}${given}` }] })).toMatchObject({ ok: false });
+  });
+
+  it('a short printable refusal is kept as it is; a surrogate pair is never split; a prefix that leaves no room, or is not printable, gives nothing', () => {
+    expect(recordableRefusalText('countersign:denied:policy_deny: no', PREFIX)).toBe('countersign:denied:policy_deny: no');
+    const emoji = recordableRefusalText('😀'.repeat(200));
+    expect(emoji?.isWellFormed()).toBe(true);
+    expect(emoji?.length).toBeLessThanOrEqual(MAX_REFUSAL_DETAIL);
+    expect(recordableRefusalText('no', 'p'.repeat(MAX_REFUSAL_DETAIL))).toBeUndefined();
+    expect(recordableRefusalText('no', 'PreToolUse:a\nb hook error: ')).toBeUndefined();
+    expect(recordableRefusalText('')).toBeUndefined();
   });
 });

@@ -36,3 +36,29 @@ export type RefusalReportOutcome =
   | { ok: false; reason: 'invalid_request' | 'not_found' | 'store_unavailable'; message: string };
 
 export const MAX_REFUSAL_DETAIL = 300;
+
+/** What a report's detail may not hold (it is shown in audit views): control and format characters. */
+export const UNPRINTABLE_IN_DETAIL = /[\p{Cc}\p{Cf}]/u;
+
+/**
+ * `text` fitted for a `call_refused` report whose detail is `prefix` + text: what an
+ * integration gives as its refusal when a runtime relays it behind a prefix of its own
+ * (the Claude runtime's `PreToolUse:<tool> hook error: `). Control and format characters
+ * read as spaces, and a text too long is cut, ending in `…`, so the whole detail fits in
+ * MAX_REFUSAL_DETAIL: the refusal the model reads is then exactly the one the ledger can
+ * record. Undefined when the prefix leaves no room or is not printable itself.
+ */
+export function recordableRefusalText(text: string, prefix = ''): string | undefined {
+  const room = MAX_REFUSAL_DETAIL - prefix.length;
+  if (room < 1 || !prefix.isWellFormed() || UNPRINTABLE_IN_DETAIL.test(prefix)) return undefined;
+  const printable = text.toWellFormed().replace(new RegExp(UNPRINTABLE_IN_DETAIL.source, 'gu'), ' ');
+  if (printable.length === 0) return undefined;
+  if (printable.length <= room) return printable;
+  // Cut by code points, so a surrogate pair is never split.
+  let cut = '';
+  for (const char of printable) {
+    if (cut.length + char.length > room - 1) break;
+    cut += char;
+  }
+  return `${cut}…`;
+}

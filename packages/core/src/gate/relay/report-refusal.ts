@@ -6,11 +6,9 @@ import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { idProblem } from '../../call-ids.ts';
 import type { GateDeps } from '../config.ts';
 import { errorMessage } from '../common/call-records.ts';
-import { MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome } from './refusal-report.ts';
+import { MAX_REFUSAL_DETAIL, type RefusalReport, type RefusalReportOutcome, UNPRINTABLE_IN_DETAIL } from './refusal-report.ts';
 
 const REASONS = new Set(['unknown_shape', 'call_refused']);
-// The detail is shown in audit views: printable text only, like the ids.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
 
 /**
  * Appends the audit record of a refusal an integration made itself (a `rejection` with
@@ -68,7 +66,7 @@ function reportProblem(report: RefusalReport): string | undefined {
   if (!REASONS.has(report.reason)) return 'reason must be unknown_shape or call_refused';
   if (report.reason === 'call_refused' && report.callId === undefined) return 'a call_refused report names its callId';
   const detail: unknown = report.detail;
-  if (typeof detail !== 'string' || detail.length === 0 || detail.length > MAX_REFUSAL_DETAIL || !detail.isWellFormed() || UNPRINTABLE.test(detail)) {
+  if (typeof detail !== 'string' || detail.length === 0 || detail.length > MAX_REFUSAL_DETAIL || !detail.isWellFormed() || UNPRINTABLE_IN_DETAIL.test(detail)) {
     return `detail must be printable text of 1 to ${MAX_REFUSAL_DETAIL} characters`;
   }
   return undefined;
