@@ -9,6 +9,9 @@ import { readmeTsBlocks } from '../packages/cli/src/testing/readme-blocks.ts';
 // on the line above. (The install test also runs the agent program against `countersign serve`.)
 
 const repo = join(import.meta.dirname, '..');
+// Packages' own ambient declarations for untyped dependencies: the blocks compile against the
+// packages' sources (as in the repository), so these travel with them (built packages carry them).
+const AMBIENT_DECLARATIONS = [join(repo, 'packages', 'semantic', 'src', 'text', 'porter2.d.ts')];
 // Under node_modules/, so the blocks resolve @countersign/* and their dependencies as the repository does.
 const dir = join(repo, 'node_modules', '.cache', 'readme-code');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +33,7 @@ describe('README code', () => {
       writeFileSync(join(dir, file), block.code);
       return file;
     });
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(repo, 'tsconfig.base.json'), compilerOptions: { noEmit: true }, files }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(repo, 'tsconfig.base.json'), compilerOptions: { noEmit: true }, files: [...files, ...AMBIENT_DECLARATIONS] }));
     const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
     // Errors name the README line the block starts on (readme-line-N.ts).
     expect(tsc.stdout + tsc.stderr).toBe('');
