@@ -64,6 +64,38 @@ export function joinParts(parts: RecordTextParts, prevHash: string, seq: number)
 }
 
 /**
+ * The CTEs `head` (the chain's last record) and `chained` (each record of `input`, in order
+ * `n`, given its seq, prev_hash and hash from the one before it: $5 is the genesis hash).
+ * One text for both statements below, so the hash rule cannot differ between them.
+ */
+function chainedFromHead(table: string): string {
+  return `head AS MATERIALIZED (
+      SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
+    ), chained (n, seq, prev_hash, hash) AS (
+      SELECT 0::bigint, COALESCE((SELECT seq FROM head), 0::bigint), NULL::text, COALESCE((SELECT hash FROM head), $5::text)
+      UNION ALL
+      SELECT i.n, c.seq + 1, c.hash,
+        encode(sha256(convert_to(i.before_prev || c.hash || i.before_seq || (c.seq + 1)::text || i.after_seq, 'UTF8')), 'hex')
+      FROM chained c JOIN input i ON i.n = c.n + 1
+    )`;
+}
+
+/**
+ * The INSERT of the `chained` rows. A record whose probe ($7, $8 in place of prev_hash and
+ * seq) does not hash to the probe hash computed here gets a NULL hash, which the NOT NULL
+ * column refuses: the split of the record's text is checked in the database.
+ */
+function insertChained(table: string): string {
+  return `INSERT INTO ${table} (seq, prev_hash, hash, event)
+    SELECT c.seq, c.prev_hash,
+      CASE WHEN encode(sha256(convert_to(i.before_prev || $7::text || i.before_seq || $8::text || i.after_seq, 'UTF8')), 'hex') = i.probe_hash
+        THEN c.hash END,
+      i.event
+    FROM chained c JOIN input i ON i.n = c.n
+    RETURNING seq, prev_hash, hash`;
+}
+
+/**
  * Chains and inserts records in ONE statement: reads the head (in this statement's
  * snapshot, taken after the caller's lock statement returned, so it sees every earlier
  * holder's commit), then seq = head + 1, 2, … and hash = SHA-256 of the joined text,
@@ -81,22 +113,8 @@ export function chainInsertStatement(table: string): PreparedStatement {
     WITH RECURSIVE input AS MATERIALIZED (
       SELECT * FROM unnest(${split('$1')}, ${split('$2')}, ${split('$3')}, ${split('$4')}::json[], ${split('$6')})
         WITH ORDINALITY AS u (before_prev, before_seq, after_seq, event, probe_hash, n)
-    ), head AS MATERIALIZED (
-      SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
-    ), chained (n, seq, prev_hash, hash) AS (
-      SELECT 0::bigint, COALESCE((SELECT seq FROM head), 0::bigint), NULL::text, COALESCE((SELECT hash FROM head), $5::text)
-      UNION ALL
-      SELECT i.n, c.seq + 1, c.hash,
-        encode(sha256(convert_to(i.before_prev || c.hash || i.before_seq || (c.seq + 1)::text || i.after_seq, 'UTF8')), 'hex')
-      FROM chained c JOIN input i ON i.n = c.n + 1
-    )
-    INSERT INTO ${table} (seq, prev_hash, hash, event)
-    SELECT c.seq, c.prev_hash,
-      CASE WHEN encode(sha256(convert_to(i.before_prev || $7::text || i.before_seq || $8::text || i.after_seq, 'UTF8')), 'hex') = i.probe_hash
-        THEN c.hash END,
-      i.event
-    FROM chained c JOIN input i ON i.n = c.n
-    RETURNING seq, prev_hash, hash`);
+    ), ${chainedFromHead(table)}
+    ${insertChained(table)}`);
 }
 
 /**
@@ -118,22 +136,8 @@ export function chainInsertIfStatement(table: string): PreparedStatement {
     ), input AS MATERIALIZED (
       SELECT g.*, row_number() OVER (ORDER BY g.given_n) AS n FROM given g
       WHERE COALESCE(g.flag, '') = '' OR current_setting(g.flag, true) = 'y'
-    ), head AS MATERIALIZED (
-      SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1
-    ), chained (n, seq, prev_hash, hash) AS (
-      SELECT 0::bigint, COALESCE((SELECT seq FROM head), 0::bigint), NULL::text, COALESCE((SELECT hash FROM head), $5::text)
-      UNION ALL
-      SELECT i.n, c.seq + 1, c.hash,
-        encode(sha256(convert_to(i.before_prev || c.hash || i.before_seq || (c.seq + 1)::text || i.after_seq, 'UTF8')), 'hex')
-      FROM chained c JOIN input i ON i.n = c.n + 1
-    ), inserted AS (
-      INSERT INTO ${table} (seq, prev_hash, hash, event)
-      SELECT c.seq, c.prev_hash,
-        CASE WHEN encode(sha256(convert_to(i.before_prev || $7::text || i.before_seq || $8::text || i.after_seq, 'UTF8')), 'hex') = i.probe_hash
-          THEN c.hash END,
-        i.event
-      FROM chained c JOIN input i ON i.n = c.n
-      RETURNING seq, prev_hash, hash
+    ), ${chainedFromHead(table)}, inserted AS (
+      ${insertChained(table)}
     )
     SELECT ins.seq, ins.prev_hash, ins.hash, i.given_n
     FROM inserted ins JOIN chained c ON c.seq = ins.seq JOIN input i ON i.n = c.n`);
