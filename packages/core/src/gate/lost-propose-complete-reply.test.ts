@@ -4,7 +4,8 @@ import { verifyChain } from '../audit/verify-chain.ts';
 import { MemoryLedger } from '../ledger/memory-ledger.ts';
 import { FaultLedger } from '../testing/lifecycle-model/fault-ledger.ts';
 import type { Fault } from '../testing/lifecycle-model/actions.ts';
-import { makeGateFixture } from '../testing/gate-fixture.ts';
+import { FIXTURE_POLICY_YAML, makeGateFixture } from '../testing/gate-fixture.ts';
+import { loadPolicy } from '../policy/load.ts';
 
 /**
  * A gate on a memory store behind the lifecycle model's fault ledger. `failNext(method,
@@ -65,6 +66,21 @@ describe('a proposal whose COMMIT reply is lost is answered as recorded (invaria
     const first = await f.gate.propose(call);
     failNext('recordProposal');
     expect(await f.gate.propose(call)).toEqual(first);
+  });
+
+  it('an approval request opened for a call recorded without one (policy changed since) whose reply is lost: answered with the stored request', async () => {
+    const { f, real, faults, failNext, audit } = faultyGate();
+    const call = f.call({ ...readFile, callId: 'read-1' });
+    expect(await f.gate.propose(call)).toMatchObject({ status: 'allowed' });
+    // Policy now asks a person for reads: proposing the recorded call again opens its request.
+    const stricter = loadPolicy(FIXTURE_POLICY_YAML.replace('verdict: allow', 'verdict: approve\n    approval: { approvers: { roles: [finance] } }'), 'yaml');
+    const g = makeGateFixture({ ledger: faults.store, audit, policy: stricter });
+    failNext('createApprovalRequest');
+    const outcome = await g.gate.propose(call);
+    expect(faults.injected).toEqual([{ method: 'createApprovalRequest', kind: 'lost_reply' }]);
+    const stored = await real.findProposalByCall(call.runId, call.callId);
+    const request = await real.findApprovalRequestByProposal(stored!.proposalId);
+    expect(outcome).toMatchObject({ status: 'approval_required', proposalId: stored!.proposalId, requestId: request!.requestId });
   });
 
   it('a model response: the call whose write lost its reply is answered as recorded, like the others', async () => {
