@@ -80,6 +80,12 @@ describe('the recording proxy', () => {
     await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
   });
 
+  it('a proposal the store may have recorded (outcome_unknown) is a 503 the client may retry, never a 403 refusal', async () => {
+    const { state, client } = await setup();
+    state.answer = () => ({ status: 'rejected', reason: 'outcome_unknown', message: 'the store failed while recording this and may have committed it' });
+    await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 503, code: 'outcome_unknown' });
+  });
+
   it('check 5: a relayed result that does not match is refused with its code and param, and nothing reaches the model', async () => {
     const { model, state, client } = await setup();
     state.relay = (messages) => ({

@@ -29,9 +29,12 @@ export function errorResponse(error: ProxyError, format: ErrorFormat = errorBody
   return new Response(JSON.stringify(format(error)), { status: error.status, headers: { 'content-type': 'application/json' } });
 }
 
-/** A refusal by a check: 503 when the store could not answer (retrying may help), 403 otherwise. */
+/** The store could not answer: nothing refused the call, so retrying may help (a call recorded again answers as recorded). */
+const STORE_ANSWERS = new Set(['store_unavailable', 'outcome_unknown']);
+
+/** A refusal by a check: 503 when the store could not answer (`STORE_ANSWERS`), 403 otherwise. */
 export function refused(code: string, message: string, param?: string, countersign?: Record<string, unknown>): ProxyError {
-  return { status: code === 'store_unavailable' ? 503 : 403, type: 'countersign_refused', code, message, param, countersign };
+  return { status: STORE_ANSWERS.has(code) ? 503 : 403, type: 'countersign_refused', code, message, param, countersign };
 }
 
 export function invalidRequest(code: string, message: string, param?: string): ProxyError {

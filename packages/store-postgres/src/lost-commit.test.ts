@@ -4,7 +4,7 @@ import type { PostgresStore } from './open.ts';
 import type { TcpProxy } from './testing/tcp-proxy.ts';
 import { describePg, proxiedTestDatabase, tempStore } from './testing/test-database.ts';
 
-describePg('postgres: an authorize whose COMMIT reply is lost', () => {
+describePg('postgres: an authorize, a proposal or a result whose COMMIT reply is lost', () => {
   let proxy: TcpProxy;
   let store: PostgresStore;
   let cleanup: () => Promise<void>;
@@ -33,5 +33,32 @@ describePg('postgres: an authorize whose COMMIT reply is lost', () => {
     expect(outcome).toMatchObject({ status: 'not_approved', reason: 'outcome_unknown', proposalId: approved.proposalId });
     // And the spent approval is never authorized again.
     expect(await f.gate.authorize({ proposalId: approved.proposalId, token: approved.token })).toMatchObject({ status: 'not_approved', reason: 'already_consumed' });
+  });
+
+  it('a proposal whose COMMIT reply is lost is answered as recorded (approval_required with the request it opened), and proposing again answers the same', async () => {
+    const f = makeGateFixture({ ledger: store.ledger, audit: store.audit, definitions: store.definitions });
+    const call = f.call({ runId: 'lost-propose' });
+    const dropped = proxy.dropNextCommitReply();
+    const outcome = await f.gate.propose(call);
+    await dropped;
+    const stored = await store.ledger.findProposalByCall(call.runId, call.callId);
+    const request = stored === undefined ? undefined : await store.ledger.findApprovalRequestByProposal(stored.proposalId);
+    expect(request?.status).toBe('pending');
+    expect(outcome).toMatchObject({ status: 'approval_required', proposalId: stored!.proposalId, requestId: request!.requestId });
+    expect(await f.gate.propose(call)).toMatchObject({ status: 'approval_required', proposalId: stored!.proposalId, requestId: request!.requestId });
+  });
+
+  it('a result whose COMMIT reply is lost is answered as recorded, and completing again answers duplicate', async () => {
+    const f = makeGateFixture({ ledger: store.ledger, audit: store.audit, definitions: store.definitions });
+    const approved = await f.proposeAndApprove({ runId: 'lost-complete' });
+    const authorized = await f.gate.authorize({ proposalId: approved.proposalId, token: approved.token });
+    if (authorized.status !== 'authorized') throw new Error(`authorize answered ${authorized.status}`);
+    const dropped = proxy.dropNextCommitReply();
+    const outcome = await f.gate.complete(authorized.grant, { status: 'succeeded', result: { done: true } });
+    await dropped;
+    expect(await f.gate.callStatus(approved.proposalId)).toMatchObject({ ok: true, call: { state: 'succeeded' } });
+    expect(outcome).toMatchObject({ ok: true, proposalId: approved.proposalId, duplicate: false });
+    expect(await f.gate.complete(authorized.grant, { status: 'succeeded', result: { done: true } })).toMatchObject({ ok: true, duplicate: true });
+    expect((await store.audit.read()).filter((r) => r.type === 'result' && r.proposalId === approved.proposalId)).toHaveLength(1);
   });
 });

@@ -126,8 +126,9 @@ describe('operating serve on SQLite: health, readiness, metrics, logs', () => {
         toolCalls: [{ id: 'c9', name: 'transfer', arguments: { amount: 1, to: 'x' } }],
       })
     ).body.outcomes[0];
-    expect(outcome).toMatchObject({ status: 'rejected', reason: 'store_unavailable' });
-    await expect.poll(async () => sample(await metrics(), 'countersign_rejections_total', 'stage="propose",reason="store_unavailable"'), { timeout: 10_000 }).toBe(1);
+    // The write failed and nothing can be read back to say it did not commit: outcome_unknown (propose again).
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'outcome_unknown' });
+    await expect.poll(async () => sample(await metrics(), 'countersign_rejections_total', 'stage="propose",reason="outcome_unknown"'), { timeout: 10_000 }).toBe(1);
     const text = await metrics();
     expect(sample(text, 'countersign_store_up')).toBe(0);
     expect(sample(text, 'countersign_store_operation_seconds_count', 'operation="ping",outcome="error"')).toBeGreaterThanOrEqual(1);

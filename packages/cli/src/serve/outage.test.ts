@@ -62,7 +62,9 @@ describePg('serve when PostgreSQL becomes unreachable', () => {
       principal: 'user:out',
       toolCalls: [{ id: 'c2', name: 'transfer', arguments: { amount: 1, to: 'x' } }],
     });
-    expect(proposeDuring.body.outcomes[0]).toMatchObject({ status: 'rejected', reason: 'store_unavailable' });
+    // The proposal's write failed and could not be read back: it may have committed, so the
+    // agent is told outcome_unknown (propose again), not that nothing was recorded.
+    expect(proposeDuring.body.outcomes[0]).toMatchObject({ status: 'rejected', reason: 'outcome_unknown' });
     expect(executions()).toBe(0);
 
     await proxy.restore();

@@ -21,7 +21,9 @@ describe('gate: attacks are rejected with their reason code (outages and malform
     const unreachable = new Proxy(f.ledger, { get: () => fail });
     const allDown = makeGateFixture({ ledger: unreachable, audit: f.audit });
     expect(await allDown.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ reason: 'store_unavailable' });
-    expect(await allDown.gate.propose(f.call())).toMatchObject({ status: 'rejected', reason: 'store_unavailable' });
+    // A propose whose write fails cannot be read back either: it may have committed, so the
+    // answer is outcome_unknown (propose again), never a claim that nothing was recorded.
+    expect(await allDown.gate.propose(f.call())).toMatchObject({ status: 'rejected', reason: 'outcome_unknown' });
     expect(outage.executions.length + allDown.executions.length + f.executions.length).toBe(0);
     // the store is back: the same approval still works once
     expect(await f.gate.dispatch(f.dispatchFor(call, token))).toMatchObject({ status: 'executed' });

@@ -64,19 +64,24 @@ describe('the lifecycle model finds what it is for', () => {
     expect(violation).toContain('history as run:');
   });
 
-  // Canary for the known-defect switch (rules.ts): when propose (and complete) answers a committed write
-  // whose reply was lost as done or unknown, this fails; then set the switch to false.
-  it('today a lost COMMIT reply of propose is still answered as a failure (known defect lostProposeOrCompleteReplyReportedAsFailure)', async () => {
-    expect(KNOWN_DEFECTS.lostProposeOrCompleteReplyReportedAsFailure).toBe(true);
-    const violation = await replayHistory({
-      harness: memoryHarness(),
-      knownDefects: NO_KNOWN_DEFECTS,
-      steps: [{ action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'read_file', amount: 50 }] }, fault: { nth: 0, kind: 'lost_reply' } }],
-    }).then(
-      () => 'no violation',
-      (error: unknown) => String(error),
-    );
-    expect(violation).toMatch(/lost_reply.*the write committed but the answer says otherwise/);
+  // The histories the canary replayed while lostProposeOrCompleteReplyReportedAsFailure was on:
+  // a lost COMMIT reply of propose (one call, or an approval request opened with it) and of complete.
+  it('a proposal or a result whose COMMIT reply is lost is answered as recorded (was known defect lostProposeOrCompleteReplyReportedAsFailure)', async () => {
+    expect(KNOWN_DEFECTS.lostProposeOrCompleteReplyReportedAsFailure).toBe(false);
+    const small: Step = { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'read_file', amount: 50 }] } };
+    const histories: { steps: Step[]; answer: string }[] = [
+      { steps: [{ ...small, fault: { nth: 0, kind: 'lost_reply' } }], answer: 'propose:allowed' },
+      {
+        steps: [{ action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 5000 }] }, fault: { nth: 0, kind: 'lost_reply' } }],
+        answer: 'propose:approval_required',
+      },
+      { steps: [small, { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c1', token: 'none' } }, { action: { kind: 'complete', call: 'r1/c1', outcome: 'succeeded' }, fault: { nth: 0, kind: 'lost_reply' } }], answer: 'complete:ok' },
+    ];
+    for (const { steps, answer } of histories) {
+      const stats = await replayHistory({ harness: memoryHarness(), knownDefects: NO_KNOWN_DEFECTS, steps });
+      expect(stats.faultsAt, answer).toMatchObject({ [`${answer.startsWith('complete') ? 'recordResult' : 'recordProposal'}:lost_reply`]: 1 });
+      expect(stats.answers[answer], answer).toBe(1);
+    }
   });
 
   // The shrunk histories the model printed for lostReplyReportedAsFailure before the fix

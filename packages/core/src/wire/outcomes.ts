@@ -75,6 +75,7 @@ export const ProposeOutcomeSchema = z.discriminatedUnion('status', [
       'principal_not_allowed',
       'run_owned_by_other_agent',
       'definition_mismatch',
+      'outcome_unknown',
     ]),
     message: Message,
     reviewRequestId: Id.optional(),
@@ -95,7 +96,7 @@ export const CompleteOutcomeSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), proposalId: Id, resultDigest: Digest, duplicate: z.boolean() }),
   z.object({
     ok: z.literal(false),
-    reason: z.enum(['unknown_grant', 'grant_mismatch', 'not_dispatched', 'result_conflict', 'invalid_completion', 'store_unavailable']),
+    reason: z.enum(['unknown_grant', 'grant_mismatch', 'not_dispatched', 'result_conflict', 'invalid_completion', 'store_unavailable', 'outcome_unknown']),
     message: Message,
   }),
 ]);

@@ -7,7 +7,7 @@ import { askPolicy } from '../../policy/ask-policy.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
 import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
 import { auditsAtomically } from '../common/audited-write.ts';
-import { settleLostWrite } from './settle-lost-write.ts';
+import { settleLostWrite } from '../common/settle-lost-write.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';

@@ -12,7 +12,7 @@ import { approveWithEdits } from './approve-with-edits.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
 import { viewRequest } from './view-request.ts';
-import { settleLostWrite } from './settle-lost-write.ts';
+import { settleLostWrite } from '../common/settle-lost-write.ts';
 
 const MAX_REASON_LENGTH = 1000;
 

@@ -5,7 +5,7 @@ import type { GateDeps } from '../config.ts';
 import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import type { RevokeOutcome } from './types.ts';
-import { settleLostWrite } from './settle-lost-write.ts';
+import { settleLostWrite } from '../common/settle-lost-write.ts';
 import { viewForDecider } from './view-request.ts';
 
 /**

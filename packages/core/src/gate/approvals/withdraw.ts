@@ -6,7 +6,7 @@ import type { Approver } from './eligibility.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import type { WithdrawOutcome } from './types.ts';
 import type { ApprovalRequest, WithdrawApprovalResult } from '../../ledger/types.ts';
-import { settleLostWrite } from './settle-lost-write.ts';
+import { settleLostWrite } from '../common/settle-lost-write.ts';
 import { viewForDecider } from './view-request.ts';
 
 /**

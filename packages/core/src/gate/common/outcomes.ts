@@ -93,7 +93,13 @@ export type ProposeOutcome =
         /** The run belongs to the agent that recorded its first call, and that is another agent. */
         | 'run_owned_by_other_agent'
         /** The tool's definition is not the trusted one (changed, unpinned or disabled): nothing was recorded. */
-        | 'definition_mismatch';
+        | 'definition_mismatch'
+        /**
+         * The store failed while recording the call and could not be read back: the call
+         * may be recorded (a reply lost after COMMIT). Not a refusal: propose the same call
+         * again, which answers as recorded.
+         */
+        | 'outcome_unknown';
       message: string;
       /** For `definition_mismatch`: the review request a person must decide first, when one is open. */
       reviewRequestId?: string | undefined;

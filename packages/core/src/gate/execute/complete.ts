@@ -1,7 +1,7 @@
 import { serializeCanonical } from '../../canonical/serialize.ts';
 import { sha256Hex } from '../../digest.ts';
 import { emit } from '../../events/emit.ts';
-import type { Proposal, RecordResultOutcome } from '../../ledger/types.ts';
+import type { Proposal, RecordResultOutcome, ResultRecord } from '../../ledger/types.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
 import { auditedWriteIfWritten, auditsAtomically } from '../common/audited-write.ts';
@@ -10,6 +10,7 @@ import type { GateDeps } from '../config.ts';
 import type { CompleteFailure, CompleteOutcome, Completion, Grant } from './grant.ts';
 import { grantMismatch, grantOf } from './grant-of.ts';
 import { takeIssuedCall } from './issued-grants.ts';
+import { settleLostResult } from './lost-result.ts';
 import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 import { type ProjectionDigests, resultProjections } from '../relay/projections.ts';
 
@@ -72,24 +73,21 @@ export async function completeDispatched(deps: GateDeps, proposal: Proposal, com
     resultEvent.detail = { resultDigest: digest };
     let recorded: RecordResultOutcome;
     const atomic = auditsAtomically(deps);
+    const result: ResultRecord =
+      projections === undefined ? { status: completion.status, resultDigest: digest, at } : { status: completion.status, resultDigest: digest, projections, at };
     try {
       // One transaction when the store holds both: the result and its record land together.
       // The record goes with the write, appended only if this call stores the result.
-      recorded = await auditedWriteIfWritten<RecordResultOutcome>(
-        deps,
-        (audit) =>
-          deps.ledger.recordResult(
-            proposal.proposalId,
-            projections === undefined ? { status: completion.status, resultDigest: digest, at } : { status: completion.status, resultDigest: digest, projections, at },
-            audit,
-          ),
-        [resultEvent],
-        resultWritten,
-      );
+      recorded = await auditedWriteIfWritten<RecordResultOutcome>(deps, (audit) => deps.ledger.recordResult(proposal.proposalId, result, audit), [resultEvent], resultWritten);
     } catch (error) {
-      if (atomic) throw error;
       // Two steps: the ledger may hold the result (a retry answers duplicate); the missing audit record is the outage to report.
-      return { ok: false, reason: 'store_unavailable', message: `result recorded, but the audit log failed: ${errorMessage(error)}` };
+      if (!atomic) return { ok: false, reason: 'store_unavailable', message: `result recorded, but the audit log failed: ${errorMessage(error)}` };
+      // One step whose reply may be lost after COMMIT: the store is read again before
+      // anything is said (invariant 6), and a result it holds is answered as recorded.
+      const settled = await settleLostResult(deps, proposal.proposalId, result, error);
+      if (settled.settled === 'not_written') throw error;
+      if (settled.settled === 'unknown') return { ok: false, reason: 'outcome_unknown', message: settled.message };
+      recorded = settled.value;
     }
     if (!recorded.ok) {
       if (recorded.reason === 'conflict') {

@@ -40,7 +40,13 @@ export type CompleteFailure =
   /** A different result was already recorded for this call; the first one stands. */
   | 'result_conflict'
   | 'invalid_completion'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /**
+   * The store failed while recording the result and could not be read back: it may be
+   * recorded (a reply lost after COMMIT). Not a refusal: complete again with the same
+   * result, which answers `duplicate` if it was.
+   */
+  | 'outcome_unknown';
 
 export type CompleteOutcome =
   | {

@@ -2,6 +2,7 @@ import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
 import { errorMessage } from '../common/call-records.ts';
 import { type RejectionOutcome, reject } from '../common/reject.ts';
+import { settleLostWrite } from '../common/settle-lost-write.ts';
 
 /**
  * The answer to an authorize whose consume failed with an error instead of an outcome.
@@ -18,13 +19,13 @@ import { type RejectionOutcome, reject } from '../common/reject.ts';
  * consume committed, is already in the log with it.
  */
 export async function answerLostConsume(deps: GateDeps, proposal: Proposal, error: unknown): Promise<RejectionOutcome> {
-  let state: Proposal['state'] | undefined;
-  try {
-    state = (await deps.ledger.getProposal(proposal.proposalId))?.state;
-  } catch {
-    state = undefined;
-  }
-  if (state === 'proposed') {
+  // The one settle rule of every write (`settleLostWrite`): a call no longer `proposed` (or
+  // gone) is a trace of a consume, whoever's; a read that fails says nothing.
+  const settled = await settleLostWrite(async () => {
+    const state = (await deps.ledger.getProposal(proposal.proposalId))?.state;
+    return state === 'proposed' ? undefined : (state ?? 'missing');
+  }, error);
+  if (settled.settled === 'not_written') {
     return reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed, nothing was consumed: ${errorMessage(error)}`);
   }
   return {

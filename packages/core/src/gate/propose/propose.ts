@@ -21,6 +21,7 @@ import type { ProposeOutcome } from '../common/outcomes.ts';
 import { checkIntent, intentAuditValue, MAX_OFFERS, MAX_TASK_LENGTH } from '../intent/intent-stage.ts';
 import type { IntentRecord } from '../intent/types.ts';
 import { mayUseTool } from '../common/tool-scope.ts';
+import { settleLostProposal, settleLostRequest } from './lost-proposal.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -278,7 +279,7 @@ function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
 function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): ProposeOutcome | Promise<ProposeOutcome> {
   const { call, now } = p;
   try {
-    if (!written.ok) throw written.error;
+    if (!written.ok) return finishLostWrite(deps, p, written.error);
     const recorded = written.recorded;
     if (!recorded.ok) return finishRefused(deps, p, recorded).catch((error: unknown) => storeUnavailable(deps, call, error));
     const proposal = recorded.proposal;
@@ -296,6 +297,19 @@ function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Prop
   } catch (error) {
     return storeUnavailable(deps, call, error);
   }
+}
+
+/**
+ * The proposal write threw: its reply may be lost after COMMIT, so the store is read again
+ * before anything is said (invariant 6). A call the store shows is answered as recorded;
+ * one it does not show is `store_unavailable`; a store that cannot be read is
+ * `outcome_unknown`, never a failure for a call that may be recorded.
+ */
+async function finishLostWrite(deps: GateDeps, p: PreparedCall, error: unknown): Promise<ProposeOutcome> {
+  const settled = await settleLostProposal(deps, p.input, p.request !== undefined, error);
+  if (settled.settled === 'not_written') return storeUnavailable(deps, p.call, error);
+  if (settled.settled === 'unknown') return outcomeUnknown(deps, p.call, settled.message);
+  return finishProposal(deps, p, { ok: true, recorded: settled.value });
 }
 
 /** The ledger refused the write: another agent's run, or the same call id with other content. */
@@ -328,6 +342,12 @@ function storeUnavailable(deps: GateDeps, call: ModelToolCall, error: unknown): 
   return { status: 'rejected', reason: 'store_unavailable', message: `ledger or audit store failed: ${errorMessage(error)}` };
 }
 
+/** The store failed while recording and could not say whether it did: not a failure (the call may be recorded). */
+function outcomeUnknown(deps: GateDeps, call: ModelToolCall, message: string): ProposeOutcome {
+  emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason: 'outcome_unknown', runId: call.runId, callId: call.callId, toolName: call.toolName });
+  return { status: 'rejected', reason: 'outcome_unknown', message };
+}
+
 /** The outcome of an allow or deny verdict on a recorded call. */
 function decidedOutcome(proposal: Proposal, verdict: Exclude<Verdict, { kind: 'approve' }>): ProposeOutcome {
   if (verdict.kind === 'allow') return { status: 'allowed', proposalId: proposal.proposalId, callId: proposal.callId, argsDigest: proposal.argsDigest };
@@ -346,7 +366,16 @@ async function approvalOutcome(deps: GateDeps, proposal: Proposal, verdict: Extr
   }
   // A call recorded earlier without a request (policy changed since, or a ledger that
   // does not open requests with proposals): opened now, as its own write.
-  const request = await deps.ledger.createApprovalRequest({ ...newRequest(deps, verdict, now), proposalId: proposal.proposalId });
+  let request: ApprovalRequest;
+  try {
+    request = await deps.ledger.createApprovalRequest({ ...newRequest(deps, verdict, now), proposalId: proposal.proposalId });
+  } catch (error) {
+    // Its reply may be lost after COMMIT: the request the store shows is the one to wait for.
+    const settled = await settleLostRequest(deps, proposal, error);
+    if (settled.settled === 'not_written') throw error;
+    if (settled.settled === 'unknown') return { status: 'rejected', reason: 'outcome_unknown', message: settled.message };
+    request = settled.value;
+  }
   emit(deps.events, { type: 'approval_requested', at: now, requestId: request.requestId, expiresAt: request.expiresAt, ...callIds(proposal) });
   await deps.audit.append(approvalRequestedEvent(proposal, request, now));
   return { status: 'approval_required', ...ids, requestId: request.requestId, expiresAt: request.expiresAt };

@@ -116,20 +116,20 @@ export const KNOWN_DEFECTS = {
   /**
    * A decision write (decide, approve-with-edits, revoke, withdraw) that committed but
    * whose reply was lost was reported as a failure (`store_unavailable`) although it took
-   * effect. Fixed in core (`gate/approvals/settle-lost-write.ts`): the request is read
+   * effect. Fixed in core (`gate/common/settle-lost-write.ts`): the request is read
    * again before answering, and a write the store shows is answered as done (a read
    * that fails too: `outcome_unknown`), as authorize does since #25 item 7.
    */
   lostReplyReportedAsFailure: false,
   /**
    * The same for propose and complete: a proposal or a result whose write committed but
-   * whose reply was lost is answered `store_unavailable` though the store holds it.
-   * Retrying either is idempotent (the same call or result answers as recorded), so the
-   * agent's retry is safe, but the answer is not true in the store. Not decision writes:
-   * left out of #32's fix (gate/propose, gate/execute); the rule to reuse is the same
-   * (`settleLostWrite`: settle on a fresh read before answering).
+   * whose reply was lost was answered `store_unavailable` though the store held it. Fixed
+   * in core with the same rule (`gate/common/settle-lost-write.ts`, used by
+   * `gate/propose/lost-proposal.ts` and `gate/execute/lost-result.ts`): the call or the
+   * result is read again, a write the store shows is answered as done, a read that fails
+   * too is `outcome_unknown`.
    */
-  lostProposeOrCompleteReplyReportedAsFailure: true,
+  lostProposeOrCompleteReplyReportedAsFailure: false,
   /**
    * Approve-with-edits wrote the ledger in one step (`recordEdit`) and its audit records
    * (the closing deny, the edited call's proposal and the editor's approval) in a second
