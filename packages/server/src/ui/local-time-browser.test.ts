@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture } from '../testing/server-fixture.ts';
 
+const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
+
 let browser: Browser | undefined;
 
 /** `2026-06-01 21:00:00` for an ISO instant shifted by `hours`: the viewer's wall clock. */
@@ -37,10 +39,11 @@ describe.skipIf(!browserTestsRun)('times on the pages: the viewer’s time zone,
             expect(await time.getAttribute('title')).toBe(utc);
             expect(await time.textContent()).toBe(javaScriptEnabled ? `${wallClock(iso, 9)} GMT+9` : utc);
           }
-          if (javaScriptEnabled) {
-            await page.screenshot({ path: '/work/screens/ux2/request-local-time-390.png', fullPage: false });
+          // Screenshots only when asked for (COUNTERSIGN_SCREENS_DIR), like the other browser tests.
+          if (javaScriptEnabled && SCREENS !== undefined) {
+            await page.screenshot({ path: `${SCREENS}/request-local-time-390.png`, fullPage: false });
             await page.setViewportSize({ width: 1280, height: 800 });
-            await page.screenshot({ path: '/work/screens/ux2/request-local-time-1280.png', fullPage: false });
+            await page.screenshot({ path: `${SCREENS}/request-local-time-1280.png`, fullPage: false });
           }
         } finally {
           await context.close();
