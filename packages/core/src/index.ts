@@ -41,8 +41,8 @@ export {
   type WaitOutcome,
   type WaitSettled,
 } from './gate/index.ts';
-export { type KeyEntry, Keyring, ed25519KeyFromPem, generateEd25519Key, hmacKey, keyringFromEnv } from './token/index.ts';
-export { loadPolicy, loadPolicyFile, type PolicyEngine, PolicyError, type Verdict } from './policy/index.ts';
+export { type KeyEntry, Keyring, hmacKey, keyringFromEnv } from './token/index.ts';
+export { loadPolicy, loadPolicyFile, type PolicyEngine, type Verdict } from './policy/index.ts';
 export { type LedgerStore, MemoryLedger } from './ledger/index.ts';
 export { staticCatalog, type ToolCatalog } from './catalog/index.ts';
 export { type AuditLog, JsonlAuditLog, MemoryAuditLog, verifyChain } from './audit/index.ts';

@@ -3,7 +3,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyBuiltCore, expectExportsMirrorSources, installManifest, readManifest } from './testing/package-exports/index.ts';
+import { copyBuiltCore } from './testing/package-exports/built-core.ts';
+import { expectExportsMirrorSources, installManifest, readManifest } from './testing/package-exports/package-exports.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(packageDir, '..', '..');

@@ -33,20 +33,18 @@ export type {
   ProposeOutcome,
 } from './common/outcomes.ts';
 export type { ModelToolCall } from './propose/propose.ts';
-export { definitionDigest, definitionText, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from '../catalog/tools.ts';
+export { definitionDigest, type Tool, type ToolContext, type ToolDefinition, type ToolRegistry } from '../catalog/tools.ts';
 export type { CallState, CallStatus, CompleteFailure, CompleteOutcome, Completion, Grant } from './execute/grant.ts';
 export type { AuthorizeOutcome, AuthorizeRequest, CallStatusResult, GatePort, ModelResponse, TokenResult, WaitEdited, WaitOutcome, WaitSettled } from './common/port.ts';
 export { type ProjectionDigests, RELAY_PROJECTIONS, type RelayProjection, resultProjections } from './relay/projections.ts';
 export { type RelayedForms, relayedForms } from './relay/relayed-forms.ts';
 export {
   type IntegrationRefusalReason,
-  MAX_REFUSAL_DETAIL,
   type RefusalReport,
   type RefusalReportOutcome,
   recordableRefusalText,
 } from './relay/refusal-report.ts';
 export { type ProviderOutputOutcome, type ProviderOutputReport, providerOutputDigest } from './relay/provider-output.ts';
 export type { CheckRelayedRequest, RelayCheckOutcome, RelayedToolMessage, RelayFailure, RelayFailureReason } from './relay/types.ts';
-export { MAX_TASK_LENGTH } from './intent/intent-stage.ts';
 export type { IntentConfig, IntentDecision, IntentMatcher, IntentMatchInput, IntentMatchResult, IntentTool } from './intent/types.ts';
-export { probeStore, type StoreProbe } from './common/probe-store.ts';
+export type { StoreProbe } from './common/probe-store.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TASK_LENGTH } from '../gate/index.ts';
+import { MAX_TASK_LENGTH } from '../gate/intent/intent-stage.ts';
 import { type ConversationMessage, intentTask, type TaskExtractor, textOfContent, textOfToolOutput } from './index.ts';
 
 const CONTEXT = { runId: 'r', sessionId: 's', principal: 'p' };

@@ -29,8 +29,8 @@ export {
   type PasskeyEvidenceReport,
 } from './evidence-check.ts';
 export { ledgerCopyProblems } from './ledger-copies.ts';
-export { counterAdvances, MemoryPasskeyStore } from './memory-passkey-store.ts';
-export { type EnrolInput, enrolPasskey, type PasskeyChangeDeps, type PasskeyChangeFailure, type PasskeyChangeResult, type RemoveInput, removePasskey, removePasskeyAsOperator } from './passkey-changes.ts';
+export { MemoryPasskeyStore } from './memory-passkey-store.ts';
+export { type EnrolInput, enrolPasskey, type PasskeyChangeDeps, type PasskeyChangeFailure, type PasskeyChangeResult, type RemoveInput, removePasskeyAsOperator } from './passkey-changes.ts';
 export type {
   AddCredentialOptions,
   AddCredentialResult,

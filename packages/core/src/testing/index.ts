@@ -2,10 +2,8 @@ export { type Clock, manualClock } from '../clock.ts';
 export {
   type Execution,
   FINANCE,
-  FIXTURE_POLICY_YAML,
   FIXTURE_SECRET,
   type GateFixtureOptions,
-  listedFor,
   makeGateFixture,
   requestView,
 } from './gate-fixture.ts';
@@ -33,7 +31,6 @@ export {
   KIT_AGENTS,
   KIT_APPROVER,
   KIT_CHANGED_DEFINITION,
-  KIT_PINNED_DEFINITION,
   KIT_PRINCIPAL,
   type KitAgent,
 } from './attack-kit/index.ts';
@@ -48,16 +45,13 @@ export {
   INTENT_TASK,
   type IntentHarness,
   runIntentConformance,
-  scriptedMatcher,
 } from './intent-conformance.ts';
 export { BANK_TOOL_DEFINITIONS, integrationGate } from './integration-gate.ts';
 export { type ProviderOutputHarness, runProviderOutputConformance } from './provider-output-conformance.ts';
 export { lastUserMessageExtractor, oneToolMatcher } from './integration-intent.ts';
 export {
-  type Action,
   describeLifecycleModel,
   emptyStats,
-  FaultLedger,
   type KillableHarness,
   type KilledRunOptions,
   KNOWN_DEFECTS,
@@ -66,10 +60,7 @@ export {
   type LifecycleHarness,
   type LifecycleRunOptions,
   type LifecycleStats,
-  LifecycleViolation,
   type OpenedStores,
-  replayHistory,
   runKilledLifecycleModel,
   runLifecycleModel,
-  type Step,
 } from './lifecycle-model/index.ts';

@@ -1,4 +1,4 @@
 // Process-racing helpers for multi-process tests. Kept apart from the conformance
 // suites because child processes load this without the test runner.
 export { runChildren, waitForGo } from './run-children.ts';
-export { type KillPoint, runLifecycleWorker, type WorkerInput, type WorkerReport } from '../lifecycle-model/kill-worker.ts';
+export { runLifecycleWorker } from '../lifecycle-model/kill-worker.ts';

@@ -1,10 +1,2 @@
-export { builtCoreDist, copyBuiltCore } from './built-core.ts';
-export { buildInto } from './build-into.ts';
-export {
-  describeBuiltIntegration,
-  expectExportsMirrorSources,
-  type IntegrationExportsCheck,
-  installManifest,
-  type PackageManifest,
-  readManifest,
-} from './package-exports.ts';
+export { builtCoreDist } from './built-core.ts';
+export { describeBuiltIntegration, type IntegrationExportsCheck } from './package-exports.ts';
