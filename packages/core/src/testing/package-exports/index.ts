@@ -1,5 +1,6 @@
 export { builtCoreDist, copyBuiltCore } from './built-core.ts';
 export { buildInto } from './build-into.ts';
+export { builtPackageCache } from './built-package.ts';
 export {
   describeBuiltIntegration,
   expectExportsMirrorSources,
