@@ -141,7 +141,7 @@ beforeAll(async () => {
   const report: string[] = [];
   let started = performance.now();
   // One build, reused: a package whose dist/ is newer than all its sources is not rebuilt, and
-  // core comes from the build the package-exports tests share.
+  // the integrations and what they need come from the builds the package-exports tests share.
   const built = await buildPublicPackages(repo);
   report.push(`build: ${built.length === 0 ? 'reused' : built.join(', ')} ${seconds(started)}`);
   started = performance.now();

@@ -1,2 +1,3 @@
 export { builtCoreDist } from './built-core.ts';
+export { builtPackageCache } from './built-package.ts';
 export { describeBuiltIntegration, type IntegrationExportsCheck } from './package-exports.ts';

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildInto } from './build-into.ts';
-import { copyBuiltCore } from './built-core.ts';
+import { installBuiltPackage, workspaceFolders } from './built-package.ts';
 
 /** The fields of a workspace package's package.json these checks read. */
 export interface PackageManifest {
@@ -49,23 +48,9 @@ export interface IntegrationExportsCheck {
   subpathFunctions?: Record<string, string[]> | undefined;
   /**
    * Workspace packages it depends on besides core, as folders under `packages/`, dependencies
-   * first (e.g. `['semantic', 'proxy']`): each is built from its sources beside the built core.
+   * first (e.g. `["semantic", "proxy"]`): each is installed from its shared build (built-package.ts) beside core.
    */
   workspaceDeps?: string[] | undefined;
-}
-
-/**
- * Builds the workspace package in `packageDir` from a copy of its sources into
- * `scratch/node_modules/@countersign/<name>`, so the packages built before it resolve to
- * their dist types, as for a user. Its `data/` (shipped files) comes along.
- */
-function buildFromSources(repoDir: string, scratch: string, name: string, packageDir: string): void {
-  const installed = installManifest(scratch, name, packageDir);
-  cpSync(join(packageDir, 'src'), join(installed, 'src'), { recursive: true });
-  if (existsSync(join(packageDir, 'data'))) cpSync(join(packageDir, 'data'), join(installed, 'data'), { recursive: true });
-  const config = JSON.parse(readFileSync(join(packageDir, 'tsconfig.build.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(installed, 'tsconfig.build.json'), JSON.stringify({ ...config, extends: join(repoDir, 'tsconfig.base.json') }));
-  buildInto(repoDir, join(installed, 'tsconfig.build.json'), join(installed, 'dist'), name);
 }
 
 /**
@@ -87,11 +72,11 @@ export function describeBuiltIntegration(check: IntegrationExportsCheck): void {
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
     it('the built package imports with plain node', async () => {
-      const core = installManifest(scratch, 'core', join(repoDir, 'packages', 'core'));
-      await copyBuiltCore(repoDir, core);
-      for (const dep of check.workspaceDeps ?? []) buildFromSources(repoDir, scratch, dep, join(repoDir, 'packages', dep));
-      // Built from a copy beside the built core, so `@countersign/core` resolves to its dist types, as for a user.
-      buildFromSources(repoDir, scratch, name, packageDir);
+      // Each package's build is shared with the other package-exports tests and the install
+      // test (built-package.ts): built from a copy beside the builds it needs, so
+      // `@countersign/core` resolved to its dist types, as for a user.
+      const workspace = workspaceFolders(repoDir);
+      for (const pkg of ['core', ...(check.workspaceDeps ?? []), name]) await installBuiltPackage(repoDir, scratch, `@countersign/${pkg}`, workspace);
       const expected: Array<[string, string[]]> = [[`@countersign/${name}`, check.functions]];
       for (const [subpath, functions] of Object.entries(check.subpathFunctions ?? {})) expected.push([`@countersign/${name}/${subpath}`, functions]);
       const script = `
