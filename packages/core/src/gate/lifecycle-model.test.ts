@@ -156,6 +156,21 @@ describe('the lifecycle model finds what it is for', () => {
     expect([...hit]).toEqual(expect.arrayContaining(['register:before', 'replacePin:before', 'replacePin:lost_reply', 'recordProposal:lost_reply']));
   });
 
+  // The shrunk history of seed 1526074347 (a CI run): the review's own settle failed, so the
+  // next look at the tool settles it, and that pin move's COMMIT reply was lost.
+  it('a reviewed definition whose pin move loses its COMMIT reply is answered as admitted, not store_unavailable', async () => {
+    const stats = await replayHistory({
+      harness: memoryHarness(),
+      knownDefects: NO_KNOWN_DEFECTS,
+      steps: [
+        { action: { kind: 'redefine', definition: 'v2' } },
+        { action: { kind: 'review', approver: 'bob', decision: 'approve' }, fault: { nth: 6, kind: 'before' } },
+        { action: { kind: 'redefine', definition: 'v2' }, fault: { nth: 9, kind: 'lost_reply' } },
+      ],
+    });
+    expect(stats.faultsAt).toMatchObject({ 'replacePin:lost_reply': 1 });
+  });
+
   it('a definition store that trusts a definition still waiting for review (a rug pull let through) fails the model', async () => {
     const trustsPending = (store: MemoryDefinitionStore): DefinitionStore =>
       withMethod<DefinitionStore, 'getPin'>(store, 'getPin', async (toolName) => {

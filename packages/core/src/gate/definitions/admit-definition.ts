@@ -105,7 +105,9 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number, registere
   const request = await findReview(deps, pin);
   const state = reviewState(request, now);
   if (state === 'approved' || state === 'denied') {
-    await settleReview(deps, pin, state, 'system');
+    // A settle that threw may have moved the pin with its reply lost (movePin's rule): the
+    // next round reads the pin again and answers from what the store shows.
+    await settleReview(deps, pin, state, 'system').catch(() => false);
     return 'retry';
   }
   if (state === 'open') return refuse(`${pin.toolName}'s new definition waits for review`, request?.requestId);
