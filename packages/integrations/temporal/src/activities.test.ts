@@ -1,3 +1,4 @@
+import { MemoryLedger } from '@countersign/core/ledger';
 import { describe, expect, it } from 'vitest';
 import { failureOf, temporalFixture, WORKFLOW_ID } from './activities.test-helper.ts';
 import { FAILURE_TYPES } from './workflow/contract.ts';
@@ -30,6 +31,39 @@ describe('activities through MockActivityEnvironment against a real gate', () =>
     const first = await f.propose([{ id: 'call-1', name: 'transfer', arguments: BIG }]);
     const again = await f.propose([{ id: 'call-1', name: 'transfer', arguments: BIG }]);
     expect(again).toEqual(first);
+  });
+
+  it('a propose whose write the store fails (or loses the reply of) fails the attempt retryably, never as a refusal in the history; the retry answers from the ledger', async () => {
+    for (const kind of ['down', 'lost_reply'] as const) {
+      // The first attempt meets a failing store: its write fails before COMMIT (the re-read
+      // shows nothing: store_unavailable), or commits with the reply lost and the re-read
+      // that would settle it fails too (the gate cannot tell: outcome_unknown). The retry
+      // meets the store back up.
+      let storeDown = true;
+      const ledger = new MemoryLedger();
+      const record = ledger.recordProposal.bind(ledger);
+      ledger.recordProposal = async (...args) => {
+        if (!storeDown) return record(...args);
+        if (kind === 'lost_reply') await record(...args);
+        throw new Error('connection reset');
+      };
+      const find = ledger.findProposalByCall.bind(ledger);
+      ledger.findProposalByCall = async (...args) => {
+        if (storeDown && kind === 'lost_reply') throw new Error('connection refused');
+        return find(...args);
+      };
+      const f = temporalFixture({ ledger });
+      const calls = [{ id: 'call-1', name: 'transfer', arguments: BIG }];
+      const failure = await f.propose(calls).then(
+        () => undefined,
+        (error: unknown) => error as { type?: string; nonRetryable?: boolean; message: string },
+      );
+      expect(failure, kind).toMatchObject({ type: FAILURE_TYPES.storeUnavailable, nonRetryable: false });
+      expect(failure?.message, kind).toMatch(kind === 'down' ? 'store_unavailable' : 'outcome_unknown');
+      storeDown = false;
+      const [retried] = await f.propose(calls);
+      expect(retried?.status, kind).toBe('approval_required');
+    }
   });
 
   it('a pending request is refused as approval-required without spending anything; after approval it runs', async () => {
