@@ -61,7 +61,7 @@ describe('a decision made in process (gate.approvals.decide, no HTTP) wakes HTTP
     const events = new MemoryGateEvents();
     f = makeServerFixture({ tuning: NO_POLL }, { events });
     const { requestId } = await f.proposeTransfer();
-    const waiting = f.agent('GET', `/api/v1/requests/${requestId}?wait=3600`);
+    const waiting = Promise.resolve(f.agent('GET', `/api/v1/requests/${requestId}?wait=3600`));
     await settleWithoutTimers();
     await f.otherReplica().approvals.decide(FINANCE, { requestId, decision: 'approve' });
     // Every callback has run since: had the other replica's decision woken the waiter, it would have answered.
