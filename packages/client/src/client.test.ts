@@ -118,18 +118,25 @@ describe('@countersign/client against a real server over loopback', () => {
   });
 
   it('waitForDecision returns pending on timeout and on abort, without throwing', async () => {
-    server = await loopbackServer({ tuning: { pollIntervalMs: 60_000 } });
-    const client = server.client();
+    // The server never polls and would hold a long-poll for an hour: only the client's own
+    // deadline or abort can end a wait within the test timeout.
+    server = await loopbackServer({ tuning: { pollIntervalMs: 3_600_000, maxWaitSeconds: 3600 } });
+    const waitsAsked: Array<string | null> = [];
+    const client = server.client({
+      fetch: (input, init) => {
+        waitsAsked.push(new URL(input).searchParams.get('wait'));
+        return fetch(input, init);
+      },
+    });
     const [proposed] = await client.propose(response([{ id: 'call-1', name: 'transfer', arguments: { amount: 500, to: 'a' } }]));
     if (proposed?.status !== 'approval_required') throw new Error(JSON.stringify(proposed));
-    let started = Date.now();
+    waitsAsked.length = 0;
     expect(await client.waitForDecision(proposed.requestId, { timeoutMs: 300 })).toMatchObject({ ok: true, status: 'pending' });
-    expect(Date.now() - started).toBeLessThan(1500);
-    started = Date.now();
+    // The immediate read, then a long-poll no longer than the time left (rounded up to a second).
+    expect(waitsAsked).toEqual(['0', '1']);
     const abort = new AbortController();
     const [aborted] = await Promise.all([client.waitForDecision(proposed.requestId, { signal: abort.signal }), later(150, () => abort.abort())]);
     expect(aborted).toMatchObject({ ok: true, status: 'pending' });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('an approve-with-edits reads as edited: the edited call is the one to authorize, and it runs the edited arguments', async () => {

@@ -101,9 +101,8 @@ describe('transport failures are typed errors', () => {
     const stuck = await fakeServer(() => new Promise<Response>(() => {}));
     closers.push(stuck.close);
     const client = createClient({ baseUrl: stuck.url, token: 't', timeoutMs: 150, retries: 0 });
-    const started = Date.now();
+    // Nothing else can end the request: without the timeout, the test would run out its own.
     expect((await thrown(client.authorize({ proposalId: 'p-1' }))).code).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('a 5xx after the retries is server_error; a store outage on a read is an outcome', async () => {

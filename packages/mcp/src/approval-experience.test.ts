@@ -84,15 +84,14 @@ describe('the approval experience of a tools/call that needs approval', () => {
   });
 
   it('declined: approval_required at once, the request stays open, and the identical retry runs after approval without a second elicitation', async () => {
-    const { upstream, gate, client, pendingRequestId } = await setup({ elicitation: { url: {} } });
+    // A wait after the elicitation of an hour, past the test timeout: the call can only answer in time if it does not sit it out.
+    const { upstream, gate, client, pendingRequestId } = await setup({ elicitation: { url: {} } }, { elicitationWaitMs: 3_600_000 });
     let asked = 0;
     client.setRequestHandler(ElicitRequestSchema, async () => {
       asked++;
       return { action: 'decline' };
     });
-    const started = performance.now();
     expect(refusalOf(await pay(client))).toMatchObject({ reason: 'approval_required' });
-    expect(performance.now() - started).toBeLessThan(1_000); // did not sit out elicitationWaitMs
     const requestId = await pendingRequestId();
     expect((await gate.approvals.decide(FINANCE, { requestId: String(requestId), decision: 'approve' })).ok).toBe(true);
     expect(textOf(await pay(client))).toBe('paid 5 to bob');

@@ -97,7 +97,7 @@ export function ledgerSql(s: string) {
     hasCallRefusal: `SELECT 1 AS found FROM ${s}.call_refusals WHERE proposal_id = $1 AND text_digest = $2`,
     openCall: `
       SELECT * FROM ${s}.proposals WHERE run_id = $1 AND tool_name = $2 AND args_digest = $3 AND state = 'proposed'
-      ORDER BY created_at, proposal_id COLLATE "C" LIMIT 1`,
+      ORDER BY executed_by IS NOT NULL, created_at, proposal_id COLLATE "C" LIMIT 1`,
     insertRequest: `
       INSERT INTO ${s}.approval_requests (request_id, proposal_id, created_at, expires_at, required_approvals,
         eligible, rule_id, rule_description, passkey, status)

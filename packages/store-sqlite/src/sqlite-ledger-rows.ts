@@ -120,10 +120,10 @@ export function proposalByCallRow(conn: SqliteConnection, runId: string, callId:
   return values === undefined ? undefined : proposalFromValues(values);
 }
 
-/** The run's oldest undispatched call of this tool and arguments (found through the (run_id, call_id) index's run prefix). */
+/** The run's oldest undispatched call of this tool and arguments, a provider-run one only when there is no other (found through the (run_id, call_id) index's run prefix). */
 export function openCallRow(conn: SqliteConnection, runId: string, toolName: string, argsDigest: string): Proposal | undefined {
   const values = conn
-    .arrayStatement(`${SELECT_PROPOSAL} WHERE run_id = ? AND tool_name = ? AND args_digest = ? AND state = 'proposed' ORDER BY created_at, proposal_id LIMIT 1`)
+    .arrayStatement(`${SELECT_PROPOSAL} WHERE run_id = ? AND tool_name = ? AND args_digest = ? AND state = 'proposed' ORDER BY executed_by IS NOT NULL, created_at, proposal_id LIMIT 1`)
     .get(runId, toolName, argsDigest);
   return values === undefined ? undefined : proposalFromValues(values);
 }

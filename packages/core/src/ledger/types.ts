@@ -312,6 +312,10 @@ export interface LedgerStore {
    * The oldest call of the run not yet dispatched with exactly this tool and argument
    * digest (ties: the smaller proposal id). How a runtime that knows no call id (an MCP
    * `tools/call`) finds the recorded model call it must match (CASA checks 3 and 4).
+   * A call the provider ran (`executedBy: 'provider'`) is never authorized, so it comes
+   * after every other open call: it must not shadow the runtime's own call of the same
+   * tool and arguments, and is returned only when it is the sole match (so the gate
+   * still answers `provider_executed`, not `unknown_call`).
    */
   findOpenCall(runId: string, toolName: string, argsDigest: string): Promise<Proposal | undefined>;
   /**

@@ -18,6 +18,15 @@ export function describeProviderExecuted(store: () => LedgerStore, proposal: (ov
       expect((await store().findOpenCall(p.runId, p.toolName, p.argsDigest))?.executedBy).toBe('provider');
     });
 
+    it('as an open call, a provider-run call comes after a newer runtime call of the same tool and arguments', async () => {
+      const byProvider = proposal({ executedBy: 'provider' });
+      const byRuntime = proposal({ runId: byProvider.runId, createdAt: byProvider.createdAt + 1 });
+      for (const p of [byProvider, byRuntime]) await store().recordProposal(p);
+      expect((await store().findOpenCall(byProvider.runId, byProvider.toolName, byProvider.argsDigest))?.proposalId).toBe(byRuntime.proposalId);
+      expect(await store().consume({ proposalId: byRuntime.proposalId, now: byRuntime.createdAt + 1 })).toMatchObject({ ok: true });
+      expect((await store().findOpenCall(byProvider.runId, byProvider.toolName, byProvider.argsDigest))?.proposalId).toBe(byProvider.proposalId);
+    });
+
     it('a call the runtime runs has no executedBy', async () => {
       const p = proposal();
       await store().recordProposal(p);

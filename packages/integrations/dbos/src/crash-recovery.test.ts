@@ -85,7 +85,7 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
     expect(r.toolStarts()).toEqual([]);
     expect(await port().callStatus(proposalId)).toMatchObject({ ok: true, call: { state: 'proposed' } });
 
-    // The decision: the notifier sends; the worker polls only every 60 s, so a prompt run proves the send woke it.
+    // The decision: the notifier sends; the worker polls only every 60 s and waitFor gives up after 15 s, so a result proves the send woke it.
     const decidedAt = performance.now();
     await approve(requestId);
     const { result } = await second.waitFor('result', 15_000);
@@ -93,7 +93,6 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
     expect(result).toMatchObject({ status: 'succeeded', proposalId, result: { transferred: 2500 }, completion: { ok: true } });
     expect(r.toolStarts()).toEqual([{ pid: second.child.pid, args: { amount: 2500, to: 'alice' } }]);
     expect(await port().callStatus(proposalId)).toMatchObject({ ok: true, call: { state: 'succeeded' } });
-    expect(wakeMs).toBeLessThan(10_000);
     console.info(`dbos: decision to tool result after a SIGKILL and recovery: ${wakeMs.toFixed(0)} ms`);
     await second.exited;
   });

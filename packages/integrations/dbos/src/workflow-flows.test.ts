@@ -100,10 +100,9 @@ describePg('DBOS workflow flows (in process, real PostgreSQL)', () => {
   });
 
   it('no decision: the wait ends at the request’s expiry (fixed when it was made), not at the poll interval', async () => {
-    const t0 = performance.now();
+    // The slow poll (60 s) comes after the test timeout: only the expiry (1 s) can end the wait in time.
     const { runId, handle } = await start({ tool: 'quick_transfer', amount: 5, poll: 'slow' });
     expect(await handle.getResult()).toMatchObject({ status: 'not_approved', reason: 'expired' });
-    expect(performance.now() - t0).toBeLessThan(15_000);
     expect(ran.filter((r) => r.runId === runId)).toEqual([]);
   });
 

@@ -27,7 +27,9 @@ export interface MatchingCallRequest {
  * call it is about to make): the call must be a recorded, undispatched call of the
  * same run, with the same tool and canonical arguments. With a call id, that record is
  * selected and `authorize`'s cross-checks answer `tool_mismatch` or `args_mismatch`;
- * without one, the oldest open call with this tool and argument digest is taken. No
+ * without one, the oldest open call with this tool and argument digest is taken, one
+ * the provider ran only when no other matches (it is refused `provider_executed`, and
+ * must not shadow the runtime's own call of that tool and those arguments). No
  * record is `unknown_call`. Every refusal is audited (by `reject`/`authorize`); a match
  * is authorized exactly like `authorize` (policy, token, single use) and its grant
  * carries the LEDGER's arguments. Never throws.

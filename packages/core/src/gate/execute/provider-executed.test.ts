@@ -42,6 +42,20 @@ describe('a call the provider executed', () => {
     expect((await f.audit.read()).filter((r) => r.callId === transfer.id).map((r) => [r.type, r.reason])).toEqual([['rejection', 'provider_executed']]);
   });
 
+  it('without a call id, an older call the provider ran does not shadow the runtime call of the same tool and arguments', async () => {
+    const { f } = await recordedByProvider();
+    f.clock.advance(1_000);
+    const [runtime] = await f.gate.proposeResponse({ ...run, toolCalls: [{ id: 'call_1', ...readFile }] });
+    if (runtime?.status !== 'allowed') throw new Error(`expected allowed, got ${JSON.stringify(runtime)}`);
+    const outcome = await f.gate.authorizeMatchingCall({ runId: run.runId, toolName: readFile.name, arguments: { path: '/etc/motd' } });
+    expect(outcome).toMatchObject({ status: 'authorized', grant: { proposalId: runtime.proposalId } });
+    // The runtime call is spent: what is left open is the provider's, still refused as such.
+    expect(await f.gate.authorizeMatchingCall({ runId: run.runId, toolName: readFile.name, arguments: { path: '/etc/motd' } })).toMatchObject({
+      status: 'denied',
+      reason: 'provider_executed',
+    });
+  });
+
   it('the same call made by the model for the runtime is authorized (only the provider flag refuses)', async () => {
     const f = makeGateFixture();
     const [outcome] = await f.gate.proposeResponse({ ...run, toolCalls: [{ id: 'call_1', ...readFile }] });
