@@ -1,5 +1,5 @@
 /**
- * The local task-tool matcher's costs: WordNet load time and memory, catalogue indexing, and
+ * The local task-tool matcher's costs: WordNet and word-vector load time and memory, catalogue indexing, and
  * per-decision latency on a 100-tool catalogue (cold: every task new, so every word is looked
  * up in WordNet for the first time; warm: the same tasks again). Prints numbers; asserts nothing.
  *
@@ -13,7 +13,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 console.log(`semantic-local bench — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, load ${loadavg()[0]!.toFixed(2)}`);
 
 const casa = loadCasaCatalogue();
-// First decision of a fresh process: WordNet load, indexing the catalogue and the decision itself.
+// First decision of a fresh process: WordNet and word-vector load, indexing the catalogue and the decision itself.
 const before = process.memoryUsage();
 let t = performance.now();
 const firstCpu = process.cpuUsage();
@@ -22,7 +22,7 @@ const firstMs = performance.now() - t;
 const firstCpuUsed = process.cpuUsage(firstCpu);
 const after = process.memoryUsage();
 console.log(
-  `first match, cold process (WordNet load + 100-tool index + decision): wall ${firstMs.toFixed(1)} ms, CPU ${((firstCpuUsed.user + firstCpuUsed.system) / 1000).toFixed(1)} ms (${first.decision}); rss +${mb(after.rss - before.rss)}, external (Buffers) +${mb(after.external - before.external)}, heap +${mb(after.heapUsed - before.heapUsed)}`,
+  `first match, cold process (WordNet + word vectors load + 100-tool index + decision): wall ${firstMs.toFixed(1)} ms, CPU ${((firstCpuUsed.user + firstCpuUsed.system) / 1000).toFixed(1)} ms (${first.decision}); rss +${mb(after.rss - before.rss)}, external (Buffers) +${mb(after.external - before.external)}, heap +${mb(after.heapUsed - before.heapUsed)}`,
 );
 
 const records = loadCasaSingleTurn(casa);
@@ -34,7 +34,8 @@ for (const tool of casa) if (catalogue.length < 100 && !requested.has(key(tool))
 console.log(`catalogue: ${catalogue.length} tools (${requested.size} requested by the 200 records)`);
 
 for (const [label, options] of [
-  ['with WordNet', {}],
+  ['with word vectors (default)', {}],
+  ['WordNet, no vectors', { vectors: false }],
   ['stems only', { wordnet: false }],
 ] as const) {
   const matcher = createLocalMatcher(options);

@@ -30,7 +30,7 @@ describe('countersign eval semantic', () => {
     const run = await runCaptured(['eval', 'semantic', '--dataset', 'tiny.json'], { cwd });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('matcher local-bm25f-wordnet-learned@1');
+    expect(run.stdout).toContain('matcher local-bm25f-wordnet-vectors@1');
     expect(run.stdout).toContain('| correct | 1 | 0 | 0 |');
     expect(run.stdout).toContain('| wrong | 0 | 2 | 0 |');
     expect(run.stdout).toContain('extraction: 1 conversations, 0 failed');
@@ -39,7 +39,7 @@ describe('countersign eval semantic', () => {
   it('--json gives the report, with the tune/holdout parts', async () => {
     const run = await runCaptured(['eval', 'semantic', '--dataset', dataset, '--json'], { cwd });
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ ok: true, matcher: 'local-bm25f-wordnet-learned@1', split: 'all' });
+    expect(report).toMatchObject({ ok: true, matcher: 'local-bm25f-wordnet-vectors@1', split: 'all' });
     expect(report.metrics).toMatchObject({ count: 3, accuracy: 1, falsePositiveRate: 0, falseNegativeRate: 0 });
     expect(report.bySplit.tune.count + report.bySplit.holdout.count).toBe(3);
   });
@@ -53,6 +53,8 @@ describe('countersign eval semantic', () => {
     expect(baseline.matcher).toBe('baseline-bm25-top3@1');
     const stems = JSON.parse((await runCaptured(['eval', 'semantic', '--dataset', 'single', '--split', 'holdout', '--no-wordnet', '--json'], { cwd })).stdout);
     expect(stems.matcher).toBe('local-bm25f@1');
+    const words = JSON.parse((await runCaptured(['eval', 'semantic', '--dataset', 'single', '--split', 'holdout', '--no-vectors', '--json'], { cwd })).stdout);
+    expect(words.matcher).toBe('local-bm25f-wordnet-learned@1');
     // The local matcher denies more unrelated calls than the plain BM25 baseline on the same records.
     expect(report.metrics.falsePositiveRate).toBeLessThanOrEqual(baseline.metrics.falsePositiveRate);
   });

@@ -13,6 +13,7 @@ interface EvalSemanticFlags {
   model?: string;
   timeoutMs: string;
   wordnet: boolean;
+  vectors: boolean;
   json?: true;
 }
 
@@ -40,6 +41,7 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
     )
     .addOption(new Option('--split <part>', 'all, or one part of the fixed tune/holdout split').choices(['all', 'tune', 'holdout']).default('all'))
     .option('--no-wordnet', 'local matcher without WordNet synonyms and hypernyms (stems only)')
+    .option('--no-vectors', 'local matcher without word vectors (the previous matcher, local-bm25f-wordnet-learned@1)')
     .option('--endpoint <url>', 'base URL of an OpenAI-compatible API (with --matcher llm), e.g. http://127.0.0.1:11434/v1')
     .option('--model <name>', 'model name (with --matcher llm)')
     .option('--timeout-ms <ms>', 'per-decision time limit; a slower decision counts as uncertain (denied)', '30000')
@@ -53,7 +55,7 @@ export function registerEvalCommands(program: Command, ctx: CommandContext): voi
 async function evalSemantic(ctx: CommandContext, flags: EvalSemanticFlags): Promise<number> {
   const timeoutMs = parseIntegerFlag('--timeout-ms', flags.timeoutMs, 1, 600_000);
   const matcher =
-    flags.matcher === 'llm' ? await llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet });
+    flags.matcher === 'llm' ? await llmMatcher(ctx, flags, timeoutMs) : flags.matcher === 'baseline' ? semantic.createBaselineMatcher() : semantic.createLocalMatcher({ wordnet: flags.wordnet, ...(flags.vectors ? {} : { vectors: false }) });
   const every = flags.dataset === 'every';
   const names = every ? semantic.evalSetNames() : [flags.dataset === 'single' || flags.dataset === 'multi' ? flags.dataset : ctx.resolvePath(flags.dataset)];
   // All sets are read before any is run: a bad file fails fast, not after minutes of scoring.

@@ -1,5 +1,7 @@
 import type { MatchTool } from '../matcher/types.ts';
 import { stemOf, words } from '../text/tokenize.ts';
+import type { WordVectors } from '../vectors/word-vectors.ts';
+import { createSoftMatcher, type SoftMatchOptions } from './soft-match.ts';
 
 /** The fields of a tool definition, each with its own weight in BM25F. */
 export type FieldName = 'name' | 'description' | 'parameters' | 'concepts' | 'gloss';
@@ -25,6 +27,12 @@ export interface IndexOptions {
    * definition-check.ts): they rank on their name and parameters only.
    */
   distrusted?: ((tool: MatchTool) => boolean) | undefined;
+  /**
+   * Word vectors: a task word also asks for the catalogue's words closest to it in meaning
+   * ("jazz" → music), each at its similarity times `weight`, so paraphrase meets the tool's
+   * own words. Omit to rank on shared words and concepts only.
+   */
+  vectors?: (SoftMatchOptions & { lookup: WordVectors }) | undefined;
   /** Plain BM25 for comparison: whole words, no stemming, no abbreviations. Default false. */
   plain?: boolean | undefined;
 }
@@ -126,6 +134,9 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
 
   const vocabulary = new Set<string>();
   for (const tool of catalogue) for (const w of words(`${tool.name} ${tool.description ?? ''} ${parameterText(tool)}`)) vocabulary.add(w);
+  // Only words that are terms of some tool can be reached (a distrusted description's are not).
+  const indexed = [...vocabulary].filter((w) => postings.has(stemOf(w)));
+  const soft = options.vectors === undefined || options.plain ? undefined : createSoftMatcher(indexed, options.vectors.lookup, options.vectors);
 
   return {
     tools,
@@ -145,6 +156,12 @@ export function buildToolIndex(catalogue: readonly MatchTool[], options: IndexOp
       const ask = (term: string, weight: number) => query.set(term, Math.max(weight, query.get(term) ?? 0));
       const glossWeight = options.taskGlossWeight ?? 0;
       if (glossWeight > 0) for (const g of glosses) ask(g, glossWeight);
+      if (soft !== undefined) {
+        for (const w of words(task)) {
+          if (options.vectors?.onlyUnmatched && postings.has(stemOf(w))) continue;
+          for (const [stem, weight] of soft.neighbours(w)) ask(stem, weight);
+        }
+      }
       for (const term of [...stems, ...concepts]) ask(term, 1);
       // A task word found in the definitions of a tool's words.
       if (options.glosses !== undefined) for (const term of stems) ask(`^${term}`, 1);

@@ -27,8 +27,8 @@ interface Row {
  * `diagnose` prints the model's AUC and its trade-off against the rules on the same calls.
  */
 export async function trainDecisionModel(diagnose = false): Promise<{ text: string; summary: string }> {
-  const matcher = createLocalMatcher({ model: COLLECT });
-  const rules = createLocalMatcher({ decision: 'rules' });
+  const matcher = createLocalMatcher({ vectors: false, model: COLLECT });
+  const rules = createLocalMatcher({ vectors: false, decision: 'rules' });
   /** The rules' decisions on the same calls (`diagnose` prints them beside the model's). */
   const ruled: string[] = [];
   const extractor = createLocalExtractor();
