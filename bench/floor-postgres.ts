@@ -62,16 +62,36 @@ export async function openPostgresFloor(url: string, mode: PostgresFloorMode = '
     await run('floor-propose', `INSERT INTO ${table} (id, proposal) VALUES ($1, $2)`, [id, proposal]);
     return id;
   };
+  const proposeConsumedOne = async (id: string, proposal: string) => {
+    await run('floor-propose-consumed', `INSERT INTO ${table} (id, proposal, consumed) VALUES ($1, $2, true)`, [id, proposal]);
+    return id;
+  };
   const consumeOne = async (id: string) => (await run('floor-consume', `UPDATE ${table} SET consumed = true WHERE id = $1 AND NOT consumed`, [id])).rowCount === 1;
   const completeOne = async (id: string, result: string) =>
     (await run('floor-complete', `UPDATE ${table} SET result = $2 WHERE id = $1 AND consumed AND result IS NULL`, [id, result])).rowCount === 1;
   if (mode === 'autocommit') {
-    return { ...common, propose: (proposal) => proposeOne(String(++lastId), proposal), consume: consumeOne, complete: completeOne };
+    return {
+      ...common,
+      propose: (proposal) => proposeOne(String(++lastId), proposal),
+      proposeConsumed: (proposal) => proposeConsumedOne(String(++lastId), proposal),
+      consume: consumeOne,
+      complete: completeOne,
+    };
   }
   const propose = batcher<[string, string]>(
     ([[id, proposal]]) => proposeOne(id, proposal),
     async (items) => {
       await run('floor-propose-n', `INSERT INTO ${table} (id, proposal) SELECT * FROM unnest($1::bigint[], $2::text[])`, [items.map((i) => i[0]), items.map((i) => i[1])]);
+      return items.map((i) => i[0]);
+    },
+  );
+  const proposeConsumed = batcher<[string, string]>(
+    ([[id, proposal]]) => proposeConsumedOne(id, proposal),
+    async (items) => {
+      await run('floor-propose-consumed-n', `INSERT INTO ${table} (id, proposal, consumed) SELECT id, p, true FROM unnest($1::bigint[], $2::text[]) AS v(id, p)`, [
+        items.map((i) => i[0]),
+        items.map((i) => i[1]),
+      ]);
       return items.map((i) => i[0]);
     },
   );
@@ -102,6 +122,7 @@ export async function openPostgresFloor(url: string, mode: PostgresFloorMode = '
   return {
     ...common,
     propose: (proposal) => propose([String(++lastId), proposal]) as Promise<string>,
+    proposeConsumed: (proposal) => proposeConsumed([String(++lastId), proposal]) as Promise<string>,
     consume: (id) => consume(id) as Promise<boolean>,
     complete: (id, result) => complete([id, result]) as Promise<boolean>,
   };

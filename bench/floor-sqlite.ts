@@ -29,6 +29,7 @@ export function openSqliteFloor(path: string, options: { syncOffLoop?: boolean }
   db.exec(options.syncOffLoop === true ? 'PRAGMA synchronous = NORMAL' : 'PRAGMA synchronous = FULL');
   db.exec('CREATE TABLE calls (id INTEGER PRIMARY KEY, proposal TEXT NOT NULL, consumed INTEGER NOT NULL DEFAULT 0, result TEXT) STRICT');
   const insert = db.prepare('INSERT INTO calls (proposal) VALUES (?)');
+  const insertConsumed = db.prepare('INSERT INTO calls (proposal, consumed) VALUES (?, 1)');
   const consume = db.prepare('UPDATE calls SET consumed = 1 WHERE id = ? AND consumed = 0');
   const complete = db.prepare('UPDATE calls SET result = ? WHERE id = ? AND consumed = 1 AND result IS NULL');
   const walSync = options.syncOffLoop === true ? new WalSync(path) : undefined;
@@ -93,6 +94,7 @@ export function openSqliteFloor(path: string, options: { syncOffLoop?: boolean }
 
   return {
     propose: (proposal) => write(() => String(insert.run(proposal).lastInsertRowid)),
+    proposeConsumed: (proposal) => write(() => String(insertConsumed.run(proposal).lastInsertRowid)),
     consume: (id) => write(() => changedOne(consume, Number(id))),
     complete: (id, result) => write(() => changedOne(complete, result, Number(id))),
     commits: () => commits,

@@ -27,6 +27,14 @@ function consumeOnce(open: () => Promise<FloorStore>): void {
     expect(await store.consume(id)).toBe(false);
   });
 
+  it('a proposal recorded consumed (one commit) is never consumed again, and takes its result once', async () => {
+    store = await open();
+    const id = await store.proposeConsumed('{"call":3}');
+    expect(await store.consume(id)).toBe(false);
+    const outcomes = await Promise.all([store.complete(id, '{"a":1}'), store.complete(id, '{"b":2}')]);
+    expect(outcomes.filter((ok) => ok)).toHaveLength(1);
+  });
+
   it('commits a result only after the consume, and only once', async () => {
     store = await open();
     const id = await store.propose('{"call":2}');

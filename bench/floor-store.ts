@@ -7,6 +7,8 @@
 export interface FloorStore {
   /** Commits the proposal (as received) and returns its new id. */
   propose(proposal: string): Promise<string>;
+  /** Commits the proposal already consumed (one commit for both: propose-and-authorize) and returns its new id. */
+  proposeConsumed(proposal: string): Promise<string>;
   /** Marks the proposal consumed: true for the one caller whose UPDATE changed exactly one row, false for every other. */
   consume(id: string): Promise<boolean>;
   /** Commits the result of a consumed proposal, once: true if exactly one row changed. */

@@ -18,6 +18,8 @@ const TOOL_RESULT = { ok: true };
  *
  * propose + dispatch: /floor/propose, /floor/dispatch (consume, run, commit the result).
  * propose + authorize + complete: /floor/propose, /floor/authorize (consume), /floor/complete (result).
+ * propose-and-authorize + complete: /floor/propose-authorized (the proposal recorded
+ * consumed, one commit), /floor/complete (result).
  */
 export function floorServer(store: FloorStore): Server {
   const app = new Hono();
@@ -25,6 +27,11 @@ export function floorServer(store: FloorStore): Server {
     const body = await c.req.json();
     const proposalId = await store.propose(JSON.stringify(body));
     return c.json({ outcomes: [{ status: 'allowed', proposalId }] });
+  });
+  app.post('/floor/propose-authorized', async (c) => {
+    const body = await c.req.json();
+    const proposalId = await store.proposeConsumed(JSON.stringify(body));
+    return c.json({ outcomes: [{ status: 'allowed', proposalId, grant: { proposalId } }] });
   });
   app.post('/floor/dispatch', async (c) => {
     const { proposalId } = (await c.req.json()) as { proposalId: string };

@@ -86,6 +86,19 @@ export const proposeAuthorizeComplete: Flow = async (client, callId, runId) => {
   if (completed.ok !== true) throw new Error(`complete gave ${JSON.stringify(completed)}`);
 };
 
+/** propose-and-authorize in one step (`authorizeAllowed`: the grant comes with the proposal) → (the agent runs the tool) → complete. */
+export const proposeAuthorizedComplete: Flow = async (client, callId, runId) => {
+  const answer = (await client.post('/api/v1/proposals', { ...proposalsBody(callId, runId), authorizeAllowed: true }, BENCH_AGENT_TOKEN)) as {
+    outcomes: Array<{ status: string; grant?: unknown }>;
+  };
+  const outcome = answer.outcomes[0];
+  if (outcome?.status !== 'allowed' || outcome.grant === undefined) throw new Error(`propose-and-authorize gave ${JSON.stringify(outcome)}`);
+  const completed = (await client.post('/api/v1/complete', { grant: outcome.grant, completion: { status: 'succeeded', result: { ok: true } } }, BENCH_AGENT_TOKEN)) as {
+    ok: boolean;
+  };
+  if (completed.ok !== true) throw new Error(`complete gave ${JSON.stringify(completed)}`);
+};
+
 /** propose → dispatch (the gate runs the tool). */
 export const proposeDispatch: Flow = async (client, callId, runId) => {
   const proposalId = await propose(client, callId, runId);
@@ -130,6 +143,16 @@ export const floorThree: Flow = async (client, callId, runId) => {
   if (authorized.status !== 'authorized') throw new Error(`floor authorize gave ${JSON.stringify(authorized)}`);
   const completed = (await client.post('/floor/complete', {
     grant: { ...GRANT_LIKE, proposalId: authorized.grant.proposalId },
+    completion: { status: 'succeeded', result: { ok: true } },
+  })) as { ok: boolean };
+  if (completed.ok !== true) throw new Error(`floor complete gave ${JSON.stringify(completed)}`);
+};
+
+/** `proposeAuthorizedComplete` against the durable floor: the proposal recorded consumed in one commit, then the result. */
+export const floorAuthorizedTwo: Flow = async (client, callId, runId) => {
+  const answer = (await client.post('/floor/propose-authorized', proposalsBody(callId, runId))) as { outcomes: Array<{ grant: { proposalId: string } }> };
+  const completed = (await client.post('/floor/complete', {
+    grant: { ...GRANT_LIKE, proposalId: answer.outcomes[0]!.grant.proposalId },
     completion: { status: 'succeeded', result: { ok: true } },
   })) as { ok: boolean };
   if (completed.ok !== true) throw new Error(`floor complete gave ${JSON.stringify(completed)}`);

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { bareThree, bareTwo, type Flow, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeDispatch } from './http-flows.ts';
+import { bareThree, bareTwo, type Flow, floorAuthorizedTwo, floorThree, floorTwo, JsonClient, proposeAuthorizeComplete, proposeAuthorizedComplete, proposeDispatch } from './http-flows.ts';
 import { runWorkers } from './harness.ts';
 import { formatMs, formatRate, formatRatio, printRatios, type Ratio, type Row } from './report.ts';
 import { type CommitLatency, sqliteCommitLatency } from './sqlite-commit-latency.ts';
@@ -43,8 +43,10 @@ const CELLS: readonly Cell[] = [
   { name: 'propose + dispatch', flow: proposeDispatch, posts: 2, server: 'countersign' },
   { name: 'bare Hono, 2 JSON POSTs', flow: bareTwo, posts: 2, server: 'bare' },
   { name: 'floor: bare Hono + minimum durable writes, 2 POSTs', flow: floorTwo, posts: 2, server: 'floor' },
+  { name: 'propose+authorize in one step + complete', flow: proposeAuthorizedComplete, posts: 2, server: 'countersign' },
+  { name: 'floor: proposal recorded consumed (1 commit) + result, 2 POSTs', flow: floorAuthorizedTwo, posts: 2, server: 'floor' },
 ];
-const [PAC, BARE3, FLOOR3, PD, BARE2, FLOOR2] = CELLS as [Cell, Cell, Cell, Cell, Cell, Cell];
+const [PAC, BARE3, FLOOR3, PD, BARE2, FLOOR2, PA1C, FLOOR1C] = CELLS as [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
 
 interface Sample {
   perSec: number;
@@ -154,6 +156,7 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
             { label: `HTTP ${store.label} propose+dispatch CPU-bound / bare 2 POSTs, ${at} (${CPU_BOUND})`, value: cpuBound(pd!, bare2!), kind: 'ratio' },
           );
         }
+        ratios.push(...oneStepRatios(store.label, clients, measured.get(PA1C)!, bare2!, measured.get(FLOOR1C)));
         const [floor3, floor2] = [measured.get(FLOOR3), measured.get(FLOOR2)];
         if (floor3 !== undefined && floor2 !== undefined) {
           const reach = floorReach(store.label, clients, store.targets, { pac: pac!, bare3: bare3!, floor3, pd: pd!, bare2: bare2!, floor2 });
@@ -281,6 +284,32 @@ async function runFor(child: ChildHandle, client: JsonClient, cell: Cell, client
     dbCpuUs: per(countedBefore.dbCpuUs, countedAfter.dbCpuUs),
     commits: per(countedBefore.commits, countedAfter.commits),
   };
+}
+
+/**
+ * Propose-and-authorize in one step, then complete: two durable commits per round trip.
+ * Against bare Hono's 2 POSTs and, beside a durable store, against its own floor (the
+ * proposal recorded consumed in one commit, then the result).
+ */
+function oneStepRatios(label: string, clients: number, ours: Sample[], bare: Sample[], floor: Sample[] | undefined): Ratio[] {
+  const at = `${clients} client${clients === 1 ? '' : 's'}`;
+  const p = (x: Sample[], q: number) => quantile(x.flatMap((y) => y.latencies).sort((a, b) => a - b), q);
+  const cpu = (x: Sample[]) => median(x.map((y) => y.serverCpuUs));
+  const name = 'propose+authorize (one step)+complete';
+  const ratios: Ratio[] = [
+    { label: `HTTP ${label} ${name} / bare 2 POSTs, ${at}`, value: perRound(ours, bare), kind: 'ratio' },
+    { label: `HTTP ${label} ${name} p50, ${at}`, value: p(ours, 0.5), kind: 'ms', atMost: true },
+    { label: `HTTP ${label} ${name} p99, ${at}`, value: p(ours, 0.99), kind: 'ms', atMost: true },
+  ];
+  if (floor === undefined) return ratios;
+  const floorName = 'floor one-step 2 POSTs';
+  ratios.push(
+    { label: `HTTP ${label} ${name} / ${floorName}, ${at}`, value: perRound(ours, floor), kind: 'ratio' },
+    { label: `HTTP ${label} ${floorName} p50, ${at}`, value: p(floor, 0.5), kind: 'ms', atMost: true, floor: true },
+    { label: `HTTP ${label} ${floorName} p99, ${at}`, value: p(floor, 0.99), kind: 'ms', atMost: true, floor: true },
+    { label: `HTTP ${label} server CPU per round trip, ${name} / ${floorName}, ${at}`, value: cpu(ours) / cpu(floor), kind: 'ratio' },
+  );
+  return ratios;
 }
 
 interface FlowSamples {

@@ -12,11 +12,11 @@ export const ECHO_TOOL = 'echo';
 /** The gateway front's bearer token (loopback only, bench only). */
 export const BENCH_GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef0123';
 
-/** Child side: report readiness, answer CPU queries, stop on request. */
-export function serveChildIpc(info: Record<string, unknown>, stop: () => Promise<void>): void {
+/** Child side: report readiness, answer CPU (and durable commit) queries, stop on request. */
+export function serveChildIpc(info: Record<string, unknown>, stop: () => Promise<void>, commits?: () => number | undefined): void {
   process.send!({ ready: true, ...info });
   process.on('message', (message) => {
-    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
+    if (message === 'cpu') process.send!({ cpu: process.cpuUsage(), commits: commits?.() });
     if (message === 'stop') void stop().finally(() => process.exit(0));
   });
 }
@@ -25,6 +25,8 @@ export interface ChildHandle<Info> {
   info: Info;
   /** The child's CPU time so far, in µs. */
   cpu(): Promise<number>;
+  /** Its store's durable commits so far (a gateway on SQLite), read with the last `cpu()`; else undefined. */
+  commits(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function forkChild<Info>(script: string, args: readonly string[], f
   }
   // One question at a time: answers are matched to questions by order.
   let queue = Promise.resolve(0);
+  let commits: number | undefined;
   return {
     ok: true,
     child: {
@@ -50,11 +53,13 @@ export async function forkChild<Info>(script: string, args: readonly string[], f
       cpu: () => {
         queue = queue.then(async () => {
           child.send('cpu');
-          const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
+          const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage; commits?: number }];
+          commits = answer.commits;
           return answer.cpu.user + answer.cpu.system;
         });
         return queue;
       },
+      commits: () => commits,
       stop: async () => {
         child.send('stop');
         await Promise.race([once(child, 'exit'), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);

@@ -60,11 +60,17 @@ async function main(): Promise<void> {
     ...(relist === 'call' ? { relistBeforeCall: true } : {}),
   });
   const front = await startHttpFront({ gateway, bearerToken: BENCH_GATEWAY_TOKEN });
-  serveChildIpc({ url: front.url }, async () => {
-    await front.close();
-    await gateway.close();
-    await opened.dispose();
-  });
+  // The SQLite store counts its durable commits (memory has none).
+  const durable = opened.store as { durableCommits?: () => number };
+  serveChildIpc(
+    { url: front.url },
+    async () => {
+      await front.close();
+      await gateway.close();
+      await opened.dispose();
+    },
+    () => durable.durableCommits?.(),
+  );
 }
 
 main().catch((error: unknown) => {

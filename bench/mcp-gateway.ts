@@ -53,6 +53,8 @@ interface Sample {
   gatewayCpuUs: number;
   upstreamCpuUs: number;
   clientCpuUs: number;
+  /** The gateway store's durable commits per call (SQLite), else undefined. */
+  commits: number | undefined;
 }
 
 /**
@@ -120,6 +122,9 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
               // The throughput ratio when the machine is the limit (all three processes on the same cores), from CPU per call alone.
               { label: `MCP ${store.label} CPU-bound throughput through / direct${what}, ${at}`, value: cpuOf(direct) / cpuOf(through), kind: 'ratio' },
             );
+            // Sequential durable commits are what a 1-client call waits on (group commit shares them at 16).
+            const commits = through.map((x) => x.commits);
+            if (commits.every((c) => c !== undefined)) ratios.push({ label: `MCP ${store.label} gateway durable commits per call${what}, ${at}`, value: median(commits), kind: 'count' });
           }
         }
         console.log(`\n## ${section}`);
@@ -210,14 +215,17 @@ async function runFor(clients: readonly Client[], gateway: ChildHandle<unknown> 
   });
   const elapsed = performance.now() - start;
   const clientCpu = process.cpuUsage(clientBefore);
+  const commitsBefore = gateway?.commits();
   const [gatewayAfter, upstreamAfter] = await Promise.all([gateway?.cpu() ?? 0, upstream.cpu()]);
   const n = latencies.length;
+  const commitsAfter = gateway?.commits();
   return {
     perSec: n / (elapsed / 1000),
     latencies,
     gatewayCpuUs: (gatewayAfter - gatewayBefore) / n,
     upstreamCpuUs: (upstreamAfter - upstreamBefore) / n,
     clientCpuUs: (clientCpu.user + clientCpu.system) / n,
+    commits: commitsBefore === undefined || commitsAfter === undefined ? undefined : (commitsAfter - commitsBefore) / n,
   };
 }
 

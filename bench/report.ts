@@ -20,8 +20,8 @@ export interface Ratio {
   target?: number | undefined;
   /** The target is an upper bound (latencies). */
   atMost?: boolean | undefined;
-  /** How the value is shown: a ratio (×), a rate, or milliseconds. */
-  kind: 'ratio' | 'rate' | 'ms';
+  /** How the value is shown: a ratio (×), a rate, milliseconds, or a count per operation. */
+  kind: 'ratio' | 'rate' | 'ms' | 'count';
   /** Why a value is missing. */
   skipped?: string | undefined;
   /**
@@ -62,6 +62,7 @@ export function formatMs(value: number): string {
 function formatAs(kind: Ratio['kind'], value: number): string {
   if (kind === 'ratio') return formatRatio(value);
   if (kind === 'ms') return formatMs(value);
+  if (kind === 'count') return value.toFixed(2);
   return `${formatRate(value)}/s`;
 }
 

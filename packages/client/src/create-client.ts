@@ -82,6 +82,10 @@ export interface CountersignClient extends GatePort {
  * (`network`/`timeout`/`server_error`) means "maybe authorized". Read
  * `callStatus(proposalId)`: `dispatched` means the approval is spent and the call
  * must be treated as possibly run (at most once), `proposed` that it was not consumed.
+ * A `propose` with `authorizeAllowed` is retried too: a retry after a lost answer finds the
+ * call recorded (and consumed) and answers `allowed` without a grant, so the grant is never
+ * handed out twice; authorizing that call then answers `already_consumed` (propose it again
+ * under a new call id to run it, as the MCP gateway does).
  */
 export function createClient(options: ClientOptions): CountersignClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');

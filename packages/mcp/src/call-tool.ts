@@ -30,8 +30,11 @@ export interface CallContext extends ApprovalSettings {
 }
 
 /**
- * A `tools/call` in direct mode: the call is itself the proposal. From there it runs on
- * core's one guarded-call machine (`guardCall`, `runGranted`): policy and approvals decide
+ * A `tools/call` in direct mode: the call is itself the proposal, proposed with
+ * `authorizeAllowed`, so a call policy allows comes back with its grant from the one write
+ * that records it (propose-and-authorize), runs upstream and is completed: two durable
+ * commits. Anything else runs on core's one guarded-call machine (`guardCall`,
+ * `runGranted`): policy and approvals decide
  * through the gate, an approver's edit is followed as every adapter follows it, what runs
  * upstream is the LEDGER's call (tool and canonical arguments from the grant), and its raw
  * result is recorded with `complete`. This file keeps only the MCP translation.
@@ -71,14 +74,22 @@ export async function callTool(
   const callId = stableCallId(ctx, toolName, args);
   const proposed = await proposeOnce(ctx, toolName, args, callId, task);
   if (proposed.status === 'denied' || proposed.status === 'rejected') return refusePropose(ctx, proposed, toolName);
+  // Allowed and authorized in the proposal's own write: run it (two commits per call, not three).
+  if (proposed.status === 'allowed' && proposed.grant !== undefined) return answer(ctx, granted(proposed.grant), toolName, proposed.proposalId, channel);
   const step = await guardWithApproval(ctx, { context, callId, toolName, arguments: args, recorded: proposed }, channel);
   if (proposed.status !== 'allowed' || step.kind !== 'refused' || step.refusal.reason !== 'already_consumed') return answer(ctx, step, toolName, proposed.proposalId, channel);
   // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
   const freshId = `${callId}-${randomUUID()}`;
   const again = await proposeOnce(ctx, toolName, args, freshId, task);
   if (again.status === 'denied' || again.status === 'rejected') return refusePropose(ctx, again, toolName);
+  if (again.status === 'allowed' && again.grant !== undefined) return answer(ctx, granted(again.grant), toolName, again.proposalId, channel);
   const retried = await guardWithApproval(ctx, { context, callId: freshId, toolName, arguments: args, recorded: again }, channel);
   return answer(ctx, retried, toolName, again.proposalId, channel);
+}
+
+/** The machine's step for a call propose already authorized (`authorizeAllowed`): run the grant, unedited. */
+function granted(grant: Grant): WaitedStep {
+  return { kind: 'run', grant, edited: false };
 }
 
 /**
@@ -214,6 +225,8 @@ async function proposeOnce(
     sessionId: ctx.sessionId,
     principal: ctx.principal,
     toolCalls: [{ id: callId, name: toolName, arguments: args }],
+    // An allowed call comes back authorized, recorded consumed in the proposal's write.
+    authorizeAllowed: true,
     // The task the runtime named (see task-meta.ts), for the approval service's intent stage.
     ...(task.task === undefined ? {} : { task: task.task }),
     ...(task.taskId === undefined ? {} : { taskId: task.taskId }),

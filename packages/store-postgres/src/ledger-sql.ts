@@ -9,6 +9,13 @@ const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, t
 const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id, r.rule_description,
   r.status, r.token_id, r.approved_at, r.consumed_at, r.passkey`;
 
+/**
+ * The state of a proposal the statement inserts: $17 is `RecordProposalOptions.consumedAt`
+ * (NULL: `proposed`), so an allowed call is recorded consumed by the same INSERT, in the
+ * same round trip, and is never readable as `proposed`.
+ */
+const CONSUMED_STATE = `CASE WHEN $17::bigint IS NULL THEN 'proposed' ELSE 'dispatched' END`;
+
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
   const selectRequest = `
@@ -21,8 +28,8 @@ export function ledgerSql(s: string) {
   return {
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, ${CONSUMED_STATE}, $17::bigint)
       ON CONFLICT DO NOTHING
       RETURNING *`,
     /**
@@ -31,8 +38,8 @@ export function ledgerSql(s: string) {
      */
     insertOwnedProposal: preparedStatement(`
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'proposed')
+        canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, ${CONSUMED_STATE}, $17::bigint)
       ON CONFLICT DO NOTHING
       RETURNING ${PROPOSAL_COLUMNS}`),
     /**
@@ -81,9 +88,9 @@ export function ledgerSql(s: string) {
         SELECT agent FROM ${s}.runs WHERE run_id = $2::text
       ), inserted AS (
         INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
+          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, 'proposed'
+          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, ${CONSUMED_STATE}, $17::bigint
         WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
         ON CONFLICT DO NOTHING
         RETURNING ${PROPOSAL_COLUMNS}

@@ -48,6 +48,23 @@ describePg('postgres: an authorize, a proposal or a result whose COMMIT reply is
     expect(await f.gate.propose(call)).toMatchObject({ status: 'approval_required', proposalId: stored!.proposalId, requestId: request!.requestId });
   });
 
+  it('a propose-and-authorize whose COMMIT reply is lost is settled as recorded: its grant, once; the dispatch is recorded once; proposing again gets no grant', async () => {
+    const f = makeGateFixture({ ledger: store.ledger, audit: store.audit, definitions: store.definitions });
+    const call = f.call({ runId: 'lost-one-commit', toolName: 'read_file', arguments: { path: '/a' }, authorizeAllowed: true });
+    const dropped = proxy.dropNextCommitReply();
+    const outcome = await f.gate.propose(call);
+    await dropped;
+    const stored = await store.ledger.findProposalByCall(call.runId, call.callId);
+    expect(stored?.state).toBe('dispatched');
+    expect(outcome).toMatchObject({ status: 'allowed', proposalId: stored!.proposalId, grant: { proposalId: stored!.proposalId } });
+    expect((await store.audit.read()).filter((r) => r.type === 'dispatch' && r.proposalId === stored!.proposalId)).toHaveLength(1);
+    const again = await f.gate.propose(call);
+    expect(again).toMatchObject({ status: 'allowed', proposalId: stored!.proposalId });
+    expect('grant' in again).toBe(false);
+    if (outcome.status !== 'allowed' || outcome.grant === undefined) return;
+    expect(await f.gate.complete(outcome.grant, { status: 'succeeded', result: 'a' })).toMatchObject({ ok: true, duplicate: false });
+  });
+
   it('a result whose COMMIT reply is lost is answered as recorded, and completing again answers duplicate', async () => {
     const f = makeGateFixture({ ledger: store.ledger, audit: store.audit, definitions: store.definitions });
     const approved = await f.proposeAndApprove({ runId: 'lost-complete' });

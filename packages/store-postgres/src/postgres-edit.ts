@@ -31,7 +31,7 @@ export async function recordEditIn(query: Query, sql: LedgerSql, input: EditInpu
   // Gate-made ids are never taken; a request id that is means the edit is not what it claims.
   if ((await query(sql.requestById, [request.requestId])).rows[0] !== undefined) return { ok: false, reason: 'conflict' };
 
-  const inserted = await query(sql.insertProposal, proposalParams(input.proposal));
+  const inserted = await query(sql.insertProposal, [...proposalParams(input.proposal), null]); // null: recorded `proposed`
   if (inserted.rows[0] === undefined) return { ok: false, reason: 'conflict' };
   const opened = await query(sql.insertRequestIfNew, requestParams(request));
   // Taken after the look-up above only by a request committed in between: a store error, rolled back whole.

@@ -1,5 +1,5 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import { approvalConsumeFailure, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
@@ -44,24 +44,27 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    const consumedAt = consumedOnRecord(options) ?? null;
     const recorded =
       options.request === undefined && options.audit === undefined
-        ? await this.#recordProposal(this.#db.write, input, undefined)
+        ? await this.#recordProposal(this.#db.write, input, undefined, consumedAt)
         : // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
-          await this.#inTransaction((query) => this.#recordProposal(query, input, options.request), options.audit, 'concurrent');
+          await this.#inTransaction((query) => this.#recordProposal(query, input, options.request, consumedAt), options.audit, 'concurrent');
     // Committed, and the run is the agent's (ok is never returned otherwise).
     if (recorded.ok) this.#runOwners.remember(input.runId, input.agent);
     return recorded;
   }
 
-  async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
+  /** `consumedAt`: the proposal statements' $17 (NULL records the call `proposed`). */
+  async #recordProposal(query: Query, input: ProposalInput, request: RecordProposalOptions['request'], consumedAt: number | null): Promise<RecordProposalResult> {
     // Ownership first, and before any comparison: another agent learns nothing about the run's calls.
     // The runs row never changes once inserted, so no transaction is needed around the two steps.
     // Usually one round trip claims the run and inserts (claimAndInsertProposal); only a
     // claim that raced a concurrent first call of the same run (owner NULL) reads again.
     const params = proposalParams(input);
     // A run this process saw committed as this agent's: the plain insert, without the claim.
-    if (this.#runOwners.owns(input.runId, input.agent)) return this.#insertOwned(query, input, params, request);
+    if (this.#runOwners.owns(input.runId, input.agent)) return this.#insertOwned(query, input, params, request, consumedAt);
+    params.push(consumedAt);
     const combined = (await query(this.#sql.claimAndInsertProposal, params)).rows[0];
     if (combined === undefined) throw new LedgerError('corrupt_record', 'proposal statement returned no row');
     const owner = combined.run_owner === null ? await this.#runOwnerAfterConflict(query, input.runId) : text(combined, 'run_owner');
@@ -73,9 +76,10 @@ export class PostgresLedger implements LedgerStore {
   }
 
   /** The insert of a call in a run known to be `input.agent`'s (see RunOwners). */
-  async #insertOwned(query: Query, input: ProposalInput, params: unknown[], request: RecordProposalOptions['request']): Promise<RecordProposalResult> {
+  async #insertOwned(query: Query, input: ProposalInput, params: unknown[], request: RecordProposalOptions['request'], consumedAt: number | null): Promise<RecordProposalResult> {
+    // A call that opens a request is never recorded consumed (consumedOnRecord refused that).
     if (request !== undefined) return this.#insertOwnedWithRequest(query, input, params, request);
-    const row = (await query(this.#sql.insertOwnedProposal, params)).rows[0];
+    const row = (await query(this.#sql.insertOwnedProposal, [...params, consumedAt])).rows[0];
     return this.#afterInsert(query, input, row, request);
   }
 

@@ -101,6 +101,27 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect(verifyChain(await audit.read()).ok).toBe(true);
   });
 
+  it('propose-and-authorize (authorizeAllowed): the allowed call is recorded consumed by the same statements and round trips as a plain propose, then complete: no consume step', async () => {
+    const { ledger, audit } = await open();
+    const f = makeGateFixture({ ledger, audit });
+    // Warm up: the run's owner and the chain's head hint are known after one call.
+    await f.gate.propose(f.call({ arguments: '{"amount":1,"to":"bob"}' }));
+    const measure = countRoundTrips();
+    const plain = await measure(() => f.gate.propose(f.call({ arguments: '{"amount":2,"to":"bob"}' })));
+    const proposed = await measure(() => f.gate.propose(f.call({ arguments: '{"amount":3,"to":"bob"}', authorizeAllowed: true })));
+    if (proposed.value.status !== 'allowed' || proposed.value.grant === undefined) throw new Error(`expected a grant, got ${JSON.stringify(proposed.value)}`);
+    const shape = (statements: string[]) => statements.map((s) => s.slice(0, 30));
+    expect(shape(proposed.statements)).toEqual(shape(plain.statements));
+    expect(proposed.trips).toBe(plain.trips);
+    expect((await ledger.getProposal(proposed.value.proposalId))?.state).toBe('dispatched');
+    const grant = proposed.value.grant;
+    const completed = await measure(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
+    expect(completed.value.ok).toBe(true);
+    expect(completed.trips).toBe(1);
+    expect((await audit.read()).slice(-4).map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect(verifyChain(await audit.read()).ok).toBe(true);
+  });
+
   it('the approved-call flow, step by step: round trips and statements (the figures issue #31 asks to lower)', async () => {
     const { ledger, audit } = await open();
     const f = makeGateFixture({ ledger, audit });

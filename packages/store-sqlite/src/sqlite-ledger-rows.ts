@@ -12,6 +12,12 @@ const INSERT_PROPOSAL = `
     canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'proposed')`;
 
+// INSERT_PROPOSAL of a call recorded already consumed (`RecordProposalOptions.consumedAt`).
+const INSERT_CONSUMED_PROPOSAL = `
+  INSERT INTO proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
+    canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'dispatched', ?)`;
+
 // The decisions of request `r`, as one JSON array, so a request is read in one statement.
 const DECISIONS_OF_R = `(
     SELECT json_group_array(json_object('approver', d.approver, 'decision', d.decision, 'reason', d.reason,
@@ -145,9 +151,16 @@ export function requestOfProposalRow(conn: SqliteConnection, proposalId: string)
  * saving a SELECT and a row mapping inside the write lock on every call. Optional
  * fields appear only when set, as proposalFromRow leaves them out for NULL columns.
  */
-export function insertProposal(conn: SqliteConnection, input: ProposalInput): Proposal {
-  conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
-  return proposalFromInput(input);
+export function insertProposal(conn: SqliteConnection, input: ProposalInput, consumedAt?: number): Proposal {
+  if (consumedAt === undefined) {
+    conn.statement(INSERT_PROPOSAL).run(...proposalParams(input));
+    return proposalFromInput(input);
+  }
+  conn.statement(INSERT_CONSUMED_PROPOSAL).run(...proposalParams(input), consumedAt);
+  const proposal = proposalFromInput(input);
+  proposal.state = 'dispatched';
+  proposal.dispatchedAt = consumedAt;
+  return proposal;
 }
 
 // SQLITE_CONSTRAINT_PRIMARYKEY: the only key the proposal INSERT can break once its
@@ -155,9 +168,9 @@ export function insertProposal(conn: SqliteConnection, input: ProposalInput): Pr
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 
 /** insertProposal, with a taken proposal id reported as LedgerError('duplicate_id') (the primary key refuses it). */
-export function insertProposalOnce(conn: SqliteConnection, input: ProposalInput): Proposal {
+export function insertProposalOnce(conn: SqliteConnection, input: ProposalInput, consumedAt?: number): Proposal {
   try {
-    return insertProposal(conn, input);
+    return insertProposal(conn, input, consumedAt);
   } catch (error) {
     if ((error as { errcode?: unknown }).errcode === SQLITE_CONSTRAINT_PRIMARYKEY) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`, { cause: error });

@@ -1,5 +1,5 @@
 import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, auditForOutcome, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -33,6 +33,7 @@ export class SqliteLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
+    const consumedAt = consumedOnRecord(options);
     return this.#write((): RecordProposalResult => {
       // Inside the write transaction: the owner read here cannot change before the insert below.
       const owner = this.#runOwner(input.runId);
@@ -48,7 +49,8 @@ export class SqliteLedger implements LedgerStore {
       // No SELECT for a taken id first: the primary key refuses it, and the error rolls
       // this write back (the run row above included). (run_id, call_id) cannot clash here:
       // it was looked up above under the same write lock.
-      const proposal = insertProposalOnce(this.#conn, input);
+      // Consumed in the same INSERT when asked: the call is never readable as `proposed`.
+      const proposal = insertProposalOnce(this.#conn, input, consumedAt);
       const request = options.request === undefined ? undefined : this.#insertRequest({ ...options.request, proposalId: input.proposalId });
       return { ok: true, proposal, created: true, request };
     }, options.audit);

@@ -6,5 +6,6 @@ export { LedgerError, type LedgerErrorCode } from './errors.ts';
 export { MemoryLedger, approvalConsumeFailure, recordResultOnce } from './memory-ledger.ts';
 export { copyResult } from './copy-records.ts';
 export { sameCall } from './same-call.ts';
+export { consumedOnRecord } from './consumed-on-record.ts';
 export { editRefusal, editedRequestStatus } from './edit-rules.ts';
 export { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';

@@ -26,6 +26,7 @@ import type {
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
+import { consumedOnRecord } from './consumed-on-record.ts';
 import { copyResult, resealed, sealProposal, sealRequest, sealResult } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
@@ -68,6 +69,7 @@ export class MemoryLedger implements LedgerStore {
   }
 
   #planProposal(input: ProposalInput, options: RecordProposalOptions): Planned<RecordProposalResult> {
+    const consumedAt = consumedOnRecord(options);
     const owner = this.#runOwners.get(input.runId);
     if (owner !== undefined && owner !== input.agent) return { outcome: { ok: false, reason: 'run_owned_by_other_agent' } };
     const callKey = `${input.runId}\u0000${input.callId}`;
@@ -80,7 +82,7 @@ export class MemoryLedger implements LedgerStore {
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
-    const proposal = sealProposal({ ...input, state: 'proposed' });
+    const proposal = sealProposal(consumedAt === undefined ? { ...input, state: 'proposed' } : { ...input, state: 'dispatched', dispatchedAt: consumedAt });
     const newRequest = options.request === undefined ? undefined : { ...options.request, proposalId: input.proposalId };
     if (newRequest !== undefined && this.#requests.has(newRequest.requestId)) {
       throw new LedgerError('duplicate_id', `approval request id ${newRequest.requestId} already exists`);

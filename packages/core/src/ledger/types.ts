@@ -269,6 +269,15 @@ export interface RecordProposalOptions {
   request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
   /** Appended in the same transaction (needs `auditLog`, see LedgerStore). */
   audit?: AuditFor<RecordProposalResult> | undefined;
+  /**
+   * The single-use step of a call that needs no approval, taken in the same transaction:
+   * a call this write creates is stored already consumed (`dispatched`, `dispatchedAt` =
+   * this time), exactly as `consume` without `approval` would leave it, so it can never be
+   * consumed again. A call that was already recorded (`created: false`) is left as it is.
+   * Never with `request`: a call that waits for a person is not consumed before it is
+   * approved (the store throws `LedgerError('invalid_input')`).
+   */
+  consumedAt?: number | undefined;
 }
 
 /** A call as `LedgerStore.getProposalWithRequest` reads it. */
@@ -294,7 +303,8 @@ export interface LedgerStore {
    * `run_owned_by_other_agent` before anything else is compared, and changes nothing.
    * (runId, callId) is unique: recording the same call again with the same tool,
    * arguments, principal and session is idempotent (`created: false`); anything
-   * different is a `conflict` and changes nothing.
+   * different is a `conflict` and changes nothing. With `options.consumedAt`, a created
+   * call is recorded consumed in the same transaction (see `RecordProposalOptions`).
    */
   recordProposal(input: ProposalInput, options?: RecordProposalOptions): Promise<RecordProposalResult>;
   /** The agent that owns the run (recorded its first call), or undefined for an unknown run. */

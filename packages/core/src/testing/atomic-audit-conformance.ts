@@ -121,6 +121,20 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect(await audit.head()).toBeUndefined();
     });
 
+    it('a call recorded consumed commits with its dispatch record, and a failing audit part leaves neither call nor consume', async () => {
+      const failed = sampleProposal();
+      await expect(ledger.recordProposal(failed, { consumedAt: T0 + 1, audit: (r) => (r.ok ? [about(r.proposal, 'proposal'), INVALID] : []) })).rejects.toThrow();
+      expect(await ledger.findProposalByCall(failed.runId, failed.callId)).toBeUndefined();
+      expect(await audit.head()).toBeUndefined();
+      // The same call recorded again (a retry after the outage) is created consumed, with its records.
+      const recorded = await ledger.recordProposal(failed, {
+        consumedAt: T0 + 1,
+        audit: (r) => (r.ok && r.created ? [about(r.proposal, 'proposal'), about(r.proposal, 'verdict'), about(r.proposal, 'dispatch')] : []),
+      });
+      expect(recorded).toMatchObject({ ok: true, created: true, proposal: { state: 'dispatched', dispatchedAt: T0 + 1 } });
+      expect((await audit.read()).map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch']);
+    });
+
     it('a failing audit part rolls back the consume: the approval is not spent', async () => {
       const { proposal, requestId } = await approved('tok-1');
       const consume = { proposalId: proposal.proposalId, approval: { requestId, tokenId: 'tok-1' }, now: T0 + 2 };

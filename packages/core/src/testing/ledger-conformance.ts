@@ -5,6 +5,7 @@ import { describeContextRecording } from './context-conformance.ts';
 import { describeEditConformance } from './edit-conformance.ts';
 import { describeApproverConformance } from './ledger-approver-conformance.ts';
 import { describeProviderExecuted } from './provider-executed-conformance.ts';
+import { describeConsumedOnRecord } from './consumed-on-record-conformance.ts';
 import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
@@ -140,6 +141,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
     describeRunOwnership(() => store, sampleProposal);
     describeContextRecording(() => store, { proposal: sampleProposal, request: sampleRequest });
     describeProviderExecuted(() => store, sampleProposal);
+    describeConsumedOnRecord(() => store, sampleProposal);
 
     describe('approval lifecycle', () => {
       it('pending → approved with a token id, then consumed once', async () => {

@@ -62,7 +62,7 @@ const NotApproved = z.object({ status: z.literal('not_approved'), reason: NotApp
 const Denied = z.object({ status: z.literal('denied'), reason: DeniedReasonSchema, message: Message, proposalId: Id.optional() });
 
 export const ProposeOutcomeSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('allowed'), proposalId: Id, callId: Id, argsDigest: Digest }),
+  z.object({ status: z.literal('allowed'), proposalId: Id, callId: Id, argsDigest: Digest, grant: GrantSchema.optional() }),
   ApprovalRequired.extend({ callId: Id, argsDigest: Digest, edited: z.object({ proposalId: Id, requestId: Id, callId: Id }).optional() }),
   Denied,
   z.object({

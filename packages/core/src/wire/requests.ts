@@ -22,6 +22,8 @@ export const ProposalsBody = z
     taskId: Id.optional(),
     /** The assistant's offers the user only accepted, for the intent stage's matcher. */
     offered: z.array(z.string().min(1).max(4000)).max(16).optional(),
+    /** Propose-and-authorize: each call policy allows outright comes back authorized, with its grant. */
+    authorizeAllowed: z.boolean().optional(),
     toolCalls: z
       .array(
         z

@@ -1,3 +1,4 @@
+import type { Grant } from '../execute/grant.ts';
 import type { TokenRejection } from '../../token/verify.ts';
 
 /**
@@ -66,7 +67,18 @@ export type DispatchOutcome =
   | { status: 'denied'; reason: DeniedReason; message: string; proposalId?: string | undefined };
 
 export type ProposeOutcome =
-  | { status: 'allowed'; proposalId: string; callId: string; argsDigest: string }
+  | {
+      status: 'allowed';
+      proposalId: string;
+      callId: string;
+      argsDigest: string;
+      /**
+       * Propose-and-authorize (`authorizeAllowed`): the call was recorded already authorized,
+       * in the same write; run exactly `grant.canonicalArgs`, then `complete`. Absent when it
+       * was not asked for, or the call was already recorded (then `authorize` it as usual).
+       */
+      grant?: Grant | undefined;
+    }
   | {
       status: 'approval_required';
       proposalId: string;

@@ -29,6 +29,13 @@ export interface ModelResponse {
   taskId?: string | undefined;
   /** Offers of the assistant that the user only accepted ("ok sure"), from the extractor: passed to the matcher with `task`. */
   offered?: readonly string[] | undefined;
+  /**
+   * Propose-and-authorize: every call policy allows outright is recorded already
+   * authorized, in the same write (one durable commit instead of two), and its `allowed`
+   * outcome carries the grant to run. Calls that need approval, are denied or were
+   * already recorded are answered exactly as without it.
+   */
+  authorizeAllowed?: boolean | undefined;
 }
 
 /**

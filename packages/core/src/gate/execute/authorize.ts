@@ -1,4 +1,3 @@
-import type { AuditEvent } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../../digest.ts';
 import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/types.ts';
@@ -16,10 +15,11 @@ import { issueGrant } from './issued-grants.ts';
 import { answerLostConsume } from './lost-consume.ts';
 import type { NotApprovedReason } from '../common/outcomes.ts';
 import type { AuthorizeOutcome, AuthorizeRequest } from '../common/port.ts';
-import { errorMessage, eventAbout } from '../common/call-records.ts';
+import { errorMessage } from '../common/call-records.ts';
 import { reject, UNKNOWN_CALL } from '../common/reject.ts';
 import { routedByIntent } from '../intent/intent-stage.ts';
 import { RecordedCallInput } from './recorded-call-input.ts';
+import { dispatchEvent } from './dispatch-event.ts';
 
 /**
  * Authorize's outcome before the grant is built: the ledger's call as the consume left it
@@ -172,16 +172,6 @@ export async function checkAndConsume(
 }
 
 type AuthorizedTool = Extract<AuthorizedCall, { status: 'authorized' }>['tool'];
-
-/** The `dispatch` record of a consumed call (built by assignment: it is on every dispatch). */
-function dispatchEvent(proposal: Proposal, at: number, approval: { requestId: string; tokenId: string } | undefined): AuditEvent {
-  const event = eventAbout(proposal, 'dispatch', at);
-  if (approval !== undefined) {
-    event.requestId = approval.requestId;
-    event.detail = { tokenId: approval.tokenId };
-  }
-  return event;
-}
 
 // Only `authorize` (not dispatch) gets here without an execute: its caller runs the tool, never this.
 function unavailable(): never {

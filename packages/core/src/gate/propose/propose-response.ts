@@ -27,6 +27,7 @@ export function proposeModelResponse(deps: GateDeps, response: ModelResponse, ag
       ...(response.task === undefined ? {} : { task: response.task }),
       ...(response.taskId === undefined ? {} : { taskId: response.taskId }),
       ...(response.offered === undefined ? {} : { offered: response.offered }),
+      ...(response.authorizeAllowed === true ? { authorizeAllowed: true } : {}),
     }),
   );
   return proposeResponse(deps, calls, agent);

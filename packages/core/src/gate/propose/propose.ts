@@ -22,6 +22,8 @@ import { checkIntent, intentAuditValue, MAX_OFFERS, MAX_TASK_LENGTH } from '../i
 import type { IntentRecord } from '../intent/types.ts';
 import { mayUseTool } from '../common/tool-scope.ts';
 import { settleLostProposal, settleLostRequest } from './lost-proposal.ts';
+import { dispatchEvent } from '../execute/dispatch-event.ts';
+import { issueGrant } from '../execute/issued-grants.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -54,6 +56,12 @@ export interface ModelToolCall {
    * Recorded and decided by policy like any call; authorize refuses it (`provider_executed`).
    */
   executedBy?: 'provider' | undefined;
+  /**
+   * Propose-and-authorize: when policy allows the call outright, record it already
+   * authorized, in the same write, and answer `allowed` with the grant (see
+   * `consumesOnRecord` for when). Any other verdict is answered exactly as without it.
+   */
+  authorizeAllowed?: boolean | undefined;
 }
 
 /**
@@ -109,6 +117,8 @@ interface PreparedCall {
   now: number;
   /** What the intent stage decided, when it ran (audited with the verdict). */
   intent: IntentRecord | undefined;
+  /** Recorded consumed in the proposal's own write, answered with a grant (`consumesOnRecord`). */
+  consumes: boolean;
 }
 
 type Prepared = PreparedCall | { outcome: ProposeOutcome };
@@ -249,18 +259,34 @@ function readyCall(
       createdAt: now,
     };
     const request = verdict.kind === 'approve' ? newRequest(deps, verdict, now) : undefined;
-    return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent };
+    const consumes = call.authorizeAllowed === true && consumesOnRecord(deps, call, agent, entry, verdict);
+    return { call, agent, argsDigest: args.digest, verdict, input, request, now, intent, consumes };
   } catch (error) {
     return { outcome: storeUnavailable(deps, call, error) };
   }
 }
 
+/**
+ * Whether an allowed call may be recorded already authorized: every check `authorize` makes
+ * of an allowed call is the one propose has just made, at the same instant, on the same
+ * call (principal, run ownership in the write, canonical arguments and their digest,
+ * definition admitted, policy verdict, the intent stage), except the ones this adds: a
+ * registered tool this agent may use (authorize refuses any other as `unknown_tool`) and a
+ * call the runtime runs, not the provider (`provider_executed`). Only a plain `allow`: a
+ * call policy (or the intent stage, or a destructive annotation) sends to a person has its
+ * request opened instead, and one denied is never recorded consumed.
+ */
+function consumesOnRecord(deps: GateDeps, call: ModelToolCall, agent: Agent, entry: CatalogEntry | undefined, verdict: Verdict): boolean {
+  return verdict.kind === 'allow' && entry !== undefined && call.executedBy !== 'provider' && mayUseTool(deps, entry, agent.id);
+}
+
 /** Starts the ledger write (with its records in the same transaction when the store holds both). */
 function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
   try {
+    const options = p.consumes ? { consumedAt: p.now } : { request: p.request };
     return auditedWrite<RecordProposalResult>(
       deps,
-      (audit) => deps.ledger.recordProposal(p.input, { request: p.request, audit }),
+      (audit) => deps.ledger.recordProposal(p.input, { ...options, audit }),
       (r) => (r.ok && r.created ? proposalEvents(r.proposal, p.verdict, r.request, p.now, p.intent) : []),
     ).then(
       (recorded): Written => ({ ok: true, recorded }),
@@ -293,6 +319,7 @@ function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Prop
     if (p.verdict.kind === 'approve') {
       return approvalOutcome(deps, proposal, p.verdict, now).catch((error: unknown) => storeUnavailable(deps, call, error));
     }
+    if (p.consumes && recorded.created && proposal.state === 'dispatched') return authorizedOutcome(deps, proposal, now);
     return decidedOutcome(proposal, p.verdict);
   } catch (error) {
     return storeUnavailable(deps, call, error);
@@ -346,6 +373,18 @@ function storeUnavailable(deps: GateDeps, call: ModelToolCall, error: unknown): 
 function outcomeUnknown(deps: GateDeps, call: ModelToolCall, message: string): ProposeOutcome {
   emit(deps.events, { type: 'rejected', at: deps.clock(), stage: 'propose', reason: 'outcome_unknown', runId: call.runId, callId: call.callId, toolName: call.toolName });
   return { status: 'rejected', reason: 'outcome_unknown', message };
+}
+
+/**
+ * An allowed call this propose recorded consumed: the grant, as `authorize` would have
+ * issued it for this call (created by this write, so no other caller holds one). A call
+ * that was already recorded is answered `allowed` without a grant: `authorize` it, which
+ * refuses one consumed before (`already_consumed`).
+ */
+function authorizedOutcome(deps: GateDeps, proposal: Proposal, now: number): ProposeOutcome {
+  const { runId, proposalId, callId, toolName } = proposal;
+  emit(deps.events, { type: 'authorized', at: now, requestId: undefined, runId, proposalId, callId, toolName });
+  return { status: 'allowed', proposalId, callId, argsDigest: proposal.argsDigest, grant: issueGrant(deps, proposal, undefined) };
 }
 
 /** The outcome of an allow or deny verdict on a recorded call. */
@@ -419,6 +458,8 @@ function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalR
   decided.detail = detail;
   const events: AuditEvent[] = [proposed, decided];
   if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));
+  // Recorded consumed: its `dispatch` record, as authorize appends it, in the same transaction.
+  if (proposal.state === 'dispatched') events.push(dispatchEvent(proposal, now, undefined));
   return events;
 }
 

@@ -5,6 +5,7 @@ import { describeCanonicalAttacks } from './canonical-attacks.ts';
 import { describeCompletionAttacks } from './completion-attacks.ts';
 import { describeRelayAttacks } from './relay-attacks.ts';
 import { KitContext } from './kit-context.ts';
+import { describeOneCommitAttacks } from './one-commit-attacks.ts';
 import { describeStoredCallAttacks } from './stored-call-attacks.ts';
 import { describeTokenAttacks } from './token-attacks.ts';
 
@@ -33,5 +34,6 @@ export function describeGateAttacks(name: string, makeAdapter: () => Promise<Gat
     describeStoredCallAttacks(kit);
     describeCompletionAttacks(kit);
     describeRelayAttacks(kit);
+    describeOneCommitAttacks(kit);
   });
 }

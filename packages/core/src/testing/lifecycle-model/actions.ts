@@ -25,7 +25,8 @@ export interface Fault {
 }
 
 export type Action =
-  | { kind: 'propose'; agent: ModelAgent; run: string; calls: CallSpec[] }
+  /** `authorize`: propose-and-authorize (`authorizeAllowed`): an allowed new call comes back granted. */
+  | { kind: 'propose'; agent: ModelAgent; run: string; calls: CallSpec[]; authorize?: boolean | undefined }
   | { kind: 'decide'; approver: string; call: string; decision: 'approve' | 'deny' }
   | { kind: 'edit'; approver: string; call: string; amount: number }
   | { kind: 'revoke'; approver: string; call: string }
@@ -79,6 +80,7 @@ export const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
       agent: actingAgent,
       run: fc.constantFrom(...MODEL_RUNS),
       calls: fc.uniqueArray(callSpec, { minLength: 1, maxLength: 3, selector: (c) => c.callId }),
+      authorize: fc.boolean(),
     }),
   },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('decide' as const), approver, call: callKey, decision: fc.constantFrom('approve' as const, 'approve' as const, 'approve' as const, 'deny' as const) }) },

@@ -283,6 +283,9 @@ function propose(state: ModelState, action: Extract<Action, { kind: 'propose' }>
     }
     writes = true;
     const verdict = verdictOf(spec.tool, spec.amount);
+    // Propose-and-authorize: an allowed call is recorded consumed in the same write, and its
+    // grant handed over with the answer (`hasGrant` is set from the answer: withAgentKnowledge).
+    const consumed = action.authorize === true && verdict.kind === 'allow';
     next.calls[key] = {
       key,
       run: action.run,
@@ -290,7 +293,7 @@ function propose(state: ModelState, action: Extract<Action, { kind: 'propose' }>
       tool: spec.tool,
       amount: spec.amount,
       verdict: verdict.kind,
-      state: 'proposed',
+      state: consumed ? 'dispatched' : 'proposed',
       hasToken: false,
       hasGrant: false,
       definition: spec.tool === REGISTERED_TOOL ? current : undefined,
@@ -299,12 +302,15 @@ function propose(state: ModelState, action: Extract<Action, { kind: 'propose' }>
           ? { expiresAt: state.now + verdict.ttlMs, required: verdict.required, eligible: verdict.eligible, deciders: [], approvals: 0, status: 'pending' }
           : undefined,
     };
-    return outcomeOfVerdict(verdict.kind);
+    return consumed ? { status: 'allowed', reason: GRANTED } : outcomeOfVerdict(verdict.kind);
   });
   // The first proposal of a run makes the agent its owner; nothing new recorded, nothing owned.
   if (!writes && owner === undefined) delete next.runOwner[action.run];
   return { next, expected, writes };
 }
+
+/** The `reason` the real side reports for an `allowed` answer that carried a grant (propose-and-authorize). */
+export const GRANTED = 'granted';
 
 function outcomeOfVerdict(verdict: ModelCall['verdict']): Expected {
   if (verdict === 'allow') return { status: 'allowed' };

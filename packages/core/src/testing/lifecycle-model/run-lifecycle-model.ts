@@ -11,7 +11,7 @@ import {
   sameOutcome,
   snapshotOf,
 } from './invariants.ts';
-import { applicable, initialState, type ModelState, resolveAction, step } from './model.ts';
+import { applicable, GRANTED, initialState, type ModelState, resolveAction, step } from './model.ts';
 import { KNOWN_DEFECTS, type KnownDefect } from './rules.ts';
 import { type LifecycleHarness, type Observed, RealSystem } from './system.ts';
 
@@ -219,7 +219,7 @@ async function runSingle(
     });
   }
   const learned = withAgentKnowledge(after, model, action, observed);
-  if (action.kind === 'authorize' && observed[0]?.status === 'authorized') await checkGrant(system, learned, action.call);
+  for (const key of grantedKeys(action, observed)) await checkGrant(system, learned, key);
   return learned;
 }
 
@@ -309,6 +309,7 @@ function changedBy(before: ModelState, after: ModelState, action: Action, index:
 
 /** Tokens and grants the agent holds only when the answer handed them over (a lost reply hands over nothing). */
 export function withAgentKnowledge(after: ModelState, before: ModelState, action: Action, observed: Observed[]): ModelState {
+  if (action.kind === 'propose') return withProposedGrants(after, action, observed);
   if (action.kind !== 'token' && action.kind !== 'authorize') return after;
   const handed = observed[0]?.status === (action.kind === 'token' ? 'ok' : 'authorized');
   const next = structuredClone(after);
@@ -317,6 +318,24 @@ export function withAgentKnowledge(after: ModelState, before: ModelState, action
   if (action.kind === 'token') call.hasToken = handed || before.calls[action.call]!.hasToken;
   else call.hasGrant = handed || before.calls[action.call]!.hasGrant;
   return next;
+}
+
+/** Propose-and-authorize: the agent holds the grant of each call whose answer carried one. */
+function withProposedGrants(after: ModelState, action: Extract<Action, { kind: 'propose' }>, observed: Observed[]): ModelState {
+  if (!observed.some((o) => o.reason === GRANTED)) return after;
+  const next = structuredClone(after);
+  observed.forEach((o, i) => {
+    const call = next.calls[`${action.run}/${action.calls[i]!.callId}`];
+    if (o.reason === GRANTED && call !== undefined) call.hasGrant = true;
+  });
+  return next;
+}
+
+/** The calls of `action` whose answer handed over a grant (propose-and-authorize, or authorize). */
+function grantedKeys(action: Action, observed: Observed[]): string[] {
+  if (action.kind === 'authorize') return observed[0]?.status === 'authorized' ? [action.call] : [];
+  if (action.kind !== 'propose') return [];
+  return action.calls.flatMap((c, i) => (observed[i]?.reason === GRANTED ? [`${action.run}/${c.callId}`] : []));
 }
 
 /**
@@ -360,7 +379,7 @@ async function runConcurrent(system: RealSystem, model: ModelState, actions: Act
     await system.learnIds(candidate);
     if ((await readSnapshot(system, candidate)) === snapshotOf(candidate)) {
       for (const [i, action] of actions.entries()) {
-        if (action.kind === 'authorize' && observed[i]![0]?.status === 'authorized') await checkGrant(system, candidate, action.call);
+        for (const key of grantedKeys(action, observed[i]!)) await checkGrant(system, candidate, key);
       }
       return candidate;
     }

@@ -13,7 +13,7 @@ import { loadPolicy } from '../../policy/load.ts';
 import { hmacKey, Keyring } from '../../token/keyring.ts';
 import type { Action } from './actions.ts';
 import { FaultLedger, type InjectedRecord } from './fault-ledger.ts';
-import { completionOf, MODEL_START, type ModelState, otherTokenKey } from './model.ts';
+import { completionOf, GRANTED, MODEL_START, type ModelState, otherTokenKey } from './model.ts';
 import {
   argumentsOf,
   CODE_TOOLS,
@@ -233,11 +233,22 @@ export class RealSystem {
       case 'propose': {
         const agent = agentOf(action.agent);
         const calls = action.calls.map((c) => ({ id: c.callId, name: c.tool, arguments: argumentsOf(c.tool, c.amount) }));
+        const authorizeAllowed = action.authorize === true;
         const outcomes =
           calls.length === 1
-            ? [await gate.propose({ runId: action.run, sessionId: MODEL_SESSION, principal: MODEL_PRINCIPAL, callId: calls[0]!.id, toolName: calls[0]!.name, arguments: calls[0]!.arguments }, agent)]
-            : await gate.proposeResponse({ runId: action.run, sessionId: MODEL_SESSION, principal: MODEL_PRINCIPAL, toolCalls: calls }, agent);
-        return outcomes.map((o) => ({ status: o.status, reason: 'reason' in o ? o.reason : undefined }));
+            ? [
+                await gate.propose(
+                  { runId: action.run, sessionId: MODEL_SESSION, principal: MODEL_PRINCIPAL, callId: calls[0]!.id, toolName: calls[0]!.name, arguments: calls[0]!.arguments, authorizeAllowed },
+                  agent,
+                ),
+              ]
+            : await gate.proposeResponse({ runId: action.run, sessionId: MODEL_SESSION, principal: MODEL_PRINCIPAL, toolCalls: calls, authorizeAllowed }, agent);
+        return outcomes.map((o, i) => {
+          if (o.status !== 'allowed' || o.grant === undefined) return { status: o.status, reason: 'reason' in o ? o.reason : undefined };
+          // Held like a grant from authorize (learnIds files it under the call's refs).
+          this.grants.push({ key: `${action.run}/${calls[i]!.id}`, grant: o.grant });
+          return { status: o.status, reason: GRANTED };
+        });
       }
       case 'decide':
       case 'edit': {
@@ -331,7 +342,9 @@ export class RealSystem {
       if (proposalId === undefined) continue;
       const found = await this.ledger.getProposalWithRequest(proposalId);
       if (found === undefined) continue;
-      this.refs[key] = { proposalId, callId: found.proposal.callId, requestId: found.request?.requestId };
+      // A grant propose handed over for this very call (propose-and-authorize).
+      const grant = this.grants.find((g) => g.key === key && g.grant.proposalId === proposalId)?.grant;
+      this.refs[key] = { proposalId, callId: found.proposal.callId, requestId: found.request?.requestId, ...(grant === undefined ? {} : { grant }) };
     }
   }
 }
