@@ -8,10 +8,9 @@ import { createGateway } from './gateway.ts';
 import { call, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 import { COUNTER_URI, relayServer } from './testing/relay-server.ts';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { withCompileCache } from '@countersign/core/testing/children';
 
 const RELAY_SERVER = fileURLToPath(new URL('./testing/relay-server.ts', import.meta.url));
-const stdio = (name: string) => ({ name, command: process.execPath, args: [RELAY_SERVER], env: withCompileCache({}) });
+const stdio = (name: string) => ({ name, command: process.execPath, args: [RELAY_SERVER] });
 const ALLOW_ALL = 'version: 1\nrules:\n  - id: all\n    tool: "*"\n    verdict: allow\n';
 
 const open: Array<{ close(): Promise<void> }> = [];
