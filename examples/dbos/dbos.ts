@@ -2,8 +2,8 @@
  * A DBOS workflow whose tool call waits for a person's approval, durably:
  *   npm run example:dbos
  * Needs the local PostgreSQL (postgres://postgres@127.0.0.1:5432, or COUNTERSIGN_TEST_PG_URL):
- * DBOS keeps its workflow history in a system database it creates (a fresh one per run here,
- * dropped at the end). The gate is on the embedded SQLite store; no network, no model.
+ * DBOS keeps its workflow history in system tables it creates (in a schema of that database,
+ * a fresh one per run here, dropped at the end). The gate is on the embedded SQLite store; no network, no model.
  *
  * The workflow proposes the model's call (a step), waits on DBOS.recv until the approval
  * service notifies it or the request expires, authorizes (a step: the approval is spent,
@@ -33,8 +33,7 @@ rules:
 export async function runDbosExample() {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-dbos-example-'));
   const store = openSqliteStore({ path: join(dir, 'countersign.sqlite') });
-  const systemDb = new URL(PG_URL);
-  systemDb.pathname = `/countersign_dbos_example_${randomBytes(4).toString('hex')}`;
+  const systemSchema = `countersign_dbos_example_${randomBytes(4).toString('hex')}`;
   const transfers: unknown[] = [];
   const steps: Array<{ step: string; outcome: string }> = [];
   try {
@@ -62,7 +61,7 @@ export async function runDbosExample() {
       },
       { name: 'countersign-example-pay-alice' },
     );
-    DBOS.setConfig({ name: 'countersign-dbos-example', systemDatabaseUrl: systemDb.toString(), runAdminServer: false, logLevel: 'error' });
+    DBOS.setConfig({ name: 'countersign-dbos-example', systemDatabaseUrl: PG_URL, systemDatabaseSchemaName: systemSchema, runAdminServer: false, logLevel: 'error' });
     await DBOS.launch();
     // The approval service side: wake the waiting workflow when someone decides.
     const stopNotifier = notifyWorkflows(gate.events, (id, message, topic, key) => DBOS.send(id, message, topic, key));
@@ -102,7 +101,7 @@ export async function runDbosExample() {
     rmSync(dir, { recursive: true, force: true });
     const admin = new Client({ connectionString: PG_URL });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${systemDb.pathname.slice(1)}" WITH (FORCE)`).finally(() => admin.end());
+    await admin.query(`DROP SCHEMA IF EXISTS "${systemSchema}" CASCADE`).finally(() => admin.end());
   }
 }
 

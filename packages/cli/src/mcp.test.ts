@@ -41,6 +41,7 @@ function refusalOf(result: CallToolResult): Record<string, unknown> | undefined 
 describe('countersign mcp --config (stdio front)', () => {
   let dir: string;
   let client: Client;
+  let transport: StdioClientTransport;
   let stderr = '';
   const transportErrors: Error[] = [];
 
@@ -57,7 +58,7 @@ describe('countersign mcp --config (stdio front)', () => {
         'approvalUrl: http://127.0.0.1:8787',
       ].join('\n'),
     );
-    const transport = new StdioClientTransport({
+    transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--conditions=countersign-source', MAIN, 'mcp', '--config', 'gateway.yaml'],
       cwd: dir,
@@ -126,35 +127,23 @@ describe('countersign mcp --config (stdio front)', () => {
     expect(JSON.stringify(ran)).toContain('approved-entity');
     expect(refusalOf((await client.callTool({ name: 'create_entities', arguments: args })) as CallToolResult)).toMatchObject({ reason: 'already_consumed' });
   });
-});
 
-describe('countersign mcp running alone: signed audit checkpoints', () => {
+  // Last in this block: it stops the gateway the tests above used.
   it('signs the chain head at start and at a clean stop, so `audit verify` with the key covers every record', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-checkpoints-')));
-    try {
-      writeFileSync(join(dir, 'policy.yaml'), POLICY);
-      writeFileSync(join(dir, 'gateway.yaml'), [...memoryUpstreamYaml(dir), 'policy: policy.yaml', 'principal: user-1', 'trustOnFirstUse: true'].join('\n'));
-      const transport = new StdioClientTransport({ command: process.execPath, args: ['--conditions=countersign-source', MAIN, 'mcp', '--config', 'gateway.yaml'], cwd: dir, env: childEnv(), stderr: 'ignore' });
-      const client = new Client({ name: 'desktop-client', version: '1.0.0' });
-      await client.connect(transport);
-      expect(((await client.callTool({ name: 'read_graph', arguments: {} })) as CallToolResult).isError).not.toBe(true);
-      // The client closes stdin, as a desktop app does on quit; the gateway stops cleanly.
-      const exited = new Promise<void>((resolve) => {
-        transport.onclose = () => resolve();
-      });
-      await client.close();
-      await exited;
-      const db = join(dir, '.countersign', 'countersign.sqlite');
-      // With the key (master.key beside the database): before, `no_checkpoint`.
-      const verified = await runCaptured(['audit', 'verify', '--db', db, '--json'], { cwd: dir });
-      expect(JSON.parse(verified.stdout), verified.stdout).toMatchObject({ ok: true });
-      // The last record is the checkpoint written at the stop, signing everything before it.
-      const exported = await runCaptured(['audit', 'export', '--db', db], { cwd: dir });
-      expect(JSON.parse(exported.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ type: 'checkpoint' });
-      expect(verified.code).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // The client closes stdin, as a desktop app does on quit; the gateway stops cleanly.
+    const exited = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    await client.close();
+    await exited;
+    const db = join(dir, '.countersign', 'countersign.sqlite');
+    // With the key (master.key beside the database): before, `no_checkpoint`.
+    const verified = await runCaptured(['audit', 'verify', '--db', db, '--json'], { cwd: dir });
+    expect(JSON.parse(verified.stdout), verified.stdout).toMatchObject({ ok: true });
+    // The last record is the checkpoint written at the stop, signing everything before it.
+    const exported = await runCaptured(['audit', 'export', '--db', db], { cwd: dir });
+    expect(JSON.parse(exported.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ type: 'checkpoint' });
+    expect(verified.code).toBe(0);
   }, 60_000);
 });
 

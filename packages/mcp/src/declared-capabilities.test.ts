@@ -5,6 +5,7 @@ import { CallToolResultSchema, ElicitRequestSchema, ListRootsRequestSchema } fro
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
 import { capableClient, makeTestGate, textOf } from './testing/gateway-fixture.ts';
+import { withCompileCache } from '@countersign/core/testing/children';
 
 const RELAY_SERVER = fileURLToPath(new URL('./testing/relay-server.ts', import.meta.url));
 const ALLOW_ALL = 'version: 1\nrules:\n  - id: all\n    tool: "*"\n    verdict: allow\n';
@@ -36,7 +37,7 @@ describe('the gateway declares to its upstream what its clients declared (a stdi
 
   const start = async () => {
     gateway = await createGateway({
-      upstreams: [{ name: 'relay', command: process.execPath, args: [RELAY_SERVER] }],
+      upstreams: [{ name: 'relay', command: process.execPath, args: [RELAY_SERVER], env: withCompileCache({}) }],
       gate: makeTestGate(ALLOW_ALL, true),
       agent: { id: 'mcp-gateway' },
       principal: 'user-1',

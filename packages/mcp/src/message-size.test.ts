@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
 import { call, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 import { relayServer } from './testing/relay-server.ts';
+import { withCompileCache } from '@countersign/core/testing/children';
 
 const RELAY_SERVER = fileURLToPath(new URL('./testing/relay-server.ts', import.meta.url));
 const ALLOW_ALL = 'version: 1\nrules:\n  - id: all\n    tool: "*"\n    verdict: allow\n';
@@ -51,7 +52,7 @@ async function httpRelay(json: boolean) {
 
 describe('an upstream message above maxMessageBytes is refused, typed, not read whole', () => {
   it('a stdio upstream’s result above maxMessageBytes: the call is refused result_too_large, the upstream restarts, calls under the limit run', async () => {
-    const { client, lines } = await gatewayOf([{ name: 'a', command: process.execPath, args: [RELAY_SERVER] }]);
+    const { client, lines } = await gatewayOf([{ name: 'a', command: process.execPath, args: [RELAY_SERVER], env: withCompileCache({}) }]);
     expect(textOf(await call(client, 'big', { bytes: 1000 }))).toHaveLength(1000);
     const refused = refusalOf(await call(client, 'big', { bytes: 4 * LIMIT }));
     expect(refused).toMatchObject({ reason: 'result_too_large' });

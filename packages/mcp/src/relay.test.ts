@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
 import { capableClient, makeTestGate, textOf } from './testing/gateway-fixture.ts';
 import { COUNTER_URI } from './testing/relay-server.ts';
+import { withCompileCache } from '@countersign/core/testing/children';
 
 const RELAY_SERVER = fileURLToPath(new URL('./testing/relay-server.ts', import.meta.url));
-const relayUpstream = { name: 'relay', command: process.execPath, args: [RELAY_SERVER] };
+const relayUpstream = { name: 'relay', command: process.execPath, args: [RELAY_SERVER], env: withCompileCache({}) };
 const ALLOW_ALL = 'version: 1\nrules:\n  - id: all\n    tool: "*"\n    verdict: allow\n';
 
 describe('the gateway relays the protocol around tool calls (a stdio upstream written for it)', () => {

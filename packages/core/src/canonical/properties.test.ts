@@ -69,8 +69,9 @@ describe('canonicalization properties', () => {
     fc.assert(
       fc.property(object, fc.integer(), (value, seed) => {
         const shuffled = shuffleKeys(value, seed);
-        expect(canonicalizeArguments(shuffled).canonical).toBe(canonicalizeArguments(value).canonical);
-        expect(canonicalizeArguments(JSON.stringify(shuffled)).digest).toBe(canonicalizeArguments(value).digest);
+        const reference = canonicalizeArguments(value);
+        expect(canonicalizeArguments(shuffled).canonical).toBe(reference.canonical);
+        expect(canonicalizeArguments(JSON.stringify(shuffled)).digest).toBe(reference.digest);
       }),
       { numRuns: 10_000 },
     );
@@ -110,8 +111,9 @@ describe('canonicalization properties', () => {
     fc.assert(
       fc.property(fc.dictionary(mixedKey, mixedJson, { maxKeys: 6 }), fc.integer(), (value, seed) => {
         const shuffled = shuffleKeys(value, seed);
-        expect(canonicalizeArguments(shuffled).canonical).toBe(serializeCanonical(value));
-        expect(canonicalizeArguments([shuffled], { requireObject: false }).canonical).toBe(`[${serializeCanonical(value)}]`);
+        const reference = serializeCanonical(value);
+        expect(canonicalizeArguments(shuffled).canonical).toBe(reference);
+        expect(canonicalizeArguments([shuffled], { requireObject: false }).canonical).toBe(`[${reference}]`);
       }),
       { numRuns: 10_000 },
     );

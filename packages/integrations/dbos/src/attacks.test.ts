@@ -21,6 +21,13 @@ rules:
 const FIONA = { id: 'fiona', roles: ['finance'] };
 const AGENT = 'dbos-kit';
 const PAY = { id: 'call-1', name: 'transfer', arguments: { amount: 2500, to: 'alice' } };
+/**
+ * DBOS dispatches a fork from a queue and reads another process's result by polling: on its
+ * internal queue and default result poll (each once a second) every fork of the replay attack,
+ * and the second start of one run, waited for a poll. Here they poll as often as this.
+ */
+const POLL_MS = 25;
+const FORK_QUEUE = 'countersign-dbos-attacks-forks';
 
 /**
  * The adapter attacks that apply to a durable workflow, through the real DBOS SDK (launched
@@ -62,6 +69,7 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     system = await launchDbos('countersign-dbos-attacks');
+    await DBOS.registerQueue(FORK_QUEUE, { minPollingIntervalMs: POLL_MS });
     notifyWorkflows(gate.events, (id, message, topic, key) => DBOS.send(id, message, topic, key));
   });
   afterAll(async () => {
@@ -101,8 +109,8 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
         const steps = (await DBOS.listWorkflowSteps(runId)) ?? [];
         expect(steps.map((s) => s.name)).toEqual(expect.arrayContaining(['countersign.propose', 'countersign.authorize', 'countersign.execute']));
         for (const step of steps.slice(1)) {
-          const fork = await DBOS.forkWorkflow<unknown>(runId, step.functionID);
-          const result = await fork.getResult();
+          const fork = await DBOS.forkWorkflow<unknown>(runId, step.functionID, { queueName: FORK_QUEUE });
+          const result = await fork.getResult({ pollingIntervalMs: POLL_MS });
           expect(result, `fork from ${step.name}`).not.toMatchObject({ status: 'succeeded', result: { ok: true }, completion: { ok: true, duplicate: false } });
           expect(ranIn(fork.workflowID), `fork from ${step.name}`).toEqual([]);
         }
@@ -124,7 +132,7 @@ describePg('adapter attacks through DBOS (real PostgreSQL)', () => {
         const requested = requestOf(runId);
         const [a, b] = await Promise.all([DBOS.startWorkflow(pay, { workflowID: runId })({ wiring: index }), DBOS.startWorkflow(pay, { workflowID: runId })({ wiring: index })]);
         await gate.approvals.decide(FIONA, { requestId: (await requested).requestId, decision: 'approve' });
-        await Promise.all([a!.getResult(), b!.getResult()]);
+        await Promise.all([a!.getResult({ pollingIntervalMs: POLL_MS }), b!.getResult({ pollingIntervalMs: POLL_MS })]);
         expect(ranIn(runId)).toHaveLength(1);
       });
 

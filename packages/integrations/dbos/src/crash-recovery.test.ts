@@ -29,7 +29,7 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
 
   beforeAll(async () => {
     system = await createSystemDatabase();
-    client = await DBOSClient.create({ systemDatabaseUrl: system.url });
+    client = await DBOSClient.create({ systemDatabaseUrl: system.url, systemDatabaseSchemaName: system.schema });
     ({ gate, store } = await openWorkerGate(TEST_PG_URL, schema, TEST_MASTER_HEX));
     stopNotifier = notifyWorkflows(gate.events, clientSender(client));
   });
@@ -54,6 +54,7 @@ describePg('DBOS workflows across a SIGKILL (real processes, real PostgreSQL)', 
         GATE_SCHEMA: schema,
         MASTER_HEX: TEST_MASTER_HEX,
         DBOS_SYSTEM_URL: system.url,
+        DBOS_SYSTEM_SCHEMA: system.schema,
         ...extra,
         ...env,
       });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { withCompileCache } from '@countersign/core/testing/children';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'main.ts');
 
@@ -24,7 +25,7 @@ export async function spawnServe(args: string[], options: { cwd: string; env?: R
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('COUNTERSIGN_')));
   const child = spawn(process.execPath, ['--conditions=countersign-source', MAIN, 'serve', '--json', '--port', '0', ...args], {
     cwd: options.cwd,
-    env: { ...inherited, ...options.env },
+    env: withCompileCache({ ...inherited, ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const events: Record<string, unknown>[] = [];

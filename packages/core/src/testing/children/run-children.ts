@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { withCompileCache } from './compile-cache.ts';
 
 /**
  * Runs one Node process per argument list on `script` and starts them together:
@@ -9,6 +10,7 @@ import { createInterface } from 'node:readline';
 export async function runChildren(script: string, argLists: string[][], timeoutMs = 60_000): Promise<unknown[]> {
   const children = argLists.map((args) =>
     spawn(process.execPath, ['--conditions=countersign-source', script, ...args], {
+      env: withCompileCache(process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
   );

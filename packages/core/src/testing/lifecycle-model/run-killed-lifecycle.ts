@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
+import { withCompileCache } from '../children/compile-cache.ts';
 import { type Step, stepArbitrary } from './actions.ts';
 import { checkAuditStory, LifecycleViolation, readSnapshot, snapshotOf } from './invariants.ts';
 import type { KillPoint, WorkerInput, WorkerReport } from './kill-worker.ts';
@@ -119,7 +120,7 @@ function addStats(into: LifecycleStats, from: LifecycleStats): void {
 
 /** Runs the worker until it reports its kill point, then SIGKILLs it; its reports, or a violation it reported. */
 async function runWorker(script: string, location: string, input: WorkerInput, timeoutMs: number): Promise<WorkerReport[]> {
-  const child = spawn(process.execPath, ['--conditions=countersign-source', script, location], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=countersign-source', script, location], { env: withCompileCache(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -60,6 +60,7 @@ const workflow = DBOS.registerWorkflow(agentRun, { name: 'countersign-crash-test
 DBOS.setConfig({
   name: 'countersign-dbos-test',
   systemDatabaseUrl: env('DBOS_SYSTEM_URL'),
+  systemDatabaseSchemaName: env('DBOS_SYSTEM_SCHEMA'),
   applicationVersion: 'countersign-crash-test',
   runAdminServer: false,
   logLevel: 'error',
@@ -67,7 +68,9 @@ DBOS.setConfig({
 await DBOS.launch();
 print({ at: 'launched' });
 if (process.env.START === '1') await DBOS.startWorkflow(workflow, { workflowID: runId })((process.env.FLOW ?? 'run-call') as 'run-call' | 'steps');
-const result = await DBOS.retrieveWorkflow(runId).getResult();
+// The workflow runs in this process, but its handle reads the result by polling the system
+// database (once a second by default): a short poll hands the result to the test as it lands.
+const result = await DBOS.retrieveWorkflow(runId).getResult({ pollingIntervalMs: 25 });
 print({ at: 'result', result });
 await DBOS.shutdown();
 process.exit(0);

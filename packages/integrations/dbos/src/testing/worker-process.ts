@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { withCompileCache } from '@countersign/core/testing/children';
 
 const WORKER = join(import.meta.dirname, 'crash-worker.ts');
 
@@ -22,7 +23,7 @@ export interface WorkerProcess {
 
 export function startWorker(env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, ['--conditions=countersign-source', '--no-deprecation', WORKER], {
-    env: { ...process.env, ...env },
+    env: withCompileCache({ ...process.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: WorkerLine[] = [];
