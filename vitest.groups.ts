@@ -32,6 +32,8 @@ export const PROCESS_AND_BROWSER_TESTS = [
   'packages/mcp/src/server-everything.test.ts',
   'packages/mcp/src/upstream-failure.test.ts',
   'packages/proxy/src/casa-e2e.test.ts',
+  // npm test's runner, with small node processes standing in for tsc, biome and vitest.
+  'scripts/test/run-steps.test.ts',
 ];
 
 /**
