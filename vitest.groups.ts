@@ -64,11 +64,12 @@ export const SLOW_FILES = [
   'examples/dbos/dbos.test.ts',
   'packages/integrations/claude-agent-sdk/src/mcp-servers.test.ts',
   'packages/cli/src/mcp.test.ts',
-  // store
+  // store-isolated
   'packages/integrations/dbos/src/crash-recovery.test.ts',
+  'packages/integrations/dbos/src/attacks.test.ts',
+  // store
   'packages/store-postgres/src/lifecycle-model.test.ts',
   'packages/store-sqlite/src/multi-process.test.ts',
-  'packages/integrations/dbos/src/attacks.test.ts',
   'packages/store-postgres/src/multi-process.test.ts',
   'packages/store-postgres/src/postgres-ledger.test.ts',
   'packages/store-sqlite/src/authorize-complete-processes.test.ts',
