@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { PROCESS_AND_BROWSER_TESTS, STORE_TESTS } from './vitest.groups.ts';
+import { PROCESS_AND_BROWSER_TESTS, STORE_ISOLATED_TESTS, STORE_TESTS } from './vitest.groups.ts';
 import { SlowFirstSequencer } from './vitest.sequencer.ts';
 
 const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
@@ -27,13 +27,14 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine,
-    // which then idles a core whenever a test waits for Postgres, a child process or Chromium.
+    // One worker more than the cores. Vitest's default, one fewer, leaves a single worker on
+    // a 2-core CI machine, and even one per core idles a core whenever its test waits for
+    // Postgres, a child process or Chromium; the extra worker runs another file meanwhile.
     // VITEST_MAX_WORKERS overrides it.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    maxWorkers: availableParallelism() + 1,
     // The slowest files of each project first (SLOW_FILES in vitest.groups.ts).
     sequence: { sequencer: SlowFirstSequencer },
-    // Three groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
+    // Four groups (see vitest.groups.ts); `npm test` runs all of them, `--project <name>` one.
     // They share one worker pool (same default sequence.groupOrder): vitest queues the files by
     // project name, so the slow process-and-browser files start first, the store files follow
     // and the short unit files fill the tail, with no barrier between projects. A distinct
@@ -44,7 +45,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ALL_TESTS,
-          exclude: [...configDefaults.exclude, ...STORE_TESTS, ...PROCESS_AND_BROWSER_TESTS],
+          exclude: [...configDefaults.exclude, ...STORE_TESTS, ...STORE_ISOLATED_TESTS, ...PROCESS_AND_BROWSER_TESTS],
           // Pure tests share one module graph per worker: with isolation most of their time
           // was re-importing the same sources for every file. Forks (the default pool), not
           // threads: threads cost the same CPU here and would share process state across files.
@@ -53,9 +54,20 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Each file keeps its own module graph: DBOS and Temporal hold process-wide state,
-        // and the stores' tests open databases and background writers.
-        test: { name: 'store', include: STORE_TESTS, exclude: [...configDefaults.exclude, ...PROCESS_AND_BROWSER_TESTS] },
+        test: {
+          name: 'store',
+          include: STORE_TESTS,
+          exclude: [...configDefaults.exclude, ...PROCESS_AND_BROWSER_TESTS],
+          // As in unit: re-importing the stores and core for every file was much of these
+          // files' cost. What a file opens, it closes (vitest.groups.ts), so nothing piles up
+          // in a worker that outlives the file.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        // Each file keeps its own module graph: DBOS and Temporal hold process-wide state.
+        test: { name: 'store-isolated', include: STORE_ISOLATED_TESTS, exclude: [...configDefaults.exclude, ...PROCESS_AND_BROWSER_TESTS] },
       },
       {
         extends: true,

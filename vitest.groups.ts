@@ -1,17 +1,26 @@
 // Which test files belong to which vitest project (vitest.config.ts). Everything not
 // listed here is a `unit` test: pure, in-memory, safe to share a module graph with others.
-// A new test that opens a database belongs in STORE_TESTS; one that spawns a process,
-// starts a browser or builds a package belongs in PROCESS_AND_BROWSER_TESTS.
+// A new test that opens a database belongs in STORE_TESTS (and must close it), one that
+// runs DBOS or Temporal in STORE_ISOLATED_TESTS; one that spawns a process, starts a
+// browser or builds a package belongs in PROCESS_AND_BROWSER_TESTS.
 
-/** Tests against SQLite or PostgreSQL, and the durable engines that keep global state. */
+/**
+ * Tests against SQLite or PostgreSQL. They share a module graph per worker like the unit
+ * tests, so each file closes in its hooks every database, pool and background writer it opens.
+ */
 export const STORE_TESTS = [
   'packages/store-sqlite/src/**/*.test.ts',
   'packages/store-postgres/src/**/*.test.ts',
-  'packages/integrations/dbos/src/**/*.test.ts',
-  'packages/integrations/temporal/src/**/*.test.ts',
   'bench/**/*.test.ts',
   'packages/integrations/langchain/src/honest.test.ts',
 ];
+
+/**
+ * Tests of the durable engines, each file in a module graph of its own: DBOS and Temporal
+ * keep process-wide state (a launched runtime, registered workflows, an installed native
+ * runtime) that a later file in the same graph would find already set.
+ */
+export const STORE_ISOLATED_TESTS = ['packages/integrations/dbos/src/**/*.test.ts', 'packages/integrations/temporal/src/**/*.test.ts'];
 
 /** Tests that spawn processes (stdio MCP servers, the CLI, tsc), launch Chromium, or run examples. */
 export const PROCESS_AND_BROWSER_TESTS = [
@@ -32,6 +41,8 @@ export const PROCESS_AND_BROWSER_TESTS = [
   'packages/mcp/src/server-everything.test.ts',
   'packages/mcp/src/upstream-failure.test.ts',
   'packages/proxy/src/casa-e2e.test.ts',
+  // npm test's runner, with small node processes standing in for tsc, biome and vitest.
+  'scripts/test/run-steps.test.ts',
 ];
 
 /**
@@ -53,11 +64,12 @@ export const SLOW_FILES = [
   'examples/dbos/dbos.test.ts',
   'packages/integrations/claude-agent-sdk/src/mcp-servers.test.ts',
   'packages/cli/src/mcp.test.ts',
-  // store
+  // store-isolated
   'packages/integrations/dbos/src/crash-recovery.test.ts',
+  'packages/integrations/dbos/src/attacks.test.ts',
+  // store
   'packages/store-postgres/src/lifecycle-model.test.ts',
   'packages/store-sqlite/src/multi-process.test.ts',
-  'packages/integrations/dbos/src/attacks.test.ts',
   'packages/store-postgres/src/multi-process.test.ts',
   'packages/store-postgres/src/postgres-ledger.test.ts',
   'packages/store-sqlite/src/authorize-complete-processes.test.ts',
