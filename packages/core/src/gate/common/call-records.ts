@@ -1,6 +1,6 @@
-import type { AuditEvent } from '../../audit/types.ts';
+import type { AuditEvent, AuditValue } from '../../audit/types.ts';
 import type { CallIds } from '../../events/types.ts';
-import type { Proposal } from '../../ledger/types.ts';
+import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
 
 // Helpers every stage of the gate uses to describe a recorded call: kept below the stages
 // so that none of them imports another stage for them.
@@ -17,6 +17,20 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
     toolName: proposal.toolName,
     argsDigest: proposal.argsDigest,
     actor: proposal.principal,
+  };
+}
+
+/**
+ * What the chain says about an approval request, in the proposal record that opened it or
+ * in its own `approval_requested` record when it opened later: what `audit verify` holds
+ * every decision on it to (passkey/evidence-check.ts).
+ */
+export function requestDetail(request: Pick<ApprovalRequest, 'expiresAt' | 'requiredApprovals' | 'ruleId' | 'passkey'>): { [key: string]: AuditValue } {
+  return {
+    expiresAt: request.expiresAt,
+    requiredApprovals: request.requiredApprovals,
+    ruleId: request.ruleId ?? null,
+    ...(request.passkey === 'required' ? { passkey: 'required' } : {}),
   };
 }
 
