@@ -26,7 +26,7 @@ function rewritten(records: readonly AuditRecord[], index: number, change: (reco
   for (let i = index; i < records.length; i++) {
     const { seq, hash: _hash, prevHash: _prev, ...event } = i === index ? change(records[i]!) : records[i]!;
     const prevHash = out.at(-1)?.hash ?? GENESIS_HASH;
-    // hashRecord, not buildRecord: buildRecord refuses to write a malformed event at all.
+    // hashRecord, not buildRecord: buildRecord refuses to write a malformed record at all.
     out.push({ ...event, seq, prevHash, hash: hashRecord(prevHash, seq, event) } as AuditRecord);
   }
   return out;
@@ -81,10 +81,11 @@ describe('audit record format 2: one record per step', () => {
       ['ruleId removed', denied, (r) => withDetail(r, (d) => delete d.ruleId), /ruleId/],
       ['deny without its reason', denied, (r) => ({ ...r, reason: undefined }), /reason exactly when/],
       ['deny turned allow, reason kept', denied, (r) => withDetail(r, (d) => (d.verdict = 'allow')), /reason exactly when/],
-      ['request removed, requestId kept', opened, (r) => withDetail(r, (d) => delete d.request), /names a request it did not open/],
-      ['requestId removed, request kept', opened, (r) => ({ ...r, requestId: undefined }), /without its requestId/],
-      ['request without its deadline', opened, (r) => withDetail(r, (d) => delete (d.request as { expiresAt?: unknown }).expiresAt), /deadline/],
-      ['passkey rule made optional', opened, (r) => withDetail(r, (d) => ((d.request as { passkey?: AuditValue }).passkey = 'preferred')), /passkey/],
+      ['request without its deadline', opened, (r) => withDetail(r, (d) => delete d.expiresAt), /deadline/],
+      ['request without its approval count', opened, (r) => withDetail(r, (d) => delete d.requiredApprovals), /requiredApprovals/],
+      ['request without its rule', opened, (r) => withDetail(r, (d) => delete d.requestRuleId), /requestRuleId/],
+      ['requestId removed, request kept', opened, (r) => ({ ...r, requestId: undefined }), /did not open/],
+      ['passkey rule made optional', opened, (r) => withDetail(r, (d) => (d.passkey = 'preferred')), /passkey/],
       ['format marker stripped, verdict kept', opened, (r) => withDetail(r, (d) => delete d.format), /format 1 proposal record carries format 2 fields/],
       ['unknown format', opened, (r) => withDetail(r, (d) => (d.format = 3)), /unknown audit record format 3/],
     ];
@@ -95,6 +96,9 @@ describe('audit record format 2: one record per step', () => {
       expect(verifyChain(edited), name).toMatchObject({ ok: false, index });
       // Rewritten with every later hash recomputed: the record itself no longer holds its step's facts.
       expect(verifyChain(rewritten(records, index, change)), name).toMatchObject({ ok: false, reason: 'malformed', index, message: expect.stringMatching(message) });
+      // And no store writes it in the first place.
+      const { seq: _s, prevHash: _p, hash: _h, ...event } = change(records[index]!);
+      expect(() => buildRecord(records[index - 1], event), name).toThrow(message);
     }
     // The one change that keeps the record well-formed is caught by the hash alone.
     const flipped = records.map((r, i) => (i === denied ? withDetail(r, (d) => (d.ruleId = 'reads')) : r));
@@ -106,9 +110,12 @@ describe('audit record format 2: one record per step', () => {
     const approving = first(records, (r) => r.type === 'decision' && r.detail?.status === 'approved');
     const denying = first(records, (r) => r.type === 'decision' && r.detail?.status === 'denied');
     const cases: [string, number, (r: AuditRecord) => AuditRecord, RegExp][] = [
-      ['token removed', approving, (r) => withDetail(r, (d) => delete d.token), /token exactly when/],
-      ['token without its id', approving, (r) => withDetail(r, (d) => delete (d.token as { tokenId?: unknown }).tokenId), /tokenId and expiresAt/],
-      ['a denial with a token', denying, (r) => withDetail(r, (d) => (d.token = { tokenId: 't', expiresAt: 1 })), /token exactly when/],
+      ['token removed', approving, (r) => withDetail(r, (d) => {
+          delete d.tokenId;
+          delete d.tokenExpiresAt;
+        }), /token exactly when/],
+      ['token without its id', approving, (r) => withDetail(r, (d) => delete d.tokenId), /tokenId and tokenExpiresAt/],
+      ['a denial with a token', denying, (r) => withDetail(r, (d) => (d.tokenId = 't')), /token exactly when/],
       ['signed record removed', approving, (r) => withDetail(r, (d) => delete d.record), /signed decision record/],
       ['format marker stripped, token kept', approving, (r) => withDetail(r, (d) => delete d.format), /format 1 decision record carries format 2 fields/],
     ];

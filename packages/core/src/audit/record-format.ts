@@ -25,26 +25,37 @@ interface FormatFields {
 const VERDICTS: ReadonlySet<unknown> = new Set(['allow', 'approve', 'deny']);
 const DECISIONS: ReadonlySet<unknown> = new Set(['approve', 'deny']);
 
+/** The approval request a format 2 proposal record opened (what format 1's `approval_requested` held). */
+const REQUEST_FIELDS = ['expiresAt', 'requiredApprovals', 'requestRuleId', 'passkey'] as const;
+/** Fields only format 2 writes: a format 1 `proposal` or `decision` carrying one had its marker stripped. */
+const PROPOSAL_FIELDS = ['verdict', 'ruleId', 'tightenedBy', 'intent', ...REQUEST_FIELDS] as const;
+const DECISION_FIELDS = ['tokenId', 'tokenExpiresAt'] as const;
+
 /**
  * Why a record breaks its format's rules, or undefined. A format 2 record must hold every
  * fact the format 1 records of its step proved (a proposal its verdict, an approving decision
  * its token), so removing one is caught here, not only by the hash; a format 1 record must not
  * hold format 2 facts (a marker stripped to dodge these rules), and the records format 2 no
- * longer writes never carry a marker.
+ * longer writes never carry a marker. The facts are flat members of `detail`: a nested object
+ * would take every record off the chain's fast path for flat details (audit/chain.ts).
  */
 export function formatProblem(record: FormatFields): string | undefined {
   const detail = record.detail;
   const format = detail?.format;
   switch (record.type) {
     case 'proposal':
-      if (format === undefined) return detail?.verdict !== undefined || detail?.request !== undefined ? 'a format 1 proposal record carries format 2 fields' : undefined;
+      if (format === undefined) return hasAny(detail, PROPOSAL_FIELDS) ? 'a format 1 proposal record carries format 2 fields' : undefined;
       return format === AUDIT_RECORD_FORMAT ? proposalProblem(record, detail as Detail) : unknownFormat(format);
     case 'decision':
-      if (format === undefined) return detail?.token !== undefined ? 'a format 1 decision record carries format 2 fields' : undefined;
+      if (format === undefined) return hasAny(detail, DECISION_FIELDS) ? 'a format 1 decision record carries format 2 fields' : undefined;
       return format === AUDIT_RECORD_FORMAT ? decisionProblem(record, detail as Detail) : unknownFormat(format);
     default:
       return format === undefined ? undefined : `a ${record.type} record carries no format marker`;
   }
+}
+
+function hasAny(detail: Detail | undefined, keys: readonly string[]): boolean {
+  return detail !== undefined && keys.some((key) => detail[key] !== undefined);
 }
 
 function unknownFormat(format: AuditValue | undefined): string {
@@ -62,21 +73,18 @@ function proposalProblem(record: FormatFields, detail: Detail): string | undefin
     return 'only an approve verdict can be tightened (tightenedBy)';
   }
   if (detail.intent !== undefined && !isObject(detail.intent)) return 'field "intent" must be an object';
-  const request = detail.request;
-  if (request === undefined) return record.requestId === undefined ? undefined : 'a proposal record names a request it did not open';
-  if (record.requestId === undefined) return 'a proposal record opens a request without its requestId';
+  if (record.requestId === undefined) return hasAny(detail, REQUEST_FIELDS) ? 'a proposal record carries a request it did not open (no requestId)' : undefined;
   if (verdict === 'deny') return 'a denied proposal opens no approval request';
-  return requestProblem(request);
+  return requestProblem(detail);
 }
 
 /** What a format 1 `approval_requested` record's detail held, and what `audit verify` holds decisions to. */
-function requestProblem(request: AuditValue): string | undefined {
-  if (!isObject(request)) return 'field "request" must be an object';
-  if (!Number.isSafeInteger(request.expiresAt)) return 'the approval request must carry its deadline (expiresAt)';
-  const required = request.requiredApprovals;
+function requestProblem(detail: Detail): string | undefined {
+  if (!Number.isSafeInteger(detail.expiresAt)) return 'the approval request must carry its deadline (expiresAt)';
+  const required = detail.requiredApprovals;
   if (!(typeof required === 'number' && Number.isSafeInteger(required) && required >= 1)) return 'the approval request must carry requiredApprovals';
-  if (!isRuleId(request.ruleId)) return 'the approval request must carry its ruleId (a string or null)';
-  if (request.passkey !== undefined && request.passkey !== 'required') return 'the approval request\'s passkey must be "required" or absent';
+  if (!isRuleId(detail.requestRuleId)) return 'the approval request must carry its rule (requestRuleId, a string or null)';
+  if (detail.passkey !== undefined && detail.passkey !== 'required') return 'the approval request\'s passkey must be "required" or absent';
   return undefined;
 }
 
@@ -86,13 +94,10 @@ function decisionProblem(record: FormatFields, detail: Detail): string | undefin
   if (!DECISIONS.has(detail.decision)) return 'a format 2 decision record must carry its decision (approve or deny)';
   if (typeof detail.status !== 'string') return 'a format 2 decision record must carry the request status it left';
   if (typeof detail.record !== 'string') return 'a format 2 decision record must carry its signed decision record';
-  const token = detail.token;
   // Approved is the one status that mints a token, and it always does (format 1 wrote token_minted then).
-  if ((detail.status === 'approved') !== (token !== undefined)) return 'a format 2 decision record carries a token exactly when it approved the request';
-  if (token === undefined) return undefined;
-  if (!(isObject(token) && typeof token.tokenId === 'string' && Number.isSafeInteger(token.expiresAt))) {
-    return 'the minted token must carry its tokenId and expiresAt';
-  }
+  if ((detail.status === 'approved') !== hasAny(detail, DECISION_FIELDS)) return 'a format 2 decision record carries a token exactly when it approved the request';
+  if (detail.status !== 'approved') return undefined;
+  if (!(typeof detail.tokenId === 'string' && Number.isSafeInteger(detail.tokenExpiresAt))) return 'the minted token must carry its tokenId and tokenExpiresAt';
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import type { AuditRecord, AuditValue } from './types.ts';
 export interface OpenedRequest {
   requestId: string;
   proposalId: string | undefined;
-  /** The request's fields: `expiresAt`, `requiredApprovals`, `ruleId`, `passkey` when required (unchecked values). */
+  /** The request's fields as format 1's `approval_requested` named them: `expiresAt`, `requiredApprovals`, `ruleId`, `passkey` when required (unchecked values). */
   detail: { readonly [key: string]: AuditValue };
   seq: number;
 }
@@ -21,9 +21,15 @@ export interface OpenedRequest {
 export function openedRequestOf(record: AuditRecord): OpenedRequest | undefined {
   if (record.requestId === undefined) return undefined;
   if (record.type === 'approval_requested') return { requestId: record.requestId, proposalId: record.proposalId, detail: record.detail ?? {}, seq: record.seq };
-  const request = record.type === 'proposal' && record.detail?.format === AUDIT_RECORD_FORMAT ? record.detail.request : undefined;
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) return undefined;
-  return { requestId: record.requestId, proposalId: record.proposalId, detail: request, seq: record.seq };
+  const d = record.type === 'proposal' ? record.detail : undefined;
+  if (d?.format !== AUDIT_RECORD_FORMAT) return undefined;
+  // In the format 1 record's shape: the request's rule was its `ruleId` there.
+  const detail: { [key: string]: AuditValue } = {};
+  if (d.expiresAt !== undefined) detail.expiresAt = d.expiresAt;
+  if (d.requiredApprovals !== undefined) detail.requiredApprovals = d.requiredApprovals;
+  if (d.requestRuleId !== undefined) detail.ruleId = d.requestRuleId;
+  if (d.passkey !== undefined) detail.passkey = d.passkey;
+  return { requestId: record.requestId, proposalId: record.proposalId, detail, seq: record.seq };
 }
 
 /** The policy verdict a call was recorded under. */
@@ -62,8 +68,6 @@ export interface MintedToken {
 export function mintedTokenOf(record: AuditRecord): MintedToken | undefined {
   const detail = record.detail;
   if (record.type === 'token_minted') return { requestId: record.requestId, tokenId: detail?.tokenId, expiresAt: detail?.expiresAt };
-  if (record.type !== 'decision' || detail?.format !== AUDIT_RECORD_FORMAT) return undefined;
-  const token = detail.token;
-  if (typeof token !== 'object' || token === null || Array.isArray(token)) return undefined;
-  return { requestId: record.requestId, tokenId: token.tokenId, expiresAt: token.expiresAt };
+  if (record.type !== 'decision' || detail?.format !== AUDIT_RECORD_FORMAT || detail.tokenId === undefined) return undefined;
+  return { requestId: record.requestId, tokenId: detail.tokenId, expiresAt: detail.tokenExpiresAt };
 }

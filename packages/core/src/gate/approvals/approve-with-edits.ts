@@ -1,5 +1,5 @@
 import { AUDIT_RECORD_FORMAT } from '../../audit/record-format.ts';
-import type { AuditEvent } from '../../audit/types.ts';
+import type { AuditEvent, AuditValue } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApproverRule, EditInput, EditRefusal, Proposal, RecordEditResult } from '../../ledger/types.ts';
@@ -15,7 +15,7 @@ import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
-import { callIds, errorMessage, eventAbout, requestDetail } from '../common/call-records.ts';
+import { addRequestDetail, callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {
@@ -116,19 +116,15 @@ export async function approveWithEdits(
   // editor's own approval of the edited call (with its token) when they may give it.
   const events = (r: RecordEditResult): AuditEvent[] => {
     if (!r.ok) return [];
-    const proposed: AuditEvent = {
-      ...eventAbout(r.proposal, 'proposal', now),
-      requestId: r.request.requestId,
-      actor: approver.id,
-      detail: {
-        format: AUDIT_RECORD_FORMAT,
-        editedFrom: original.proposalId,
-        originalArgsDigest: original.argsDigest,
-        verdict: verdict.kind,
-        ruleId: verdict.ruleId ?? null,
-        request: requestDetail(rule),
-      },
+    const detail: { [key: string]: AuditValue } = {
+      format: AUDIT_RECORD_FORMAT,
+      editedFrom: original.proposalId,
+      originalArgsDigest: original.argsDigest,
+      verdict: verdict.kind,
+      ruleId: verdict.ruleId ?? null,
     };
+    addRequestDetail(detail, rule);
+    const proposed: AuditEvent = { ...eventAbout(r.proposal, 'proposal', now), requestId: r.request.requestId, actor: approver.id, detail };
     const records = [proposed, decisionEvent(deps.keyring, original, r.original, closing, edited.digest)];
     if (editorApproves) records.push(decisionEvent(deps.keyring, r.proposal, r.request, approval));
     return records;

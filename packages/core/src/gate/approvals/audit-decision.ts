@@ -42,7 +42,7 @@ export function decisionEvent(
     keyring,
   );
   // Approved is the one status that mints a token: its facts go in the decision record (format 2).
-  const token = request.status === 'approved' && request.tokenId !== undefined ? { tokenId: request.tokenId, expiresAt: request.expiresAt } : undefined;
+  const token = request.status === 'approved' && request.tokenId !== undefined ? { tokenId: request.tokenId, tokenExpiresAt: request.expiresAt } : undefined;
   return {
     ...eventAbout(proposal, 'decision', at),
     requestId: request.requestId,
@@ -57,7 +57,7 @@ export function decisionEvent(
       // The approver's own signature over this decision, re-verified offline by `audit verify`.
       ...(passkey === undefined ? {} : { passkey: evidenceJson(passkey) }),
       ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
-      ...(token === undefined ? {} : { token }),
+      ...token,
     },
   };
 }

@@ -189,10 +189,10 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
       /^passkey_unbound: .* differ in dec$/,
     );
     // Tampered records are reported, never a crash.
-    // The request opened with its proposal record (format 2): its deadline is in `detail.request`.
+    // The request opened with its proposal record (format 2), which holds its deadline.
     const requested = records.find((r) => openedRequestOf(r) !== undefined) as AuditRecord;
     for (const expiresAt of [Number.NaN, 'soon', null]) {
-      const tampered = records.map((r) => (r === requested ? { ...r, detail: { ...r.detail, request: { ...openedRequestOf(r)!.detail, expiresAt } } } : r)) as AuditRecord[];
+      const tampered = records.map((r) => (r === requested ? { ...r, detail: { ...r.detail, expiresAt } } : r)) as AuditRecord[];
       expect((await checkPasskeyEvidence(tampered, testOfflineCheck)).problems[0]?.reason).toMatch(/^passkey_unbound/);
     }
     const notADecision: AuditRecord = { ...decision, detail: { ...decision.detail, decision: 'maybe' } };

@@ -21,10 +21,18 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
 }
 
 /**
- * What the chain says about an approval request, in the proposal record that opened it or
- * in its own `approval_requested` record when it opened later: what `audit verify` holds
- * every decision on it to (passkey/evidence-check.ts).
+ * What the chain says about an approval request, in the proposal record that opened it
+ * (format 2: flat members of its detail, `requestRuleId` beside the verdict's `ruleId`):
+ * what `audit verify` holds every decision on it to (passkey/evidence-check.ts).
  */
+export function addRequestDetail(detail: { [key: string]: AuditValue }, request: Pick<ApprovalRequest, 'expiresAt' | 'requiredApprovals' | 'ruleId' | 'passkey'>): void {
+  detail.expiresAt = request.expiresAt;
+  detail.requiredApprovals = request.requiredApprovals;
+  detail.requestRuleId = request.ruleId ?? null;
+  if (request.passkey === 'required') detail.passkey = 'required';
+}
+
+/** A request's own `approval_requested` record's detail (it opened later than its call, as in format 1). */
 export function requestDetail(request: Pick<ApprovalRequest, 'expiresAt' | 'requiredApprovals' | 'ruleId' | 'passkey'>): { [key: string]: AuditValue } {
   return {
     expiresAt: request.expiresAt,

@@ -9,7 +9,7 @@ import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { askPolicyNow } from '../../policy/ask-policy.ts';
 import type { PolicyInput, Verdict } from '../../policy/types.ts';
 import { emit } from '../../events/emit.ts';
-import { callIds, errorMessage, eventAbout, requestDetail } from '../common/call-records.ts';
+import { addRequestDetail, callIds, errorMessage, eventAbout, requestDetail } from '../common/call-records.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from '../common/agent.ts';
 import { admitDefinition, admittedWithoutStore } from '../definitions/admit-definition.ts';
 import { editedCallOf } from '../approvals/edited-call.ts';
@@ -423,7 +423,7 @@ function proposalEvent(proposal: Proposal, verdict: Verdict, request: ApprovalRe
   if (intent !== undefined) detail.intent = intentAuditValue(intent);
   if (request !== undefined) {
     event.requestId = request.requestId;
-    detail.request = requestDetail(request);
+    addRequestDetail(detail, request);
   }
   event.detail = detail;
   return event;
