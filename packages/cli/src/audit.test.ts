@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
-import { type AuditHead, type AuditRecord, buildRecord, exportJsonl } from '@countersign/core/audit';
+import { type AuditHead, type AuditRecord, buildRecord, exportJsonl, hashRecord } from '@countersign/core/audit';
 import { FIXTURE_SECRET } from '@countersign/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './testing/capture-io.ts';
@@ -214,3 +215,41 @@ describe('countersign audit verify: signed decision records', () => {
   });
 });
 
+
+describe('countersign audit verify: both audit record formats', () => {
+  const env = { COUNTERSIGN_MASTER_SECRET: FIXTURE_SECRET.toString('hex') };
+  // testing/format-1-export.jsonl is seedStore's chain as the format 1 code wrote it (separate
+  // verdict, approval_requested and token_minted records), checkpoints and decisions signed.
+  const formatOne = fileURLToPath(new URL('./testing/format-1-export.jsonl', import.meta.url));
+
+  it('a chain written before format 2 verifies, checkpoints and signed decisions included', async () => {
+    const run = await runCaptured(['audit', 'verify', '--file', formatOne, '--json'], { cwd, env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, count: 20, decisions: { checked: 2 } });
+  });
+
+  it('a format 2 store: one record per step; a proposal rewritten without its verdict is malformed', async () => {
+    await runCaptured(['audit', 'export', '--db', 'data/store.sqlite', '--out', 'format-2.jsonl'], { cwd });
+    const records = readFileSync(join(cwd, 'format-2.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditRecord);
+    expect(records.filter((r) => ['verdict', 'approval_requested', 'token_minted'].includes(r.type))).toEqual([]);
+    // Someone with write access strips the verdict from a proposal and recomputes every later hash.
+    const target = records.find((r) => r.type === 'proposal')!;
+    let prevHash: string | undefined;
+    const rewritten = records.map((record) => {
+      const { hash: _hash, prevHash: _prev, ...event } = record;
+      const { verdict: _verdict, ...kept } = event.detail ?? {};
+      const changed = record === target ? { ...event, detail: kept } : event;
+      const prev = prevHash ?? record.prevHash;
+      const next = { ...changed, prevHash: prev, hash: hashRecord(prev, record.seq, changed) } as AuditRecord;
+      prevHash = next.hash;
+      return next;
+    });
+    writeFileSync(join(cwd, 'no-verdict.jsonl'), exportJsonl(rewritten));
+    const run = await runCaptured(['audit', 'verify', '--file', 'no-verdict.jsonl', '--json'], { cwd });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, seq: target.seq, reason: 'malformed_record', message: expect.stringMatching(/must carry its verdict/) });
+  });
+});

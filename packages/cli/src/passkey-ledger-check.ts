@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@countersign/core/audit';
+import { type AuditRecord, openedRequestOf } from '@countersign/core/audit';
 import type { LedgerStore } from '@countersign/core/ledger';
 import { ledgerCopyProblems, type PasskeyEvidenceProblem } from '@countersign/core/passkey';
 
@@ -14,8 +14,9 @@ export async function passkeyLedgerProblems(ledger: Pick<LedgerStore, 'getApprov
     records.filter((r) => r.type === 'decision' && r.requestId !== undefined),
     (r) => r.requestId as string,
   );
-  for (const opened of records) {
-    if (opened.type !== 'approval_requested' || opened.requestId === undefined || opened.detail?.passkey !== 'required') continue;
+  for (const record of records) {
+    const opened = openedRequestOf(record);
+    if (opened === undefined || opened.detail.passkey !== 'required') continue;
     const requestId = opened.requestId;
     let request: Awaited<ReturnType<LedgerStore['getApprovalRequest']>>;
     try {

@@ -69,7 +69,7 @@ describe('an allowed direct call: propose-and-authorize, run, complete', () => {
     expect(textOf(await pay())).toBe('paid 5 to bob');
     expect(writes).toEqual({ recordProposal: 1, recordResult: 1 });
     const trail = (await audit.read()).filter((r) => r.toolName === 'pay' && r.proposalId !== undefined).map((r) => r.type);
-    expect(trail).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect(trail).toEqual(['proposal', 'dispatch', 'result']);
 
     // Reading the same thing twice: the spent call is not run again, a new call is.
     expect(textOf(await pay())).toBe('paid 5 to bob');
@@ -97,6 +97,6 @@ describe('an allowed direct call: propose-and-authorize, run, complete', () => {
     expect(textOf(read)).toBe('contents of /tmp/a');
     expect(authorizeCalls).toBe(0);
     const trail = (await service.fixture.audit.read()).filter((r) => r.toolName === 'read_file' && r.proposalId !== undefined).map((r) => r.type);
-    expect(trail).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect(trail).toEqual(['proposal', 'dispatch', 'result']);
   });
 });

@@ -42,7 +42,7 @@ describePg('postgres: ledger and audit in one transaction', () => {
       expect(completed.value.ok).toBe(true);
       expect(completed.commits).toBe(1);
       const records = await store.audit.read();
-      expect(records.map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+      expect(records.map((r) => r.type)).toEqual(['proposal', 'dispatch', 'result']);
       expect(verifyChain(records).ok).toBe(true);
     });
 

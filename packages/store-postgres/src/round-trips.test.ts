@@ -118,7 +118,7 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     const completed = await measure(() => f.gate.complete(grant, { status: 'succeeded', result: 1 }));
     expect(completed.value.ok).toBe(true);
     expect(completed.trips).toBe(1);
-    expect((await audit.read()).slice(-4).map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect((await audit.read()).slice(-3).map((r) => r.type)).toEqual(['proposal', 'dispatch', 'result']);
     expect(verifyChain(await audit.read()).ok).toBe(true);
   });
 

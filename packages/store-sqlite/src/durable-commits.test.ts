@@ -44,7 +44,7 @@ describe('sqlite: one durable commit per step', () => {
     expect(completed.value.ok).toBe(true);
     expect(completed.commits).toBe(1);
     const records = await f.store.audit.read();
-    expect(records.map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch', 'result']);
+    expect(records.map((r) => r.type)).toEqual(['proposal', 'dispatch', 'result']);
     expect(verifyChain(records).ok).toBe(true);
   });
 
@@ -76,7 +76,7 @@ describe('sqlite: one durable commit per step', () => {
     expect(proposed.commits).toBe(1);
     if (proposed.value.status !== 'approval_required') return;
     const requestId = proposed.value.requestId;
-    // The decision, its signed decision record and token_minted: one commit too.
+    // The decision with its signed decision record and minted token: one commit too.
     const decided = await f.commitsOf(() => f.gate.approvals.decide({ id: 'fiona', roles: ['finance'] }, { requestId, decision: 'approve' }));
     expect(decided.value).toMatchObject({ ok: true, request: { status: 'approved' } });
     expect(decided.value.ok && 'auditRecorded' in decided.value).toBe(false);
@@ -91,7 +91,7 @@ describe('sqlite: one durable commit per step', () => {
     expect(completed.value.ok).toBe(true);
     expect(completed.commits).toBe(1);
     const types = (await f.store.audit.read()).map((r) => r.type);
-    expect(types).toEqual(['proposal', 'verdict', 'approval_requested', 'decision', 'token_minted', 'dispatch', 'result']);
+    expect(types).toEqual(['proposal', 'decision', 'dispatch', 'result']);
   });
 
   it('concurrent authorizes still share group commits (the record rides in the same batch item)', async () => {

@@ -215,9 +215,12 @@ async function verifyStore(ctx: CommandContext, flags: VerifyFlags, opts: CheckO
 
 const PASSKEY_EVIDENCE_TYPES: ReadonlySet<string> = new Set(['decision', 'approval_requested', 'passkey_registered', 'passkey_removed']);
 
-/** What the passkey check reads: those records, and the proposals an edit made (an edit's signature names their arguments). */
+/**
+ * What the passkey check reads: those records, the proposals an edit made (an edit's
+ * signature names their arguments), and the proposals that opened their request (format 2).
+ */
 function isPasskeyEvidence(record: AuditRecord): boolean {
-  return PASSKEY_EVIDENCE_TYPES.has(record.type) || (record.type === 'proposal' && record.detail?.editedFrom !== undefined);
+  return PASSKEY_EVIDENCE_TYPES.has(record.type) || (record.type === 'proposal' && (record.detail?.editedFrom !== undefined || record.requestId !== undefined));
 }
 
 type PasskeyTable = { ok: true; rows: PasskeyCredential[] } | { ok: false; reason: string };

@@ -4,6 +4,7 @@ import { serializeCanonical } from '../canonical/serialize.ts';
 import { AuditLogError } from './errors.ts';
 import { type CallFields, callFieldsOf } from './call-fields.ts';
 import { AUDIT_EVENT_TYPES, copyObject, isHexSha256, valueProblem } from './record-shape.ts';
+import { formatProblem } from './record-format.ts';
 import type { AuditEvent, AuditEventType, AuditHead, AuditRecord, AuditValue } from './types.ts';
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
@@ -183,6 +184,9 @@ function chainedRecord(prev: Pick<AuditRecord, 'seq' | 'hash'> | undefined, even
     record.reason = reason;
     if (detail !== undefined) record.detail = detail.copy;
   }
+  // What the verifier holds a record of its type and format to: never written, rather than flagged later.
+  const problem = formatProblem(record);
+  if (problem !== undefined) throw invalid(problem);
 
   // encodeChecked's text, from the values just checked: keys in UTF-16 order, `type` last.
   // prevHash (hex), type (a known type name) and `at`/`seq` (String() of finite numbers) need no escaping.

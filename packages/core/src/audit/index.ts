@@ -21,3 +21,5 @@ export {
   verifyChain,
   verifyChainAsync,
 } from './verify-chain.ts';
+export { AUDIT_RECORD_FORMAT } from './record-format.ts';
+export { type MintedToken, mintedTokenOf, type OpenedRequest, openedRequestOf, type RecordedVerdict, verdictOf } from './step-facts.ts';

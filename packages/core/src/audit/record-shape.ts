@@ -1,3 +1,4 @@
+import { formatProblem } from './record-format.ts';
 import type { AuditEventType, AuditValue } from './types.ts';
 
 /** Every event type a record may carry; anything else is malformed. */
@@ -133,7 +134,8 @@ function shapeProblem(value: unknown, mode: ShapeMode): string | undefined {
         return `unknown field "${key.slice(0, 64)}"`;
     }
   }
-  return undefined;
+  // The fields are well-typed by now; what a record of this type and format must hold.
+  return formatProblem(v as unknown as Parameters<typeof formatProblem>[0]);
 }
 
 // Returns a problem prefixed with the JSON-pointer-like path to it, e.g. `/a/0: non-finite number`.

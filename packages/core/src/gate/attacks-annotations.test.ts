@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { verdictOf } from '../audit/step-facts.ts';
 import { MemoryDefinitionStore } from '../catalog/memory-definition-store.ts';
 import { loadPolicy } from '../policy/load.ts';
 import { makeGateFixture } from '../testing/gate-fixture.ts';
@@ -38,8 +39,8 @@ describe('gate: annotations only tighten (attacks)', () => {
     expect(proposed).toMatchObject({ status: 'approval_required' });
     // The read-only tool under the same rule keeps its allow.
     expect(await f.call('fs__read_file', 'c2')).toMatchObject({ status: 'allowed' });
-    const verdicts = (await f.gate.auditLog.read()).filter((r) => r.type === 'verdict' && r.toolName === 'fs__write_file');
-    expect(verdicts[0]?.detail).toMatchObject({ verdict: 'approve', ruleId: 'fs-all', tightenedBy: 'destructiveHint' });
+    const verdicts = (await f.gate.auditLog.read()).filter((r) => r.toolName === 'fs__write_file').map(verdictOf).filter((v) => v !== undefined);
+    expect(verdicts[0]).toMatchObject({ verdict: 'approve', ruleId: 'fs-all', tightenedBy: 'destructiveHint' });
   });
 
   it('authorize without the approval propose asked for is refused (policy re-decided at authorize is tightened too)', async () => {

@@ -171,6 +171,40 @@ describe('the lifecycle model finds what it is for', () => {
     expect(stats.faultsAt).toMatchObject({ 'replacePin:lost_reply': 1 });
   });
 
+  // The shrunk history of a 4,000-history soak: the settle on the next look at the tool
+  // committed, then the read that followed it failed; the pin it wrote now answers.
+  it('a review settled by an authorize is answered from the pin it wrote, even when the store fails right after', async () => {
+    const stats = await replayHistory({
+      harness: memoryHarness(),
+      knownDefects: NO_KNOWN_DEFECTS,
+      steps: [
+        { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c3', tool: 'lookup', amount: 50 }], authorize: false } },
+        { action: { kind: 'redefine', definition: 'v2' } },
+        { action: { kind: 'review', approver: 'alice', decision: 'approve' }, fault: { nth: 6, kind: 'before' } },
+        { action: { kind: 'authorize', agent: 'agent-a', call: 'r1/c3', token: 'own' }, fault: { nth: 7, kind: 'before' } },
+      ],
+    });
+    expect(stats.faults).toBeGreaterThan(0);
+  });
+
+  // The shrunk history of a 20,000-history soak: a change made again in the millisecond of an
+  // earlier change's review found that (approved, stale) review by its key, and a lost reply
+  // then let the second look trust the tool in one step.
+  it('a change made again in the same millisecond opens its own review, never the stale one of an earlier change', async () => {
+    const stats = await replayHistory({
+      harness: memoryHarness(),
+      knownDefects: NO_KNOWN_DEFECTS,
+      steps: [
+        { action: { kind: 'redefine', definition: 'v2' } },
+        { action: { kind: 'redefine', definition: 'v1' } },
+        { action: { kind: 'restart' } },
+        { action: { kind: 'review', approver: 'alice', decision: 'approve' } },
+        { action: { kind: 'redefine', definition: 'v2' }, fault: { nth: 8, kind: 'lost_reply' } },
+      ],
+    });
+    expect(stats.faultsAt).toMatchObject({ 'replacePin:lost_reply': 1 });
+  });
+
   it('a definition store that trusts a definition still waiting for review (a rug pull let through) fails the model', async () => {
     const trustsPending = (store: MemoryDefinitionStore): DefinitionStore =>
       withMethod<DefinitionStore, 'getPin'>(store, 'getPin', async (toolName) => {

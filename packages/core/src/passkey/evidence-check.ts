@@ -1,3 +1,4 @@
+import { openedRequestOf } from '../audit/step-facts.ts';
 import type { AuditRecord } from '../audit/types.ts';
 import { readPasskeyEvidence } from './assertion-shape.ts';
 import { passkeyChangeChallenge, passkeyEnrolClaims, passkeyRemoveClaims } from './change-claims.ts';
@@ -95,18 +96,17 @@ export async function checkPasskeyEvidence(
   const problem = (seq: number, reason: string) => report.problems.push({ seq, reason });
   for await (const record of records) {
     switch (record.type) {
-      case 'approval_requested': {
-        if (record.requestId === undefined) break;
-        const detail = record.detail ?? {};
-        requests.set(record.requestId, {
-          proposalId: record.proposalId,
-          expiresAt: typeof detail.expiresAt === 'number' ? detail.expiresAt : Number.NaN,
-          passkey: detail.passkey === 'required',
-        });
-        break;
-      }
+      // A request opens in its own record (format 1, or later than its call) or in the
+      // proposal record of its call (format 2).
+      case 'approval_requested':
       case 'proposal': {
-        const editedFrom = record.detail?.editedFrom;
+        const opened = openedRequestOf(record);
+        if (opened !== undefined) {
+          // No writer opens a request twice: a second opening (of either format) could only relax what its decisions are held to.
+          if (requests.has(opened.requestId)) problem(record.seq, `request_reopened: request ${opened.requestId} was opened before`);
+          else requests.set(opened.requestId, { proposalId: opened.proposalId, expiresAt: typeof opened.detail.expiresAt === 'number' ? opened.detail.expiresAt : Number.NaN, passkey: opened.detail.passkey === 'required' });
+        }
+        const editedFrom = record.type === 'proposal' ? record.detail?.editedFrom : undefined;
         if (typeof editedFrom === 'string' && record.proposalId !== undefined && record.argsDigest !== undefined) {
           edits.set(record.proposalId, { editedFrom, argsDigest: record.argsDigest });
         }
@@ -173,7 +173,7 @@ export interface PasskeyEvidenceOptions {
   publicKeyId?: ((publicKey: string) => string | undefined) | undefined;
 }
 
-/** A request as its `approval_requested` record opened it. */
+/** A request as the chain opened it (`openedRequestOf`). */
 interface ChainRequest {
   proposalId: string | undefined;
   expiresAt: number;
@@ -263,9 +263,9 @@ async function checkDecision(
   }
   const evidence = readPasskeyEvidence(detail.passkey);
   if (evidence === undefined) return 'passkey_malformed: the stored assertion is not one';
-  if (request === undefined) return 'passkey_unbound: no approval_requested record precedes this decision';
-  if (!Number.isSafeInteger(request.expiresAt)) return 'passkey_unbound: the approval_requested record has no deadline';
-  if (request.proposalId !== record.proposalId) return 'passkey_unbound: the decision is about another call than its approval_requested record';
+  if (request === undefined) return 'passkey_unbound: no record opening its request precedes this decision';
+  if (!Number.isSafeInteger(request.expiresAt)) return 'passkey_unbound: the record opening its request has no deadline';
+  if (request.proposalId !== record.proposalId) return 'passkey_unbound: the decision is about another call than the record opening its request';
   // Only what the chain registered BEFORE this record, and had not removed by then, counts.
   const key = keys.get(evidence.credentialId);
   if (key === undefined) return `passkey_unregistered: ${evidence.credentialId} has no passkey_registered record before this decision`;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLog, AuditRecord } from '../audit/types.ts';
 import { verifyChain } from '../audit/verify-chain.ts';
+import { verdictOf } from '../audit/step-facts.ts';
 import { sha256Hex } from '../digest.ts';
 import type { IntentConfig, IntentMatcher, IntentMatchInput, IntentMatchResult } from '../gate/intent/types.ts';
 import type { LedgerStore } from '../ledger/types.ts';
@@ -95,8 +96,8 @@ export function runIntentConformance(name: string, open: () => Promise<IntentHar
       expect(asked[0]!.catalogue.map((t) => t.name)).toContain('transfer');
       expect(await f.gate.dispatch(f.dispatchFor(call))).toMatchObject({ status: 'executed' });
       expect(asked).toHaveLength(1);
-      const verdict = (await records(f.audit)).find((r) => r.type === 'verdict');
-      expect(verdict?.detail).toMatchObject({ verdict: 'allow', intent: { taskDigest: sha256Hex(INTENT_TASK), decision: 'match', effect: 'none' } });
+      const verdict = (await records(f.audit)).map(verdictOf).find((v) => v !== undefined);
+      expect(verdict).toMatchObject({ verdict: 'allow', intent: { taskDigest: sha256Hex(INTENT_TASK), decision: 'match', effect: 'none' } });
     });
 
     it('fails closed (deny mode, the default): a matcher that throws, hangs, or answers nonsense; a call without a task', async () => {

@@ -59,7 +59,6 @@ export function runProviderOutputConformance(name: string, open: () => Promise<P
       const audited = (await f.audit.read()).filter((r) => r.callId === 'srv_1').map((r) => [r.type, r.reason ?? r.detail?.executedBy]);
       expect(audited).toEqual([
         ['proposal', undefined],
-        ['verdict', undefined],
         ['dispatch', 'provider'],
         ['result', 'provider'],
         ['rejection', 'result_mismatch'],

@@ -57,7 +57,7 @@ describe('long identifiers wrap at their separators, never mid-word, whole on ho
     await proposeFor('user:42');
     const page = await (await (await signedIn()).request('GET', '/audit')).text();
     const cells = [...page.matchAll(/<td data-label="Time" class="when">([\s\S]*?)<\/td>/g)].map((m) => m[1]);
-    expect(cells.length).toBeGreaterThan(2);
+    expect(cells.length).toBeGreaterThan(0);
     for (const cell of cells) expect(cell).toMatch(/^<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z" title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time>$/);
   });
 });

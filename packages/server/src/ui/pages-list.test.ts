@@ -144,13 +144,15 @@ describe('the audit page', () => {
   it('newest first, request and call ids are links, verdict and rule shown, digests shortened', async () => {
     f = makeServerFixture({}, { policy: loadPolicy(POLICY, 'yaml') });
     const { requestId, proposalId } = await propose('c1', { amount: 500, to: 'alice' });
+    // One record per call (format 2): two more calls so there is an order to check.
+    for (const callId of ['c2', 'c3']) await propose(callId, { amount: 600, to: 'bob' });
     const html = await (await (await signedIn()).request('GET', '/audit')).text();
     const seqs = [...html.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));
     expect(seqs.length).toBeGreaterThan(2);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
     expect(html).toContain(`href="/requests/${requestId}"`);
     expect(html).toContain(`href="/calls/${proposalId}"`);
-    expect(html).toContain('<span class="event">verdict</span> <span class="badge outcome approve">approve</span>');
+    expect(html).toContain('<span class="event">proposal</span> <span class="badge outcome approve">approve</span>');
     expect(html).toContain('<code>large-transfers</code>');
     const digest = /<code class="nowrap" title="([0-9a-f]{64})">([^<]+)<\/code>/.exec(html)!;
     expect(digest[2]).toBe(`${digest[1]!.slice(0, 12)}…${digest[1]!.slice(-4)}`);
@@ -158,7 +160,7 @@ describe('the audit page', () => {
 
   it('pages from the newest back to the oldest', async () => {
     f = makeServerFixture({}, { policy: loadPolicy(POLICY, 'yaml') });
-    for (let i = 0; i < 4; i += 1) await propose(`c${i}`, { amount: 500 + i, to: 'alice' });
+    for (let i = 0; i < 12; i += 1) await propose(`c${i}`, { amount: 500 + i, to: 'alice' });
     const browser = await signedIn();
     const newest = await (await browser.request('GET', '/audit?limit=5')).text();
     const top = [...newest.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));

@@ -1,11 +1,12 @@
-import type { AuditEvent } from '../../audit/types.ts';
+import { AUDIT_RECORD_FORMAT } from '../../audit/record-format.ts';
+import type { AuditEvent, AuditValue } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { CanonicalizationError } from '../../canonical/errors.ts';
 import type { ApproverRule, EditInput, EditRefusal, Proposal, RecordEditResult } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { askPolicy } from '../../policy/ask-policy.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
-import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import { appendAfterEffect, decisionEvent } from './audit-decision.ts';
 import { auditsAtomically } from '../common/audited-write.ts';
 import { settleLostWrite } from '../common/settle-lost-write.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
@@ -14,7 +15,7 @@ import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
-import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
+import { addRequestDetail, callIds, errorMessage, eventAbout } from '../common/call-records.ts';
 
 /** What the edited call's own approval request carries. */
 interface EditedRule {
@@ -110,26 +111,22 @@ export async function approveWithEdits(
     editorApproval: editorApproves ? { decision: approval, tokenIdIfApproved: deps.newId() } : undefined,
     now,
   };
-  // The edit's audit records, in the order a reader of the ledger would tell it.
+  // The edit's audit records (format 2), in the order a reader of the ledger would tell it:
+  // the edited call with its verdict and request, the original's closing decision, and the
+  // editor's own approval of the edited call (with its token) when they may give it.
   const events = (r: RecordEditResult): AuditEvent[] => {
     if (!r.ok) return [];
-    const records: AuditEvent[] = [
-      { ...eventAbout(r.proposal, 'proposal', now), actor: approver.id, detail: { editedFrom: original.proposalId, originalArgsDigest: original.argsDigest } },
-      ...decisionEvents(deps.keyring, original, r.original, closing, edited.digest),
-      { ...eventAbout(r.proposal, 'verdict', now), detail: { verdict: verdict.kind, ruleId: verdict.ruleId, editedFrom: original.proposalId } },
-      {
-        ...eventAbout(r.proposal, 'approval_requested', now),
-        requestId: r.request.requestId,
-        detail: {
-          editedFrom: original.proposalId,
-          expiresAt: rule.expiresAt,
-          requiredApprovals: rule.requiredApprovals,
-          ruleId: rule.ruleId ?? null,
-          ...(rule.passkey === 'required' ? { passkey: 'required' } : {}),
-        },
-      },
-    ];
-    if (editorApproves) records.push(...decisionEvents(deps.keyring, r.proposal, r.request, approval));
+    const detail: { [key: string]: AuditValue } = {
+      format: AUDIT_RECORD_FORMAT,
+      editedFrom: original.proposalId,
+      originalArgsDigest: original.argsDigest,
+      verdict: verdict.kind,
+      ruleId: verdict.ruleId ?? null,
+    };
+    addRequestDetail(detail, rule);
+    const proposed: AuditEvent = { ...eventAbout(r.proposal, 'proposal', now), requestId: r.request.requestId, actor: approver.id, detail };
+    const records = [proposed, decisionEvent(deps.keyring, original, r.original, closing, edited.digest)];
+    if (editorApproves) records.push(decisionEvent(deps.keyring, r.proposal, r.request, approval));
     return records;
   };
   // One ledger operation: the original closed, the edited call, its request and the

@@ -1,3 +1,4 @@
+import { AUDIT_RECORD_FORMAT } from '../../audit/record-format.ts';
 import type { AuditEvent, AuditLog } from '../../audit/types.ts';
 import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
 import { evidenceJson } from '../../passkey/assertion-shape.ts';
@@ -8,11 +9,10 @@ import { callClaimsOf } from '../../ledger/expected-call.ts';
 import { eventAbout } from '../common/call-records.ts';
 
 /**
- * The audit events of one recorded decision: the decision itself, carrying its signed
- * decision record bound to the call the approver was shown, and `token_minted` when
- * the decision approved the request.
+ * The audit record of one recorded decision: the decision, its signed decision record bound
+ * to the call the approver was shown and, when it approved the request, the token it minted.
  */
-export function decisionEvents(
+export function decisionEvent(
   keyring: Keyring,
   proposal: Proposal,
   request: ApprovalRequest,
@@ -26,7 +26,7 @@ export function decisionEvents(
   },
   /** Approve-with-edits: the edited arguments' digest, part of what a passkey signed. */
   editedArgsDigest?: string | undefined,
-): AuditEvent[] {
+): AuditEvent {
   const { approver, reason, at, editedProposalId, passkey } = decision;
   const record = signDecisionRecord(
     {
@@ -41,32 +41,25 @@ export function decisionEvents(
     },
     keyring,
   );
-  const events: AuditEvent[] = [
-    {
-      ...eventAbout(proposal, 'decision', at),
-      requestId: request.requestId,
-      actor: approver,
-      reason,
-      detail: {
-        decision: decision.decision,
-        status: request.status,
-        record,
-        ...(editedProposalId ? { editedProposalId } : {}),
-        // The approver's own signature over this decision, re-verified offline by `audit verify`.
-        ...(passkey === undefined ? {} : { passkey: evidenceJson(passkey) }),
-        ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
-      },
+  // Approved is the one status that mints a token: its facts go in the decision record (format 2).
+  const token = request.status === 'approved' && request.tokenId !== undefined ? { tokenId: request.tokenId, tokenExpiresAt: request.expiresAt } : undefined;
+  return {
+    ...eventAbout(proposal, 'decision', at),
+    requestId: request.requestId,
+    actor: approver,
+    reason,
+    detail: {
+      format: AUDIT_RECORD_FORMAT,
+      decision: decision.decision,
+      status: request.status,
+      record,
+      ...(editedProposalId ? { editedProposalId } : {}),
+      // The approver's own signature over this decision, re-verified offline by `audit verify`.
+      ...(passkey === undefined ? {} : { passkey: evidenceJson(passkey) }),
+      ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+      ...token,
     },
-  ];
-  if (request.status === 'approved' && request.tokenId !== undefined) {
-    events.push({
-      ...eventAbout(proposal, 'token_minted', at),
-      requestId: request.requestId,
-      actor: approver,
-      detail: { tokenId: request.tokenId, expiresAt: request.expiresAt },
-    });
-  }
-  return events;
+  };
 }
 
 /**

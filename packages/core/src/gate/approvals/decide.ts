@@ -1,7 +1,7 @@
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { emit } from '../../events/emit.ts';
 import { settleDecidedReview } from '../definitions/admit-definition.ts';
-import { appendAfterEffect, decisionEvents } from './audit-decision.ts';
+import { appendAfterEffect, decisionEvent } from './audit-decision.ts';
 import type { AddDecisionResult, ApprovalRequest, Decision } from '../../ledger/types.ts';
 import { auditsAtomically } from '../common/audited-write.ts';
 import type { GateDeps } from '../config.ts';
@@ -46,9 +46,9 @@ export async function decide(deps: GateDeps, approver: Approver, requested: Deci
     const signed = await checkPasskeyRule(view, approver, input.passkeyAssertion, { decision: input.decision }, options.passkeys, now);
     if (!signed.ok) return fail(signed.reason, signed.message);
     const recorded = { approver: approver.id, decision: input.decision, reason: input.reason, at: now, ...(signed.evidence ? { passkey: signed.evidence } : {}) };
-    const events = (r: AddDecisionResult) => (r.ok ? decisionEvents(deps.keyring, view.proposal, r.request, recorded) : []);
-    // With a store that holds both, the decision and its signed record (and token_minted)
-    // commit together: a decision never takes effect without its record.
+    const events = (r: AddDecisionResult) => (r.ok ? [decisionEvent(deps.keyring, view.proposal, r.request, recorded)] : []);
+    // With a store that holds both, the decision and its one record (signed decision record,
+    // minted token) commit together: a decision never takes effect without its record.
     const atomic = auditsAtomically(deps);
     let result: AddDecisionResult;
     try {

@@ -5,8 +5,9 @@ import { passkeyChallenge, passkeyDecisionClaims } from '../../passkey/decision-
 import { checkPasskeyEvidence } from '../../passkey/evidence-check.ts';
 import { registrationEvent } from '../../passkey/change-events.ts';
 import { testDevice, testOfflineCheck, testVerifier } from '../../passkey/test-device.test-helper.ts';
+import { openedRequestOf } from '../../audit/step-facts.ts';
 import type { AuditLog, AuditRecord } from '../../audit/types.ts';
-import { decisionEvents } from './audit-decision.ts';
+import { decisionEvent } from './audit-decision.ts';
 import { FINANCE, makeGateFixture, requestView } from '../../testing/gate-fixture.ts';
 
 
@@ -40,7 +41,7 @@ describe('passkey rule: a decision counts only with the approver’s passkey ove
     const { requestId, view } = await pending();
     expect(view.request.passkey).toBe('required');
     const audit = await f.audit.read();
-    expect(audit.find((r) => r.type === 'approval_requested')?.detail).toMatchObject({ passkey: 'required' });
+    expect(audit.map(openedRequestOf).find((r) => r !== undefined)?.detail).toMatchObject({ passkey: 'required' });
     // The policy object is swapped for one without the rule: the pending request keeps it.
     const relaxed = makeGateFixture({ policy: loadPolicy(POLICY.replace('      passkey: required\n', ''), 'yaml'), ledger: f.ledger, audit: f.audit });
     expect(await relaxed.gate.approvals.decide(FINANCE, { requestId, decision: 'approve' })).toMatchObject({ ok: false, reason: 'passkey_required' });
@@ -169,7 +170,7 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
     const added = await f.ledger.addDecision(forged.requestId, decision, {
       now: f.clock(),
       tokenIdIfApproved: 'forged-token',
-      audit: (r) => (r.ok ? decisionEvents(f.keyring, forged.view.proposal, r.request, decision) : []),
+      audit: (r) => (r.ok ? [decisionEvent(f.keyring, forged.view.proposal, r.request, decision)] : []),
     });
     expect(added.ok).toBe(true);
     const report = await checkPasskeyEvidence(await f.audit.read(), testOfflineCheck);
@@ -188,7 +189,8 @@ describe('checkPasskeyEvidence: what `audit verify` holds a trail to', () => {
       /^passkey_unbound: .* differ in dec$/,
     );
     // Tampered records are reported, never a crash.
-    const requested = records.find((r) => r.type === 'approval_requested') as AuditRecord;
+    // The request opened with its proposal record (format 2), which holds its deadline.
+    const requested = records.find((r) => openedRequestOf(r) !== undefined) as AuditRecord;
     for (const expiresAt of [Number.NaN, 'soon', null]) {
       const tampered = records.map((r) => (r === requested ? { ...r, detail: { ...r.detail, expiresAt } } : r)) as AuditRecord[];
       expect((await checkPasskeyEvidence(tampered, testOfflineCheck)).problems[0]?.reason).toMatch(/^passkey_unbound/);

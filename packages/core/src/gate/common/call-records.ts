@@ -1,6 +1,6 @@
-import type { AuditEvent } from '../../audit/types.ts';
+import type { AuditEvent, AuditValue } from '../../audit/types.ts';
 import type { CallIds } from '../../events/types.ts';
-import type { Proposal } from '../../ledger/types.ts';
+import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
 
 // Helpers every stage of the gate uses to describe a recorded call: kept below the stages
 // so that none of them imports another stage for them.
@@ -17,6 +17,28 @@ export function eventAbout(proposal: Proposal, type: AuditEvent['type'], at: num
     toolName: proposal.toolName,
     argsDigest: proposal.argsDigest,
     actor: proposal.principal,
+  };
+}
+
+/**
+ * What the chain says about an approval request, in the proposal record that opened it
+ * (format 2: flat members of its detail, `requestRuleId` beside the verdict's `ruleId`):
+ * what `audit verify` holds every decision on it to (passkey/evidence-check.ts).
+ */
+export function addRequestDetail(detail: { [key: string]: AuditValue }, request: Pick<ApprovalRequest, 'expiresAt' | 'requiredApprovals' | 'ruleId' | 'passkey'>): void {
+  detail.expiresAt = request.expiresAt;
+  detail.requiredApprovals = request.requiredApprovals;
+  detail.requestRuleId = request.ruleId ?? null;
+  if (request.passkey === 'required') detail.passkey = 'required';
+}
+
+/** A request's own `approval_requested` record's detail (it opened later than its call, as in format 1). */
+export function requestDetail(request: Pick<ApprovalRequest, 'expiresAt' | 'requiredApprovals' | 'ruleId' | 'passkey'>): { [key: string]: AuditValue } {
+  return {
+    expiresAt: request.expiresAt,
+    requiredApprovals: request.requiredApprovals,
+    ruleId: request.ruleId ?? null,
+    ...(request.passkey === 'required' ? { passkey: 'required' } : {}),
   };
 }
 

@@ -73,7 +73,7 @@ async function admissionOf(deps: GateDeps, toolName: string, digest: string, reg
     await auditPin(deps, trusted, undefined, 'trust_on_first_use', 'system');
     return { ok: true };
   }
-  if (pin?.status === 'disabled') return refuse(`${toolName} is disabled: a reviewer refused its definition; an operator must pin one`);
+  if (pin?.status === 'disabled') return disabled(toolName);
   if (pin?.status === 'changed' && pin.pendingDigest === digest) return await followReview(deps, pin, now, registeredBy);
   if (pin?.status === 'changed' && pin.trustedDigest === digest) {
     // The tool went back to the definition a person trusted: trusted again, nothing to review
@@ -84,7 +84,10 @@ async function admissionOf(deps: GateDeps, toolName: string, digest: string, reg
     return { ok: true };
   }
   // Unpinned (without TOFU), or a definition other than the trusted or the reviewed one.
-  const changed: ToolPin = { toolName, status: 'changed', trustedDigest: pin?.trustedDigest, pendingDigest: digest, updatedAt: now };
+  // Each move of the pin gets a later time than the last: the review is keyed by it, so a
+  // change made again in the same millisecond opens its own review, never an older one's.
+  const updatedAt = pin === undefined ? now : Math.max(now, pin.updatedAt + 1);
+  const changed: ToolPin = { toolName, status: 'changed', trustedDigest: pin?.trustedDigest, pendingDigest: digest, updatedAt };
   if (!(await movePin(deps, pin, changed))) return 'retry';
   const request = await openReviewOrLater(deps, changed, registeredBy);
   if (request === undefined) return refuse(`${toolName}'s definition is not the trusted one; its review opens on the next look`);
@@ -105,10 +108,13 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number, registere
   const request = await findReview(deps, pin);
   const state = reviewState(request, now);
   if (state === 'approved' || state === 'denied') {
-    // A settle that threw may have moved the pin with its reply lost (movePin's rule): the
-    // next round reads the pin again and answers from what the store shows.
-    await settleReview(deps, pin, state, 'system').catch(() => false);
-    return 'retry';
+    // The pin this settle wrote decides, without reading it back: a read failing after the
+    // write committed would answer a failure for a step that took effect. A settle that threw
+    // may have moved the pin with its reply lost (movePin's rule), and one that lost the race
+    // moved nothing: the next round reads the pin again and answers from what the store shows.
+    const settled = await settleReview(deps, pin, state, 'system').catch(() => undefined);
+    if (settled === undefined) return 'retry';
+    return settled.status === 'trusted' ? { ok: true } : disabled(pin.toolName);
   }
   if (state === 'open') return refuse(`${pin.toolName}'s new definition waits for review`, request?.requestId);
   if (state === 'missing') {
@@ -126,17 +132,17 @@ async function followReview(deps: GateDeps, pin: ToolPin, now: number, registere
 /**
  * Applies a decided review to the pin it was opened for: approved → trusted under the new
  * digest, denied → disabled. A pin that moved on since (another change, an operator's pin)
- * is left alone: the review is stale. Returns whether this call moved the pin.
+ * is left alone: the review is stale. Returns the pin this call wrote, if it moved it.
  */
-export async function settleReview(deps: GateDeps, pin: ToolPin, state: 'approved' | 'denied', actor: string): Promise<boolean> {
+export async function settleReview(deps: GateDeps, pin: ToolPin, state: 'approved' | 'denied', actor: string): Promise<ToolPin | undefined> {
   const now = deps.clock();
   const next: ToolPin =
     state === 'approved'
       ? { toolName: pin.toolName, status: 'trusted', trustedDigest: pin.pendingDigest, updatedAt: now }
       : { ...pin, status: 'disabled', updatedAt: now };
-  if (!(await deps.definitions.replacePin(pin, next))) return false;
+  if (!(await deps.definitions.replacePin(pin, next))) return undefined;
   await auditPin(deps, next, pin.trustedDigest, state === 'approved' ? 'review' : 'review_denied', actor);
-  return true;
+  return next;
 }
 
 /**
@@ -213,6 +219,10 @@ async function movePin(deps: GateDeps, expected: ToolPin | undefined, next: Tool
   } catch {
     return false;
   }
+}
+
+function disabled(toolName: string): Admission {
+  return refuse(`${toolName} is disabled: a reviewer refused its definition; an operator must pin one`);
 }
 
 function refuse(message: string, reviewRequestId?: string): Admission {

@@ -40,7 +40,7 @@ describe('propose with authorizeAllowed (propose-and-authorize in one write)', (
     if (outcome.status !== 'allowed' || outcome.grant === undefined) throw new Error(JSON.stringify(outcome));
     expect(outcome.grant).toMatchObject({ v: 1, proposalId: outcome.proposalId, authorizedAt: f.clock(), agent: 'in-process' });
     expect(await f.ledger.getProposal(outcome.proposalId)).toMatchObject({ state: 'dispatched', dispatchedAt: f.clock() });
-    expect((await f.audit.read()).map((r) => r.type)).toEqual(['proposal', 'verdict', 'dispatch']);
+    expect((await f.audit.read()).map((r) => r.type)).toEqual(['proposal', 'dispatch']);
     expect(events.map((e) => e.type)).toEqual(['proposed', 'authorized']);
     expect(await f.gate.callStatus(outcome.proposalId)).toMatchObject({ ok: true, call: { state: 'dispatched' } });
     expect(await f.gate.complete(outcome.grant, { status: 'succeeded', result: 'x' })).toMatchObject({ ok: true, duplicate: false });

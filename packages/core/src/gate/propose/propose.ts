@@ -1,3 +1,4 @@
+import { AUDIT_RECORD_FORMAT } from '../../audit/record-format.ts';
 import type { AuditEvent, AuditValue } from '../../audit/types.ts';
 import { ASK, resolveInMemory } from '../../catalog/static-catalog.ts';
 import type { CatalogEntry } from '../../catalog/types.ts';
@@ -8,7 +9,7 @@ import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { askPolicyNow } from '../../policy/ask-policy.ts';
 import type { PolicyInput, Verdict } from '../../policy/types.ts';
 import { emit } from '../../events/emit.ts';
-import { callIds, errorMessage, eventAbout } from '../common/call-records.ts';
+import { addRequestDetail, callIds, errorMessage, eventAbout, requestDetail } from '../common/call-records.ts';
 import { type Agent, DEFAULT_AGENT, mayActFor } from '../common/agent.ts';
 import { admitDefinition, admittedWithoutStore } from '../definitions/admit-definition.ts';
 import { editedCallOf } from '../approvals/edited-call.ts';
@@ -188,7 +189,7 @@ async function prepareAfterLookups(deps: GateDeps, call: ModelToolCall, agent: A
       return { outcome: { status: 'rejected', reason: admitted.reason, message: admitted.message, reviewRequestId: admitted.reviewRequestId } };
     }
     const now = deps.clock();
-    // Policy first, so the proposal, its approval request and all their records commit as one.
+    // Policy first, so the proposal, its approval request and and their one record commit as one.
     const deciding = askPolicyNow(deps.policy, policyInput(call, args, entry));
     const decided = deciding instanceof Promise ? await deciding : deciding;
     // The admitted (pinned) definition's annotations may only tighten the verdict.
@@ -287,7 +288,7 @@ function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
     return auditedWrite<RecordProposalResult>(
       deps,
       (audit) => deps.ledger.recordProposal(p.input, { ...options, audit }),
-      (r) => (r.ok && r.created ? proposalEvents(r.proposal, p.verdict, r.request, p.now, p.intent) : []),
+      (r) => (r.ok && r.created ? recordsOfNewCall(r.proposal, p.verdict, r.request, p.now, p.intent) : []),
     ).then(
       (recorded): Written => ({ ok: true, recorded }),
       (error: unknown): Written => ({ ok: false, error }),
@@ -445,36 +446,41 @@ function ruleDescription(verdict: Extract<Verdict, { kind: 'approve' }>): { rule
   return verdict.description === undefined ? {} : { ruleDescription: verdict.description };
 }
 
-/** The records of a newly recorded call: proposal, verdict and (if opened with it) approval_requested. */
-function proposalEvents(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
-  // Built by assignment, in the order the spreads wrote them (every propose makes these two).
-  const proposed = eventAbout(proposal, 'proposal', now);
-  proposed.detail = proposal.responseRef === undefined ? { agent: proposal.agent } : { agent: proposal.agent, responseRef: proposal.responseRef };
-  const decided = eventAbout(proposal, 'verdict', now);
-  decided.reason = verdict.kind === 'deny' ? verdict.reason : undefined;
-  const detail: { [key: string]: AuditValue } = { verdict: verdict.kind, ruleId: verdict.ruleId ?? null };
-  if (verdict.kind === 'approve' && verdict.tightenedBy !== undefined) detail.tightenedBy = verdict.tightenedBy;
-  if (intent !== undefined) detail.intent = intentAuditValue(intent);
-  decided.detail = detail;
-  const events: AuditEvent[] = [proposed, decided];
-  if (request !== undefined) events.push(approvalRequestedEvent(proposal, request, now));
-  // Recorded consumed: its `dispatch` record, as authorize appends it, in the same transaction.
-  if (proposal.state === 'dispatched') events.push(dispatchEvent(proposal, now, undefined));
-  return events;
+/**
+ * What a newly recorded call appends: its proposal record and, when it was recorded
+ * consumed (`authorizeAllowed`), the `dispatch` record authorize would have appended, in
+ * the same transaction: two steps, one record each.
+ */
+function recordsOfNewCall(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent[] {
+  const proposed = proposalEvent(proposal, verdict, request, now, intent);
+  return proposal.state === 'dispatched' ? [proposed, dispatchEvent(proposal, now, undefined)] : [proposed];
 }
 
+/**
+ * The one record of a newly recorded call (format 2): the proposal, the verdict it was
+ * recorded under and, when one opened with it, the approval request.
+ */
+function proposalEvent(proposal: Proposal, verdict: Verdict, request: ApprovalRequest | undefined, now: number, intent?: IntentRecord): AuditEvent {
+  // Built by assignment (every propose makes one).
+  const event = eventAbout(proposal, 'proposal', now);
+  const detail: { [key: string]: AuditValue } = { format: AUDIT_RECORD_FORMAT, agent: proposal.agent };
+  if (proposal.responseRef !== undefined) detail.responseRef = proposal.responseRef;
+  detail.verdict = verdict.kind;
+  detail.ruleId = verdict.ruleId ?? null;
+  if (verdict.kind === 'deny') event.reason = verdict.reason;
+  else if (verdict.kind === 'approve' && verdict.tightenedBy !== undefined) detail.tightenedBy = verdict.tightenedBy;
+  if (intent !== undefined) detail.intent = intentAuditValue(intent);
+  if (request !== undefined) {
+    event.requestId = request.requestId;
+    addRequestDetail(detail, request);
+  }
+  event.detail = detail;
+  return event;
+}
+
+/** A request opened after its call was recorded: its own record, as in format 1. */
 function approvalRequestedEvent(proposal: Proposal, request: ApprovalRequest, now: number): AuditEvent {
-  return {
-    ...eventAbout(proposal, 'approval_requested', now),
-    requestId: request.requestId,
-    detail: {
-      expiresAt: request.expiresAt,
-      requiredApprovals: request.requiredApprovals,
-      ruleId: request.ruleId ?? null,
-      // What `audit verify` holds every decision on this request to (passkey/evidence-check.ts).
-      ...(request.passkey === 'required' ? { passkey: 'required' } : {}),
-    },
-  };
+  return { ...eventAbout(proposal, 'approval_requested', now), requestId: request.requestId, detail: requestDetail(request) };
 }
 
 /** Tells listeners about a call refused before it was recorded (its ids are valid by now). */

@@ -179,8 +179,8 @@ describe('one model response, one propose', () => {
     for (const callId of ['c1', 'c2']) expect((await ledger.findProposalByCall('run-ref', callId))?.responseRef).toBe('chatcmpl-123');
     const records = (await audit.read()).filter((r) => r.type === 'proposal');
     expect(records.map((r) => r.detail)).toEqual([
-      { agent: 'agent-r', responseRef: 'chatcmpl-123' },
-      { agent: 'agent-r', responseRef: 'chatcmpl-123' },
+      { format: 2, agent: 'agent-r', responseRef: 'chatcmpl-123', verdict: 'allow', ruleId: 'reads' },
+      { format: 2, agent: 'agent-r', responseRef: 'chatcmpl-123', verdict: 'allow', ruleId: 'reads' },
     ]);
   });
 });

@@ -46,9 +46,9 @@ export function describeOneCommitAttacks(kit: KitContext): void {
       expect(kit.runsOf(grant.proposalId)).toBe(0);
       const records = await kit.adapter.auditRecords?.();
       if (records !== undefined) {
-        // The consume is in the trail as authorize writes it (proposal, verdict, dispatch), then the refused replay, then the result.
+        // The consume is in the trail as authorize writes it (the proposal record, then dispatch), then the refused replay, then the result.
         const types = records.filter((r) => r.proposalId === grant.proposalId).map((r) => r.type);
-        expect(types).toEqual(['proposal', 'verdict', 'dispatch', 'rejection', 'result']);
+        expect(types).toEqual(['proposal', 'dispatch', 'rejection', 'result']);
       }
     });
 

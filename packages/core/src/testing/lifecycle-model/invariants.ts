@@ -1,3 +1,4 @@
+import { verdictOf } from '../../audit/step-facts.ts';
 import { verifyChain } from '../../audit/verify-chain.ts';
 import { digestOf, type Observed, type RealSystem } from './system.ts';
 import type { Expected, ModelState } from './model.ts';
@@ -13,7 +14,7 @@ import { type KnownDefect, MODEL_CALL_IDS, MODEL_DEFINITIONS, MODEL_RUNS, REGIST
  * 3. An edited call never runs the original (`checkGrant`: no grant for an `edited` request; a grant carries the ledger's arguments).
  * 4. A revoked or expired approval never runs (`checkGrant` at grant time, `checkGrantsStillHold` at the end).
  * 5. Every reported outcome is true in the store (the store read after each step equals the model; `claimOf` for faulted steps).
- * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`): a record per decision, withdrawal, revocation, dispatch and result.
+ * 6. The audit chain verifies and tells the same story as the ledger (`checkAuditStory`): the verdict of every recorded call, a record per decision, withdrawal, revocation, dispatch and result.
  * 7. A call to a tool whose current definition is not trusted never runs, policy verdict or
  *    approval notwithstanding; an approval given under one definition digest never runs a call
  *    under another (`checkGrant`: the pin trusts the call's digest and it is the tool's current one).
@@ -158,7 +159,7 @@ export async function checkGrantsStillHold(
   }
 }
 
-/** Invariant 6: the chain verifies; one dispatch record per dispatched call, one result record per result, a record per revocation and decision. */
+/** Invariant 6: the chain verifies; one record with the verdict per recorded call, one dispatch record per dispatched call, one result record per result, a record per revocation and decision. */
 export async function checkAuditStory(
   system: RealSystem,
   model: ModelState,
@@ -174,6 +175,10 @@ export async function checkAuditStory(
     if (refs === undefined) continue;
     const found = await system.ledger.getProposalWithRequest(refs.proposalId);
     if (found === undefined) continue;
+    // The verdict a call was recorded under is in the chain once: in its proposal record
+    // (format 2), or in a verdict record of its own (format 1).
+    const verdicts = records.filter((r) => r.proposalId === refs.proposalId && verdictOf(r) !== undefined).length;
+    if (verdicts !== 1) throw new LifecycleViolation(`${key}: ${verdicts} records carry the verdict of a recorded call`);
     const dispatched = found.proposal.state === 'dispatched' ? 1 : 0;
     if (count('dispatch', refs.proposalId) !== dispatched) throw new LifecycleViolation(`${key}: ${count('dispatch', refs.proposalId)} dispatch records, ledger says ${found.proposal.state}`);
     const results = found.proposal.result === undefined ? 0 : 1;

@@ -226,7 +226,7 @@ function admit(state: ModelState, definition: ModelDefinition): boolean {
     d.pin = { status: 'trusted', trusted: definition, updatedAt: Math.max(state.now, pin.updatedAt + 1) };
     return true;
   }
-  d.pin = { status: 'changed', trusted: pin.trusted, pending: definition, updatedAt: state.now };
+  d.pin = { status: 'changed', trusted: pin.trusted, pending: definition, updatedAt: Math.max(state.now, pin.updatedAt + 1) };
   openReview(state);
   return false;
 }
