@@ -4,6 +4,7 @@ import { registrationEvent } from '../passkey/change-events.ts';
 import { testDevice, testVerifier } from '../passkey/test-device.test-helper.ts';
 import { loadPolicy } from '../policy/load.ts';
 import { FINANCE, makeGateFixture, requestView } from './gate-fixture.ts';
+import { PASSKEY_POLICY_YAML } from './passkey-policy.ts';
 import type { AuditRecord } from '../audit/types.ts';
 
 // One history that makes every kind of step the audit format changed: an allowed call that
@@ -12,21 +13,8 @@ import type { AuditRecord } from '../audit/types.ts';
 // the format 1 code into audit/fixtures/format-1-chain.jsonl (see audit/record-format.test.ts), and
 // replayed live with the current code, so both formats tell the same facts.
 
-const POLICY = `
-version: 1
-rules:
-  - id: transfers
-    tool: transfer
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-      passkey: required
-  - id: deploys
-    tool: deploy
-    verdict: approve
-    approval:
-      approvers: { roles: [finance] }
-  - id: reads
+// The passkey suites' policy, plus an allowed read and a denied delete.
+const POLICY = `${PASSKEY_POLICY_YAML}  - id: reads
     tool: read_file
     verdict: allow
   - id: no-deletes
