@@ -126,11 +126,14 @@ async function installInto(name: string, packages: readonly string[], registryPa
   const started = performance.now();
   const files = [...packages.map((p) => tarballs.get(p)!), ...registryPackages];
   const install = (mode: string) => runAsync('npm', ['install', mode, '--no-audit', '--no-fund', ...files], { cwd: dir, env, timeout: 600_000 });
-  // From npm's cache alone when it holds every package document; else the registry for what it
-  // lacks. A framework's peers need documents `npm ci` never fetched (it installs from the
-  // lockfile's tarball addresses), so a folder with framework packages skips the offline try.
-  const offline = registryPackages.length === 0 ? install('--offline').then(() => '--offline') : Promise.reject(new Error('framework'));
-  const mode = await offline.catch(() => install('--prefer-offline').then(() => '--prefer-offline'));
+  // From npm's cache alone when it holds every package document (a failed offline try costs
+  // seconds); else the registry for what it lacks. A framework's peers may need documents
+  // `npm ci` never fetched (it installs from the lockfile's tarball addresses), and a registry
+  // that cannot be reached is retried with backoff for minutes before npm falls back to its
+  // cache, so the offline try comes first for every folder.
+  const mode = await install('--offline')
+    .then(() => '--offline')
+    .catch(() => install('--prefer-offline').then(() => '--prefer-offline'));
   return { dir, took: `${seconds(started)} (${mode})` };
 }
 
