@@ -12,6 +12,7 @@ export type {
 export { BASELINE_MATCHER_ID, createBaselineMatcher, createLocalMatcher, DEFAULT_RANKING, DEFAULT_SOFT_MATCH, DEFAULT_THRESHOLDS, LOCAL_MATCHER_ID, LOCAL_WORDS_MATCHER_ID, type LocalMatcherOptions } from './local/local-matcher.ts';
 export type { DecisionThresholds, Standing } from './local/standing-rules.ts';
 export type { SoftMatchOptions } from './local/soft-match.ts';
+export { words } from './text/tokenize.ts';
 export { loadWordVectors, type WordVectors, WordVectorsError } from './vectors/word-vectors.ts';
 export { BROAD_LIST_ITEMS, BROAD_LIST_TOPICS, checkDefinition, type DefinitionCheck } from './local/definition-check.ts';
 export { computeMetrics, type Metrics, type Outcome } from './eval/metrics.ts';
