@@ -319,6 +319,7 @@ export class PostgresLedger implements LedgerStore {
     if (proposal === undefined) return { ok: false, reason: 'not_found' };
     return recordResultOnce(proposal, result) ?? { ok: false, reason: 'not_dispatched' };
   }
+
   async recordProviderOutput(proposalId: string, output: ProviderOutputRecord, audit?: AuditFor<RecordProviderOutputOutcome>): Promise<RecordProviderOutputOutcome> {
     checkProviderOutput(output);
     // Rare (once per hosted tool call): lock the row, decide, write, in one transaction with the records.
