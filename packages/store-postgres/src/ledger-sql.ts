@@ -224,6 +224,15 @@ export function ledgerSql(s: string) {
     consumeUnapproved: preparedStatement(consumeUnapprovedText(s, '')),
     /** `consumeUnapproved` that sets the setting named by $3 to 'y' exactly when it dispatched. */
     consumeUnapprovedFlagged: preparedStatement(consumeUnapprovedText(s, WRITTEN_COLUMN('$3', 'd.proposal_id IS NOT NULL'))),
+    /**
+     * The call a provider output is recorded on, row-locked until COMMIT: the output's rule
+     * (`providerOutputChange`) decides on the newest committed version, and
+     * `recordProviderOutput` below changes that version.
+     */
+    proposalForUpdate: preparedStatement(`SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1 FOR UPDATE`),
+    /** A provider's call marked run ($2 dispatched_at) with its output ($3 digest, $4 at), on the row `proposalForUpdate` locked. */
+    recordProviderOutput: preparedStatement(`UPDATE ${s}.proposals SET state = 'dispatched', dispatched_at = $2, result_status = 'succeeded',
+      result_digest = $3, result_at = $4 WHERE proposal_id = $1 AND executed_by = 'provider' AND result_status IS NULL`),
     // Write-once: only a dispatched call without a result takes one. When nothing
     // changed, the caller reads the row to explain why (a result, once set, never changes).
     recordResult: preparedStatement(`UPDATE ${s}.proposals SET result_status = $2, result_digest = $3, result_at = $4,

@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
@@ -318,6 +318,20 @@ export class PostgresLedger implements LedgerStore {
     const proposal = rows[0] === undefined ? undefined : proposalFromRow(rows[0]);
     if (proposal === undefined) return { ok: false, reason: 'not_found' };
     return recordResultOnce(proposal, result) ?? { ok: false, reason: 'not_dispatched' };
+  }
+
+  async recordProviderOutput(proposalId: string, output: ProviderOutputRecord, audit?: AuditFor<RecordProviderOutputOutcome>): Promise<RecordProviderOutputOutcome> {
+    checkProviderOutput(output);
+    // Rare (once per hosted tool call): lock the row, decide, write, in one transaction with the records.
+    return this.#inTransaction(async (query) => {
+      const { rows } = await query(this.#sql.proposalForUpdate, [proposalId]);
+      const outcome = providerOutputChange(rows[0] === undefined ? undefined : proposalFromRow(rows[0]), output);
+      if (!outcome.ok || !outcome.created) return outcome;
+      const { rowCount } = await query(this.#sql.recordProviderOutput, [proposalId, outcome.proposal.dispatchedAt ?? output.at, output.resultDigest, output.at]);
+      // Unreachable while the row lock is held; throwing rolls the write back.
+      if (rowCount !== 1) throw new LedgerError('corrupt_record', `provider output of ${proposalId} changed nothing although its locked row allowed it`);
+      return outcome;
+    }, audit, 'concurrent');
   }
 }
 

@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, auditForOutcome, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -244,6 +244,24 @@ export class SqliteLedger implements LedgerStore {
       if (answer === undefined) throw new LedgerError('corrupt_record', 'result slot changed inside its transaction');
       return answer;
     }, auditForOutcome(audit, resultWritten));
+  }
+
+  async recordProviderOutput(proposalId: string, output: ProviderOutputRecord, audit?: AuditFor<RecordProviderOutputOutcome>): Promise<RecordProviderOutputOutcome> {
+    checkProviderOutput(output);
+    return this.#write((): RecordProviderOutputOutcome => {
+      // Read under BEGIN IMMEDIATE's write lock: the call cannot change before the UPDATE.
+      const outcome = providerOutputChange(this.#proposal(proposalId), output);
+      if (!outcome.ok || !outcome.created) return outcome;
+      const { changes } = this.#conn
+        .statement(
+          `UPDATE proposals SET state = 'dispatched', dispatched_at = ?, result_status = 'succeeded', result_digest = ?, result_at = ?
+           WHERE proposal_id = ? AND executed_by = 'provider' AND result_status IS NULL`,
+        )
+        .run(outcome.proposal.dispatchedAt ?? output.at, output.resultDigest, output.at, proposalId);
+      // Unreachable while the write lock is held; throwing rolls the write back.
+      if (Number(changes) !== 1) throw new LedgerError('corrupt_record', 'proposal changed inside its transaction');
+      return outcome;
+    }, audit);
   }
 
   #runOwner(runId: string): string | undefined {

@@ -19,6 +19,8 @@ import type {
   RecordEditResult,
   RecordProposalOptions,
   RecordProposalResult,
+  ProviderOutputRecord,
+  RecordProviderOutputOutcome,
   WriteAudit,
   RecordResultOutcome,
   ResultRecord,
@@ -32,6 +34,7 @@ import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
 import { editedRequestStatus, editRefusal, openedRequest } from './edit-rules.ts';
 import { decisionsWithout, withdrawalRefusal } from './withdraw-rules.ts';
+import { checkProviderOutput, providerOutputChange } from './provider-output-rules.ts';
 
 /** A write decided but not yet applied: its answer, and the change that makes it true. */
 interface Planned<R> {
@@ -336,6 +339,14 @@ export class MemoryLedger implements LedgerStore {
     this.#proposals.set(proposalId, resealed(proposal, { result: stored }));
     this.#appendPrepared(prepared);
     return outcome;
+  }
+
+  async recordProviderOutput(proposalId: string, output: ProviderOutputRecord, audit?: AuditFor<RecordProviderOutputOutcome>): Promise<RecordProviderOutputOutcome> {
+    checkProviderOutput(output);
+    const outcome = providerOutputChange(this.#proposals.get(proposalId), output);
+    if (!outcome.ok || !outcome.created) return this.#commit({ outcome }, audit);
+    const stored = sealProposal(outcome.proposal);
+    return this.#commit({ outcome: { ...outcome, proposal: stored }, apply: () => this.#proposals.set(proposalId, stored) }, audit);
   }
 }
 

@@ -206,6 +206,25 @@ export type RecordResultOutcome =
   /** Another result was recorded first; it stands and is returned. */
   | { ok: false; reason: 'conflict'; existing: ResultRecord };
 
+/** What a hosted tool's output records (`LedgerStore.recordProviderOutput`): its digest, stored as a succeeded result, and when. */
+export interface ProviderOutputRecord {
+  /** SHA-256 (hex, 64 lowercase characters) of the output's RFC 8785 JSON. */
+  resultDigest: string;
+  at: number;
+}
+
+export type RecordProviderOutputOutcome =
+  /**
+   * `created`: this write stored the output; `dispatched`: it also marked the call run (it
+   * was still `proposed`), so the call's `dispatch` record belongs to this write too.
+   * `proposal`: the call as it reads after the write.
+   */
+  | { ok: true; created: boolean; dispatched: boolean; proposal: Proposal }
+  /** No such call, or a call the provider did not run: nothing was recorded. */
+  | { ok: false; reason: 'not_found' }
+  /** Another output was recorded first; it stands and is returned. */
+  | { ok: false; reason: 'conflict'; existing: ResultRecord };
+
 export type ConsumeFailure =
   | 'not_found'
   | 'not_approved'
@@ -409,6 +428,19 @@ export interface LedgerStore {
    * Given as `AuditIfWritten`, they are appended exactly when the result is `created`.
    */
   recordResult(proposalId: string, result: ResultRecord, audit?: WriteAudit<RecordResultOutcome>): Promise<RecordResultOutcome>;
+
+  /**
+   * Records the output of a hosted tool the provider ran (`executedBy: 'provider'`) as the
+   * call's succeeded result, and marks a call still `proposed` run (`dispatched`, no
+   * approval: none can precede a call that already ran), in ONE atomic write: the call
+   * is never marked run without its output, nor the reverse. Write-once like
+   * `recordResult`: the same digest again is `created: false`, another is a `conflict`
+   * (the first stands). Any other call is `not_found`. A malformed digest or time is
+   * refused with `LedgerError('invalid_input')` before anything is written.
+   * `audit`: records committed in the same transaction (the gate's `dispatch` record when
+   * `dispatched`, its `result` record when `created`).
+   */
+  recordProviderOutput(proposalId: string, output: ProviderOutputRecord, audit?: AuditFor<RecordProviderOutputOutcome>): Promise<RecordProviderOutputOutcome>;
 
   /**
    * A cheap reachability check for readiness probes: resolves when the store can serve

@@ -221,6 +221,45 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
       expect((await audit.read()).map((r) => r.type)).toEqual(['result']);
     });
 
+    it("a provider's output and its records commit together; a failing audit part leaves the call neither run nor with an output", async () => {
+      const recorded = await ledger.recordProposal(sampleProposal({ executedBy: 'provider' }));
+      if (!recorded.ok) throw new Error('setup');
+      const call = recorded.proposal;
+      const output = { resultDigest: 'a'.repeat(64), at: T0 + 2 };
+      for (const failing of [() => [about(call, 'dispatch'), about(call, 'result'), INVALID], () => { throw new Error('audit builder failed'); }]) {
+        await expect(ledger.recordProviderOutput(call.proposalId, output, failing)).rejects.toThrow();
+        const after = await ledger.getProposal(call.proposalId);
+        expect(after?.state).toBe('proposed');
+        expect(after?.dispatchedAt).toBeUndefined();
+        expect(after?.result).toBeUndefined();
+        expect(await audit.head()).toBeUndefined();
+      }
+
+      const stored = await ledger.recordProviderOutput(call.proposalId, output, (r) =>
+        r.ok && r.created ? (r.dispatched ? [about(call, 'dispatch'), about(call, 'result')] : [about(call, 'result')]) : [],
+      );
+      expect(stored).toMatchObject({ ok: true, created: true, dispatched: true });
+      expect(await ledger.getProposal(call.proposalId)).toMatchObject({ state: 'dispatched', result: { resultDigest: output.resultDigest } });
+      expect((await audit.read()).map((r) => r.type)).toEqual(['dispatch', 'result']);
+    });
+
+    it("a failing or refused provider output write appends none of its records", async () => {
+      const recorded = await ledger.recordProposal(sampleProposal({ executedBy: 'provider' }));
+      const runtime = await ledger.recordProposal(sampleProposal());
+      if (!recorded.ok || !runtime.ok) throw new Error('setup');
+      const call = recorded.proposal;
+      const records = () => [about(call, 'dispatch'), about(call, 'result')];
+      // The ledger part throws (a malformed digest): the records it was given are not appended.
+      await expect(ledger.recordProviderOutput(call.proposalId, { resultDigest: 'not-a-digest', at: T0 + 2 }, records)).rejects.toMatchObject({ code: 'invalid_input' });
+      // Refused (a runtime's call, an unknown call): the records built for a refusal (here: none) are all that is appended.
+      const onlyIfWritten = (r: Awaited<ReturnType<LedgerStore['recordProviderOutput']>>) => (r.ok && r.created ? records() : []);
+      expect(await ledger.recordProviderOutput(runtime.proposal.proposalId, { resultDigest: 'a'.repeat(64), at: T0 + 2 }, onlyIfWritten)).toEqual({ ok: false, reason: 'not_found' });
+      expect(await ledger.recordProviderOutput('no-such-proposal', { resultDigest: 'a'.repeat(64), at: T0 + 2 }, onlyIfWritten)).toEqual({ ok: false, reason: 'not_found' });
+      expect((await ledger.getProposal(call.proposalId))?.state).toBe('proposed');
+      expect((await ledger.getProposal(runtime.proposal.proposalId))?.state).toBe('proposed');
+      expect(await audit.head()).toBeUndefined();
+    });
+
     it('a failing or refused ledger part appends nothing', async () => {
       const first = await ledger.recordProposal(sampleProposal());
       if (!first.ok) throw new Error('setup');

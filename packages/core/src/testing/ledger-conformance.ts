@@ -8,6 +8,7 @@ import { describeProviderExecuted } from './provider-executed-conformance.ts';
 import { describeConsumedOnRecord } from './consumed-on-record-conformance.ts';
 import { SAMPLE_T0, sampleProposal, sampleRequest, tryToEdit, uid } from './ledger-samples.ts';
 import { describeResultRecording } from './result-conformance.ts';
+import { describeProviderOutputRecording } from './provider-output-ledger-conformance.ts';
 import { describeRunOwnership } from './run-ownership-conformance.ts';
 import { describeWithdrawConformance } from './withdraw-conformance.ts';
 
@@ -356,6 +357,7 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
     describeEditConformance(() => store);
     describeWithdrawConformance(() => store);
     describeResultRecording(() => store, sampleProposal);
+    describeProviderOutputRecording(() => store, sampleProposal);
 
     describe('single use', () => {
       it('a call without approval dispatches once', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditEvent, AuditLog } from '../audit/types.ts';
 import { providerOutputDigest } from '../gate/relay/provider-output.ts';
-import type { LedgerStore } from '../ledger/types.ts';
+import type { AuditIfWritten, LedgerStore } from '../ledger/types.ts';
 import { makeGateFixture } from './gate-fixture.ts';
 
 export interface ProviderOutputHarness {
@@ -27,10 +27,11 @@ export function runProviderOutputConformance(name: string, open: () => Promise<P
       for (const c of cleanups.splice(0)) await c();
     });
 
-    async function recorded() {
+    /** `wrap`: what the gate sees of the store's ledger (the store itself, with its audit log, is `f.ledger`'s target). */
+    async function recorded(wrap: (ledger: LedgerStore) => LedgerStore = (ledger) => ledger) {
       const h = await open();
       if (h.cleanup) cleanups.push(h.cleanup);
-      const f = makeGateFixture({ ledger: h.ledger, audit: h.audit });
+      const f = makeGateFixture({ ledger: wrap(h.ledger), audit: h.audit });
       await f.gate.proposeResponse({
         ...run,
         toolCalls: [
@@ -76,6 +77,22 @@ export function runProviderOutputConformance(name: string, open: () => Promise<P
       expect(await check('call_1', OUTPUT, true)).toMatchObject({ failures: [{ reason: 'result_mismatch' }] });
     });
 
+    it('the output and its records are one write: a failing result record leaves the call not run, and a failing output write leaves no record', async () => {
+      const report = { runId: run.runId, callId: 'srv_1', outputDigest: digest };
+      for (const wrap of [withFailingResultRecords, withFailingResultWrites]) {
+        const f = await recorded(wrap);
+        expect(await f.gate.recordProviderOutput(report)).toMatchObject({ ok: false, reason: 'store_unavailable' });
+        const call = await f.ledger.findProposalByCall(run.runId, 'srv_1');
+        expect(call?.state).toBe('proposed');
+        expect(call?.result).toBeUndefined();
+        expect((await f.audit.read()).filter((r) => r.callId === 'srv_1').map((r) => r.type)).toEqual(['proposal']);
+        // Nothing half-written stands in the way: the report again, once the store works, records the call run with its output.
+        const healthy = makeGateFixture({ ledger: unwrapped(f.ledger), audit: f.audit });
+        expect(await healthy.gate.recordProviderOutput(report)).toEqual({ ok: true, duplicate: false });
+        expect((await f.audit.read()).filter((r) => r.callId === 'srv_1').map((r) => r.type)).toEqual(['proposal', 'dispatch', 'result']);
+      }
+    });
+
     it("refuses a runtime's call, another agent's call, an unknown call and a digest that is not one", async () => {
       const f = await recorded();
       const report = { runId: run.runId, callId: 'srv_1', outputDigest: digest };
@@ -86,4 +103,45 @@ export function runProviderOutputConformance(name: string, open: () => Promise<P
       expect(await f.gate.callStatus((await f.ledger.findProposalByCall(run.runId, 'call_1'))!.proposalId)).toMatchObject({ call: { state: 'proposed' } });
     });
 });
+}
+
+const TARGET = Symbol('wrapped ledger');
+
+/** The store's own ledger behind a wrapper of this file. */
+function unwrapped(ledger: LedgerStore): LedgerStore {
+  return (ledger as LedgerStore & { [TARGET]?: LedgerStore })[TARGET] ?? ledger;
+}
+
+/** `ledger` with every method bound to it, and `override` before them (`auditLog` is the store's: the gate still writes in one transaction). */
+function wrapped(ledger: LedgerStore, override: (method: string, args: unknown[]) => unknown[]): LedgerStore {
+  return new Proxy(ledger, {
+    get(target, key) {
+      if (key === TARGET) return target;
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function' || typeof key !== 'string') return value;
+      return (...args: unknown[]) => value.apply(target, override(key, args));
+    },
+  });
+}
+
+/** An event no audit log accepts (`at` must be finite). */
+const INVALID: AuditEvent = { type: 'result', at: Number.NaN };
+
+/** Every ledger write that carries a `result` record fails in its audit part (in the store, inside its transaction). */
+function withFailingResultRecords(ledger: LedgerStore): LedgerStore {
+  const failing = (events: readonly AuditEvent[]) => (events.some((e) => e.type === 'result') ? [...events, INVALID] : events);
+  return wrapped(ledger, (_method, args) => {
+    const audit = args.at(-1);
+    if (typeof audit === 'function') return [...args.slice(0, -1), (outcome: unknown) => failing(audit(outcome))];
+    if (typeof audit === 'object' && audit !== null && 'ifWritten' in audit) return [...args.slice(0, -1), { ifWritten: failing((audit as AuditIfWritten).ifWritten) }];
+    return args;
+  });
+}
+
+/** Every write of a result (the runtime's or the provider's) fails before it reaches the store. */
+function withFailingResultWrites(ledger: LedgerStore): LedgerStore {
+  return wrapped(ledger, (method, args) => {
+    if (method === 'recordResult' || method === 'recordProviderOutput') throw new Error(`store outage at ${method}`);
+    return args;
+  });
 }

@@ -12,6 +12,11 @@ export interface AuditPage {
   chainCheckedAt: number;
   /** Pass as `afterSeq` for the next page; null when this page is the end. */
   nextAfterSeq: number | null;
+  /**
+   * How many records of this page's stretch of the chain the viewer may not read (left out
+   * of `records`): the seqs of `records` already show the gaps, so the count tells nothing more.
+   */
+  hidden: number;
 }
 
 export const MAX_AUDIT_PAGE = 500;
@@ -31,11 +36,13 @@ export async function readAuditPage(services: Services, viewer: Approver, afterS
     const audit = services.gate.auditLog;
     const [records, chain] = await Promise.all([audit.read({ afterSeq, limit: limit + 1 }), services.chainStatus.get()]);
     const page = records.slice(0, limit);
+    const visible = await visibleRecords(services, viewer, page);
     return {
-      records: await visibleRecords(services, viewer, page),
+      records: visible,
       chain: chain.status,
       chainCheckedAt: chain.checkedAt,
       nextAfterSeq: records.length > limit ? (page.at(-1)?.seq ?? null) : null,
+      hidden: page.length - visible.length,
     };
   } catch {
     throw new ApiError('store_unavailable', 'the audit store is unavailable');

@@ -43,6 +43,7 @@ export const DecisionResponse = z.looseObject({
 export const AuditPageResponse = z.looseObject({
   records: z.array(z.looseObject({ seq: z.number().int(), type: z.string(), at: z.number() })),
   nextAfterSeq: z.number().int().nullable(),
+  hidden: z.number().int().describe('Records of this page the caller may not read, left out of `records`'),
 });
 
 /** POST /dispatch: `executed` with the tool's result, or the same refusals as /authorize. */

@@ -1,7 +1,8 @@
 import { loadPolicy } from '@countersign/core/policy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserSession } from '../testing/browser-session.ts';
-import { FIONA_PASSWORD, makeServerFixture, ORIGIN, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';
+import { AUDITOR_ROLE } from '../audit/visible-records.ts';
+import { FIONA_PASSWORD, makeServerFixture, ORIGIN, PROXY_SECRET, type ServerFixture, TEST_AUTH } from '../testing/server-fixture.ts';
 
 const POLICY = `
 version: 1
@@ -158,16 +159,69 @@ describe('the audit page', () => {
     expect(digest[2]).toBe(`${digest[1]!.slice(0, 12)}…${digest[1]!.slice(-4)}`);
   });
 
-  it('pages from the newest back to the oldest', async () => {
+  it('pages from the newest back to the oldest and forward again: every record once, no row on two pages', async () => {
     f = makeServerFixture({}, { policy: loadPolicy(POLICY, 'yaml') });
+    // 12 records: with 5 a page, the oldest page is short (2), and must not reach into the one before it.
     for (let i = 0; i < 12; i += 1) await propose(`c${i}`, { amount: 500 + i, to: 'alice' });
     const browser = await signedIn();
-    const newest = await (await browser.request('GET', '/audit?limit=5')).text();
-    const top = [...newest.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));
-    expect(top).toHaveLength(5);
-    const older = /href="(\/audit\?afterSeq=\d+&amp;limit=5)" rel="next">Older records/.exec(newest)![1]!.replaceAll('&amp;', '&');
-    const next = [...(await (await browser.request('GET', older)).text()).matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));
-    expect(Math.max(...next)).toBe(Math.min(...top) - 1);
+    const seqsOf = (html: string) => [...html.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));
+    const link = (html: string, rel: 'next' | 'prev') => new RegExp(`href="(/audit\\?[^"]+)" rel="${rel}"`).exec(html)?.[1]?.replaceAll('&amp;', '&');
+    const pages: number[][] = [];
+    let html = await (await browser.request('GET', '/audit?limit=5')).text();
+    for (;;) {
+      pages.push(seqsOf(html));
+      const older = link(html, 'next');
+      if (older === undefined) break;
+      html = await (await browser.request('GET', older)).text();
+    }
+    expect(pages).toEqual([
+      [12, 11, 10, 9, 8],
+      [7, 6, 5, 4, 3],
+      [2, 1],
+    ]);
+    expect(html).toContain('This page covers records 1–2: all 2 shown.');
+    // Back up from the oldest page: the same pages, newest last.
+    const back: number[][] = [];
+    for (let newer = link(html, 'prev'); newer !== undefined; newer = link(html, 'prev')) {
+      html = await (await browser.request('GET', newer)).text();
+      back.push(seqsOf(html));
+    }
+    expect(back).toEqual([
+      [7, 6, 5, 4, 3],
+      [12, 11, 10, 9, 8],
+    ]);
+  });
+
+  it('an approver who may read only some records is told how many of the page are hidden, and nothing else about them', async () => {
+    f = makeServerFixture({}, { policy: loadPolicy(POLICY, 'yaml') });
+    await propose('c1', { amount: 500, to: 'alice' });
+    // Denied by default (no rule): no approval request, so no approver was asked to decide it.
+    await propose('hidden-call-1', { path: '/etc/shadow' }, 'unlisted_tool');
+    await propose('c2', { amount: 600, to: 'bob' });
+    await propose('hidden-call-2', { path: '/etc/passwd' }, 'unlisted_tool');
+    await propose('hidden-call-3', { path: '/root' }, 'unlisted_tool');
+    const fiona = await (await (await signedIn()).request('GET', '/audit')).text();
+    expect([...fiona.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]))).toEqual([3, 1]);
+    expect(fiona).toContain('Chain status: ok — 5 records verified');
+    expect(fiona).toContain("This page covers records 1–5: 2 of 5 shown; the other 3 concern calls you were not asked to decide, or other approvers&#39; passkeys.");
+    expect(fiona).not.toContain('hidden-call');
+    expect(fiona).not.toContain('unlisted');
+    // An auditor reads them all, and is told so.
+    const auditor = await (
+      await f.send('GET', '/audit', undefined, undefined, { 'X-Auth-User': 'ada', 'X-Auth-Roles': AUDITOR_ROLE, 'X-Proxy-Secret': PROXY_SECRET })
+    ).text();
+    expect(auditor).toContain('This page covers records 1–5: all 5 shown.');
+    expect(auditor).toContain('hidden-call-3');
+  });
+
+  it('refuses a beforeSeq it cannot page by, with a clear error', async () => {
+    f = makeServerFixture({}, { policy: loadPolicy(POLICY, 'yaml') });
+    const browser = await signedIn();
+    for (const query of ['beforeSeq=1', 'beforeSeq=-3', 'beforeSeq=x', 'beforeSeq=5&afterSeq=2']) {
+      const res = await browser.request('GET', `/audit?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(await res.text(), query).toMatch(/beforeSeq (must|or)|or beforeSeq/i);
+    }
   });
 
   it('a call id opens its request; a call that never needed approval says so', async () => {

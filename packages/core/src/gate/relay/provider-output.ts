@@ -1,6 +1,6 @@
 import type { AuditEvent } from '../../audit/types.ts';
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
-import type { ConsumeResult, Proposal, RecordResultOutcome } from '../../ledger/types.ts';
+import type { RecordProviderOutputOutcome } from '../../ledger/types.ts';
 import { idProblem } from '../../call-ids.ts';
 import { type Agent, DEFAULT_AGENT, isOwnedBy } from '../common/agent.ts';
 import { auditedWrite } from '../common/audited-write.ts';
@@ -51,7 +51,9 @@ export function providerOutputDigest(output: unknown): string | undefined {
  * the client later sends back to the model is relay-checked like any tool result
  * (`checkRelayed`: only that output, canonically equal, passes). The call is marked run
  * (`dispatch` record, `executedBy: provider`) and its result recorded (`result` record)
- * once; authorize still refuses it (`provider_executed`). Never throws.
+ * once, in one ledger write with both records (`LedgerStore.recordProviderOutput`): no
+ * call is ever marked run without its output. Authorize still refuses it
+ * (`provider_executed`). Never throws.
  */
 export async function recordProviderOutput(deps: GateDeps, report: ProviderOutputReport, agent: Agent = DEFAULT_AGENT): Promise<ProviderOutputOutcome> {
   const invalid = reportProblem(report);
@@ -63,34 +65,19 @@ export async function recordProviderOutput(deps: GateDeps, report: ProviderOutpu
       return { ok: false, reason: 'not_found', message: `no call ${report.callId} the provider ran in run ${report.runId}` };
     }
     const now = deps.clock();
-    const ran = found.state === 'proposed' ? await markRun(deps, found, now) : found;
-    const resultEvent: AuditEvent = { ...eventAbout(ran, 'result', now), detail: { resultDigest: report.outputDigest, executedBy: 'provider' } };
-    const recorded = await auditedWrite<RecordResultOutcome>(
+    const dispatchEvent: AuditEvent = { ...eventAbout(found, 'dispatch', now), detail: { executedBy: 'provider' } };
+    const resultEvent: AuditEvent = { ...eventAbout(found, 'result', now), detail: { resultDigest: report.outputDigest, executedBy: 'provider' } };
+    const recorded = await auditedWrite<RecordProviderOutputOutcome>(
       deps,
-      (audit) => deps.ledger.recordResult(ran.proposalId, { status: 'succeeded', resultDigest: report.outputDigest, at: now }, audit),
-      (r) => (r.ok && r.created ? [resultEvent] : []),
+      (audit) => deps.ledger.recordProviderOutput(found.proposalId, { resultDigest: report.outputDigest, at: now }, audit),
+      (r) => (r.ok && r.created ? (r.dispatched ? [dispatchEvent, resultEvent] : [resultEvent]) : []),
     );
     if (recorded.ok) return { ok: true, duplicate: !recorded.created };
     if (recorded.reason === 'conflict') return { ok: false, reason: 'result_conflict', message: `another output was recorded for call ${report.callId} first; it stands` };
-    return { ok: false, reason: 'not_found', message: `call ${report.callId}: ${recorded.reason}` };
+    return { ok: false, reason: 'not_found', message: `no call ${report.callId} the provider ran in run ${report.runId}` };
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `the output was not recorded: ${errorMessage(error)}` };
   }
-}
-
-/** The provider's call as run: consumed once (no approval: none can precede a call that already ran), with its `dispatch` record. */
-async function markRun(deps: GateDeps, call: Proposal, now: number): Promise<Proposal> {
-  const dispatch: AuditEvent = { ...eventAbout(call, 'dispatch', now), detail: { executedBy: 'provider' } };
-  const consumed = await auditedWrite<ConsumeResult>(
-    deps,
-    (audit) => deps.ledger.consume({ proposalId: call.proposalId, now }, audit),
-    (c) => (c.ok ? [dispatch] : []),
-  );
-  if (consumed.ok) return consumed.proposal;
-  // Marked run by a concurrent report: read it as it now is.
-  const current = await deps.ledger.getProposal(call.proposalId);
-  if (current === undefined || current.state !== 'dispatched') throw new Error(`call ${call.callId} could not be marked run: ${consumed.reason}`);
-  return current;
 }
 
 function reportProblem(report: ProviderOutputReport): string | undefined {

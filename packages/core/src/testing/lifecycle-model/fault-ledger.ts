@@ -17,6 +17,7 @@ export const LEDGER_WRITES: ReadonlySet<string> = new Set([
   'revokeApproval',
   'consume',
   'recordResult',
+  'recordProviderOutput',
 ]);
 
 export class InjectedFault extends Error {

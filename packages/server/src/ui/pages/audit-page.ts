@@ -12,7 +12,9 @@ import { timeHtml } from '../time-html.ts';
 export interface AuditPageProps {
   user: NonNullable<LayoutProps['user']>;
   page: AuditPage;
+  /** The page's stretch of the chain starts after this seq. */
   afterSeq: number;
+  /** Records per page, for the pager's links. */
   limit: number;
 }
 
@@ -20,7 +22,6 @@ export interface AuditPageProps {
 export function auditPage(props: AuditPageProps): Html {
   const { page, afterSeq, limit } = props;
   const chain = page.chain;
-  const older = afterSeq > 0 ? Math.max(0, afterSeq - limit) : undefined;
   const newest = [...page.records].reverse();
   return layout({
     title: 'Audit log',
@@ -34,7 +35,8 @@ ${
     : html`<p class="notice error" role="alert" id="chain-status">Chain status: broken at seq ${chain.brokenAtSeq ?? '?'} (${chain.reason}). Records from there on cannot be trusted. <span class="muted">(checked ${timeHtml(page.chainCheckedAt)})</span></p>`
 }
 <p class="lead">Newest first. Every proposal, verdict, decision, dispatch, result and refusal, in the order it was written.</p>
-${pager(page, afterSeq, limit, older)}
+${pageScope(page, afterSeq)}
+${pager(page, afterSeq, limit)}
 ${
   newest.length === 0
     ? html`<div class="card"><p>No records here.</p></div>`
@@ -44,7 +46,7 @@ ${
 <tbody>${newest.map(recordRow)}</tbody>
 </table></div>`
 }
-${pager(page, afterSeq, limit, older)}`,
+${pager(page, afterSeq, limit)}`,
   });
 }
 
@@ -75,11 +77,36 @@ function recordRow(r: AuditRecord): Html {
 </tr>`;
 }
 
-function pager(page: AuditPage, afterSeq: number, limit: number, older: number | undefined): Html {
+/**
+ * Which records of the chain this page covers and how many of them the viewer reads: the
+ * chain's count above is the whole chain, this line is the page. Records the viewer may not
+ * read are counted, never described (their seqs are already missing from the rows).
+ */
+function pageScope(page: AuditPage, afterSeq: number): Html {
+  const shownCount = page.records.length;
+  const total = shownCount + page.hidden;
+  if (total === 0) return html``;
+  const first = afterSeq + 1;
+  const last = afterSeq + total;
+  const covers = first === last ? `record ${first}` : `records ${first}–${last}`;
+  if (page.hidden === 0) return html`<p id="page-scope">This page covers ${covers}${total === 1 ? '' : `: all ${total} shown`}.</p>`;
+  const why = `${page.hidden === 1 ? 'concerns a call' : 'concern calls'} you were not asked to decide, or ${page.hidden === 1 ? "another approver's passkey" : "other approvers' passkeys"}`;
+  const counted =
+    shownCount === 0
+      ? `${total === 1 ? 'it is not shown: it' : `none of the ${total} shown: they`} ${why}`
+      : `${shownCount} of ${total} shown; the other ${page.hidden} ${why}`;
+  return html`<p id="page-scope">This page covers ${covers}: ${counted}.</p>`;
+}
+
+/**
+ * Links to the neighbouring stretches of the chain: newer starts right after this page's
+ * last record, older ends right before its first (`beforeSeq`), so no row is on two pages.
+ */
+function pager(page: AuditPage, afterSeq: number, limit: number): Html {
   return html`<nav class="pager" aria-label="Audit pages">
-${page.nextAfterSeq === null ? '' : html`<a href="/audit?afterSeq=${Math.min(page.nextAfterSeq, afterSeq + limit)}&amp;limit=${limit}" rel="prev">← Newer records</a>`}
+${page.nextAfterSeq === null ? '' : html`<a href="/audit?afterSeq=${page.nextAfterSeq}&amp;limit=${limit}" rel="prev">← Newer records</a>`}
 ${page.nextAfterSeq === null ? '' : html`<a href="/audit">Newest</a>`}
-${older === undefined ? '' : html`<a href="/audit?afterSeq=${older}&amp;limit=${limit}" rel="next">Older records →</a>`}
+${afterSeq === 0 ? '' : html`<a href="/audit?beforeSeq=${afterSeq + 1}&amp;limit=${limit}" rel="next">Older records →</a>`}
 </nav>`;
 }
 

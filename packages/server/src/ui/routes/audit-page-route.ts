@@ -7,20 +7,21 @@ import type { Services } from '../../app/services.ts';
 import { parseAuditQuery, readAuditPage } from '../../audit/read-page.ts';
 import { layoutUser, pageApprover, requirePageApprover } from '../page-auth.ts';
 import { auditPage } from '../pages/audit-page.ts';
+import { auditWindow } from './audit-window.ts';
 
-/** GET /audit: the newest records by default; `afterSeq` pages through older ones. */
+/** GET /audit: the newest records by default; `beforeSeq` pages to older ones and `afterSeq` to newer ones (see `auditWindow`). */
 export function auditPageRoute(services: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/audit', requirePageApprover(services), async (c) => {
     const identity = pageApprover(c);
     const requested = parseAuditQuery(c.req.query('afterSeq'), c.req.query('limit'));
-    let afterSeq = requested.afterSeq;
-    if (c.req.query('afterSeq') === undefined) {
-      const head = await services.gate.auditLog.head().catch(() => undefined);
-      afterSeq = Math.max(0, (head?.seq ?? 0) - requested.limit);
-    }
-    const page = await readAuditPage(services, identity.approver, afterSeq, requested.limit);
-    return c.html(auditPage({ user: layoutUser(services, identity), page, afterSeq, limit: requested.limit }));
+    const beforeSeq = c.req.query('beforeSeq');
+    // The head is needed only for the newest page (no afterSeq, no beforeSeq).
+    const newest = c.req.query('afterSeq') === undefined && beforeSeq === undefined;
+    const headSeq = newest ? ((await services.gate.auditLog.head().catch(() => undefined))?.seq ?? 0) : 0;
+    const window = auditWindow({ afterSeq: c.req.query('afterSeq') === undefined ? undefined : requested.afterSeq, beforeSeq, limit: requested.limit, headSeq });
+    const page = await readAuditPage(services, identity.approver, window.afterSeq, window.limit);
+    return c.html(auditPage({ user: layoutUser(services, identity), page, afterSeq: window.afterSeq, limit: requested.limit }));
   });
   // A call id in the audit log: its approval request's page, when it had one.
   routes.get('/calls/:proposalId', requirePageApprover(services), async (c) => {
