@@ -3,7 +3,6 @@ import { approvalConsumeFailure, auditForOutcome, consumedOnRecord, consumeWritt
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
-import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
 import { RunOwners } from './run-owners.ts';
