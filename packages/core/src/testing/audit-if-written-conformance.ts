@@ -7,7 +7,7 @@ import { sampleProposal } from './ledger-samples.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function about(proposal: Proposal, type: AuditEvent['type']): AuditEvent {
+function about(proposal: Pick<Proposal, 'runId' | 'proposalId' | 'argsDigest'>, type: AuditEvent['type']): AuditEvent {
   return { type, at: T0, runId: proposal.runId, proposalId: proposal.proposalId, argsDigest: proposal.argsDigest, actor: 'system' };
 }
 
