@@ -1,20 +1,6 @@
 import { preparedStatement } from './prepared-statement.ts';
-
-/** Every column of proposals, listed: a prepared statement must not return `*` (see prepared-statement.ts). */
-const PROPOSAL_COLUMNS = `proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest, canonical_args,
-  args_digest, model_response_ref, parent_proposal_id, created_at, state, dispatched_at, result_status, result_digest, result_at, agent,
-  result_projections, context, registered_by, executed_by`;
-
-/** Every column of approval_requests, listed for the same reason. */
-const REQUEST_COLUMNS = `r.request_id, r.proposal_id, r.created_at, r.expires_at, r.required_approvals, r.eligible, r.rule_id, r.rule_description,
-  r.status, r.token_id, r.approved_at, r.consumed_at, r.passkey`;
-
-/**
- * The state of a proposal the statement inserts: $17 is `RecordProposalOptions.consumedAt`
- * (NULL: `proposed`), so an allowed call is recorded consumed by the same INSERT, in the
- * same round trip, and is never readable as `proposed`.
- */
-const CONSUMED_STATE = `CASE WHEN $17::bigint IS NULL THEN 'proposed' ELSE 'dispatched' END`;
+import { proposeSql } from './propose-sql.ts';
+import { CONSUMED_STATE, PROPOSAL_COLUMNS, REQUEST_COLUMNS } from './sql-columns.ts';
 
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
 export function ledgerSql(s: string) {
@@ -26,6 +12,8 @@ export function ledgerSql(s: string) {
     ) AS decisions
     FROM ${s}.approval_requests r`;
   return {
+    /** recordProposal's statements when its records go with the insert (see propose-sql.ts). */
+    propose: proposeSql(s),
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
         canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
@@ -123,6 +111,11 @@ export function ledgerSql(s: string) {
     proposalWithRequest: preparedStatement(
       `SELECT ${PROPOSAL_COLUMNS}, (SELECT row_to_json(q) FROM (${selectRequest} WHERE r.proposal_id = $1) q) AS request_json
        FROM ${s}.proposals WHERE proposal_id = $1`,
+    ),
+    /** `proposalWithRequest` found by the request's id ($1): the request's call, with the request as one JSON column; no row for an unknown request. */
+    requestWithProposal: preparedStatement(
+      `SELECT ${PROPOSAL_COLUMNS}, (SELECT row_to_json(q) FROM (${selectRequest} WHERE r.request_id = $1) q) AS request_json
+       FROM ${s}.proposals WHERE proposal_id = (SELECT proposal_id FROM ${s}.approval_requests WHERE request_id = $1)`,
     ),
     /**
      * Only the lock. The request is read by a separate statement afterwards: under

@@ -1,12 +1,13 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal } from '@countersign/core/ledger';
+import { approvalConsumeFailure, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal, auditForOutcome, proposalWritten } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
-import { sqlState } from './errors.ts';
 import type { LedgerSql } from './ledger-sql.ts';
 import { recordEditIn } from './postgres-edit.ts';
 import { RunOwners } from './run-owners.ts';
+import { proposalSentWritten, requestInsertError, sendProposal } from './postgres-propose.ts';
+import type { AuditEvent } from '@countersign/core/audit';
 import { decisionParams, projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 
 /**
@@ -45,14 +46,53 @@ export class PostgresLedger implements LedgerStore {
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
     const consumedAt = consumedOnRecord(options) ?? null;
+    const audit = options.audit;
     const recorded =
-      options.request === undefined && options.audit === undefined
+      options.request === undefined && audit === undefined
         ? await this.#recordProposal(this.#db.write, input, undefined, consumedAt)
-        : // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
-          await this.#inTransaction((query) => this.#recordProposal(query, input, options.request, consumedAt), options.audit, 'concurrent');
+        : audit !== undefined && typeof audit !== 'function'
+          ? await this.#recordProposalPlanned(input, options.request, consumedAt, audit.ifWritten)
+          : // Concurrent: one statement decides; what follows reads, or inserts the new proposal's own request.
+            await this.#inTransaction((query) => this.#recordProposal(query, input, options.request, consumedAt), audit, 'concurrent');
     // Committed, and the run is the agent's (ok is never returned otherwise).
     if (recorded.ok) this.#runOwners.remember(input.runId, input.agent);
     return recorded;
+  }
+
+  /**
+   * recordProposal with its records known before the write: the insert (which sets its
+   * flag when it records the call), the chain's lock, the insert of the records under that
+   * flag and COMMIT leave in one round trip (figures in round-trips.test.ts: propose 2 -> 1).
+   * What wrote nothing is explained after COMMIT, as before it: a call already there is
+   * read (one more round trip, on a repeat only), and a claim that raced a concurrent first
+   * call of the run runs again step by step, with the same records.
+   */
+  async #recordProposalPlanned(
+    input: ProposalInput,
+    request: RecordProposalOptions['request'],
+    consumedAt: number | null,
+    events: readonly AuditEvent[],
+  ): Promise<RecordProposalResult> {
+    const owned = this.#runOwners.owns(input.runId, input.agent);
+    const send = (query: Query, flag: string) => sendProposal(query, this.#sql.propose, input, request, consumedAt, owned, flag);
+    const sent = await this.#batch.submitPlanned(send, events, proposalSentWritten);
+    switch (sent.kind) {
+      case 'created':
+        return { ok: true, proposal: sent.proposal, created: true, request: sent.request };
+      case 'other_owner':
+        return { ok: false, reason: 'run_owned_by_other_agent' };
+      case 'not_inserted': {
+        // ON CONFLICT waited for a concurrent insert of the same call to commit, so this later read finds the row that beat us.
+        const found = await this.#db.read(this.#sql.proposalByCall, [input.runId, input.callId]);
+        return answerExisting(input, found.rows[0]);
+      }
+      case 'claim_raced':
+        return this.#inTransaction(
+          (query) => this.#recordProposal(query, input, request, consumedAt),
+          auditForOutcome({ ifWritten: events }, proposalWritten),
+          'concurrent',
+        );
+    }
   }
 
   /** `consumedAt`: the proposal statements' $17 (NULL records the call `proposed`). */
@@ -107,10 +147,7 @@ export class PostgresLedger implements LedgerStore {
       return { ok: true, proposal: proposalFromRow(row), created: true, request: opened };
     }
     const found = await query(this.#sql.proposalByCall, [input.runId, input.callId]);
-    const existing = found.rows[0] === undefined ? undefined : proposalFromRow(found.rows[0]);
-    if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
-    if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
-    return { ok: false, reason: 'conflict', existing };
+    return answerExisting(input, found.rows[0]);
   }
 
   async ping(): Promise<void> {
@@ -145,6 +182,16 @@ export class PostgresLedger implements LedgerStore {
       throw new LedgerError('corrupt_record', 'request of a proposal: expected a JSON object');
     }
     return { proposal: proposalFromRow(row), request: request === null ? undefined : requestFromRow(request as Record<string, unknown>) };
+  }
+
+  async getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined> {
+    // One statement, one round trip, one snapshot: the request rides along as JSON.
+    const { rows } = await this.#db.read(this.#sql.requestWithProposal, [requestId]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const request = row.request_json;
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new LedgerError('corrupt_record', 'request with its proposal: expected a JSON object');
+    return { request: requestFromRow(request as Record<string, unknown>), proposal: proposalFromRow(row) };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {
@@ -354,10 +401,10 @@ function consumeFailure(row: Row, input: ConsumeInput): ConsumeFailure | undefin
   return approvalConsumeFailure(request, input.approval.tokenId, input.now);
 }
 
-/** A refused request insert as the ledger reports it: a missing proposal, or a taken id. */
-function requestInsertError(error: unknown): never {
-  const state = sqlState(error);
-  if (state === '23503') throw new LedgerError('not_found', 'no such proposal for the approval request', { cause: error });
-  if (state === '23505') throw new LedgerError('duplicate_id', 'the proposal already has an approval request, or the request id is taken', { cause: error });
-  throw error;
+/** A call not inserted, explained by the call stored under its (run, call id): a repeat, a conflict, or (none) a taken proposal id. */
+function answerExisting(input: ProposalInput, row: Row | undefined): RecordProposalResult {
+  const existing = row === undefined ? undefined : proposalFromRow(row);
+  if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
+  if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
+  return { ok: false, reason: 'conflict', existing };
 }

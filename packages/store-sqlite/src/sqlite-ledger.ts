@@ -1,11 +1,11 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, auditForOutcome, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal, proposalWritten } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestOfProposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestOfProposalRow, requestWithProposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -53,7 +53,7 @@ export class SqliteLedger implements LedgerStore {
       const proposal = insertProposalOnce(this.#conn, input, consumedAt);
       const request = options.request === undefined ? undefined : this.#insertRequest({ ...options.request, proposalId: input.proposalId });
       return { ok: true, proposal, created: true, request };
-    }, options.audit);
+    }, auditForOutcome(options.audit, proposalWritten));
   }
 
   async ping(): Promise<void> {
@@ -71,6 +71,11 @@ export class SqliteLedger implements LedgerStore {
   async getProposalWithRequest(proposalId: string): Promise<ProposalWithRequest | undefined> {
     // One read transaction: the call and its request are read from the same snapshot.
     return this.#conn.readSnapshot(() => proposalWithRequestRow(this.#conn, proposalId));
+  }
+
+  async getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined> {
+    // One read transaction: the request and its call from the same snapshot.
+    return this.#conn.readSnapshot(() => requestWithProposalRow(this.#conn, requestId));
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {

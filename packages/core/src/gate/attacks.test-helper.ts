@@ -31,5 +31,9 @@ export function tamperedLedger(inner: LedgerStore, edit: (p: Proposal) => Propos
       const p = await inner.findProposalByCall(runId, callId);
       return p && edit(p);
     },
+    getRequestWithProposal: async (requestId: string) => {
+      const found = await inner.getRequestWithProposal(requestId);
+      return found && { ...found, proposal: edit(found.proposal) };
+    },
   });
 }

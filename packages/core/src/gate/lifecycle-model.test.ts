@@ -91,14 +91,16 @@ describe('the lifecycle model finds what it is for', () => {
     const large: Step = { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c1', tool: 'transfer', amount: 5000 }] } };
     const deploy: Step = { action: { kind: 'propose', agent: 'agent-a', run: 'r1', calls: [{ callId: 'c2', tool: 'deploy', amount: 50 }] } };
     const histories: Step[][] = [
-      [large, { action: { kind: 'decide', approver: 'fiona', call: 'r1/c1', decision: 'approve' }, fault: { nth: 2, kind: 'lost_reply' } }],
-      [large, { action: { kind: 'revoke', approver: 'fiona', call: 'r1/c1' }, fault: { nth: 2, kind: 'lost_reply' } }],
-      [large, { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 }, fault: { nth: 2, kind: 'lost_reply' } }],
-      [deploy, { action: { kind: 'decide', approver: 'bob', call: 'r1/c2', decision: 'approve' } }, { action: { kind: 'withdraw', approver: 'bob', call: 'r1/c2' }, fault: { nth: 2, kind: 'lost_reply' } }],
+      [large, { action: { kind: 'decide', approver: 'fiona', call: 'r1/c1', decision: 'approve' }, fault: { nth: 1, kind: 'lost_reply' } }],
+      [large, { action: { kind: 'revoke', approver: 'fiona', call: 'r1/c1' }, fault: { nth: 1, kind: 'lost_reply' } }],
+      [large, { action: { kind: 'edit', approver: 'fiona', call: 'r1/c1', amount: 50 }, fault: { nth: 1, kind: 'lost_reply' } }],
+      [deploy, { action: { kind: 'decide', approver: 'bob', call: 'r1/c2', decision: 'approve' } }, { action: { kind: 'withdraw', approver: 'bob', call: 'r1/c2' }, fault: { nth: 1, kind: 'lost_reply' } }],
     ];
+    // nth 1 (was 2): the request and its call are now read in one store call (getRequestWithProposal), the write is the next.
     for (const steps of histories) {
       const stats = await replayHistory({ harness: memoryHarness(), knownDefects: NO_KNOWN_DEFECTS, steps });
       expect(stats.faults).toBe(1);
+      expect(Object.keys(stats.faultsAt)).toEqual([expect.stringMatching(/^(addDecision|revokeApproval|recordEdit|withdrawApproval):lost_reply$/)]);
       const last = steps.at(-1)!;
       expect(stats.answers[`${'action' in last ? last.action.kind : 'concurrent'}:ok`]).toBe(1);
     }

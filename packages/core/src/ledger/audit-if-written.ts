@@ -1,8 +1,13 @@
-import type { AuditFor, ConsumeResult, RecordResultOutcome, WriteAudit } from './types.ts';
+import type { AuditFor, ConsumeResult, RecordProposalResult, RecordResultOutcome, WriteAudit } from './types.ts';
 
 /** Whether a consume took effect: the outcome whose `AuditIfWritten` records are appended. */
 export function consumeWritten(outcome: ConsumeResult): boolean {
   return outcome.ok;
+}
+
+/** Whether a recordProposal took effect: it recorded a new call (not an idempotent repeat, a conflict or another agent's run). */
+export function proposalWritten(outcome: RecordProposalResult): boolean {
+  return outcome.ok && outcome.created;
 }
 
 /** Whether a recordResult took effect (stored a result, not a repeat or a refusal). */

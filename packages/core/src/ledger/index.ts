@@ -8,5 +8,5 @@ export { copyResult } from './copy-records.ts';
 export { sameCall } from './same-call.ts';
 export { consumedOnRecord } from './consumed-on-record.ts';
 export { editRefusal, editedRequestStatus } from './edit-rules.ts';
-export { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';
+export { auditForOutcome, consumeWritten, proposalWritten, resultWritten } from './audit-if-written.ts';
 export { checkProviderOutput, providerOutputChange } from './provider-output-rules.ts';

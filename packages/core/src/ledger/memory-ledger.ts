@@ -1,5 +1,5 @@
 import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
-import { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';
+import { auditForOutcome, consumeWritten, proposalWritten, resultWritten } from './audit-if-written.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
@@ -23,12 +23,14 @@ import type {
   RecordProviderOutputOutcome,
   WriteAudit,
   RecordResultOutcome,
+  RequestWithProposal,
   ResultRecord,
   WithdrawApprovalResult,
 } from './types.ts';
 import { LedgerError } from './errors.ts';
 import { sameCall } from './same-call.ts';
 import { consumedOnRecord } from './consumed-on-record.ts';
+import { recordedProposalOf } from './as-recorded.ts';
 import { copyResult, resealed, sealProposal, sealRequest, sealResult } from './copy-records.ts';
 import { eligibleUnder } from './eligibility-rule.ts';
 import { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
@@ -68,7 +70,7 @@ export class MemoryLedger implements LedgerStore {
   }
 
   async recordProposal(input: ProposalInput, options: RecordProposalOptions = {}): Promise<RecordProposalResult> {
-    return this.#commit(this.#planProposal(input, options), options.audit);
+    return this.#commit(this.#planProposal(input, options), auditForOutcome(options.audit, proposalWritten));
   }
 
   #planProposal(input: ProposalInput, options: RecordProposalOptions): Planned<RecordProposalResult> {
@@ -85,7 +87,7 @@ export class MemoryLedger implements LedgerStore {
     if (this.#proposals.has(input.proposalId)) {
       throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
     }
-    const proposal = sealProposal(consumedAt === undefined ? { ...input, state: 'proposed' } : { ...input, state: 'dispatched', dispatchedAt: consumedAt });
+    const proposal = sealProposal(recordedProposalOf(input, consumedAt));
     const newRequest = options.request === undefined ? undefined : { ...options.request, proposalId: input.proposalId };
     if (newRequest !== undefined && this.#requests.has(newRequest.requestId)) {
       throw new LedgerError('duplicate_id', `approval request id ${newRequest.requestId} already exists`);
@@ -145,6 +147,13 @@ export class MemoryLedger implements LedgerStore {
     const request = requestId === undefined ? undefined : this.#requests.get(requestId);
     // Sealed records: handed out as they are stored (frozen, replaced on every write).
     return { proposal, request };
+  }
+
+  async getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined> {
+    const request = this.#requests.get(requestId);
+    const proposal = request === undefined ? undefined : this.#proposals.get(request.proposalId);
+    // Sealed records, as getProposalWithRequest hands them out.
+    return request === undefined || proposal === undefined ? undefined : { request, proposal };
   }
 
   async findProposalByCall(runId: string, callId: string): Promise<Proposal | undefined> {

@@ -286,8 +286,11 @@ export type WriteAudit<R> = AuditFor<R> | AuditIfWritten;
 export interface RecordProposalOptions {
   /** Opened in the same transaction, for the proposal this call creates (not for an idempotent repeat). */
   request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
-  /** Appended in the same transaction (needs `auditLog`, see LedgerStore). */
-  audit?: AuditFor<RecordProposalResult> | undefined;
+  /**
+   * Appended in the same transaction (needs `auditLog`, see LedgerStore). Given as
+   * `AuditIfWritten`, they are appended exactly when the call is created (`proposalWritten`).
+   */
+  audit?: WriteAudit<RecordProposalResult> | undefined;
   /**
    * The single-use step of a call that needs no approval, taken in the same transaction:
    * a call this write creates is stored already consumed (`dispatched`, `dispatchedAt` =
@@ -297,6 +300,12 @@ export interface RecordProposalOptions {
    * approved (the store throws `LedgerError('invalid_input')`).
    */
   consumedAt?: number | undefined;
+}
+
+/** An approval request and the call it is about, as `LedgerStore.getRequestWithProposal` reads them. */
+export interface RequestWithProposal {
+  request: ApprovalRequest;
+  proposal: Proposal;
 }
 
 /** A call as `LedgerStore.getProposalWithRequest` reads it. */
@@ -361,6 +370,13 @@ export interface LedgerStore {
   /** Opens an approval request for a proposal. At most one request per proposal. */
   createApprovalRequest(input: NewApprovalRequest): Promise<ApprovalRequest>;
   getApprovalRequest(requestId: string): Promise<ApprovalRequest | undefined>;
+  /**
+   * The request with the call it is about, in ONE read (what an agent fetching its token
+   * and an approver viewing a request are shown). Undefined for an unknown request. As
+   * consistent as the two single reads, never less: SQL stores answer from one statement
+   * (one snapshot).
+   */
+  getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined>;
   findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined>;
   /** Newest first. Status filtering uses the effective status at `now`. */
   listApprovalRequests(filter: ListRequestsFilter, now: number): Promise<ApprovalRequest[]>;

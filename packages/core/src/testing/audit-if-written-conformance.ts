@@ -7,14 +7,14 @@ import { sampleProposal } from './ledger-samples.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function about(proposal: Proposal, type: AuditEvent['type']): AuditEvent {
+function about(proposal: Pick<Proposal, 'runId' | 'proposalId' | 'argsDigest'>, type: AuditEvent['type']): AuditEvent {
   return { type, at: T0, runId: proposal.runId, proposalId: proposal.proposalId, argsDigest: proposal.argsDigest, actor: 'system' };
 }
 
 const INVALID: AuditEvent = { type: 'dispatch', at: Number.NaN };
 
 /**
- * `AuditIfWritten` (issue #31): records built before consume / recordResult are appended
+ * `AuditIfWritten` (issue #31): records built before recordProposal / consume / recordResult are appended
  * in the write's transaction exactly when it takes effect, and never otherwise, however
  * the store learns the outcome (Postgres: in SQL, in the same round trip). Run inside
  * `runAtomicAuditConformance`, on its harness.
@@ -126,6 +126,40 @@ export function describeAuditIfWritten(current: () => { ledger: LedgerStore; aud
       const stored = outcomes.flatMap((o) => (o.ok && o.created ? [o.result.resultDigest] : []));
       expect(stored).toHaveLength(1);
       expect((await audit.read()).map((r) => r.detail?.resultDigest)).toEqual(stored);
+    });
+
+    it('a call recorded appends its records; the same call again, a conflicting one and one in another agent\'s run append none', async () => {
+      const { ledger, audit } = current();
+      const p = sampleProposal();
+      const recordOf = (type: AuditEvent['type'] = 'proposal') => ({ ifWritten: [about(p, type)] });
+      expect(await ledger.recordProposal(p, { audit: recordOf() })).toMatchObject({ ok: true, created: true });
+      // A retried propose: same call id and content under a new proposal id.
+      const again = { ...p, proposalId: `${p.proposalId}-again` };
+      expect(await ledger.recordProposal(again, { audit: recordOf() })).toMatchObject({ ok: true, created: false, proposal: { proposalId: p.proposalId } });
+      const conflicting = { ...again, canonicalArgs: '{"other":true}', argsDigest: 'c'.repeat(64) };
+      expect(await ledger.recordProposal(conflicting, { audit: recordOf() })).toMatchObject({ ok: false, reason: 'conflict' });
+      const intruder = { ...sampleProposal({ runId: p.runId }), agent: `${p.agent}-other` };
+      expect(await ledger.recordProposal(intruder, { audit: recordOf() })).toEqual({ ok: false, reason: 'run_owned_by_other_agent' });
+      const records = await audit.read();
+      expect(records.map((r) => [r.type, r.proposalId])).toEqual([['proposal', p.proposalId]]);
+      expect(verifyChain(records).ok).toBe(true);
+    });
+
+    it('a call recorded with an invalid record is not recorded (no call, no request); among concurrent proposals it fails alone', async () => {
+      const { ledger, audit } = current();
+      const p = sampleProposal();
+      const request = { requestId: `req-${p.proposalId}`, createdAt: T0, expiresAt: T0 + 60_000, requiredApprovals: 1, eligible: { roles: ['approver'] } };
+      await expect(ledger.recordProposal(p, { request, audit: { ifWritten: [about(p, 'proposal'), INVALID] } })).rejects.toThrow();
+      expect(await ledger.getProposal(p.proposalId)).toBeUndefined();
+      expect(await ledger.getApprovalRequest(request.requestId)).toBeUndefined();
+      expect(await audit.head()).toBeUndefined();
+      const calls = [0, 1, 2].map(() => sampleProposal());
+      const settled = await Promise.allSettled(calls.map((c, i) => ledger.recordProposal(c, { audit: { ifWritten: i === 1 ? [INVALID] : [about(c, 'proposal')] } })));
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await ledger.getProposal(calls[1]!.proposalId)).toBeUndefined();
+      const records = await audit.read();
+      expect(records.map((r) => r.proposalId).sort()).toEqual([calls[0]!.proposalId, calls[2]!.proposalId].sort());
+      expect(verifyChain(records).ok).toBe(true);
     });
 
     it('an invalid record fails its write, which then never took effect; among concurrent writes it fails alone', async () => {

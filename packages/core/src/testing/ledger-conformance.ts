@@ -332,6 +332,21 @@ export function runLedgerConformance(name: string, makeHarness: () => Promise<Le
         });
       });
 
+      it('getRequestWithProposal: the request (with decisions) and its call in one read, equal to the single reads', async () => {
+        expect(await store.getRequestWithProposal(uid('missing'))).toBeUndefined();
+        const { proposal, requestId, tokenId } = await approvedCall();
+        const found = await store.getRequestWithProposal(requestId);
+        expect(found).toEqual({ request: await store.getApprovalRequest(requestId), proposal: await store.getProposal(proposal.proposalId) });
+        expect(found?.request).toMatchObject({ requestId, proposalId: proposal.proposalId, status: 'approved', tokenId, decisions: [{ decision: 'approve' }] });
+        // Editing what a read handed out (a copy, or a frozen record) never reaches the store.
+        tryToEdit(() => {
+          found!.proposal.canonicalArgs = '{"tampered":true}';
+        });
+        expect((await store.getRequestWithProposal(requestId))?.proposal.canonicalArgs).toBe(proposal.canonicalArgs);
+        await store.consume({ proposalId: proposal.proposalId, approval: { requestId, tokenId }, now: T0 + 3 });
+        expect(await store.getRequestWithProposal(requestId)).toMatchObject({ request: { status: 'consumed' }, proposal: { state: 'dispatched' } });
+      });
+
       it('lists requests by effective status, newest first', async () => {
         const runId = uid('run');
         const ids: string[] = [];

@@ -20,6 +20,7 @@ import { reject, UNKNOWN_CALL } from '../common/reject.ts';
 import { routedByIntent } from '../intent/intent-stage.ts';
 import { RecordedCallInput } from './recorded-call-input.ts';
 import { dispatchEvent } from './dispatch-event.ts';
+import { sameRecordedCall, takeMintedCall } from '../common/minted-calls.ts';
 
 /**
  * Authorize's outcome before the grant is built: the ledger's call as the consume left it
@@ -72,8 +73,13 @@ export async function checkAndConsume(
     if (typeof request !== 'object' || request === null || typeof request.proposalId !== 'string') {
       return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
     }
-    // One ledger read: the call with its approval request (checked below if policy asks for one).
-    const found = await deps.ledger.getProposalWithRequest(request.proposalId);
+    // The call with its approval request (checked below if policy asks for one): the rows
+    // this gate just minted the presented token from, or one ledger read. With those rows
+    // held, the consume below is authorize's only ledger step (one round trip on Postgres):
+    // every check here is made on fields that cannot change once the request is approved,
+    // and the consume decides on what can (see minted-calls.ts).
+    const held = typeof request.token === 'string' && request.token !== '' ? takeMintedCall(deps, request.proposalId) : undefined;
+    const found = held ?? (await deps.ledger.getProposalWithRequest(request.proposalId));
     // Another agent's call is answered exactly like a call that does not exist.
     if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
       return await reject(deps, undefined, UNKNOWN_CALL, 'no such call was recorded from a model response', request, agent);
@@ -152,6 +158,12 @@ export async function checkAndConsume(
     }
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
+    }
+    // Checked on rows read when the token was minted: the call the consume returns (what
+    // the grant runs) must be that call. A row edited in the store since is refused after
+    // its approval was spent: fail closed, never run.
+    if (held !== undefined && !sameRecordedCall(consumed.proposal, held.proposal)) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: 'ledger_integrity' }, 'the call as consumed differs from the call its token was minted from');
     }
     // Committed: the approval (or the allowed call) is spent, whatever happens next.
     // (The fields of callIds written out: no intermediate object on every dispatch.)

@@ -14,7 +14,9 @@ import { type Agent, DEFAULT_AGENT, mayActFor } from '../common/agent.ts';
 import { admitDefinition, admittedWithoutStore } from '../definitions/admit-definition.ts';
 import { editedCallOf } from '../approvals/edited-call.ts';
 import { auditBestEffort } from '../common/audit-safely.ts';
-import { auditedWrite } from '../common/audited-write.ts';
+import { auditedWriteIfWritten } from '../common/audited-write.ts';
+import { openedRequestOf, recordedProposalOf } from '../../ledger/as-recorded.ts';
+import { proposalWritten } from '../../ledger/audit-if-written.ts';
 import { contextProblem, idProblem } from '../../call-ids.ts';
 import type { GateDeps } from '../config.ts';
 import { REVIEW_RUN_PREFIX } from '../definitions/definition-review.ts';
@@ -281,14 +283,24 @@ function consumesOnRecord(deps: GateDeps, call: ModelToolCall, agent: Agent, ent
   return verdict.kind === 'allow' && entry !== undefined && call.executedBy !== 'provider' && mayUseTool(deps, entry, agent.id);
 }
 
-/** Starts the ledger write (with its records in the same transaction when the store holds both). */
+/**
+ * Starts the ledger write (with its records in the same transaction when the store holds
+ * both). The records of a new call are built before the write, from the call as it will
+ * be recorded (a created call is exactly the input, see `recordedProposalOf`), and go
+ * with it, appended only if the write creates the call: a SQL store sends them with the
+ * insert and its COMMIT, nothing waiting for the insert's answer (Postgres: one round
+ * trip). A call already recorded (a repeat, a conflict, another agent's run) appends none.
+ */
 function startWrite(deps: GateDeps, p: PreparedCall): Promise<Written> {
   try {
     const options = p.consumes ? { consumedAt: p.now } : { request: p.request };
-    return auditedWrite<RecordProposalResult>(
+    const proposal = recordedProposalOf(p.input, p.consumes ? p.now : undefined);
+    const request = p.request === undefined ? undefined : openedRequestOf({ ...p.request, proposalId: p.input.proposalId });
+    return auditedWriteIfWritten<RecordProposalResult>(
       deps,
       (audit) => deps.ledger.recordProposal(p.input, { ...options, audit }),
-      (r) => (r.ok && r.created ? recordsOfNewCall(r.proposal, p.verdict, r.request, p.now, p.intent) : []),
+      recordsOfNewCall(proposal, p.verdict, request, p.now, p.intent),
+      proposalWritten,
     ).then(
       (recorded): Written => ({ ok: true, recorded }),
       (error: unknown): Written => ({ ok: false, error }),

@@ -1,0 +1,68 @@
+import type { ApprovalRequest, Proposal, ProposalWithRequest } from '../../ledger/types.ts';
+import type { GateDeps } from '../config.ts';
+
+/** Calls remembered per gate at most; past it the oldest is forgotten (and read from the ledger as before). */
+const MAX_CALLS = 1_024;
+
+// Keyed by the gate's own deps: only `rememberMintedCall` adds to it and nothing outside
+// this module reads it. A token fetched from another gate, process or replica finds
+// nothing here, and authorize reads the ledger as before.
+const MINTED = new WeakMap<GateDeps, Map<string, ProposalWithRequest>>();
+
+/**
+ * The ledger's rows an approval token was just minted from (`issueToken`): the call and its
+ * APPROVED request, as read. Every field authorize checks before the consume is one that
+ * cannot change once the request is approved: a call's fields never change (only its state
+ * and result), and an approved request's token id, approval time, expiry and decisions are
+ * final; what can still change (the call consumed, the request revoked, consumed or
+ * expired) is decided by the consume itself, on the locked rows, as always. So authorize of
+ * the token this gate minted can check it against these rows instead of reading them again
+ * (the way `complete` uses the grant authorize issued, see issued-grants.ts), and its
+ * consume is its only ledger step.
+ */
+export function rememberMintedCall(deps: GateDeps, proposal: Proposal, request: ApprovalRequest): void {
+  if (request.status !== 'approved') return;
+  let calls = MINTED.get(deps);
+  if (calls === undefined) {
+    calls = new Map();
+    MINTED.set(deps, calls);
+  }
+  calls.delete(proposal.proposalId);
+  if (calls.size >= MAX_CALLS) calls.delete(calls.keys().next().value!);
+  calls.set(proposal.proposalId, { proposal, request });
+}
+
+/**
+ * The rows a token for `proposalId` was minted from by this gate, at most once: the entry
+ * is spent on the first look, so a retried or repeated authorize reads the ledger.
+ */
+export function takeMintedCall(deps: GateDeps, proposalId: string): ProposalWithRequest | undefined {
+  const calls = MINTED.get(deps);
+  const found = calls?.get(proposalId);
+  if (found !== undefined) calls!.delete(proposalId);
+  return found;
+}
+
+/**
+ * Whether the call a consume returned is the call its checks were made on: every field a
+ * call is recorded with (all but its state, dispatch time and result) is equal. Checked
+ * after a consume whose call was not read just before it: a row edited in the store since
+ * the token was minted is refused, never run.
+ */
+export function sameRecordedCall(consumed: Proposal, checked: Proposal): boolean {
+  return (
+    consumed.proposalId === checked.proposalId &&
+    consumed.runId === checked.runId &&
+    consumed.sessionId === checked.sessionId &&
+    consumed.principal === checked.principal &&
+    consumed.agent === checked.agent &&
+    consumed.callId === checked.callId &&
+    consumed.toolName === checked.toolName &&
+    consumed.definitionDigest === checked.definitionDigest &&
+    consumed.canonicalArgs === checked.canonicalArgs &&
+    consumed.argsDigest === checked.argsDigest &&
+    consumed.parentProposalId === checked.parentProposalId &&
+    consumed.executedBy === checked.executedBy &&
+    consumed.registeredBy === checked.registeredBy
+  );
+}
