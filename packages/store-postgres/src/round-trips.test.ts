@@ -152,10 +152,15 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     // propose: the proposal and its approval request inserted by one statement (3 -> 2).
     // authorize (the call's read, then its transaction) and complete: the audit record goes
     // out with the write and COMMIT, appended in SQL if the write took effect (3 -> 2, 2 -> 1).
+    // decide (5 -> 2 trips, 11 -> 8 statements): the request and its call in one read
+    // (getRequestWithProposal), then ONE round trip: BEGIN, the request's lock, the decision
+    // decided and written in SQL on what the lock protects, the read-back, the chain's lock,
+    // the insert of the record built for the status written (AuditByStatus), COMMIT.
+    // token: the same one read (viewRequest) instead of the request, then its call (2 -> 1).
     expect(table).toEqual([
       { step: 'propose', trips: 2, statements: 5 },
-      { step: 'decide', trips: 5, statements: 11 },
-      { step: 'token', trips: 2, statements: 2 },
+      { step: 'decide', trips: 2, statements: 8 },
+      { step: 'token', trips: 1, statements: 1 },
       { step: 'authorize', trips: 2, statements: 6 },
       { step: 'complete', trips: 1, statements: 6 },
     ]);

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest } from '@countersign/core/ledger';
+import type { ApprovalRequest, Decision, EligibilityFilter, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RequestWithProposal } from '@countersign/core/ledger';
 import { LedgerError } from '@countersign/core/ledger';
 import { decisionParams, proposalFromRow, proposalParams, requestFromRow, requestParams } from '@countersign/core/store-kit';
 import type { SqliteConnection } from './connection.ts';
@@ -119,6 +119,12 @@ export function proposalRow(conn: SqliteConnection, proposalId: string): Proposa
 export function proposalWithRequestRow(conn: SqliteConnection, proposalId: string): ProposalWithRequest | undefined {
   const proposal = proposalRow(conn, proposalId);
   return proposal === undefined ? undefined : { proposal, request: requestOfProposalRow(conn, proposalId) };
+}
+
+export function requestWithProposalRow(conn: SqliteConnection, requestId: string): RequestWithProposal | undefined {
+  const request = requestRow(conn, requestId);
+  const proposal = request === undefined ? undefined : proposalRow(conn, request.proposalId);
+  return request === undefined || proposal === undefined ? undefined : { request, proposal };
 }
 
 export function proposalByCallRow(conn: SqliteConnection, runId: string, callId: string): Proposal | undefined {

@@ -1,11 +1,11 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
-import { approvalConsumeFailure, auditForOutcome, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, DecisionAudit, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordResultOutcome, RequestWithProposal, ResultRecord, WithdrawApprovalResult, WriteAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, consumedOnRecord, consumeWritten, copyResult, decisionAuditFor, decisionRefusal, LedgerError, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
 import type { SqliteConnection } from './connection.ts';
 import { recordEditIn } from './sqlite-edit.ts';
-import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestOfProposalRow, requestRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
+import { consumeUnapprovedRow, eligibilityFilter, insertDecision, insertProposalOnce, insertRequest, openCallRow, proposalByCallRow, proposalRow, proposalWithRequestRow, requestOfProposalRow, requestRow, requestWithProposalRow, runOwnerRow, SELECT_REQUEST, statusFilter } from './sqlite-ledger-rows.ts';
 
 /**
  * LedgerStore on SQLite. Every write runs inside a BEGIN IMMEDIATE transaction
@@ -112,6 +112,11 @@ export class SqliteLedger implements LedgerStore {
     return this.#conn.read(() => this.#request(requestId));
   }
 
+  async getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined> {
+    // One read transaction: the request and its call are read from the same snapshot.
+    return this.#conn.readSnapshot(() => requestWithProposalRow(this.#conn, requestId));
+  }
+
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
     return this.#conn.read(() => requestOfProposalRow(this.#conn, proposalId));
   }
@@ -133,8 +138,9 @@ export class SqliteLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
+    opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined },
   ): Promise<AddDecisionResult> {
+    const audit = decisionAuditFor(opts.audit, decision);
     return this.#write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
@@ -149,7 +155,7 @@ export class SqliteLedger implements LedgerStore {
         next === 'approved' ? { status: next, tokenId: opts.tokenIdIfApproved, at: opts.now } : { status: next },
       );
       return { ok: true, request: this.#request(requestId)! };
-    }, opts.audit);
+    }, audit);
   }
 
   async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {

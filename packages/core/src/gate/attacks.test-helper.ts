@@ -27,6 +27,10 @@ export function tamperedLedger(inner: LedgerStore, edit: (p: Proposal) => Propos
       const found = await inner.getProposalWithRequest(proposalId);
       return found && { ...found, proposal: edit(found.proposal) };
     },
+    getRequestWithProposal: async (requestId: string) => {
+      const found = await inner.getRequestWithProposal(requestId);
+      return found && { ...found, proposal: edit(found.proposal) };
+    },
     findProposalByCall: async (runId: string, callId: string) => {
       const p = await inner.findProposalByCall(runId, callId);
       return p && edit(p);

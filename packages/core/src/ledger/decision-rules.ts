@@ -1,5 +1,5 @@
 import { effectiveStatus } from './effective-status.ts';
-import type { AddDecisionResult, ApprovalRequest, Decision } from './types.ts';
+import type { AddDecisionResult, ApprovalRequest, Decision, StatusAfterDecision } from './types.ts';
 
 // The approval state machine, in one place for every LedgerStore backend: each store
 // runs these inside its own atomic step (event-loop turn, transaction, row lock).
@@ -24,8 +24,13 @@ export function decisionRefusal(
  * The status after adding an accepted `decision`: one deny ends the request; it is
  * approved once distinct approvals reach `requiredApprovals` (n of m).
  */
-export function statusAfterDecision(request: ApprovalRequest, decision: Decision): 'pending' | 'approved' | 'denied' {
+export function statusAfterDecision(request: ApprovalRequest, decision: Decision): StatusAfterDecision {
   if (decision.decision === 'deny') return 'denied';
   const approvals = request.decisions.filter((d) => d.decision === 'approve').length + 1;
   return approvals >= request.requiredApprovals ? 'approved' : 'pending';
+}
+
+/** Every status `statusAfterDecision` can give for `decision`, whatever the request holds. */
+export function statusesAfter(decision: Pick<Decision, 'decision'>): readonly StatusAfterDecision[] {
+  return decision.decision === 'deny' ? ['denied'] : ['pending', 'approved'];
 }

@@ -1,5 +1,5 @@
 import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
-import { auditForOutcome, consumeWritten, resultWritten } from './audit-if-written.ts';
+import { auditForOutcome, consumeWritten, decisionAuditFor, resultWritten } from './audit-if-written.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
@@ -8,6 +8,7 @@ import type {
   ConsumeInput,
   ConsumeResult,
   Decision,
+  DecisionAudit,
   EditInput,
   EligibilityFilter,
   LedgerStore,
@@ -21,6 +22,7 @@ import type {
   RecordProposalResult,
   WriteAudit,
   RecordResultOutcome,
+  RequestWithProposal,
   ResultRecord,
   WithdrawApprovalResult,
 } from './types.ts';
@@ -185,6 +187,13 @@ export class MemoryLedger implements LedgerStore {
     return this.#requests.get(requestId);
   }
 
+  async getRequestWithProposal(requestId: string): Promise<RequestWithProposal | undefined> {
+    const request = this.#requests.get(requestId);
+    const proposal = request && this.#proposals.get(request.proposalId);
+    // Sealed records: handed out as they are stored (frozen, replaced on every write).
+    return request === undefined || proposal === undefined ? undefined : { request, proposal };
+  }
+
   async findApprovalRequestByProposal(proposalId: string): Promise<ApprovalRequest | undefined> {
     const id = this.#requestByProposal.get(proposalId);
     return id === undefined ? undefined : this.#requests.get(id);
@@ -206,9 +215,10 @@ export class MemoryLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
+    opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#commit(this.#planDecision(requestId, decision, opts), opts.audit);
+    const audit = decisionAuditFor(opts.audit, decision);
+    return this.#commit(this.#planDecision(requestId, decision, opts), audit);
   }
 
   #planDecision(requestId: string, decision: Decision, opts: { now: number; tokenIdIfApproved: string }): Planned<AddDecisionResult> {

@@ -13,6 +13,10 @@ export function tamperedLedger(inner: LedgerStore, proposalId: string, edit: (ro
       const found = await inner.getProposalWithRequest(id);
       return found && { ...found, proposal: edited(found.proposal) as Proposal };
     },
+    getRequestWithProposal: async (id) => {
+      const found = await inner.getRequestWithProposal(id);
+      return found && { ...found, proposal: edited(found.proposal) as Proposal };
+    },
     findProposalByCall: async (runId, callId) => edited(await inner.findProposalByCall(runId, callId)),
   };
   return new Proxy(inner, {
