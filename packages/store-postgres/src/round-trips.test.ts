@@ -336,6 +336,46 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect((await audit.read()).map((r) => r.callId)).toEqual(['alice', 'bob']);
   });
 
+  it('two replicas decide one 2-of-m request at once (issue #31 decide shape): both count, each appends the record of the status it wrote, one approver twice counts once', async () => {
+    const a = await open();
+    const b = replica(a.schema);
+    const now = T0 + 1_000;
+    // The records core builds before the write (AuditByStatus), one per status the decision can lead to.
+    const byStatus = (approver: string) => ({
+      byStatus: Object.fromEntries(['pending', 'approved'].map((status) => [status, [{ ...event(`${approver}:${status}`), actor: approver }]])),
+    });
+    const decide = (on: PostgresLedger, requestId: string, approver: string) =>
+      on.addDecision(requestId, { approver, decision: 'approve', at: now }, { now, tokenIdIfApproved: `tok-${approver}`, audit: byStatus(approver) });
+    const opened: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const proposal = sampleProposal();
+      const requestId = `req-${proposal.proposalId}`;
+      await a.ledger.recordProposal(proposal, {
+        request: { requestId, createdAt: T0, expiresAt: T0 + 60_000, requiredApprovals: 2, eligible: { approvers: ['alice', 'bob'] } },
+      });
+      opened.push(requestId);
+    }
+    // Distinct approvers on the two replicas: separate transactions that meet on the request's lock.
+    const pairs = await Promise.all(opened.slice(0, 8).map((id) => Promise.all([decide(a.ledger, id, 'alice'), decide(b.ledger, id, 'bob')])));
+    for (const [i, pair] of pairs.entries()) {
+      const statuses = pair.map((o) => (o.ok ? o.request.status : o.reason));
+      expect([...statuses].sort(), opened[i]).toEqual(['approved', 'pending']);
+    }
+    // One approver on both replicas at once: one decision counts, the other is refused.
+    const twice = await Promise.all(opened.slice(8).map((id) => Promise.all([decide(a.ledger, id, 'alice'), decide(b.ledger, id, 'alice')])));
+    for (const pair of twice) expect(pair.map((o) => (o.ok ? o.request.status : o.reason)).sort()).toEqual(['duplicate_approver', 'pending']);
+    const records = await a.audit.read();
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 8 * 2 + 4 });
+    // Each decision's record is the one of the status its own outcome reports.
+    const answered = [...pairs.flat(), ...twice.flat()].flatMap((o) => (o.ok ? [`${o.request.decisions.at(-1)!.approver}:${o.request.status}`] : []));
+    expect(records.map((r) => r.callId).sort()).toEqual(answered.sort());
+    for (const id of opened.slice(0, 8)) {
+      const stored = await a.ledger.getApprovalRequest(id);
+      expect(stored?.decisions.map((d) => d.approver).sort()).toEqual(['alice', 'bob']);
+      expect(stored?.status).toBe('approved');
+    }
+  });
+
   it('the first calls of one new run from two agents at once: exactly one owns the run', async () => {
     const a = await open();
     const b = replica(a.schema);
