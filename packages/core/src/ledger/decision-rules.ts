@@ -3,6 +3,10 @@ import type { AddDecisionResult, ApprovalRequest, Decision, StatusAfterDecision 
 
 // The approval state machine, in one place for every LedgerStore backend: each store
 // runs these inside its own atomic step (event-loop turn, transaction, row lock).
+// Postgres also states `decisionRefusal` and `statusAfterDecision` in SQL (store-postgres
+// decide-sql.ts), so a decision is decided under its lock in the round trip of its COMMIT;
+// it explains a refusal with `decisionRefusal`, and the ledger and AuditByStatus
+// conformance suites hold both statements of the rules to the same answers.
 
 /** Why `decision` cannot be added to `request` at `now`, or undefined when it can. */
 export function decisionRefusal(
