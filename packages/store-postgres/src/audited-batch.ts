@@ -29,17 +29,25 @@ export type WorkMode = 'concurrent' | 'alone';
  */
 export type PlannedWork = (query: Query, flag: string) => Promise<unknown>;
 
+/**
+ * A planned write's records for one way it can take effect: chained only if the write
+ * set the setting `<flag><suffix>` to 'y' (`suffix` '' for a write with one way).
+ */
+type Branch = { suffix: string; events: readonly AuditEvent[] };
+
 type Job =
   | { kind: 'audited'; work: AuditedWork; mode: WorkMode }
-  | { kind: 'planned'; work: PlannedWork; events: readonly AuditEvent[]; written: (outcome: unknown) => boolean };
+  /** `branchOf`: the suffix of the branch the outcome says took effect, undefined for none. */
+  | { kind: 'planned'; work: PlannedWork; branches: readonly Branch[]; branchOf: (outcome: unknown) => string | undefined };
 
 type Done = { outcome: unknown; records: AuditRecord[] };
 /**
  * A write under way: the records it may append (validated copies, chained by the
- * insert) under `flag` ('' for unconditional), and its outcome. `failed`: in a rerun
- * with savepoints, its own error, which is its answer alone.
+ * insert), each under its flag in `flags` ('' for unconditional), and its outcome.
+ * `flag`: a planned write's own flag, the prefix of its records' flags. `failed`: in a
+ * rerun with savepoints, its own error, which is its answer alone.
  */
-type Started = { records: AuditRecord[]; flag: string; outcome: Promise<unknown>; failed?: unknown };
+type Started = { records: AuditRecord[]; flags: string[]; flag: string; outcome: Promise<unknown>; failed?: unknown };
 /** Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of it was written). */
 const ATTEMPTS = 3;
 
@@ -83,7 +91,29 @@ export class AuditedBatch {
    * A concurrent write: it may share its batch with others.
    */
   async submitPlanned<R>(work: (query: Query, flag: string) => Promise<R>, events: readonly AuditEvent[], written: (outcome: R) => boolean): Promise<R> {
-    const job: Job = { kind: 'planned', work, events, written: written as (outcome: unknown) => boolean };
+    return this.#submitBranches(work, [{ suffix: '', events }], (outcome) => (written(outcome) ? '' : undefined));
+  }
+
+  /**
+   * `submitPlanned` for a write that can take effect in several ways, each with its own
+   * records (a decision: the request left pending, approved or denied): `branches[key]`
+   * is chained only if the write set the setting `<flag>_<key>` to 'y', and `branchOf`
+   * names the key its outcome says it took effect with (undefined: none).
+   */
+  async submitPlannedByOutcome<R>(
+    work: (query: Query, flag: string) => Promise<R>,
+    branches: Readonly<Record<string, readonly AuditEvent[]>>,
+    branchOf: (outcome: R) => string | undefined,
+  ): Promise<R> {
+    const suffixed = Object.entries(branches).map(([key, events]) => ({ suffix: `_${key}`, events }));
+    return this.#submitBranches(work, suffixed, (outcome) => {
+      const key = branchOf(outcome);
+      return key === undefined ? undefined : `_${key}`;
+    });
+  }
+
+  async #submitBranches<R>(work: (query: Query, flag: string) => Promise<R>, branches: readonly Branch[], branchOf: (outcome: R) => string | undefined): Promise<R> {
+    const job: Job = { kind: 'planned', work, branches, branchOf: branchOf as (outcome: unknown) => string | undefined };
     const { outcome, records } = await this.#batcher.submit(job);
     this.#log?.notifyLedgerAppend(records);
     return outcome as R;
@@ -101,8 +131,7 @@ export class AuditedBatch {
           const records = started.flatMap((s) => s.records);
           // The audit append is the tail: COMMIT goes out in the same write. Records of
           // planned writes go under their flags, before those writes have answered.
-          const appended =
-            records.length === 0 ? Promise.resolve([]) : this.#log!.appendInTransaction(query, records, started.flatMap((s) => s.records.map(() => s.flag)));
+          const appended = records.length === 0 ? Promise.resolve([]) : this.#log!.appendInTransaction(query, records, started.flatMap((s) => s.flags));
           appended.catch(() => {});
           // A write that failed fails the attempt (its error decides first: the insert
           // behind it only reports the aborted transaction).
@@ -119,7 +148,7 @@ export class AuditedBatch {
           const input = job.input;
           if (item.failed !== undefined) job.reject(item.failed);
           // The store's own "took effect" and the flag its SQL set must agree (they are one condition, stated twice).
-          else if (input.kind === 'planned' && item.records.length > 0 && input.written(outcome) !== (records.length === item.records.length)) {
+          else if (input.kind === 'planned' && item.records.length > 0 && !chainedAsOutcome(item, input.branchOf(outcome), chained)) {
             job.reject(new LedgerError('corrupt_record', 'a write and its conditional audit records disagree on whether it took effect'));
           } else job.resolve({ outcome, records });
         }
@@ -175,7 +204,7 @@ export class AuditedBatch {
         if (isFatal(error)) throw error;
         await query('ROLLBACK TO SAVEPOINT batch_item');
         const failed = toStoreError(error);
-        started.push({ records: [], flag: '', outcome: Promise.resolve(undefined), failed });
+        started.push({ records: [], flags: [], flag: '', outcome: Promise.resolve(undefined), failed });
       }
     }
     return started;
@@ -209,7 +238,7 @@ export class AuditedBatch {
   async #settle(started: Promise<Started>[], batchLength: number): Promise<Started[]> {
     const settled = await Promise.allSettled(started);
     await this.#outcomes(
-      settled.map((s): Started => (s.status === 'fulfilled' ? { records: [], flag: '', outcome: Promise.resolve() } : { records: [], flag: '', outcome: Promise.reject(s.reason) })),
+      settled.map((s): Started => ({ records: [], flags: [], flag: '', outcome: s.status === 'fulfilled' ? Promise.resolve() : Promise.reject(s.reason) })),
       batchLength,
       false,
     );
@@ -223,14 +252,16 @@ export class AuditedBatch {
    */
   async #start(query: Query, job: Job, flag: string): Promise<Started> {
     if (job.kind === 'planned') {
-      const records = this.#records(job.events);
+      const records = this.#records(job.branches.flatMap((b) => b.events));
+      const flags = job.branches.flatMap((b) => b.events.map(() => `${flag}${b.suffix}`));
       const outcome = job.work(query, flag);
       // Awaited by #outcomes, unless the attempt fails before (then it rejects unheard).
       outcome.catch(() => {});
-      return { records, flag, outcome };
+      return { records, flags, flag, outcome };
     }
     const { outcome, events } = await job.work(query);
-    return { records: this.#records(events), flag: '', outcome: Promise.resolve(outcome) };
+    const records = this.#records(events);
+    return { records, flags: records.map(() => ''), flag: '', outcome: Promise.resolve(outcome) };
   }
 
   /** Validated copies of `events`, chained by the insert. */
@@ -243,6 +274,12 @@ export class AuditedBatch {
 /** The transaction-local setting a planned write at `index` of its batch sets when it takes effect. */
 function flagName(index: number): string {
   return `countersign.written_${index}`;
+}
+
+/** Whether the records of `item` that were chained are exactly those of the branch `suffix` (undefined: none). */
+function chainedAsOutcome(item: Started, suffix: string | undefined, chained: ReadonlySet<AuditRecord>): boolean {
+  const expected = suffix === undefined ? undefined : `${item.flag}${suffix}`;
+  return item.records.every((record, i) => chained.has(record) === (item.flags[i] === expected));
 }
 
 /** A write of a batch run without savepoints threw: the batch is run again with them. */

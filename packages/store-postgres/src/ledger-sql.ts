@@ -1,3 +1,4 @@
+import { decideSql } from './decide-sql.ts';
 import { preparedStatement } from './prepared-statement.ts';
 import { proposeSql } from './propose-sql.ts';
 import { CONSUMED_STATE, PROPOSAL_COLUMNS, REQUEST_COLUMNS } from './sql-columns.ts';
@@ -14,6 +15,7 @@ export function ledgerSql(s: string) {
   return {
     /** recordProposal's statements when its records go with the insert (see propose-sql.ts). */
     propose: proposeSql(s),
+    ...decideSql(s),
     insertProposal: `
       INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
         canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
@@ -153,7 +155,6 @@ export function ledgerSql(s: string) {
       WITH removed AS (DELETE FROM ${s}.decisions WHERE request_id = $1 AND approver = $2 RETURNING position)
       UPDATE ${s}.decisions d SET position = d.position - 1
       FROM removed WHERE d.request_id = $1 AND d.position > removed.position`,
-    denyRequest: `UPDATE ${s}.approval_requests SET status = 'denied' WHERE request_id = $1`,
     editRequest: `UPDATE ${s}.approval_requests SET status = 'edited' WHERE request_id = $1`,
     approveRequest: `UPDATE ${s}.approval_requests SET status = 'approved', token_id = $2, approved_at = $3 WHERE request_id = $1`,
     revokeRequest: `

@@ -1,14 +1,15 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal } from '@countersign/core/ledger';
-import { approvalConsumeFailure, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal, auditForOutcome, proposalWritten } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeFailure, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordProposalOptions, RecordEditResult, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal, DecisionAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, withdrawalRefusal, auditForOutcome, proposalWritten, checkedByStatus } from '@countersign/core/ledger';
 import type { PgDatabase, Query } from './database.ts';
 import { AuditedBatch, type WorkMode } from './audited-batch.ts';
 import type { PostgresAuditLog } from './postgres-audit-log.ts';
 import type { LedgerSql } from './ledger-sql.ts';
+import { decideIn } from './postgres-decide.ts';
 import { recordEditIn } from './postgres-edit.ts';
 import { RunOwners } from './run-owners.ts';
 import { proposalSentWritten, requestInsertError, sendProposal } from './postgres-propose.ts';
 import type { AuditEvent } from '@countersign/core/audit';
-import { decisionParams, projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
+import { projectionsColumn, proposalFromRow, proposalParams, type Row, requestFromRow, requestParams, text } from '@countersign/core/store-kit';
 
 /**
  * LedgerStore on PostgreSQL. Writes that decide something are either one
@@ -245,33 +246,22 @@ export class PostgresLedger implements LedgerStore {
     return rows.map(requestFromRow);
   }
 
-  async addDecision(
-    requestId: string,
-    decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
-  ): Promise<AddDecisionResult> {
-    return this.#inTransaction(async (query): Promise<AddDecisionResult> => {
-      // FOR UPDATE: concurrent decisions on one request queue here; the read after
-      // it sees every decision committed before we got the lock. The read is sent right
-      // behind the lock, in the same round trip: a connection runs its statements in the
-      // order sent, and the read takes its snapshot when it starts, after the lock was
-      // granted, so it sees what a read sent after the lock's answer would (figures in
-      // round-trips.test.ts: decide 8 -> 5 round trips).
-      const [locked, current] = await Promise.all([query(this.#sql.lockRequest, [requestId]), query(this.#sql.requestById, [requestId])]);
-      if (locked.rows[0] === undefined) return { ok: false, reason: 'not_found' };
-      const request = requestFromRow(current.rows[0]!);
-      const refusal = decisionRefusal(request, decision, opts.now);
-      if (refusal !== undefined) return { ok: false, reason: refusal };
-      // The decision, the status it leads to and the read-back, in one round trip, each
-      // statement seeing the ones before it (one transaction, run in the order sent).
-      const next = statusAfterDecision(request, decision);
-      const writes = [query(this.#sql.insertDecision, decisionParams(requestId, request.decisions.length + 1, decision))];
-      if (next === 'denied') writes.push(query(this.#sql.denyRequest, [requestId]));
-      else if (next === 'approved') writes.push(query(this.#sql.approveRequest, [requestId, opts.tokenIdIfApproved, opts.now]));
-      const readBack = query(this.#sql.requestById, [requestId]);
-      const [updated] = await Promise.all([readBack, ...writes]);
-      return { ok: true, request: requestFromRow(updated.rows[0]!) };
-    }, opts.audit, 'alone');
+  async addDecision(requestId: string, decision: Decision, opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined }): Promise<AddDecisionResult> {
+    const { audit } = opts;
+    const decide = (query: Query, flag?: string) => decideIn(query, this.#sql, requestId, decision, opts, flag);
+    // Every statement is sent before any answer (decideIn): BEGIN to COMMIT in one round trip.
+    if (audit === undefined) {
+      return await this.#db.transactionWithTail(async (query) => {
+        const outcome = decide(query);
+        return { result: outcome, tail: outcome };
+      });
+    }
+    // Concurrent: the decision is decided in SQL under the request's lock, its statements sent together.
+    if (typeof audit === 'function') return this.#inTransaction((query) => decide(query), audit, 'concurrent');
+    // Records known before the write, one list per status it can lead to: the decision,
+    // the chain's lock, the insert of the list of the status written and COMMIT leave in
+    // one round trip.
+    return this.#batch.submitPlannedByOutcome((query, flag) => decide(query, flag), Object.fromEntries(checkedByStatus(audit, decision)), decidedStatus);
   }
 
   async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {
@@ -407,4 +397,9 @@ function answerExisting(input: ProposalInput, row: Row | undefined): RecordPropo
   if (existing === undefined) throw new LedgerError('duplicate_id', `proposal id ${input.proposalId} already exists`);
   if (sameCall(existing, input)) return { ok: true, proposal: existing, created: false };
   return { ok: false, reason: 'conflict', existing };
+}
+
+/** The status a decision left its request in: whose `AuditByStatus` list is appended (none when refused). */
+function decidedStatus(outcome: AddDecisionResult): string | undefined {
+  return outcome.ok ? outcome.request.status : undefined;
 }

@@ -157,13 +157,16 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     // authorize (the call's read, then its transaction) and complete: the audit record goes
     // out with the write and COMMIT, appended in SQL if the write took effect (3 -> 2, 2 -> 1).
     // propose: its record too, under the flag the insert sets when it records the call (2 -> 1).
-    // token: the request and its call in one statement (getRequestWithProposal, 2 -> 1); the
-    // decide step's view of the request reads them the same way (5 / 11 -> 4 / 10).
+    // decide (5 -> 2 trips, 11 -> 8 statements): the request and its call in one read
+    // (getRequestWithProposal), then ONE round trip: BEGIN, the request's lock, the decision
+    // decided and written in SQL on what the lock protects, the read-back, the chain's lock,
+    // the insert of the record built for the status written (AuditByStatus), COMMIT.
+    // token: the request and its call in one statement (getRequestWithProposal, 2 -> 1).
     // authorize: the token this gate just minted is checked against the rows it was minted
     // from (minted-calls.ts), so the consume's transaction is the only step (2 / 6 -> 1 / 5).
     expect(table).toEqual([
       { step: 'propose', trips: 1, statements: 5 },
-      { step: 'decide', trips: 4, statements: 10 },
+      { step: 'decide', trips: 2, statements: 8 },
       { step: 'token', trips: 1, statements: 1 },
       { step: 'authorize', trips: 1, statements: 5 },
       { step: 'complete', trips: 1, statements: 6 },
@@ -339,6 +342,46 @@ describePg('postgres round trips per step, and what the shortcuts must not break
     expect(first).toMatchObject({ ok: true, request: { status: 'pending', decisions: [{ approver: 'alice' }] } });
     expect(second).toMatchObject({ ok: true, request: { status: 'approved', tokenId: 'tok-bob', decisions: [{ approver: 'alice' }, { approver: 'bob' }] } });
     expect((await audit.read()).map((r) => r.callId)).toEqual(['alice', 'bob']);
+  });
+
+  it('two replicas decide one 2-of-m request at once (issue #31 decide shape): both count, each appends the record of the status it wrote, one approver twice counts once', async () => {
+    const a = await open();
+    const b = replica(a.schema);
+    const now = T0 + 1_000;
+    // The records core builds before the write (AuditByStatus), one per status the decision can lead to.
+    const byStatus = (approver: string) => ({
+      byStatus: Object.fromEntries(['pending', 'approved'].map((status) => [status, [{ ...event(`${approver}:${status}`), actor: approver }]])),
+    });
+    const decide = (on: PostgresLedger, requestId: string, approver: string) =>
+      on.addDecision(requestId, { approver, decision: 'approve', at: now }, { now, tokenIdIfApproved: `tok-${approver}`, audit: byStatus(approver) });
+    const opened: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const proposal = sampleProposal();
+      const requestId = `req-${proposal.proposalId}`;
+      await a.ledger.recordProposal(proposal, {
+        request: { requestId, createdAt: T0, expiresAt: T0 + 60_000, requiredApprovals: 2, eligible: { approvers: ['alice', 'bob'] } },
+      });
+      opened.push(requestId);
+    }
+    // Distinct approvers on the two replicas: separate transactions that meet on the request's lock.
+    const pairs = await Promise.all(opened.slice(0, 8).map((id) => Promise.all([decide(a.ledger, id, 'alice'), decide(b.ledger, id, 'bob')])));
+    for (const [i, pair] of pairs.entries()) {
+      const statuses = pair.map((o) => (o.ok ? o.request.status : o.reason));
+      expect([...statuses].sort(), opened[i]).toEqual(['approved', 'pending']);
+    }
+    // One approver on both replicas at once: one decision counts, the other is refused.
+    const twice = await Promise.all(opened.slice(8).map((id) => Promise.all([decide(a.ledger, id, 'alice'), decide(b.ledger, id, 'alice')])));
+    for (const pair of twice) expect(pair.map((o) => (o.ok ? o.request.status : o.reason)).sort()).toEqual(['duplicate_approver', 'pending']);
+    const records = await a.audit.read();
+    expect(verifyChain(records)).toMatchObject({ ok: true, count: 8 * 2 + 4 });
+    // Each decision's record is the one of the status its own outcome reports.
+    const answered = [...pairs.flat(), ...twice.flat()].flatMap((o) => (o.ok ? [`${o.request.decisions.at(-1)!.approver}:${o.request.status}`] : []));
+    expect(records.map((r) => r.callId).sort()).toEqual(answered.sort());
+    for (const id of opened.slice(0, 8)) {
+      const stored = await a.ledger.getApprovalRequest(id);
+      expect(stored?.decisions.map((d) => d.approver).sort()).toEqual(['alice', 'bob']);
+      expect(stored?.status).toBe('approved');
+    }
   });
 
   it('the first calls of one new run from two agents at once: exactly one owns the run', async () => {

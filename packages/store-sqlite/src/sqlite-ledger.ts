@@ -1,5 +1,5 @@
-import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal } from '@countersign/core/ledger';
-import { approvalConsumeFailure, auditForOutcome, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal, proposalWritten } from '@countersign/core/ledger';
+import type { AddDecisionResult, ApprovalRequest, AuditFor, ConsumeInput, ConsumeResult, Decision, EditInput, LedgerStore, ListRequestsFilter, NewApprovalRequest, Proposal, ProposalInput, ProposalWithRequest, RecordEditResult, RecordProposalOptions, RecordProposalResult, RecordProviderOutputOutcome, RecordResultOutcome, ProviderOutputRecord, ResultRecord, WithdrawApprovalResult, WriteAudit, RequestWithProposal, DecisionAudit } from '@countersign/core/ledger';
+import { approvalConsumeFailure, auditForOutcome, checkProviderOutput, consumedOnRecord, consumeWritten, copyResult, decisionRefusal, LedgerError, providerOutputChange, recordResultOnce, resultWritten, sameCall, statusAfterDecision, withdrawalRefusal, proposalWritten, decisionAuditFor } from '@countersign/core/ledger';
 import { projectionsColumn, requestFromRow } from '@countersign/core/store-kit';
 import { auditedWrite } from './audited-write.ts';
 import type { SqliteAuditLog } from './sqlite-audit-log.ts';
@@ -138,8 +138,9 @@ export class SqliteLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
+    opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined },
   ): Promise<AddDecisionResult> {
+    const audit = decisionAuditFor(opts.audit, decision);
     return this.#write((): AddDecisionResult => {
       const request = this.#request(requestId);
       if (request === undefined) return { ok: false, reason: 'not_found' };
@@ -154,7 +155,7 @@ export class SqliteLedger implements LedgerStore {
         next === 'approved' ? { status: next, tokenId: opts.tokenIdIfApproved, at: opts.now } : { status: next },
       );
       return { ok: true, request: this.#request(requestId)! };
-    }, opts.audit);
+    }, audit);
   }
 
   async recordEdit(input: EditInput, audit?: AuditFor<RecordEditResult>): Promise<RecordEditResult> {

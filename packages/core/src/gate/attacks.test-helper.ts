@@ -27,13 +27,13 @@ export function tamperedLedger(inner: LedgerStore, edit: (p: Proposal) => Propos
       const found = await inner.getProposalWithRequest(proposalId);
       return found && { ...found, proposal: edit(found.proposal) };
     },
-    findProposalByCall: async (runId: string, callId: string) => {
-      const p = await inner.findProposalByCall(runId, callId);
-      return p && edit(p);
-    },
     getRequestWithProposal: async (requestId: string) => {
       const found = await inner.getRequestWithProposal(requestId);
       return found && { ...found, proposal: edit(found.proposal) };
+    },
+    findProposalByCall: async (runId: string, callId: string) => {
+      const p = await inner.findProposalByCall(runId, callId);
+      return p && edit(p);
     },
   });
 }

@@ -1,5 +1,5 @@
 export type * from './types.ts';
-export { decisionRefusal, statusAfterDecision } from './decision-rules.ts';
+export { decisionRefusal, statusAfterDecision, statusesAfter } from './decision-rules.ts';
 export { withdrawalRefusal } from './withdraw-rules.ts';
 export { effectiveStatus } from './effective-status.ts';
 export { LedgerError, type LedgerErrorCode } from './errors.ts';
@@ -8,5 +8,5 @@ export { copyResult } from './copy-records.ts';
 export { sameCall } from './same-call.ts';
 export { consumedOnRecord } from './consumed-on-record.ts';
 export { editRefusal, editedRequestStatus } from './edit-rules.ts';
-export { auditForOutcome, consumeWritten, proposalWritten, resultWritten } from './audit-if-written.ts';
+export { auditForOutcome, checkedByStatus, consumeWritten, decisionAuditFor, proposalWritten, resultWritten } from './audit-if-written.ts';
 export { checkProviderOutput, providerOutputChange } from './provider-output-rules.ts';

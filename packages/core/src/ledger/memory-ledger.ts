@@ -1,5 +1,5 @@
 import type { MemoryAuditLog } from '../audit/memory-audit-log.ts';
-import { auditForOutcome, consumeWritten, proposalWritten, resultWritten } from './audit-if-written.ts';
+import { auditForOutcome, consumeWritten, proposalWritten, resultWritten, decisionAuditFor } from './audit-if-written.ts';
 import { effectiveStatus } from './effective-status.ts';
 import type {
   AddDecisionResult,
@@ -8,6 +8,7 @@ import type {
   ConsumeInput,
   ConsumeResult,
   Decision,
+  DecisionAudit,
   EditInput,
   EligibilityFilter,
   LedgerStore,
@@ -218,9 +219,10 @@ export class MemoryLedger implements LedgerStore {
   async addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
+    opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined },
   ): Promise<AddDecisionResult> {
-    return this.#commit(this.#planDecision(requestId, decision, opts), opts.audit);
+    const audit = decisionAuditFor(opts.audit, decision);
+    return this.#commit(this.#planDecision(requestId, decision, opts), audit);
   }
 
   #planDecision(requestId: string, decision: Decision, opts: { now: number; tokenIdIfApproved: string }): Planned<AddDecisionResult> {

@@ -283,6 +283,25 @@ export interface AuditIfWritten {
 /** How a write that may take no effect (consume, recordResult) is told its records. */
 export type WriteAudit<R> = AuditFor<R> | AuditIfWritten;
 
+/** The statuses an accepted decision can leave its request in (`statusAfterDecision`). */
+export type StatusAfterDecision = 'pending' | 'approved' | 'denied';
+
+/**
+ * A decision's audit events built BEFORE the write, one list for each status the decision
+ * can leave the request in (an approval: `pending` and `approved`; a deny: `denied`). The
+ * store appends, in the write's transaction, the list of the status it wrote, and none
+ * when the decision is refused. So a SQL store sends them with the write and its COMMIT
+ * in one round trip, the status (n of m) decided in the same transaction as the write. A
+ * list missing for a status the decision can lead to is refused before anything is
+ * written (`LedgerError('invalid_input')`): a decision never lands without its records.
+ */
+export interface AuditByStatus {
+  readonly byStatus: Readonly<Partial<Record<StatusAfterDecision, readonly AuditEvent[]>>>;
+}
+
+/** How `addDecision` is told its records. */
+export type DecisionAudit = AuditFor<AddDecisionResult> | AuditByStatus;
+
 export interface RecordProposalOptions {
   /** Opened in the same transaction, for the proposal this call creates (not for an idempotent repeat). */
   request?: Omit<NewApprovalRequest, 'proposalId'> | undefined;
@@ -387,12 +406,13 @@ export interface LedgerStore {
    * it moves to `approved` and stores `tokenIdIfApproved` and `approvedAt = now`.
    * One approver decides a request at most once.
    * `opts.audit`: records committed in the same transaction (the signed decision record
-   * and `token_minted`), so a decision never takes effect without its record.
+   * and `token_minted`), so a decision never takes effect without its record. Given as
+   * `AuditByStatus`, the list of the status the decision left the request in.
    */
   addDecision(
     requestId: string,
     decision: Decision,
-    opts: { now: number; tokenIdIfApproved: string; audit?: AuditFor<AddDecisionResult> | undefined },
+    opts: { now: number; tokenIdIfApproved: string; audit?: DecisionAudit | undefined },
   ): Promise<AddDecisionResult>;
 
   /**

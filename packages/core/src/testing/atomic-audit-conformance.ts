@@ -4,6 +4,7 @@ import { verifyChain } from '../audit/verify-chain.ts';
 import { sha256Hex } from '../digest.ts';
 import type { EditInput, LedgerStore, NewApprovalRequest, Proposal } from '../ledger/types.ts';
 import { describeAuditIfWritten } from './audit-if-written-conformance.ts';
+import { describeAuditByStatus } from './decision-audit-conformance.ts';
 import { sampleProposal } from './ledger-samples.ts';
 
 export interface AtomicAuditHarness {
@@ -307,5 +308,6 @@ export function runAtomicAuditConformance(name: string, makeHarness: () => Promi
     });
 
     describeAuditIfWritten(() => ({ ledger, audit }));
+    describeAuditByStatus(() => ({ ledger, audit }));
   });
 }

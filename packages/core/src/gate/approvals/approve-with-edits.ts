@@ -12,7 +12,7 @@ import { settleLostWrite } from '../common/settle-lost-write.ts';
 import { checkCallDefinition } from '../definitions/call-definition.ts';
 import type { GateDeps } from '../config.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
-import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, RequestView } from './types.ts';
+import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome, DecisionView } from './types.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
 import { checkInputSchema, type InputSchemaProblem } from '../definitions/input-schema.ts';
 import { addRequestDetail, callIds, errorMessage, eventAbout } from '../common/call-records.ts';
@@ -41,7 +41,7 @@ interface EditedRule {
 export async function approveWithEdits(
   deps: GateDeps,
   approver: Approver,
-  view: RequestView,
+  view: DecisionView,
   input: DecisionInput,
   options: DecideOptions = {},
 ): Promise<DecisionOutcome> {
@@ -219,7 +219,7 @@ function editFailure(reason: EditRefusal): DecisionFailure {
  *   an edited call is always an approved call).
  */
 function editedRule(
-  view: RequestView,
+  view: DecisionView,
   verdict:
     | { kind: 'allow'; ruleId: string }
     | {

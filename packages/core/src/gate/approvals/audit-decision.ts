@@ -1,12 +1,25 @@
 import { AUDIT_RECORD_FORMAT } from '../../audit/record-format.ts';
 import type { AuditEvent, AuditLog } from '../../audit/types.ts';
-import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
+import { statusesAfter } from '../../ledger/decision-rules.ts';
+import type { ApprovalRequest, ApprovalStatus, Proposal, StatusAfterDecision } from '../../ledger/types.ts';
 import { evidenceJson } from '../../passkey/assertion-shape.ts';
 import type { PasskeyEvidence } from '../../passkey/types.ts';
 import { signDecisionRecord } from '../../token/decision-record.ts';
 import type { Keyring } from '../../token/keyring.ts';
 import { callClaimsOf } from '../../ledger/expected-call.ts';
 import { eventAbout } from '../common/call-records.ts';
+
+type RecordedDecision = {
+  approver: string;
+  decision: 'approve' | 'deny';
+  reason: string | undefined;
+  at: number;
+  editedProposalId?: string | undefined;
+  passkey?: PasskeyEvidence | undefined;
+};
+
+/** What a decision record says of the request after the decision: its status and, when approved, the token it minted. */
+type Outcome = { requestId: string; status: ApprovalStatus; tokenId?: string | undefined; expiresAt: number };
 
 /**
  * The audit record of one recorded decision: the decision, its signed decision record bound
@@ -16,31 +29,53 @@ export function decisionEvent(
   keyring: Keyring,
   proposal: Proposal,
   request: ApprovalRequest,
-  decision: {
-    approver: string;
-    decision: 'approve' | 'deny';
-    reason: string | undefined;
-    at: number;
-    editedProposalId?: string | undefined;
-    passkey?: PasskeyEvidence | undefined;
-  },
+  decision: RecordedDecision,
   /** Approve-with-edits: the edited arguments' digest, part of what a passkey signed. */
   editedArgsDigest?: string | undefined,
 ): AuditEvent {
-  const { approver, reason, at, editedProposalId, passkey } = decision;
-  const record = signDecisionRecord(
+  return eventOf(signedRecord(keyring, proposal, request.requestId, decision), proposal, request, decision, editedArgsDigest);
+}
+
+/**
+ * `decisionEvent` for each status `decision` can leave `request` (as read, still pending)
+ * in, built before the decision is written (`AuditByStatus`): the decision record signed
+ * once, the lists differing only in the status and the token an approval mints.
+ */
+export function decisionEventsByStatus(
+  keyring: Keyring,
+  proposal: Proposal,
+  request: ApprovalRequest,
+  decision: RecordedDecision,
+  tokenIdIfApproved: string,
+): Partial<Record<StatusAfterDecision, AuditEvent[]>> {
+  const record = signedRecord(keyring, proposal, request.requestId, decision);
+  const { requestId, expiresAt } = request;
+  return Object.fromEntries(
+    statusesAfter(decision).map((status) => [
+      status,
+      [eventOf(record, proposal, { requestId, status, expiresAt, tokenId: status === 'approved' ? tokenIdIfApproved : undefined }, decision, undefined)],
+    ]),
+  );
+}
+
+function signedRecord(keyring: Keyring, proposal: Proposal, requestId: string, decision: RecordedDecision): string {
+  return signDecisionRecord(
     {
       ...callClaimsOf(proposal),
-      req: request.requestId,
+      req: requestId,
       prop: proposal.proposalId,
-      apr: approver,
+      apr: decision.approver,
       dec: decision.decision,
-      rsn: reason ?? null,
-      edit: editedProposalId ?? null,
-      at,
+      rsn: decision.reason ?? null,
+      edit: decision.editedProposalId ?? null,
+      at: decision.at,
     },
     keyring,
   );
+}
+
+function eventOf(record: string, proposal: Proposal, request: Outcome, decision: RecordedDecision, editedArgsDigest: string | undefined): AuditEvent {
+  const { approver, reason, at, editedProposalId, passkey } = decision;
   // Approved is the one status that mints a token: its facts go in the decision record (format 2).
   const token = request.status === 'approved' && request.tokenId !== undefined ? { tokenId: request.tokenId, tokenExpiresAt: request.expiresAt } : undefined;
   return {

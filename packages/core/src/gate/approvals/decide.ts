@@ -1,7 +1,7 @@
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { emit } from '../../events/emit.ts';
 import { settleDecidedReview } from '../definitions/admit-definition.ts';
-import { appendAfterEffect, decisionEvent } from './audit-decision.ts';
+import { appendAfterEffect, decisionEvent, decisionEventsByStatus } from './audit-decision.ts';
 import type { AddDecisionResult, ApprovalRequest, Decision } from '../../ledger/types.ts';
 import { auditsAtomically } from '../common/audited-write.ts';
 import type { GateDeps } from '../config.ts';
@@ -11,7 +11,7 @@ import { callIds, errorMessage } from '../common/call-records.ts';
 import { approveWithEdits } from './approve-with-edits.ts';
 import { checkPasskeyRule } from './passkey-rule.ts';
 import type { DecideOptions, DecisionFailure, DecisionInput, DecisionOutcome } from './types.ts';
-import { viewRequest } from './view-request.ts';
+import { viewForDecision } from './view-request.ts';
 import { settleLostWrite } from '../common/settle-lost-write.ts';
 
 const MAX_REASON_LENGTH = 1000;
@@ -26,7 +26,7 @@ export async function decide(deps: GateDeps, approver: Approver, requested: Deci
   const invalid = invalidDecision(input);
   if (invalid !== undefined) return fail('invalid_decision', invalid);
   try {
-    const found = await viewRequest(deps, input.requestId);
+    const found = await viewForDecision(deps, input.requestId);
     if (!found.ok) return fail(found.reason, found.reason === 'not_found' ? 'no such approval request' : found.message);
     const view = found.view;
     if (!mayDecide(view.request.eligible, approver, view.proposal.principal)) {
@@ -48,14 +48,18 @@ export async function decide(deps: GateDeps, approver: Approver, requested: Deci
     const recorded = { approver: approver.id, decision: input.decision, reason: input.reason, at: now, ...(signed.evidence ? { passkey: signed.evidence } : {}) };
     const events = (r: AddDecisionResult) => (r.ok ? [decisionEvent(deps.keyring, view.proposal, r.request, recorded)] : []);
     // With a store that holds both, the decision and its one record (signed decision record,
-    // minted token) commit together: a decision never takes effect without its record.
+    // minted token) commit together: a decision never takes effect without its record. The
+    // record is built before the write, one for each status the decision can lead to (n of
+    // m: a concurrent approval may complete the request first), and the store appends the
+    // one of the status it wrote: nothing waits for the write's answer before the append.
     const atomic = auditsAtomically(deps);
+    const tokenIdIfApproved = deps.newId();
     let result: AddDecisionResult;
     try {
       result = await deps.ledger.addDecision(view.request.requestId, recorded, {
         now,
-        tokenIdIfApproved: deps.newId(),
-        audit: atomic ? events : undefined,
+        tokenIdIfApproved,
+        audit: atomic ? { byStatus: decisionEventsByStatus(deps.keyring, view.proposal, view.request, recorded, tokenIdIfApproved) } : undefined,
       });
     } catch (error) {
       // Maybe only the reply was lost: the store says whether the decision stands.

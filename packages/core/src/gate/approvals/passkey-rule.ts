@@ -2,7 +2,7 @@ import { readPasskeyAssertion } from '../../passkey/assertion-shape.ts';
 import { type DecisionToSign, passkeyChallenge, passkeyDecisionClaims } from '../../passkey/decision-claims.ts';
 import type { PasskeyEvidence, PasskeyFailure, PasskeyVerifier } from '../../passkey/types.ts';
 import type { Approver } from './eligibility.ts';
-import type { RequestView } from './types.ts';
+import type { DecisionView } from './types.ts';
 
 export type PasskeyRuleOutcome =
   | { ok: true; evidence: PasskeyEvidence | undefined }
@@ -16,7 +16,7 @@ export type PasskeyRuleOutcome =
  * need nothing (an assertion sent anyway is ignored, not recorded).
  */
 export async function checkPasskeyRule(
-  view: RequestView,
+  view: DecisionView,
   approver: Approver,
   assertion: unknown,
   decision: Omit<DecisionToSign, 'approver'>,

@@ -106,6 +106,9 @@ export interface RequestView {
   edited?: EditedCall | undefined;
 }
 
+/** What a decision reads before it is written: the request, its call and the request's status at the gate's `now`. */
+export type DecisionView = Pick<RequestView, 'request' | 'proposal' | 'status'>;
+
 export type ViewResult = { ok: true; view: RequestView } | ReadFailure;
 
 export type ListResult = { ok: true; views: RequestView[] } | { ok: false; reason: 'store_unavailable'; message: string };

@@ -6,7 +6,7 @@ import { type DefinitionView, definitionViewOf, reviewViewOf } from '../definiti
 import { errorMessage } from '../common/call-records.ts';
 import { editedCallOf } from './edited-call.ts';
 import { type Approver, mayDecide } from './eligibility.ts';
-import type { RequestView, ViewResult } from './types.ts';
+import type { DecisionView, ReadFailure, RequestView, ViewResult } from './types.ts';
 
 const NOT_FOUND = { ok: false, reason: 'not_found', message: 'no such approval request' } as const;
 
@@ -18,6 +18,22 @@ export async function viewRequest(deps: GateDeps, requestId: string): Promise<Vi
     const found = await deps.ledger.getRequestWithProposal(requestId);
     if (found === undefined) return NOT_FOUND;
     return { ok: true, view: await viewOfCall(deps, found.request, found.proposal, deps.clock()) };
+  } catch (error) {
+    return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
+  }
+}
+
+/**
+ * The request and its call as a decision needs them, in one read: not the tool's
+ * definition, a review's definitions or an edit's target, which an approver is shown
+ * (`viewRequest`) but a decision does not depend on.
+ */
+export async function viewForDecision(deps: GateDeps, requestId: string): Promise<{ ok: true; view: DecisionView } | ReadFailure> {
+  if (typeof requestId !== 'string') return NOT_FOUND;
+  try {
+    const found = await deps.ledger.getRequestWithProposal(requestId);
+    if (found === undefined) return NOT_FOUND;
+    return { ok: true, view: { request: found.request, proposal: found.proposal, status: effectiveStatus(found.request, deps.clock()) } };
   } catch (error) {
     return { ok: false, reason: 'store_unavailable', message: `ledger failed: ${errorMessage(error)}` };
   }

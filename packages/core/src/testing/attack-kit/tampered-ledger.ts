@@ -13,11 +13,11 @@ export function tamperedLedger(inner: LedgerStore, proposalId: string, edit: (ro
       const found = await inner.getProposalWithRequest(id);
       return found && { ...found, proposal: edited(found.proposal) as Proposal };
     },
-    findProposalByCall: async (runId, callId) => edited(await inner.findProposalByCall(runId, callId)),
     getRequestWithProposal: async (id) => {
       const found = await inner.getRequestWithProposal(id);
       return found && { ...found, proposal: edited(found.proposal) as Proposal };
     },
+    findProposalByCall: async (runId, callId) => edited(await inner.findProposalByCall(runId, callId)),
   };
   return new Proxy(inner, {
     get(target, key) {

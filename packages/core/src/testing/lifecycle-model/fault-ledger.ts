@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../../audit/types.ts';
 import type { DefinitionStore } from '../../catalog/types.ts';
 import type { LedgerStore } from '../../ledger/types.ts';
 import type { Fault } from './actions.ts';
@@ -101,12 +102,25 @@ export class FaultLedger {
   }
 }
 
-/** The audit part of a write that throws inside the transaction, so the store rolls the write back. */
+/**
+ * The audit part of a write that throws inside the transaction, so the store rolls the write
+ * back. Records built before the write (a decision's `AuditByStatus`) become a record the
+ * audit log refuses, whatever status the decision leads to.
+ */
 function failingAudit(arg: unknown): unknown {
   const fail = () => {
     throw new InjectedFault('audit', 'rollback');
   };
   if (typeof arg === 'function') return fail;
-  if (typeof arg === 'object' && arg !== null && typeof (arg as { audit?: unknown }).audit === 'function') return { ...arg, audit: fail };
+  if (typeof arg !== 'object' || arg === null) return arg;
+  const audit = (arg as { audit?: unknown }).audit;
+  if (typeof audit === 'function') return { ...arg, audit: fail };
+  if (typeof audit === 'object' && audit !== null && 'byStatus' in audit) {
+    const byStatus = Object.fromEntries(Object.keys((audit as { byStatus: object }).byStatus).map((status) => [status, [UNAPPENDABLE]]));
+    return { ...arg, audit: { byStatus } };
+  }
   return arg;
 }
+
+/** An audit event no audit log appends (its time is not a number). */
+const UNAPPENDABLE: AuditEvent = { type: 'decision', at: Number.NaN };
