@@ -90,7 +90,7 @@ const cpu = (await gateway.child.cpu()) - before;
 const s1 = switches();
 const t1 = threads();
 traced?.kill('SIGINT');
-if (traced !== undefined) await new Promise((r) => traced.once('exit', r));
+if (traced !== undefined && traced.exitCode === null && traced.signalCode === null) await new Promise((r) => traced.once('exit', r));
 console.log(`${kind}, ${clients} clients: ${n} calls, ${Math.round(n / (elapsed / 1000))} calls/s, gateway CPU ${Math.round(cpu / n)} µs per call, ${((s1 - s0) / n).toFixed(1)} context switches per call`);
 for (const [tid, a] of t1) {
   const b = t0.get(tid) ?? { user: 0, sys: 0 };
