@@ -90,6 +90,11 @@ describe('when a result is recorded: after the answer (direct calls), before it 
     const relayed = { runId: RUN, toolMessages: [{ callId, content: PAID }] };
     expect(await real.checkRelayed(relayed, AGENT)).toMatchObject({ ok: false, failures: [{ callId, reason: 'not_executed' }] });
 
+    // The same call again meanwhile is a new call, as after a recorded result (never outcome_unknown).
+    const again = await answeredWithin(client.callTool({ name: 'pay', arguments: { to: 'bob', amount: 5 } }) as Promise<CallToolResult>, 2_000);
+    expect(textOf(again as CallToolResult)).toBe('paid 5 to bob');
+    expect(upstream.ran).toHaveLength(2);
+
     let closed = false;
     const closing = gateway.close().then(() => {
       closed = true;
