@@ -17,6 +17,12 @@ export interface McpOptions {
   only?: readonly string[] | undefined;
   /** Extra node flags for the gateway child, e.g. `--cpu-prof` (BENCH_SERVER_FLAGS). */
   serverFlags: readonly string[];
+  /**
+   * Calls each cell serves (at the largest client count) before any row is timed, so that
+   * the first rows do not time V8's unoptimized tiers; capped by `jitWarmupMaxMs` per cell.
+   */
+  jitWarmupCalls: number;
+  jitWarmupMaxMs: number;
 }
 
 export interface McpResult {
@@ -82,6 +88,7 @@ export async function benchMcp(o: McpOptions): Promise<McpResult> {
         continue;
       }
       try {
+        await warmJit({ direct: upstream.child, ...gateways.children }, Math.max(...o.clients), o);
         const lines: string[] = [];
         for (const clients of o.clients) {
           const measured = await measureClients({ direct: upstream.child, ...gateways.children }, upstream.child, clients, o);
@@ -171,6 +178,29 @@ async function connectClients(url: string, count: number, bearer: string | undef
       return client;
     }),
   );
+}
+
+/**
+ * Every cell serves `jitWarmupCalls` calls (or `jitWarmupMaxMs`) at `clients` clients,
+ * untimed. The rows at 1 client come first: without this they timed the gateway's first few
+ * hundred calls, mostly in V8's baseline tier, and the rows after them a warmer process.
+ */
+async function warmJit(children: Children, clients: number, o: McpOptions): Promise<void> {
+  for (const cell of CELLS) {
+    const sessions = await connectClients(children[cell.target].info.url, clients, cell.target === 'direct' || cell.target === 'relay' ? undefined : BENCH_GATEWAY_TOKEN);
+    try {
+      const deadline = performance.now() + o.jitWarmupMaxMs;
+      let calls = 0;
+      await runWorkers(sessions.length, async (w) => {
+        while (calls < o.jitWarmupCalls && performance.now() < deadline) {
+          calls++;
+          await sessions[w]!.callTool({ name: ECHO_TOOL, arguments: { text: `warm-${callCounter++}` } });
+        }
+      });
+    } finally {
+      await Promise.allSettled(sessions.map((c) => c.close()));
+    }
+  }
 }
 
 /** Every cell at `clients` clients: a warm-up, then `rounds` timed runs, interleaved. */

@@ -50,6 +50,8 @@ const mcp: McpResult = runs('mcp')
       warmupMs: 300,
       only: process.argv.slice(2).filter((a) => a === 'memory' || a === 'sqlite'),
       serverFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((f) => f.length > 0),
+      jitWarmupCalls: Number(process.env.BENCH_MCP_JIT_WARMUP_CALLS ?? 2_000),
+      jitWarmupMaxMs: 10_000,
     })
   : EMPTY;
 const partB: StoreThroughputResult = runs('stores')

@@ -12,6 +12,7 @@ import { approvalLink, refusalResult } from './refusal.ts';
 import type { Upstream } from './upstream.ts';
 import { MessageTooLargeError } from './message-size.ts';
 import { taskFromMeta } from './task-meta.ts';
+import type { PendingRecordings } from './pending-recordings.ts';
 
 /** Who a call is made for, and the gateway's settings for calls. */
 export interface CallContext extends ApprovalSettings {
@@ -27,7 +28,18 @@ export interface CallContext extends ApprovalSettings {
   recorded: RecordedSettings;
   /** Where what an upstream asks during a call goes (client-relay.ts). */
   relay: Pick<ClientRelay, 'during'>;
+  /** Direct calls' results answered before their recording settled; the gateway's close waits for them. */
+  recordings: PendingRecordings;
 }
+
+/**
+ * When a call's result is recorded (`complete`) relative to the client's answer. A recorded
+ * model call's result is checked on the model's next request (the LLM proxy's relay check,
+ * CASA check 5), which may follow the answer at once: recorded first. A direct call's
+ * result is read by no relay check (the gateway proposed the call itself, in its own run);
+ * it is answered first and recorded right after, off the client's wait.
+ */
+type ResultRecording = 'before_answer' | 'after_answer';
 
 /**
  * A `tools/call` in direct mode: the call is itself the proposal, proposed with
@@ -75,16 +87,16 @@ export async function callTool(
   const proposed = await proposeOnce(ctx, toolName, args, callId, task);
   if (proposed.status === 'denied' || proposed.status === 'rejected') return refusePropose(ctx, proposed, toolName);
   // Allowed and authorized in the proposal's own write: run it (two commits per call, not three).
-  if (proposed.status === 'allowed' && proposed.grant !== undefined) return answer(ctx, granted(proposed.grant), toolName, proposed.proposalId, channel);
+  if (proposed.status === 'allowed' && proposed.grant !== undefined) return answer(ctx, granted(proposed.grant), toolName, proposed.proposalId, channel, 'after_answer');
   const step = await guardWithApproval(ctx, { context, callId, toolName, arguments: args, recorded: proposed }, channel);
-  if (proposed.status !== 'allowed' || step.kind !== 'refused' || step.refusal.reason !== 'already_consumed') return answer(ctx, step, toolName, proposed.proposalId, channel);
+  if (proposed.status !== 'allowed' || step.kind !== 'refused' || step.refusal.reason !== 'already_consumed') return answer(ctx, step, toolName, proposed.proposalId, channel, 'after_answer');
   // The same allowed call again (reading a file twice): a new call, not a replay of the spent one.
   const freshId = `${callId}-${randomUUID()}`;
   const again = await proposeOnce(ctx, toolName, args, freshId, task);
   if (again.status === 'denied' || again.status === 'rejected') return refusePropose(ctx, again, toolName);
-  if (again.status === 'allowed' && again.grant !== undefined) return answer(ctx, granted(again.grant), toolName, again.proposalId, channel);
+  if (again.status === 'allowed' && again.grant !== undefined) return answer(ctx, granted(again.grant), toolName, again.proposalId, channel, 'after_answer');
   const retried = await guardWithApproval(ctx, { context, callId: freshId, toolName, arguments: args, recorded: again }, channel);
-  return answer(ctx, retried, toolName, again.proposalId, channel);
+  return answer(ctx, retried, toolName, again.proposalId, channel, 'after_answer');
 }
 
 /** The machine's step for a call propose already authorized (`authorizeAllowed`): run the grant, unedited. */
@@ -167,7 +179,14 @@ async function guardRecorded(
  * `isError` result, and `outcome_unknown` its own refusal (the approval may be spent:
  * read the call's status, do not retry).
  */
-async function answer(ctx: CallContext, step: WaitedStep, toolName: string, proposalId: string, channel: ApprovalChannel): Promise<CallToolResult> {
+async function answer(
+  ctx: CallContext,
+  step: WaitedStep,
+  toolName: string,
+  proposalId: string,
+  channel: ApprovalChannel,
+  recording: ResultRecording = 'before_answer',
+): Promise<CallToolResult> {
   if (step.kind === 'refused' || step.kind === 'unknown') {
     const { reason, message, proposalId: refusedId } = step.refusal;
     return refusalResult({ reason, message, toolName, proposalId: refusedId });
@@ -177,7 +196,7 @@ async function answer(ctx: CallContext, step: WaitedStep, toolName: string, prop
     const message = step.declined === undefined ? 'this call waits for a person to approve it' : `the user did not open the approval page (${step.declined}); the request stays open`;
     return refusalResult({ reason: 'approval_required', message, toolName, proposalId: step.proposalId, requestId, approvalUrl: approvalLink(ctx.approvalUrl, requestId) });
   }
-  const result = await forward(ctx, step.grant, channel);
+  const result = await forward(ctx, step.grant, channel, recording);
   if (!step.edited) return result;
   // The client asked for one call and another ran: it is told which, beside the result (recorded as the upstream sent it).
   const { grant } = step;
@@ -194,9 +213,10 @@ class NoUpstream extends Error {}
  * Runs the ledger's call upstream under the machine (`runGranted`: its raw result or its
  * failure recorded with `complete`). The client's cancellation and progress token go with
  * it; what the upstream asks meanwhile goes back to that client. A completion the store
- * could not record leaves the result standing (the call reads `dispatched`).
+ * could not record leaves the result standing (the call reads `dispatched`), whether it was
+ * recorded before the answer or after it (`recording`).
  */
-async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel): Promise<CallToolResult> {
+async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel, recording: ResultRecording): Promise<CallToolResult> {
   const run = async (): Promise<CallToolResult> => {
     const target = ctx.naming.parse(grant.toolName);
     const upstream = target === undefined ? undefined : ctx.upstreams.get(target.upstream);
@@ -206,7 +226,8 @@ async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel)
     return ctx.relay.during(upstream.name, channel.site, () => upstream.callTool(target.tool, grant.canonicalArgs, options));
   };
   try {
-    return await runGranted(ctx.port, grant, run);
+    const after = recording === 'after_answer' ? { recordAfterAnswer: (recorded: Promise<void>) => ctx.recordings.add(recorded) } : {};
+    return await runGranted(ctx.port, grant, run, after);
   } catch (error) {
     const reason = error instanceof NoUpstream ? 'unknown_tool' : error instanceof MessageTooLargeError ? 'result_too_large' : 'upstream_failed';
     return refusalResult({ reason, message: errorText(error), toolName: grant.toolName, proposalId: grant.proposalId });

@@ -41,6 +41,7 @@ import { holdInitialize } from './first-initialize.ts';
 import { SupervisedUpstream } from './supervised-upstream.ts';
 import type { UpstreamConfig } from './upstream.ts';
 import { JsonRpcError } from './json-rpc-error.ts';
+import { PendingRecordings } from './pending-recordings.ts';
 
 export interface GatewayOptions {
   upstreams: readonly UpstreamConfig[];
@@ -196,6 +197,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return { unreviewed: [...waiting], message };
   };
   const port = options.gate.port(options.agent);
+  const recordings = new PendingRecordings();
   const context = {
     port,
     upstreamTools,
@@ -211,6 +213,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     approvalUrl: options.approvalUrl,
     relistBeforeCall: options.relistBeforeCall ?? false,
     relay,
+    recordings,
     recorded: {
       mode: options.calls ?? 'direct',
       runId: options.calls === 'recorded' ? options.runId : undefined,
@@ -308,6 +311,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // Clients leaving now must not have the upstreams connected again on the way out.
       relay.onchange = undefined;
       await Promise.allSettled([...servers].map((s) => s.close()));
+      // Results already answered are recorded before whoever owns the store closes it.
+      await recordings.settled();
       await Promise.allSettled([...upstreams.values()].map((u) => u.close()));
     },
   };

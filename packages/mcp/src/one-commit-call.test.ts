@@ -96,6 +96,8 @@ describe('an allowed direct call: propose-and-authorize, run, complete', () => {
     const read = (await client.callTool({ name: 'read_file', arguments: { path: '/tmp/a' } })) as CallToolResult;
     expect(textOf(read)).toBe('contents of /tmp/a');
     expect(authorizeCalls).toBe(0);
+    // A direct call's result is recorded after the answer; closing waits for it.
+    await gateway.close();
     const trail = (await service.fixture.audit.read()).filter((r) => r.toolName === 'read_file' && r.proposalId !== undefined).map((r) => r.type);
     expect(trail).toEqual(['proposal', 'dispatch', 'result']);
   });

@@ -193,25 +193,42 @@ export async function finishCall(port: GatePort, grant: Grant, completion: Compl
  * result (`succeeded`) or its error (`failed`, then rethrown). `errorText` turns a
  * thrown error into the text the framework shows the model, so the relay check can
  * match it. Completion failures go to `onCompletionFailure`.
+ *
+ * `recordAfterAnswer`: the result is returned (or the error rethrown) as soon as `execute`
+ * settles, and the recording goes on; its promise goes to this callback, which must keep it
+ * (wait for it before closing the store). Only for a caller whose answer nothing checks
+ * against the recorded result before the recording settles: a relay check of a result not
+ * recorded yet refuses it (`not_executed`), as it refuses one whose recording was lost.
  */
 export async function runGranted<T>(
   port: GatePort,
   grant: Grant,
   execute: (grant: Grant) => Promise<T> | T,
-  options: { errorText?: (error: unknown) => string; resultOf?: (result: T) => unknown; onCompletionFailure?: (failure: CompletionFailure) => void } = {},
+  options: {
+    errorText?: (error: unknown) => string;
+    resultOf?: (result: T) => unknown;
+    onCompletionFailure?: (failure: CompletionFailure) => void;
+    recordAfterAnswer?: (recorded: Promise<void>) => void;
+  } = {},
 ): Promise<T> {
-  const report = (failure: CompletionFailure | undefined) => {
+  const record = async (completion: Completion) => {
+    const failure = await finishCall(port, grant, completion);
     if (failure !== undefined) options.onCompletionFailure?.(failure);
+  };
+  const recording = (completion: Completion) => {
+    if (options.recordAfterAnswer === undefined) return record(completion);
+    options.recordAfterAnswer(record(completion));
+    return undefined;
   };
   let result: T;
   try {
     result = await execute(grant);
   } catch (error) {
     const text = options.errorText?.(error) ?? (error instanceof Error ? error.message : String(error));
-    report(await finishCall(port, grant, { status: 'failed', error: text }));
+    await recording({ status: 'failed', error: text });
     throw error;
   }
-  report(await finishCall(port, grant, { status: 'succeeded', result: options.resultOf === undefined ? result : options.resultOf(result) }));
+  await recording({ status: 'succeeded', result: options.resultOf === undefined ? result : options.resultOf(result) });
   return result;
 }
 
