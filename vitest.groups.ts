@@ -56,7 +56,6 @@ export const SLOW_FILES = [
   'packages/integrations/claude-agent-sdk/src/hooks-in-process.test.ts',
   'packages/integrations/claude-agent-sdk/src/hooks-client.test.ts',
   'packages/cli/src/install.test.ts',
-  'examples/readme-code.test.ts',
   'packages/core/src/package-exports.test.ts',
   'examples/temporal/temporal.test.ts',
   'examples/claude-agent-sdk/claude-agent-sdk.test.ts',
