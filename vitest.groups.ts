@@ -24,7 +24,12 @@ export const STORE_ISOLATED_TESTS = ['packages/integrations/dbos/src/**/*.test.t
 
 /** Tests that spawn processes (stdio MCP servers, the CLI, tsc), launch Chromium, or run examples. */
 export const PROCESS_AND_BROWSER_TESTS = [
-  'examples/**/*.test.ts',
+  // The examples that start `countersign serve`, Temporal's worker, DBOS or the Claude runtime;
+  // the others run in memory with the unit tests (and the frameworks those already imported).
+  'examples/agent/**/*.test.ts',
+  'examples/claude-agent-sdk/**/*.test.ts',
+  'examples/dbos/**/*.test.ts',
+  'examples/temporal/**/*.test.ts',
   'packages/**/src/**/package-exports.test.ts',
   'packages/core/src/module-graph.test.ts',
   'packages/server/src/ui/*browser*.test.ts',
@@ -56,7 +61,6 @@ export const SLOW_FILES = [
   'packages/integrations/claude-agent-sdk/src/hooks-in-process.test.ts',
   'packages/integrations/claude-agent-sdk/src/hooks-client.test.ts',
   'packages/cli/src/install.test.ts',
-  'examples/readme-code.test.ts',
   'packages/core/src/package-exports.test.ts',
   'examples/temporal/temporal.test.ts',
   'examples/claude-agent-sdk/claude-agent-sdk.test.ts',

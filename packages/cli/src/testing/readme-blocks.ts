@@ -33,3 +33,34 @@ export function readmeTsBlocks(text = readFileSync(README_PATH, 'utf8')): TsBloc
   }
   return blocks;
 }
+
+/** A complete program of the README (a block not marked as a fragment) and the file it is kept in. */
+export interface ReadmeProgram {
+  /** The file name under examples/readme/, from the heading above the block. */
+  file: string;
+  block: TsBlock;
+}
+
+/** `In process (any framework)` → `in-process-any-framework`. */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+/**
+ * The README's complete programs, each named after its heading (a second program under one
+ * heading gets `-2`, and so on). They are kept as files in examples/readme/ so that `npm test`'s
+ * typecheck, which checks every source of the repository in one compiler run, checks them too.
+ */
+export function readmePrograms(blocks: readonly TsBlock[] = readmeTsBlocks()): ReadmeProgram[] {
+  const seen = new Map<string, number>();
+  return blocks
+    .filter((block) => !block.fragment)
+    .map((block) => {
+      const name = slug(block.heading) || 'program';
+      const count = (seen.get(name) ?? 0) + 1;
+      seen.set(name, count);
+      return { file: `${count === 1 ? name : `${name}-${count}`}.ts`, block };
+    });
+}
