@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { AuditEvent, AuditRecord } from '@countersign/core/audit';
 import { buildRecord } from '@countersign/core/audit';
 import { LedgerError } from '@countersign/core/ledger';
@@ -48,8 +49,14 @@ type Done = { outcome: unknown; records: AuditRecord[] };
  * rerun with savepoints, its own error, which is its answer alone.
  */
 type Started = { records: AuditRecord[]; flags: string[]; flag: string; outcome: Promise<unknown>; failed?: unknown };
-/** Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of it was written). */
-const ATTEMPTS = 3;
+/**
+ * Attempts for a batch Postgres aborted as a deadlock or serialization victim (nothing of
+ * it was written). Two replicas' batches that took rows in opposite orders can meet again
+ * on their retries; a random pause before each retry, longer each time, lets one finish
+ * first (three attempts without it failed a 4-process consume race on a loaded machine).
+ */
+const ATTEMPTS = 8;
+const RETRY_PAUSE_MS = 20;
 
 /**
  * Group commit for ledger writes that carry audit records. Writes submitted while a
@@ -158,7 +165,10 @@ export class AuditedBatch {
           savepoints = true;
           continue;
         }
-        if (isRetryable(error) && attempt < ATTEMPTS) continue;
+        if (isRetryable(error) && attempt < ATTEMPTS) {
+          await setTimeout(Math.random() * RETRY_PAUSE_MS * attempt);
+          continue;
+        }
         // A lone write's own error (refused, invalid event) is its answer, as if it ran alone.
         if (batch.length === 1 && !isFatal(error)) {
           batch[0]!.reject(error);
