@@ -1,6 +1,6 @@
 import { decideSql } from './decide-sql.ts';
 import { preparedStatement } from './prepared-statement.ts';
-import { proposeSql } from './propose-sql.ts';
+import { claimAndInsertText, proposeSql } from './propose-sql.ts';
 import { CONSUMED_STATE, PROPOSAL_COLUMNS, REQUEST_COLUMNS } from './sql-columns.ts';
 
 /** The ledger's SQL for one schema (`s` is the quoted schema name). */
@@ -67,27 +67,7 @@ export function ledgerSql(s: string) {
      * caller reads the owner again with `runOwner` (a fresh snapshot that sees the
      * winner) and goes on step by step with `insertProposal`.
      */
-    claimAndInsertProposal: preparedStatement(`
-      WITH claim AS (
-        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($2::text, $13::text, $12::bigint)
-        ON CONFLICT (run_id) DO NOTHING
-        RETURNING agent
-      ), owner AS MATERIALIZED (
-        SELECT agent FROM claim
-        UNION ALL
-        SELECT agent FROM ${s}.runs WHERE run_id = $2::text
-      ), inserted AS (
-        INSERT INTO ${s}.proposals (proposal_id, run_id, session_id, principal, call_id, tool_name, definition_digest,
-          canonical_args, args_digest, model_response_ref, parent_proposal_id, created_at, agent, context, registered_by, executed_by, state, dispatched_at)
-        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, ${CONSUMED_STATE}, $17::bigint
-        WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
-        ON CONFLICT DO NOTHING
-        RETURNING ${PROPOSAL_COLUMNS}
-      )
-      SELECT i.*, (SELECT agent FROM owner LIMIT 1) AS run_owner
-      FROM (VALUES (1)) AS one (x)
-      LEFT JOIN inserted i ON true`),
+    claimAndInsertProposal: preparedStatement(claimAndInsertText(s, PROPOSAL_COLUMNS)),
     proposalById: preparedStatement(`SELECT ${PROPOSAL_COLUMNS} FROM ${s}.proposals WHERE proposal_id = $1`),
     proposalByCall: `SELECT * FROM ${s}.proposals WHERE run_id = $1 AND call_id = $2`,
     recordCallRefusal: `INSERT INTO ${s}.call_refusals (proposal_id, text_digest, recorded_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,

@@ -43,26 +43,7 @@ export function proposeSql(s: string) {
       )
       SELECT p.*, (SELECT row_to_json(r) FROM r) AS request_json FROM p`),
     /** `claimAndInsertProposal` ($1…$17), flag $18. */
-    claimAndInsertFlagged: preparedStatement(`
-      WITH claim AS (
-        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($2::text, $13::text, $12::bigint)
-        ON CONFLICT (run_id) DO NOTHING
-        RETURNING agent
-      ), owner AS MATERIALIZED (
-        SELECT agent FROM claim
-        UNION ALL
-        SELECT agent FROM ${s}.runs WHERE run_id = $2::text
-      ), inserted AS (
-        INSERT INTO ${s}.proposals (${INSERT_COLUMNS})
-        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, ${CONSUMED_STATE}, $17::bigint
-        WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
-        ON CONFLICT DO NOTHING
-        RETURNING ${PROPOSAL_COLUMNS}, ${SET_WRITTEN('$18')}
-      )
-      SELECT i.*, (SELECT agent FROM owner LIMIT 1) AS run_owner
-      FROM (VALUES (1)) AS one (x)
-      LEFT JOIN inserted i ON true`),
+    claimAndInsertFlagged: preparedStatement(claimAndInsertText(s, `${PROPOSAL_COLUMNS}, ${SET_WRITTEN('$18')}`)),
     /**
      * `insertRequest` ($1…$9, `requestParams`) only if the proposal statement sent right
      * before it set the flag $10 (it recorded the call): a call that was already there opens
@@ -79,3 +60,31 @@ export function proposeSql(s: string) {
 }
 
 export type ProposeSql = ReturnType<typeof proposeSql>;
+
+/**
+ * The text of `claimAndInsertProposal` (ledger-sql.ts documents its decisions), returning
+ * `returning` from the inserted row: the unflagged statement and its flagged twin differ
+ * only there.
+ */
+export function claimAndInsertText(s: string, returning: string): string {
+  return `
+      WITH claim AS (
+        INSERT INTO ${s}.runs (run_id, agent, created_at) VALUES ($2::text, $13::text, $12::bigint)
+        ON CONFLICT (run_id) DO NOTHING
+        RETURNING agent
+      ), owner AS MATERIALIZED (
+        SELECT agent FROM claim
+        UNION ALL
+        SELECT agent FROM ${s}.runs WHERE run_id = $2::text
+      ), inserted AS (
+        INSERT INTO ${s}.proposals (${INSERT_COLUMNS})
+        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+          $11::text, $12::bigint, $13::text, $14::text, $15::text, $16::text, ${CONSUMED_STATE}, $17::bigint
+        WHERE (SELECT agent FROM owner LIMIT 1) = $13::text
+        ON CONFLICT DO NOTHING
+        RETURNING ${returning}
+      )
+      SELECT i.*, (SELECT agent FROM owner LIMIT 1) AS run_owner
+      FROM (VALUES (1)) AS one (x)
+      LEFT JOIN inserted i ON true`;
+}
