@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { assertAcyclic, type WorkspacePackage } from './workspace-graph.ts';
 
-// Builds workspace packages into their dist/ with the repository's tsc: each package as soon
-// as the packages it needs are built, up to `jobs` at once. A package whose dist/ is newer
-// than its inputs and than the dist/ of everything it needs is left as it is, so a second
-// `npm run build` (or the install test after it) costs only the mtime checks.
+// Builds workspace packages into their dist/ with the repository's tsc (TypeScript 7): each
+// package as soon as the packages it needs are built, up to `jobs` at once. A package whose
+// dist/ is newer than its inputs (the compiler's install among them) and than the dist/ of
+// everything it needs is left as it is, so a second `npm run build` (or the install test
+// after it) costs only the mtime checks.
 
 const execFileAsync = promisify(execFile);
 
@@ -19,7 +20,7 @@ export interface BuildOptions {
   force?: boolean;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
-  /** The TypeScript compiler's bin/tsc (default: the repository's). */
+  /** The TypeScript compiler's bin/tsc, a TypeScript 7 (default: the repository's). */
   tsc?: string;
   /**
    * Type-check while building (default: true). The tests' builds pass false (`--noCheck`):
@@ -51,10 +52,15 @@ function newestMtime(path: string): number {
 /** When dist/ was last written: the newest file in it (0 when there is none). */
 const distTime = (repo: string, pkg: WorkspacePackage) => newestMtime(join(repo, pkg.folder, 'dist'));
 
-/** The newest of what a package's build reads of its own: sources, manifest, tsconfigs. */
+/**
+ * The newest of what a package's build reads: its sources, manifest and tsconfigs, and the
+ * compiler's manifest, which npm writes when it installs another compiler (a dist/ emitted by
+ * the one before is stale).
+ */
 function inputsTime(repo: string, pkg: WorkspacePackage): number {
   const dir = join(repo, pkg.folder);
-  return Math.max(...[join(dir, 'src'), join(dir, 'package.json'), join(dir, 'tsconfig.build.json'), join(repo, 'tsconfig.base.json')].map(newestMtime));
+  const compiler = join(repo, 'node_modules', 'typescript', 'package.json');
+  return Math.max(...[join(dir, 'src'), join(dir, 'package.json'), join(dir, 'tsconfig.build.json'), join(repo, 'tsconfig.base.json'), compiler].map(newestMtime));
 }
 
 /** Needs a build: no dist/, or one older than the package's inputs or than the dist/ of a package it needs. */
@@ -99,7 +105,12 @@ export async function buildPackages(repo: string, packages: readonly WorkspacePa
         // A source removed since the last build must not live on in dist/.
         rmSync(join(repo, pkg.folder, 'dist'), { recursive: true, force: true });
         const noCheck = options.check === false ? ['--noCheck'] : [];
-        await execFileAsync(process.execPath, [tsc, '-p', join(repo, pkg.folder, 'tsconfig.build.json'), ...noCheck], { cwd: repo, maxBuffer: 64 * 1024 * 1024 });
+        // One thread per build: the builds run side by side already (`jobs`), and a compiler's
+        // own threads would each redo part of its work.
+        await execFileAsync(process.execPath, [tsc, '-p', join(repo, pkg.folder, 'tsconfig.build.json'), '--singleThreaded', ...noCheck], {
+          cwd: repo,
+          maxBuffer: 64 * 1024 * 1024,
+        });
       } catch (error) {
         const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
         throw new Error(`build of ${pkg.name} failed:\n${stdout}${stderr}`);

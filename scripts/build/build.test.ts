@@ -82,6 +82,11 @@ describe('buildPackages on a fresh checkout', () => {
     expect((await buildPackages(root, workspace, { tsc })).built).toEqual([]);
   });
 
+  it('another compiler installed rebuilds every package: what the one before emitted is stale', async () => {
+    write('node_modules/typescript/package.json', JSON.stringify({ name: 'typescript', version: '0.0.0' }));
+    expect((await buildPackages(root, workspace, { tsc })).built).toEqual(['lib', 'app']);
+  }, 120_000);
+
   it('a changed dependency rebuilds what needs it, and a type error there fails the build with the compiler\'s message', async () => {
     // app's sources are unchanged: only the rebuild of lib makes it stale, and only its rebuild finds the error.
     write('lib/src/index.ts', "export const answer: string = '42';\n");

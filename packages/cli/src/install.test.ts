@@ -118,7 +118,26 @@ const run = (cmd: string, args: string[], cwd: string, extraEnv: Record<string, 
 const runAsync = promisify(execFile);
 /** An application's own strict settings: no source condition, so every import resolves to an installed package's dist types. */
 const PLAIN_TSC_OPTIONS = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', allowImportingTsExtensions: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, typeRoots: [join(repo, 'node_modules', '@types')], types: ['node'], skipLibCheck: true };
-const TSC = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+/**
+ * The compilers a user type-checks with. The packages' declarations are emitted by TypeScript 7
+ * (the repository's compiler) and must stay readable by TypeScript 5, which the repository
+ * keeps installed for this (`typescript-5`); one thread, as the tests run beside it.
+ */
+const USER_COMPILERS = [
+  { name: 'TypeScript 5', major: 5, tsc: join(repo, 'node_modules', 'typescript-5', 'bin', 'tsc'), args: [] },
+  { name: 'TypeScript 7', major: 7, tsc: join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), args: ['--singleThreaded'] },
+];
+
+/** Type-checks the tsconfig.json in `cwd` with each of USER_COMPILERS: each prints nothing and exits 0. */
+function expectTypeChecks(cwd: string): void {
+  for (const { name, major, tsc, args } of USER_COMPILERS) {
+    const { version } = JSON.parse(readFileSync(join(tsc, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(version.split('.')[0], `${name} is ${version}`).toBe(String(major));
+    const checked = spawnSync(node, [tsc, '-p', 'tsconfig.json', ...args], { cwd, encoding: 'utf8', env });
+    expect(checked.stdout + checked.stderr, name).toBe('');
+    expect(checked.status, name).toBe(0);
+  }
+}
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 let work: string;
@@ -302,7 +321,7 @@ describe('npm pack, install into an empty project, run on plain node', () => {
     expect(JSON.parse(out)).toEqual({ tools: ['echo'], result: [{ type: 'text', text: 'echo: hello from the desktop' }] });
   }, 120_000);
 
-  it('a TypeScript file type-checks against the installed types (strict, nodenext)', () => {
+  it('a TypeScript file type-checks against the installed types (strict, nodenext), with TypeScript 5 and 7', () => {
     writeFileSync(join(app, 'check.ts'), TYPED_PROGRAM);
     writeFileSync(
       join(app, 'tsconfig.json'),
@@ -313,22 +332,18 @@ describe('npm pack, install into an empty project, run on plain node', () => {
     );
     writeFileSync(join(app, 'in-process.ts'), IN_PROCESS_PROGRAM);
     writeFileSync(join(app, 'agent.ts'), AGENT_PROGRAM);
-    const tsc = spawnSync(node, [TSC, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8', env });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
+    expectTypeChecks(app);
   }, 120_000);
 
   it('each integration is installed alone: its folder holds core, that integration and what it declares, no other package of ours', () => {
     for (const { name, ours = [] } of INTEGRATIONS) expect(readdirSync(join(work, name, 'node_modules', '@countersign')).sort(), name).toEqual(['core', ...ours, name].sort());
   });
 
-  it("every integration's program type-checks against the types installed in its own folder, with plain tsc (strict, nodenext)", () => {
+  it("every integration's program type-checks against the types installed in its own folder, with plain tsc 5 and 7 (strict, nodenext)", () => {
     // One compiler run for all six: each file resolves its imports from the node_modules of its own folder.
     for (const { name, program } of INTEGRATIONS) copyFileSync(program, join(work, name, basename(program)));
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: PLAIN_TSC_OPTIONS, files: INTEGRATIONS.map(({ name, program }) => `${name}/${basename(program)}`) }));
-    const tsc = spawnSync(node, [TSC, '-p', 'tsconfig.json'], { cwd: work, encoding: 'utf8', env });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
+    expectTypeChecks(work);
   }, 300_000);
 
   it.concurrent.each(INTEGRATIONS)('@countersign/$name runs its program on plain node in its own folder', async ({ name, program, lastLine }) => {

@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+// TypeScript 5's JavaScript API (the repository's compiler, TypeScript 7, runs natively and has no
+// in-process parser): preProcessFile lists `import type` and `export type … from` too, which the
+// JavaScript-only lexers miss.
+import ts from 'typescript-5';
 
 /** File (relative to core's src/, e.g. `gate/gate.ts`) → the core files it imports. */
 export type ImportGraph = Map<string, Set<string>>;

@@ -6,8 +6,9 @@ import { buildInto } from './build-into.ts';
 
 // Each workspace package built with plain tsc once per test run, shared by the package-exports
 // tests and the install test (build-cache.ts holds the lock). A package's cache folder is named
-// by its own sources and by the names of the builds it was compiled against, so a changed
-// source rebuilds that package and everything that needs it, and nothing else.
+// by the compiler's version, its own sources and the names of the builds it was compiled
+// against, so a changed source rebuilds that package and everything that needs it, and nothing
+// else.
 
 interface Manifest {
   name: string;
@@ -63,8 +64,11 @@ export function buildKey(repoDir: string, workspace: Map<string, WorkspaceFolder
   return hash.digest('hex').slice(0, 16);
 }
 
+/** The version of the repository's compiler: a build by another compiler is another build. */
+const compilerVersion = (repoDir: string) => (JSON.parse(readFileSync(join(repoDir, 'node_modules', 'typescript', 'package.json'), 'utf8')) as { version: string }).version;
+
 const cacheFolder = (repoDir: string, name: string, key: string) =>
-  join(repoDir, 'node_modules', '.cache', `countersign-${name.replace('@countersign/', '')}-build-${key}`);
+  join(repoDir, 'node_modules', '.cache', `countersign-${name.replace('@countersign/', '')}-build-ts${compilerVersion(repoDir)}-${key}`);
 
 /** Puts the package's manifest and, when it ships one, its `data/` folder into `node_modules/<name>` under `root`; returns that folder. */
 function installShape(repoDir: string, root: string, pkg: WorkspaceFolder): string {
