@@ -7,13 +7,15 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPublicPackages } from './testing/build-public-packages.ts';
+import { installFolder, readRepositoryLock } from './testing/install-lockfile.ts';
 import { readmeTsBlocks } from './testing/readme-blocks.ts';
 
 // What a user does before the packages are published (README, "Install"): build once, `npm
 // pack` every public package, install the tarballs into an empty project outside the
 // repository, and run there on plain `node` (no source condition, no TypeScript of ours: the
-// packages resolve to their built dist/). npm takes third-party packages from its cache
-// (--offline); where the cache lacks a package document, from the registry (--prefer-offline).
+// packages resolve to their built dist/). Each folder installs with `npm ci --offline` from a
+// lockfile cut out of the repository's (testing/install-lockfile.ts): every third-party package
+// comes from the cache the repository's own `npm ci` filled, none from the network.
 
 const repo = join(import.meta.dirname, '..', '..', '..');
 /** The public packages of the service, the client and the CLI (folders under packages/). */
@@ -31,7 +33,7 @@ interface InstalledIntegration {
   /** The last line the program prints. */
   lastLine: string;
   /**
-   * Leaves out the framework's optional dependencies (`npm install --omit=optional`): only where
+   * Leaves out the framework's optional dependencies (`npm ci --omit=optional`): only where
    * they are its native runtime for this platform, which the program does not start.
    */
   omitOptional?: true;
@@ -73,13 +75,9 @@ function installedProgram(file: string): string {
   return join(import.meta.dirname, 'testing', 'installed-integrations', file);
 }
 
+const repoLock = readRepositoryLock(repo);
 /** `name@version` as the repository's lockfile has it: what `npm ci` put in npm's cache. */
-function lockedVersion(name: string): string {
-  const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const version = lock.packages[`node_modules/${name}`]?.version;
-  if (version === undefined) throw new Error(`${name} is not in package-lock.json`);
-  return `${name}@${version}`;
-}
+const lockedVersion = (name: string) => `${name}@${repoLock[`node_modules/${name}`]?.version}`;
 /** What an application that embeds only the approval service must not receive. */
 const NOT_IN_SERVER_INSTALL = [
   '@countersign/mcp',
@@ -146,23 +144,18 @@ let tarballs: Map<string, string>;
 let app: string;
 const cli = () => join(app, 'node_modules', '@countersign', 'cli', 'bin', 'countersign.js');
 
-async function installInto(name: string, packages: readonly string[], registryPackages: readonly string[] = [], omitOptional = false): Promise<{ dir: string; took: string }> {
+async function installInto(name: string, packages: readonly string[], frameworks: readonly string[] = [], omitOptional = false): Promise<{ dir: string; took: string }> {
   const dir = join(work, name);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `countersign-install-${name}`, private: true, type: 'module' }));
+  const { packageJson, lockfile } = installFolder(name, dir, packages.map((p) => tarballs.get(p)!), frameworks, repoLock);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson, null, 2));
+  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lockfile, null, 2));
   const started = performance.now();
-  const files = [...packages.map((p) => tarballs.get(p)!), ...registryPackages];
+  // From npm's cache alone: a package it lacks fails the install at once, where a registry npm
+  // cannot reach is retried with backoff for minutes.
   const omit = omitOptional ? ['--omit=optional'] : [];
-  const install = (mode: string) => runAsync('npm', ['install', mode, '--no-audit', '--no-fund', ...omit, ...files], { cwd: dir, env, timeout: 600_000 });
-  // From npm's cache alone when it holds every package document (a failed offline try costs
-  // seconds); else the registry for what it lacks. A framework's peers may need documents
-  // `npm ci` never fetched (it installs from the lockfile's tarball addresses), and a registry
-  // that cannot be reached is retried with backoff for minutes before npm falls back to its
-  // cache, so the offline try comes first for every folder.
-  const mode = await install('--offline')
-    .then(() => '--offline')
-    .catch(() => install('--prefer-offline').then(() => '--prefer-offline'));
-  return { dir, took: `${seconds(started)} (${mode})` };
+  await runAsync('npm', ['ci', '--offline', '--no-audit', '--no-fund', ...omit], { cwd: dir, env, timeout: 600_000 });
+  return { dir, took: seconds(started) };
 }
 
 beforeAll(async () => {
@@ -191,7 +184,7 @@ beforeAll(async () => {
     installInto('client-only', ['core', 'client']),
     // Each integration in a folder of its own: a dependency it forgot to declare is missing there, not lent by a neighbour.
     ...INTEGRATIONS.map(({ name, frameworks, ours = [], omitOptional = false }) =>
-      installInto(name, ['core', ...ours, `integrations/${name}`], frameworks.map(lockedVersion), omitOptional),
+      installInto(name, ['core', ...ours, `integrations/${name}`], frameworks, omitOptional),
     ),
   ]);
   app = all!.dir;
