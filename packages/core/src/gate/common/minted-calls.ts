@@ -1,13 +1,10 @@
 import type { ApprovalRequest, Proposal, ProposalWithRequest } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { HeldRows } from './held-rows.ts';
-
-/** Calls remembered per gate at most; past it the oldest is forgotten (and read from the ledger as before). */
-const MAX_CALLS = 1_024;
+import { HELD_LIMITS, HeldRows } from './held-rows.ts';
 
 // A token fetched from another gate, process or replica finds nothing here, and authorize
-// reads the ledger as before.
-const MINTED = new HeldRows<ProposalWithRequest>(MAX_CALLS);
+// reads the ledger as before (as it does for a call forgotten past the limits).
+const MINTED = new HeldRows<ProposalWithRequest>(HELD_LIMITS, (rows) => rows.proposal.canonicalArgs.length);
 
 /**
  * The ledger's rows an approval token was just minted from (`issueToken`): the call and its

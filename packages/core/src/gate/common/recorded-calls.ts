@@ -1,11 +1,9 @@
 import type { Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { HeldRows } from './held-rows.ts';
+import { HELD_LIMITS, HeldRows } from './held-rows.ts';
 
-/** Calls held per gate at most; past it the oldest is forgotten (and read from the ledger as before). */
-const MAX_CALLS = 1_024;
-
-const RECORDED = new HeldRows<Proposal>(MAX_CALLS);
+// A call forgotten past the limits is read from the ledger as before.
+const RECORDED = new HeldRows<Proposal>(HELD_LIMITS, (proposal) => proposal.canonicalArgs.length);
 
 /**
  * A call policy allowed, as this gate's propose has just recorded it (created by that write,

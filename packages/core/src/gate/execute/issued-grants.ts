@@ -1,11 +1,8 @@
 import type { ApprovalRequest, Proposal } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
-import { HeldRows } from '../common/held-rows.ts';
+import { HELD_LIMITS, HeldRows } from '../common/held-rows.ts';
 import type { Grant } from './grant.ts';
 import { grantFrom, grantMismatch } from './grant-of.ts';
-
-/** Grants remembered per gate at most; past it the oldest is forgotten (and checked against the ledger as before). */
-const MAX_GRANTS = 1_024;
 
 /** What `authorize` knew when it handed a grant out: the consumed call, and the grant as issued. */
 interface Issued {
@@ -16,8 +13,9 @@ interface Issued {
 
 // Keyed by the gate and the call: only `issueGrant` adds to it and nothing outside this
 // module can read it. A grant presented to another gate, process or replica finds nothing
-// there and is checked against the ledger as before.
-const ISSUED = new HeldRows<Issued>(MAX_GRANTS);
+// there and is checked against the ledger as before (as is one forgotten past the limits).
+// The grant's copy shares the call's argument text, so the call's weight is the entry's.
+const ISSUED = new HeldRows<Issued>(HELD_LIMITS, (held) => held.proposal.canonicalArgs.length);
 
 /**
  * The grant `authorize` returns for the call it has just consumed (`proposal`, as the
