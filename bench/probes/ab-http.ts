@@ -3,18 +3,19 @@
  * checkouts (A and B, e.g. main and a branch), one flow driven against each in turn,
  * alternating A,B,B,A,… so drift on a shared machine falls on both sides alike. Prints
  * server CPU per round trip and round trips per second (medians), each with its per-pair B/A ratios.
- *   node --conditions=countersign-source bench/probes/ab-http.ts <memory|sqlite|postgres> <pd|pac> <clients> <seconds> <pairs> <dirA> <dirB>
+ *   node --conditions=countersign-source bench/probes/ab-http.ts <memory|sqlite|postgres> <pd|pac|pa1c> <clients> <seconds> <pairs> <dirA> <dirB>
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { runWorkers } from '../harness.ts';
-import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeDispatch } from '../http-flows.ts';
+import { bareThree, bareTwo, type Flow, JsonClient, proposeAuthorizeComplete, proposeAuthorizedComplete, proposeDispatch } from '../http-flows.ts';
 import { median } from '../stats.ts';
 import { PG_URL } from '../stores.ts';
 
 const [kind = 'memory', flowName = 'pd', clientsText = '16', secondsText = '3', pairsText = '5', dirA = '.', dirB = '.'] = process.argv.slice(2);
-const FLOWS: Record<string, Flow> = { pd: proposeDispatch, pac: proposeAuthorizeComplete, bare2: bareTwo, bare3: bareThree };
+// pa1c: propose-and-authorize in one step (authorizeAllowed), then complete.
+const FLOWS: Record<string, Flow> = { pd: proposeDispatch, pac: proposeAuthorizeComplete, pa1c: proposeAuthorizedComplete, bare2: bareTwo, bare3: bareThree };
 const flow = FLOWS[flowName]!;
 const clients = Number(clientsText);
 

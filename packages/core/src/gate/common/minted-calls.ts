@@ -1,13 +1,10 @@
 import type { ApprovalRequest, Proposal, ProposalWithRequest } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
+import { HELD_LIMITS, HeldRows } from './held-rows.ts';
 
-/** Calls remembered per gate at most; past it the oldest is forgotten (and read from the ledger as before). */
-const MAX_CALLS = 1_024;
-
-// Keyed by the gate's own deps: only `rememberMintedCall` adds to it and nothing outside
-// this module reads it. A token fetched from another gate, process or replica finds
-// nothing here, and authorize reads the ledger as before.
-const MINTED = new WeakMap<GateDeps, Map<string, ProposalWithRequest>>();
+// A token fetched from another gate, process or replica finds nothing here, and authorize
+// reads the ledger as before (as it does for a call forgotten past the limits).
+const MINTED = new HeldRows<ProposalWithRequest>(HELD_LIMITS, (rows) => rows.proposal.canonicalArgs.length);
 
 /**
  * The ledger's rows an approval token was just minted from (`issueToken`): the call and its
@@ -22,14 +19,7 @@ const MINTED = new WeakMap<GateDeps, Map<string, ProposalWithRequest>>();
  */
 export function rememberMintedCall(deps: GateDeps, proposal: Proposal, request: ApprovalRequest): void {
   if (request.status !== 'approved') return;
-  let calls = MINTED.get(deps);
-  if (calls === undefined) {
-    calls = new Map();
-    MINTED.set(deps, calls);
-  }
-  calls.delete(proposal.proposalId);
-  if (calls.size >= MAX_CALLS) calls.delete(calls.keys().next().value!);
-  calls.set(proposal.proposalId, { proposal, request });
+  MINTED.hold(deps, proposal.proposalId, { proposal, request });
 }
 
 /**
@@ -37,10 +27,7 @@ export function rememberMintedCall(deps: GateDeps, proposal: Proposal, request: 
  * is spent on the first look, so a retried or repeated authorize reads the ledger.
  */
 export function takeMintedCall(deps: GateDeps, proposalId: string): ProposalWithRequest | undefined {
-  const calls = MINTED.get(deps);
-  const found = calls?.get(proposalId);
-  if (found !== undefined) calls!.delete(proposalId);
-  return found;
+  return MINTED.take(deps, proposalId);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { canonicalizeArguments } from '../../canonical/canonicalize-arguments.ts';
 import { sha256Hex } from '../../digest.ts';
-import type { ApprovalRequest, ConsumeResult, Proposal } from '../../ledger/types.ts';
+import type { ApprovalRequest, ConsumeResult, Proposal, ProposalWithRequest } from '../../ledger/types.ts';
 import { emit } from '../../events/emit.ts';
 import { tightenByAnnotations } from '../../policy/annotations.ts';
 import { askPolicyNow } from '../../policy/ask-policy.ts';
@@ -21,6 +21,7 @@ import { routedByIntent } from '../intent/intent-stage.ts';
 import { RecordedCallInput } from './recorded-call-input.ts';
 import { dispatchEvent } from './dispatch-event.ts';
 import { sameRecordedCall, takeMintedCall } from '../common/minted-calls.ts';
+import { takeRecordedCall } from '../common/recorded-calls.ts';
 
 /**
  * Authorize's outcome before the grant is built: the ledger's call as the consume left it
@@ -74,11 +75,13 @@ export async function checkAndConsume(
       return await reject(deps, undefined, UNKNOWN_CALL, 'authorize needs the proposalId that propose returned', undefined, agent);
     }
     // The call with its approval request (checked below if policy asks for one): the rows
-    // this gate just minted the presented token from, or one ledger read. With those rows
-    // held, the consume below is authorize's only ledger step (one round trip on Postgres):
-    // every check here is made on fields that cannot change once the request is approved,
-    // and the consume decides on what can (see minted-calls.ts).
-    const held = typeof request.token === 'string' && request.token !== '' ? takeMintedCall(deps, request.proposalId) : undefined;
+    // this gate just minted the presented token from, or, without a token, the allowed call
+    // this gate just recorded; else one ledger read. With those rows held, the consume below
+    // is authorize's only ledger step (one round trip on Postgres): every check here is made
+    // on fields that cannot change once the request is approved (or, for an allowed call,
+    // once it is recorded), and the consume decides on what can (see minted-calls.ts,
+    // recorded-calls.ts).
+    const held = typeof request.token === 'string' && request.token !== '' ? takeMintedCall(deps, request.proposalId) : heldRecordedCall(deps, request.proposalId);
     const found = held ?? (await deps.ledger.getProposalWithRequest(request.proposalId));
     // Another agent's call is answered exactly like a call that does not exist.
     if (found === undefined || !isOwnedBy(found.proposal.agent, agent)) {
@@ -159,9 +162,9 @@ export async function checkAndConsume(
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
-    // Checked on rows read when the token was minted: the call the consume returns (what
-    // the grant runs) must be that call. A row edited in the store since is refused after
-    // its approval was spent: fail closed, never run.
+    // Checked on rows held since the token was minted or the call recorded: the call the
+    // consume returns (what the grant runs) must be that call. A row edited in the store
+    // since is refused after its approval was spent: fail closed, never run.
     if (held !== undefined && !sameRecordedCall(consumed.proposal, held.proposal)) {
       return await reject(deps, proposal, { status: 'not_approved', reason: 'ledger_integrity' }, 'the call as consumed differs from the call its token was minted from');
     }
@@ -181,6 +184,12 @@ export async function checkAndConsume(
   } catch (error) {
     return await reject(deps, proposal, { status: 'not_approved', reason: 'store_unavailable' }, `ledger or audit store failed: ${errorMessage(error)}`);
   }
+}
+
+/** The allowed call this gate's propose just recorded, as the ledger read would give it (it has no request). */
+function heldRecordedCall(deps: GateDeps, proposalId: string): ProposalWithRequest | undefined {
+  const proposal = takeRecordedCall(deps, proposalId);
+  return proposal === undefined ? undefined : { proposal, request: undefined };
 }
 
 type AuthorizedTool = Extract<AuthorizedCall, { status: 'authorized' }>['tool'];

@@ -22,9 +22,9 @@ const MAX_ERROR_LENGTH = 64 * 1024;
  * message), once. The grant is checked against the ledger's record of the call, not
  * trusted; a retried `complete` with the same result is answered `duplicate: true`, a
  * different result is refused (`result_conflict`, audited) and the first one stands.
- * The grant object this gate's `authorize` returned, unedited, is checked against the
- * record authorize consumed, held in memory, instead of reading it back (once; see
- * issued-grants.ts). Never throws.
+ * A grant this gate's `authorize` issued, unedited (the object, or its copy sent back over
+ * HTTP), is checked against the record authorize consumed, held in memory, instead of
+ * reading it back (once; see issued-grants.ts). Never throws.
  */
 export async function complete(deps: GateDeps, grant: Grant, completion: Completion, agent: Agent = DEFAULT_AGENT): Promise<CompleteOutcome> {
   let proposal: Proposal | undefined;
@@ -32,7 +32,7 @@ export async function complete(deps: GateDeps, grant: Grant, completion: Complet
     if (typeof grant !== 'object' || grant === null || typeof grant.proposalId !== 'string') {
       return await refuse(deps, undefined, 'unknown_grant', 'complete needs the grant that authorize returned', { agent: agent.id });
     }
-    // The grant this gate's `authorize` just handed out, unedited: the call it consumed is
+    // A grant this gate's `authorize` just handed out, unedited: the call it consumed is
     // held, so there is nothing to read back (see issued-grants.ts). Once per grant.
     const issued = takeIssuedCall(deps, grant);
     if (issued !== undefined && isOwnedBy(issued.agent, agent)) return await completeDispatched(deps, issued, completion);

@@ -7,8 +7,8 @@ import type { ProposalInput } from '../../ledger/types.ts';
  *
  * A grant is NOT evidence by itself: `complete` re-reads the ledger by `proposalId`
  * and refuses a grant whose fields differ from the ledger's record (`grant_mismatch`),
- * so editing a stored grant changes nothing. (The very object `authorize` returned, in
- * the same process, is compared with the record authorize consumed instead of a re-read.)
+ * so editing a stored grant changes nothing. (A grant presented to the gate that issued
+ * it is compared with the record authorize consumed, held there, instead of a re-read.)
  */
 /** The ledger's record of the call a grant is for, field for field (see `ProposalInput`). */
 export type GrantedCall = Pick<

@@ -6,10 +6,10 @@ import { makeGateFixture } from '../../testing/gate-fixture.ts';
 import { withOverrides } from '../attacks.test-helper.ts';
 import type { Grant } from './grant.ts';
 
-// `complete` of the very grant object this gate's `authorize` returned skips reading the
-// call back (issued-grants.ts). These tests attack that shortcut: it must stay bound to
-// exactly the call authorize consumed, once, for the agent it was issued to, and anything
-// else (an edited grant, a copy, a replay, another gate) must get complete's full checks.
+// `complete` of a grant this gate's `authorize` issued, unedited (the object or its copy),
+// skips reading the call back (issued-grants.ts). These tests attack that shortcut: it must
+// stay bound to exactly the call authorize consumed, once, for the agent it was issued to,
+// and anything else (an edited grant, a replay, another gate) must get complete's full checks.
 
 /** A fixture whose ledger counts `complete`'s read-back (getProposalWithRequest). */
 function countingFixture(shared?: { ledger: LedgerStore; audit: MemoryAuditLog }) {
@@ -91,12 +91,25 @@ describe('complete of the grant authorize issued', () => {
     expect(await f.gate.complete(second, { status: 'succeeded', result: 2 })).toMatchObject({ ok: true, duplicate: false });
   });
 
-  it('a copy with the same fields is not the issued grant: it is checked against the ledger, and completes', async () => {
+  it('a copy with the same fields (the grant sent back over HTTP) is checked against the grant as issued, and completes without a read, once', async () => {
     const { f, reads } = countingFixture();
     const grant = await authorized(f);
     reads.count = 0;
     expect(await f.gate.complete(JSON.parse(JSON.stringify(grant)) as Grant, { status: 'succeeded', result: 1 })).toMatchObject({ ok: true, duplicate: false });
+    expect(reads.count).toBe(0);
+    expect(await f.gate.complete(grant, { status: 'succeeded', result: 1 })).toMatchObject({ ok: true, duplicate: true });
     expect(reads.count).toBe(1);
+  });
+
+  it('a copy edited in any field is refused grant_mismatch, and spends the held call: the issued object then reads the ledger', async () => {
+    const { f, reads, audit } = countingFixture();
+    const grant = await authorized(f);
+    const edited = { ...(JSON.parse(JSON.stringify(grant)) as Grant), canonicalArgs: '{"amount":5000000,"to":"mallory"}' };
+    reads.count = 0;
+    expect(await f.gate.complete(edited, { status: 'succeeded', result: 1 })).toMatchObject({ ok: false, reason: 'grant_mismatch' });
+    expect(await resultsOf(audit, grant.proposalId)).toHaveLength(0);
+    expect(await f.gate.complete(grant, { status: 'succeeded', result: 1 })).toMatchObject({ ok: true, duplicate: false });
+    expect(reads.count).toBe(2);
   });
 
   it("another agent presenting the issued grant gets unknown_grant; the agent it was issued to completes it", async () => {
@@ -130,12 +143,23 @@ describe('the shortcut holds the call, never the ledger state', () => {
     expect(await resultsOf(one.audit, grant.proposalId)).toHaveLength(1);
   });
 
-  it('a Proxy of the issued grant (each field read as the original) is another object: it takes the ledger read', async () => {
+  it('a Proxy of the issued grant (each field read as the original) is compared field by field: the held call completes', async () => {
     const { f, reads } = countingFixture();
     const grant = await authorized(f);
     reads.count = 0;
     expect(await f.gate.complete(new Proxy(grant, {}), { status: 'succeeded', result: 1 })).toMatchObject({ ok: true, duplicate: false });
-    expect(reads.count).toBe(1);
+    expect(reads.count).toBe(0);
+  });
+
+  it('a Proxy naming the issued call first and another call after is refused: what completes is never chosen by a second read', async () => {
+    const { f, audit } = countingFixture();
+    const first = await authorized(f);
+    const second = await authorized(f);
+    let reads = 0;
+    const shifty = new Proxy(first, { get: (target, key) => (key === 'proposalId' && reads++ > 1 ? second.proposalId : Reflect.get(target, key)) });
+    const outcome = await f.gate.complete(shifty, { status: 'succeeded', result: 1 });
+    expect(outcome.ok === false || outcome.proposalId === first.proposalId).toBe(true);
+    expect(await resultsOf(audit, second.proposalId)).toHaveLength(0);
   });
 });
 

@@ -27,6 +27,7 @@ import { mayUseTool } from '../common/tool-scope.ts';
 import { settleLostProposal, settleLostRequest } from './lost-proposal.ts';
 import { dispatchEvent } from '../execute/dispatch-event.ts';
 import { issueGrant } from '../execute/issued-grants.ts';
+import { forgetRecordedCall, rememberRecordedCall } from '../common/recorded-calls.ts';
 
 /** A tool call exactly as the model produced it. */
 export interface ModelToolCall {
@@ -323,6 +324,7 @@ function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Prop
     if (!recorded.ok) return finishRefused(deps, p, recorded).catch((error: unknown) => storeUnavailable(deps, call, error));
     const proposal = recorded.proposal;
     if (recorded.created) emit(deps.events, { type: 'proposed', at: now, verdict: p.verdict.kind, ...callIds(proposal) });
+    holdForAuthorize(deps, p, recorded);
     if (recorded.request !== undefined) {
       const opened = recorded.request;
       emit(deps.events, { type: 'approval_requested', at: now, requestId: opened.requestId, expiresAt: opened.expiresAt, ...callIds(proposal) });
@@ -336,6 +338,18 @@ function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Prop
     return decidedOutcome(proposal, p.verdict);
   } catch (error) {
     return storeUnavailable(deps, call, error);
+  }
+}
+
+/**
+ * An allowed call this write created, still `proposed`, is held for this gate's authorize of
+ * it (recorded-calls.ts); a call proposed again is read from the ledger from then on.
+ */
+function holdForAuthorize(deps: GateDeps, p: PreparedCall, recorded: Extract<RecordProposalResult, { ok: true }>): void {
+  const proposal = recorded.proposal;
+  if (!recorded.created) forgetRecordedCall(deps, proposal.proposalId);
+  else if (p.verdict.kind === 'allow' && proposal.state === 'proposed' && recorded.request === undefined && proposal.executedBy === undefined) {
+    rememberRecordedCall(deps, proposal);
   }
 }
 
