@@ -226,7 +226,7 @@ async function forward(ctx: CallContext, grant: Grant, channel: ApprovalChannel,
     return ctx.relay.during(upstream.name, channel.site, () => upstream.callTool(target.tool, grant.canonicalArgs, options));
   };
   try {
-    const after = recording === 'after_answer' ? { recordAfterAnswer: (recorded: Promise<void>) => ctx.recordings.add(recorded) } : {};
+    const after = recording === 'after_answer' ? { recordAfterAnswer: (record: () => Promise<void>) => ctx.recordings.add(record) } : {};
     return await runGranted(ctx.port, grant, run, after);
   } catch (error) {
     const reason = error instanceof NoUpstream ? 'unknown_tool' : error instanceof MessageTooLargeError ? 'result_too_large' : 'upstream_failed';

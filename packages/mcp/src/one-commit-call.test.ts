@@ -7,7 +7,7 @@ import { hmacKey, Keyring } from '@countersign/core/token';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type Loopback, loopbackServer } from '../../client/src/loopback.test-helper.ts';
 import { createGateway } from './gateway.ts';
@@ -67,7 +67,8 @@ describe('an allowed direct call: propose-and-authorize, run, complete', () => {
     const pay = () => client.callTool({ name: 'pay', arguments: { to: 'bob', amount: 5 } }) as Promise<CallToolResult>;
 
     expect(textOf(await pay())).toBe('paid 5 to bob');
-    expect(writes).toEqual({ recordProposal: 1, recordResult: 1 });
+    // The result is recorded once the answer has left (the loop's next turn).
+    await vi.waitFor(() => expect(writes).toEqual({ recordProposal: 1, recordResult: 1 }));
     const trail = (await audit.read()).filter((r) => r.toolName === 'pay' && r.proposalId !== undefined).map((r) => r.type);
     expect(trail).toEqual(['proposal', 'dispatch', 'result']);
 
