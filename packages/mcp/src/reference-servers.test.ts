@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway, type Gateway } from './gateway.ts';
 import { call, connectClient, makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
 
@@ -88,8 +88,11 @@ describe('the gateway in front of @modelcontextprotocol/server-filesystem and se
     expect(textOf(result)).toBe('hello from the upstream\n');
     const again = await call(client, 'fs__read_text_file', { path: join(dir, 'notes.txt') });
     expect(textOf(again)).toBe('hello from the upstream\n');
-    const records = await gate.auditLog.read();
-    expect(records.filter((r) => r.type === 'result' && r.toolName === 'fs__read_text_file')).toHaveLength(2);
+    // Each result is recorded once its answer has left (the loop's next turn).
+    await vi.waitFor(async () => {
+      const records = await gate.auditLog.read();
+      expect(records.filter((r) => r.type === 'result' && r.toolName === 'fs__read_text_file')).toHaveLength(2);
+    });
     const graph = await call(client, 'memory__read_graph', {});
     expect(graph.isError).not.toBe(true);
   });

@@ -1,6 +1,6 @@
 import type { Gate, GatePort } from '@countersign/core/gate';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from './gateway.ts';
 import type { CallMode } from './recorded-call.ts';
 import { connectClient, makeTestGate, payServer, textOf } from './testing/gateway-fixture.ts';
@@ -82,7 +82,8 @@ describe('when a result is recorded: after the answer (direct calls), before it 
     expect(answer).not.toBe('not answered');
     expect(textOf(answer as CallToolResult)).toBe('paid 5 to bob');
     expect(upstream.ran).toHaveLength(1);
-    expect(held.state.started).toBe(true);
+    // Started once the answer has left (the loop's next turn), and held there.
+    await vi.waitFor(() => expect(held.state.started).toBe(true));
 
     // Ran, result not recorded yet: the call reads dispatched, and its result cannot be relayed.
     const { callId, proposalId } = await dispatchedCall(real);

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createGateway, type Gateway } from './gateway.ts';
 import { makeTestGate, refusalOf, textOf } from './testing/gateway-fixture.ts';
@@ -158,8 +158,11 @@ describe('serve --mcp’s handler (web-front.ts): tools/call answered directly w
     const result = (await client.callTool({ name: 'send', arguments: { to: 'bob' } })) as CallToolResult;
     expect(result).toEqual({ content: [{ type: 'text', text: 'sent to bob' }], structuredContent: { to: 'bob' } });
     expect(answeredAs).toEqual(['application/json']);
-    const recorded = (await gate.auditLog.read()).filter((r) => r.type === 'result').at(-1);
-    expect(recorded?.detail).toMatchObject({ resultDigest: digestResult(result) });
+    // Recorded once the answer has left (the loop's next turn).
+    await vi.waitFor(async () => {
+      const recorded = (await gate.auditLog.read()).filter((r) => r.type === 'result').at(-1);
+      expect(recorded?.detail).toMatchObject({ resultDigest: digestResult(result) });
+    });
   });
 
   it('a client that sent a progress token, or declared URL elicitation, is served by the SDK transport (its event stream), as before', async () => {

@@ -84,9 +84,36 @@ describe('sqlite background checkpoints', () => {
     defer(t.cleanup);
     for (let i = 0; i < 20; i++) await t.ledger.recordProposal(sampleProposal());
     expect(t.conn.checkpointer?.running).toBe(true);
-    // Several polls' worth: a worker copying on every poll would have run by now.
+    // Long enough: a worker copying on every look would have run by now.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(t.conn.checkpointer!.runs).toBe(0);
+  });
+
+  it('the worker does not poll: commits far from its frame mark wake it a few times, not once per commit or every few milliseconds', async () => {
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 1_000_000 });
+    defer(t.cleanup);
+    // 40 commits 10 ms apart: a worker woken per commit, or looking every 5 ms while commits come, looks about 40 times.
+    for (let i = 0; i < 40; i++) {
+      await t.ledger.recordProposal(sampleProposal());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(t.conn.checkpointer?.running).toBe(true);
+    expect(t.conn.checkpointer!.looks).toBeGreaterThan(0);
+    expect(t.conn.checkpointer!.looks).toBeLessThanOrEqual(10);
+    expect(t.conn.checkpointer!.runs).toBe(0);
+  });
+
+  it('the worker is woken when the commits it expects reach its frame mark, and copies them', async () => {
+    const t = tempParts({ checkpointAfterCommits: 1, checkpointAtFrames: 100 });
+    defer(t.cleanup);
+    let commits = 0;
+    while (t.conn.checkpointer!.runs === 0 && commits < 2_000) {
+      await t.ledger.recordProposal(sampleProposal());
+      commits++;
+    }
+    expect(t.conn.checkpointer!.runs).toBeGreaterThan(0);
+    // Each commit writes a few frames: the mark is some tens of commits away, reached in a few looks.
+    expect(t.conn.checkpointer!.looks).toBeLessThan(commits / 2);
   });
 
   it('a store that commits less than the threshold starts no thread', async () => {

@@ -195,10 +195,12 @@ export async function finishCall(port: GatePort, grant: Grant, completion: Compl
  * match it. Completion failures go to `onCompletionFailure`.
  *
  * `recordAfterAnswer`: the result is returned (or the error rethrown) as soon as `execute`
- * settles, and the recording goes on; its promise goes to this callback, which must keep it
- * (wait for it before closing the store). Only for a caller whose answer nothing checks
- * against the recorded result before the recording settles: a relay check of a result not
- * recorded yet refuses it (`not_executed`), as it refuses one whose recording was lost.
+ * settles, and the recording is handed to this callback unstarted (digesting the result is
+ * work the answer need not wait for): the callback must start it once the answer is on its
+ * way, soon (until then a crash leaves the call `dispatched`: ran, result unknown), and keep
+ * its promise (wait for it before closing the store). Only for a caller whose answer nothing
+ * checks against the recorded result before the recording settles: a relay check of a result
+ * not recorded yet refuses it (`not_executed`), as it refuses one whose recording was lost.
  */
 export async function runGranted<T>(
   port: GatePort,
@@ -208,7 +210,7 @@ export async function runGranted<T>(
     errorText?: (error: unknown) => string;
     resultOf?: (result: T) => unknown;
     onCompletionFailure?: (failure: CompletionFailure) => void;
-    recordAfterAnswer?: (recorded: Promise<void>) => void;
+    recordAfterAnswer?: (record: () => Promise<void>) => void;
   } = {},
 ): Promise<T> {
   const record = async (completion: Completion) => {
@@ -217,7 +219,7 @@ export async function runGranted<T>(
   };
   const recording = (completion: Completion) => {
     if (options.recordAfterAnswer === undefined) return record(completion);
-    options.recordAfterAnswer(record(completion));
+    options.recordAfterAnswer(() => record(completion));
     return undefined;
   };
   let result: T;
