@@ -162,11 +162,12 @@ export async function checkAndConsume(
     if (!consumed.ok) {
       return await reject(deps, proposal, { status: 'not_approved', reason: consumeReason(consumed.reason) }, `approval cannot be used: ${consumed.reason}`);
     }
-    // Checked on rows held since the token was minted or the call recorded: the call the
-    // consume returns (what the grant runs) must be that call. A row edited in the store
-    // since is refused after its approval was spent: fail closed, never run.
-    if (held !== undefined && !sameRecordedCall(consumed.proposal, held.proposal)) {
-      return await reject(deps, proposal, { status: 'not_approved', reason: 'ledger_integrity' }, 'the call as consumed differs from the call its token was minted from');
+    // The call the consume returns (what the grant runs) must be the call every check above
+    // was made on, whether those rows were held since the token was minted or the call
+    // recorded, or read just before: a row edited in the store in between is refused after
+    // its approval was spent. Fail closed, never run.
+    if (!sameRecordedCall(consumed.proposal, found.proposal)) {
+      return await reject(deps, proposal, { status: 'not_approved', reason: 'ledger_integrity' }, 'the call as consumed differs from the call its checks were made on');
     }
     // Committed: the approval (or the allowed call) is spent, whatever happens next.
     // (The fields of callIds written out: no intermediate object on every dispatch.)

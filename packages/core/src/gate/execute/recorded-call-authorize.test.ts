@@ -3,6 +3,7 @@ import { MemoryAuditLog } from '../../audit/memory-audit-log.ts';
 import { MemoryLedger } from '../../ledger/memory-ledger.ts';
 import type { ConsumeResult, LedgerStore } from '../../ledger/types.ts';
 import { makeGateFixture } from '../../testing/gate-fixture.ts';
+import { INTENT_TASK, scriptedMatcher } from '../../testing/intent-conformance.ts';
 import { withOverrides } from '../attacks.test-helper.ts';
 import type { Grant } from './grant.ts';
 
@@ -99,6 +100,32 @@ describe('authorize of an allowed call this gate just recorded', () => {
     consumed.edit = (result) => (result.ok ? { ...result, proposal: { ...result.proposal, canonicalArgs: '{"amount":5000,"to":"mallory"}' } } : result);
     expect(await f.gate.dispatch({ proposalId })).toMatchObject({ status: 'not_approved', reason: 'ledger_integrity' });
     expect(f.executions).toHaveLength(0);
+  });
+
+  it('a call this gate did not record is read; a consume that returns another call than the one read is refused ledger_integrity too, never run', async () => {
+    const one = countingFixture();
+    const { proposalId } = await proposeSmall(one.f);
+    const other = countingFixture({ ledger: one.inner, audit: one.audit });
+    other.consumed.edit = (result) => (result.ok ? { ...result, proposal: { ...result.proposal, canonicalArgs: '{"amount":5000,"to":"mallory"}' } } : result);
+    expect(await other.f.gate.dispatch({ proposalId })).toMatchObject({ status: 'not_approved', reason: 'ledger_integrity' });
+    expect(other.reads.count).toBe(1);
+    expect(one.f.executions.length + other.f.executions.length).toBe(0);
+  });
+
+  it('with an intent stage nothing is held: another replica proposing the same call again may have routed it to a person since', async () => {
+    const audit = new MemoryAuditLog();
+    const ledger = new MemoryLedger({ audit });
+    const matching = scriptedMatcher(() => ({ decision: 'match', score: 1, matcher: 'scripted' })).matcher;
+    const unsure = scriptedMatcher(() => ({ decision: 'uncertain', score: 0.5, matcher: 'scripted' })).matcher;
+    const replicaA = makeGateFixture({ ledger, audit, intent: { matcher: matching } });
+    const replicaB = makeGateFixture({ ledger, audit, intent: { matcher: unsure, uncertain: 'approve' } });
+    const call = replicaA.call({ arguments: SMALL, task: INTENT_TASK });
+    const first = await replicaA.gate.propose(call);
+    expect(first).toMatchObject({ status: 'allowed' });
+    expect(await replicaB.gate.propose(call)).toMatchObject({ status: 'approval_required' });
+    if (first.status !== 'allowed') return;
+    expect(await replicaA.gate.dispatch({ proposalId: first.proposalId })).toMatchObject({ status: 'approval_required' });
+    expect(replicaA.executions.length + replicaB.executions.length).toBe(0);
   });
 
   it('a call proposed again is read from the ledger from then on', async () => {

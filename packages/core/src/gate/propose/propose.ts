@@ -344,11 +344,21 @@ function finishProposal(deps: GateDeps, p: PreparedCall, written: Written): Prop
 /**
  * An allowed call this write created, still `proposed`, is held for this gate's authorize of
  * it (recorded-calls.ts); a call proposed again is read from the ledger from then on.
+ * Not with an intent stage: the request it routes a call to is the one thing an allowed
+ * call's authorize reads from the ledger that can appear after the call is recorded (the
+ * same call proposed again on another replica, the stage answering otherwise), and a
+ * forget here cannot reach the other replica's gate.
  */
 function holdForAuthorize(deps: GateDeps, p: PreparedCall, recorded: Extract<RecordProposalResult, { ok: true }>): void {
   const proposal = recorded.proposal;
   if (!recorded.created) forgetRecordedCall(deps, proposal.proposalId);
-  else if (p.verdict.kind === 'allow' && proposal.state === 'proposed' && recorded.request === undefined && proposal.executedBy === undefined) {
+  else if (
+    deps.intent === undefined &&
+    p.verdict.kind === 'allow' &&
+    proposal.state === 'proposed' &&
+    recorded.request === undefined &&
+    proposal.executedBy === undefined
+  ) {
     rememberRecordedCall(deps, proposal);
   }
 }
