@@ -8,14 +8,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPublicPackages } from './testing/build-public-packages.ts';
 import { installFolder, readRepositoryLock } from './testing/install-lockfile.ts';
+import { prelinkThirdPartyPackages } from './testing/prelink-packages.ts';
 import { readmeTsBlocks } from './testing/readme-blocks.ts';
 
 // What a user does before the packages are published (README, "Install"): build once, `npm
 // pack` every public package, install the tarballs into an empty project outside the
 // repository, and run there on plain `node` (no source condition, no TypeScript of ours: the
-// packages resolve to their built dist/). Each folder installs with `npm ci --offline` from a
-// lockfile cut out of the repository's (testing/install-lockfile.ts): every third-party package
-// comes from the cache the repository's own `npm ci` filled, none from the network.
+// packages resolve to their built dist/). Each folder installs offline from a lockfile cut out
+// of the repository's (testing/install-lockfile.ts): every third-party package is one the
+// repository's own `npm ci` cached and extracted (hard-linked from there, testing/prelink-packages.ts),
+// none comes from the network.
 
 const repo = join(import.meta.dirname, '..', '..', '..');
 /** The public packages of the service, the client and the CLI (folders under packages/). */
@@ -147,15 +149,16 @@ const cli = () => join(app, 'node_modules', '@countersign', 'cli', 'bin', 'count
 async function installInto(name: string, packages: readonly string[], frameworks: readonly string[] = [], omitOptional = false): Promise<{ dir: string; took: string }> {
   const dir = join(work, name);
   mkdirSync(dir);
-  const { packageJson, lockfile } = installFolder(name, dir, packages.map((p) => tarballs.get(p)!), frameworks, repoLock);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson, null, 2));
-  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lockfile, null, 2));
+  const folder = installFolder(name, dir, packages.map((p) => tarballs.get(p)!), frameworks, repoLock);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(folder.packageJson, null, 2));
+  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(folder.lockfile, null, 2));
   const started = performance.now();
+  const prelinked = prelinkThirdPartyPackages(repo, dir, folder);
   // From npm's cache alone: a package it lacks fails the install at once, where a registry npm
-  // cannot reach is retried with backoff for minutes.
+  // cannot reach is retried with backoff for minutes. `npm ci` would delete the prelinked packages.
   const omit = omitOptional ? ['--omit=optional'] : [];
-  await runAsync('npm', ['ci', '--offline', '--no-audit', '--no-fund', ...omit], { cwd: dir, env, timeout: 600_000 });
-  return { dir, took: seconds(started) };
+  await runAsync('npm', [prelinked ? 'install' : 'ci', '--offline', '--no-audit', '--no-fund', ...omit], { cwd: dir, env, timeout: 600_000 });
+  return { dir, took: `${seconds(started)}${prelinked ? ' (third-party packages hard-linked)' : ''}` };
 }
 
 beforeAll(async () => {
