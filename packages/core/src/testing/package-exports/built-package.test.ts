@@ -61,6 +61,21 @@ describe('one shared build per package per run (built-package.ts)', () => {
     expect(app3).not.toBe(app2);
   }, 120_000);
 
+  it('another compiler is another build: the same sources are built again, into another folder', async () => {
+    const compiler = join(root, 'node_modules', 'typescript');
+    const before = await builtPackageCache(root, '@countersign/lib');
+    // The same compiler under another version: a manifest of its own beside the real bin/.
+    rmSync(compiler);
+    mkdirSync(compiler);
+    writeFileSync(join(compiler, 'package.json'), JSON.stringify({ name: 'typescript', version: '7.99.0' }));
+    symlinkSync(join(realRepo, 'node_modules', 'typescript', 'bin'), join(compiler, 'bin'));
+    const after = await builtPackageCache(root, '@countersign/lib');
+    expect(after).not.toBe(before);
+    expect(builtJs(after)).toBe(builtJs(before));
+    rmSync(compiler, { recursive: true });
+    symlinkSync(join(realRepo, 'node_modules', 'typescript'), compiler);
+  }, 120_000);
+
   it('a source tsc cannot compile fails the build and leaves no cache behind, so the next caller builds again', async () => {
     // A syntax error: test builds emit without type-checking (npm test checks types in its own step).
     write('packages/lib/src/index.ts', 'export const answer: number = ;\n');
