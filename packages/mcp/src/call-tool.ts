@@ -28,7 +28,7 @@ export interface CallContext extends ApprovalSettings {
   recorded: RecordedSettings;
   /** Where what an upstream asks during a call goes (client-relay.ts). */
   relay: Pick<ClientRelay, 'during'>;
-  /** Direct calls' results answered before their recording started or settled; the gateway's close waits for them. */
+  /** Direct calls' results answered before their recording settled; the gateway's close waits for them. */
   recordings: PendingRecordings;
 }
 
@@ -37,8 +37,7 @@ export interface CallContext extends ApprovalSettings {
  * model call's result is checked on the model's next request (the LLM proxy's relay check,
  * CASA check 5), which may follow the answer at once: recorded first. A direct call's
  * result is read by no relay check (the gateway proposed the call itself, in its own run);
- * it is answered first and recorded right after, off the client's wait, with the next
- * call's write when one follows within a few milliseconds (pending-recordings.ts).
+ * it is answered first and recorded right after, off the client's wait.
  */
 type ResultRecording = 'before_answer' | 'after_answer';
 
@@ -60,8 +59,6 @@ export async function callTool(
   headerRun?: string,
   channel: ApprovalChannel = {},
 ): Promise<CallToolResult> {
-  // Results answered before this call and not recorded yet: recorded now, in this call's commit (see PendingRecordings).
-  ctx.recordings.startWaiting();
   const target = recordedTarget(ctx.recorded, toolName, meta, headerRun);
   if (target !== undefined && !target.ok) return target.refusal;
   const parsed = ctx.naming.parse(toolName);

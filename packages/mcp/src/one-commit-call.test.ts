@@ -77,38 +77,6 @@ describe('an allowed direct call: propose-and-authorize, run, complete', () => {
     expect(upstream.ran).toHaveLength(2);
   });
 
-  it("back to back: a call's result is written with the next call's proposal, in one turn (one group commit on SQLite and Postgres)", async () => {
-    const audit = new MemoryAuditLog();
-    const writes: string[] = [];
-    const memory = new MemoryLedger({ audit });
-    const ledger = new Proxy(memory, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (key === 'recordProposal' || key === 'recordResult') writes.push(key);
-          return value.apply(target, args);
-        };
-      },
-    });
-    const gate = new Gate({ definitions: new MemoryDefinitionStore(), ledger, audit, policy: loadPolicy(PAY_ALLOWED, 'yaml'), keyring: new Keyring([hmacKey('k1', Buffer.alloc(32, 0x5a))]), trustOnFirstUse: true });
-    const upstream = await payServer();
-    const gateway = await createGateway({ upstreams: [{ name: 'bank', transport: upstream.transport }], gate, agent: { id: 'gw' }, principal: 'user-1' });
-    const client = await connectClient(gateway);
-    open.push(client, gateway, upstream);
-    await client.listTools();
-
-    expect(textOf((await client.callTool({ name: 'pay', arguments: { to: 'bob', amount: 5 } })) as CallToolResult)).toBe('paid 5 to bob');
-    // Answered; its result not written yet. The next call (in-memory transports: no turn of the loop in between) writes it first.
-    writes.push('second call');
-    expect(textOf((await client.callTool({ name: 'pay', arguments: { to: 'ann', amount: 7 } })) as CallToolResult)).toBe('paid 7 to ann');
-    expect(writes).toEqual(['recordProposal', 'second call', 'recordResult', 'recordProposal']);
-    // The last result is written a few milliseconds later, with no call to join.
-    await vi.waitFor(() => expect(writes).toEqual(['recordProposal', 'second call', 'recordResult', 'recordProposal', 'recordResult']));
-    const trail = (await audit.read()).filter((r) => r.toolName === 'pay' && r.proposalId !== undefined).map((r) => r.type);
-    expect(trail).toEqual(['proposal', 'dispatch', 'result', 'proposal', 'dispatch', 'result']);
-  });
-
   it('over @countersign/client: the service hands the grant back with the proposal; authorize is never called', async () => {
     // The server fixture's policy allows read_file.
     service = await loopbackServer({}, { definitions: new MemoryDefinitionStore(), tools: {}, trustOnFirstUse: true });
