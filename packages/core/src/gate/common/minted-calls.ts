@@ -1,3 +1,4 @@
+import { sameCall } from '../../ledger/same-call.ts';
 import type { ApprovalRequest, Proposal, ProposalWithRequest } from '../../ledger/types.ts';
 import type { GateDeps } from '../config.ts';
 import { HELD_LIMITS, HeldRows } from './held-rows.ts';
@@ -33,21 +34,15 @@ export function takeMintedCall(deps: GateDeps, proposalId: string): ProposalWith
 /**
  * Whether the call a consume returned is the call its checks were made on: every field a
  * call is recorded with (all but its state, dispatch time and result) is equal. Checked
- * after a consume whose call was not read just before it: a row edited in the store since
- * the token was minted is refused, never run.
+ * after every consume: a row edited in the store since it was read, or since the rows were
+ * held (a token minted, a call recorded), is refused, never run.
  */
 export function sameRecordedCall(consumed: Proposal, checked: Proposal): boolean {
+  // The fields a re-recorded call is compared on (`sameCall`), and those a call gets from
+  // how it was recorded rather than from the model's call.
   return (
     consumed.proposalId === checked.proposalId &&
-    consumed.runId === checked.runId &&
-    consumed.sessionId === checked.sessionId &&
-    consumed.principal === checked.principal &&
-    consumed.agent === checked.agent &&
-    consumed.callId === checked.callId &&
-    consumed.toolName === checked.toolName &&
-    consumed.definitionDigest === checked.definitionDigest &&
-    consumed.canonicalArgs === checked.canonicalArgs &&
-    consumed.argsDigest === checked.argsDigest &&
+    sameCall(consumed, checked) &&
     consumed.parentProposalId === checked.parentProposalId &&
     consumed.executedBy === checked.executedBy &&
     consumed.registeredBy === checked.registeredBy
