@@ -21,7 +21,7 @@ import { median } from './stats.ts';
 import { PG_URL } from './stores.ts';
 
 // The root `npm run countersign` script's entry, as it starts it (sources, no build).
-const CLI = new URL('../packages/server/bin/countersign.js', import.meta.url).pathname;
+export const CLI = new URL('../packages/cli/bin/countersign.js', import.meta.url).pathname;
 const AGENT_TOKEN = `bench-agent-${randomBytes(12).toString('hex')}`;
 const APPROVER_TOKEN = `bench-approver-${randomBytes(12).toString('hex')}`;
 // Over the demo policy's threshold: the call needs an approver.
