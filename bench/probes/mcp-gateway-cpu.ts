@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runWorkers } from '../harness.ts';
-import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, forkChild } from '../mcp-child-ipc.ts';
+import { BENCH_GATEWAY_TOKEN, forkChild } from '../mcp-child-ipc.ts';
+import { driveEchoCalls } from './echo-calls.ts';
 
 const [kind = 'sqlite', clientsText = '1', secondsText = '5', tool] = process.argv.slice(2);
 const clients = Number(clientsText);
@@ -31,20 +31,7 @@ const sessions = await Promise.all(
     return client;
   }),
 );
-let counter = 0;
-const drive = async (ms: number, workers = clients) => {
-  const deadline = performance.now() + ms;
-  let n = 0;
-  await runWorkers(workers, async (w) => {
-    while (performance.now() < deadline) {
-      const text = `call-${counter++}`;
-      const result = await sessions[w]!.callTool({ name: ECHO_TOOL, arguments: { text } });
-      if (result.isError === true) throw new Error(JSON.stringify(result));
-      n++;
-    }
-  });
-  return n;
-};
+const drive = (ms: number, workers = clients) => driveEchoCalls(sessions, workers, ms);
 const threads = () => {
   const out = new Map<string, { name: string; user: number; sys: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {

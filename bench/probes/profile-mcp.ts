@@ -8,8 +8,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runWorkers } from '../harness.ts';
-import { BENCH_GATEWAY_TOKEN, ECHO_TOOL, forkChild } from '../mcp-child-ipc.ts';
+import { BENCH_GATEWAY_TOKEN, forkChild } from '../mcp-child-ipc.ts';
+import { driveEchoCalls } from './echo-calls.ts';
 
 const [kind = 'memory', clientsText = '1', secondsText = '5', target = 'gateway'] = process.argv.slice(2);
 const clients = Number(clientsText);
@@ -27,20 +27,7 @@ const sessions = await Promise.all(
     return client;
   }),
 );
-let counter = 0;
-const drive = async (ms: number) => {
-  const deadline = performance.now() + ms;
-  let n = 0;
-  await runWorkers(clients, async (w) => {
-    while (performance.now() < deadline) {
-      const text = `call-${counter++}`;
-      const result = await sessions[w]!.callTool({ name: ECHO_TOOL, arguments: { text } });
-      if (result.isError === true) throw new Error(JSON.stringify(result));
-      n++;
-    }
-  });
-  return n;
-};
+const drive = (ms: number) => driveEchoCalls(sessions, clients, ms);
 await drive(500);
 const before = await measured.cpu();
 const start = performance.now();
