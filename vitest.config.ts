@@ -71,7 +71,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'process-and-browser', include: PROCESS_AND_BROWSER_TESTS },
+        test: {
+          name: 'process-and-browser',
+          include: PROCESS_AND_BROWSER_TESTS,
+          // As in unit and store: these files spawn processes and browsers, but none keeps
+          // process-wide state (the durable engines' examples are in store-isolated), and
+          // re-importing the CLI, server and stores for every file was a third of their
+          // processor time (bench/NOTES.md, "CI: one module graph for process tests").
+          isolate: false,
+        },
       },
     ],
   },

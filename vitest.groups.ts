@@ -16,20 +16,23 @@ export const STORE_TESTS = [
 ];
 
 /**
- * Tests of the durable engines, each file in a module graph of its own: DBOS and Temporal
- * keep process-wide state (a launched runtime, registered workflows, an installed native
- * runtime) that a later file in the same graph would find already set.
+ * Tests of the durable engines and their examples, each file in a module graph of its own:
+ * DBOS and Temporal keep process-wide state (a launched runtime, registered workflows, an
+ * installed native runtime) that a later file in the same graph would find already set.
  */
-export const STORE_ISOLATED_TESTS = ['packages/integrations/dbos/src/**/*.test.ts', 'packages/integrations/temporal/src/**/*.test.ts'];
+export const STORE_ISOLATED_TESTS = [
+  'packages/integrations/dbos/src/**/*.test.ts',
+  'packages/integrations/temporal/src/**/*.test.ts',
+  'examples/dbos/**/*.test.ts',
+  'examples/temporal/**/*.test.ts',
+];
 
 /** Tests that spawn processes (stdio MCP servers, the CLI, tsc), launch Chromium, or run examples. */
 export const PROCESS_AND_BROWSER_TESTS = [
-  // The examples that start `countersign serve`, Temporal's worker, DBOS or the Claude runtime;
-  // the others run in memory with the unit tests (and the frameworks those already imported).
+  // The examples that start `countersign serve` or the Claude runtime (DBOS's and Temporal's
+  // are with the durable engines); the others run in memory with the unit tests.
   'examples/agent/**/*.test.ts',
   'examples/claude-agent-sdk/**/*.test.ts',
-  'examples/dbos/**/*.test.ts',
-  'examples/temporal/**/*.test.ts',
   'packages/**/src/**/package-exports.test.ts',
   'packages/core/src/module-graph.test.ts',
   // TypeScript 7's compiler API runs the native compiler as a child process.
