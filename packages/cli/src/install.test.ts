@@ -188,6 +188,10 @@ async function installInto(name: string, packages: readonly string[], frameworks
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'countersign-install-'));
+  // The installed CLI keeps its compiled modules in the user's cache folder: the commands run
+  // here with the test's environment keep them in the work folder, not in this user's cache,
+  // where each run's copies (under a new temporary path every time) would pile up.
+  env.XDG_CACHE_HOME = join(work, 'cache');
   const packed = join(work, 'tarballs');
   mkdirSync(packed);
   const report: string[] = [];
