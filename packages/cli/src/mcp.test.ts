@@ -167,13 +167,15 @@ describe('countersign mcp: a bad configuration', () => {
 });
 
 describe('countersign mcp --http --insecure-no-token', () => {
-  it('is refused on a host that is not loopback, before anything starts', () => {
+  // In-process (the CLI's own entry with captured output): a refusal before anything starts
+  // needs no process of its own, and a child would spend most of its second importing the CLI.
+  it('is refused on a host that is not loopback, before anything starts', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-notoken-')));
     try {
       writeFileSync(join(dir, 'policy.yaml'), POLICY);
       writeFileSync(join(dir, 'gateway.json'), JSON.stringify({ upstreams: [{ name: 'memory', command: process.execPath, args: [MEMORY_BIN] }], policy: 'policy.yaml', principal: 'user-1', http: { host: '0.0.0.0', port: 0 } }));
-      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--http', '--insecure-no-token', '--config', 'gateway.json'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
-      expect(run.status).toBe(2);
+      const run = await runCaptured(['mcp', '--http', '--insecure-no-token', '--config', 'gateway.json'], { cwd: dir, env: childEnv() });
+      expect(run.code).toBe(2);
       expect(run.stderr).toContain('--insecure-no-token: 0.0.0.0 is not a loopback address');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -240,12 +242,13 @@ describe('countersign mcp --http (Streamable HTTP front)', () => {
     }
   }, 30_000);
 
-  it('refuses to start without the bearer token in the environment', () => {
+  // In-process, as the refusal above.
+  it('refuses to start without the bearer token in the environment', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cs-mcp-http-')));
     try {
       writeConfig(dir);
-      const run = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', '--http', '--config', 'gateway.json'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
-      expect(run.status).toBe(2);
+      const run = await runCaptured(['mcp', '--http', '--config', 'gateway.json'], { cwd: dir, env: childEnv() });
+      expect(run.code).toBe(2);
       expect(run.stderr).toContain('GATEWAY_TOKEN must hold the bearer token');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -278,8 +281,9 @@ describe('countersign mcp pin: the operator lock', () => {
       expect(lock.tools.read_graph.digest).toMatch(/^[0-9a-f]{64}$/);
       expect(lock.tools.read_graph.definition.name).toBe('read_graph');
       // Without --out it writes where the config's `lock` points (a missing folder is an I/O error, exit 2).
-      const noFolder = spawnSync(process.execPath, ['--conditions=countersign-source', MAIN, 'mcp', 'pin', '--config', 'gateway.yaml'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
-      expect(noFolder.status).toBe(2);
+      // In-process: the command above already proved what a pin process prints.
+      const noFolder = await runCaptured(['mcp', 'pin', '--config', 'gateway.yaml'], { cwd: dir, env: childEnv() });
+      expect(noFolder.code).toBe(2);
       expect(noFolder.stderr).toContain('locks/mcp.lock.json');
 
       writeFileSync(join(dir, 'gateway.yaml'), [...upstream, 'lock: pinned.json'].join('\n'));
