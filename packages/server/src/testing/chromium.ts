@@ -3,18 +3,53 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-/** The system Chromium the browser tests drive (scripts/ensure-services.sh installs it). */
-export const CHROMIUM = '/usr/bin/chromium';
+/** The system Chromium the browser tests drive (scripts/ensure-services.sh installs it); COUNTERSIGN_CHROMIUM names another binary. */
+export const CHROMIUM = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
 /** In CI a missing Chromium fails the browser tests instead of skipping them. */
 export const browserTestsRun = chromiumAvailable || (process.env.CI !== undefined && process.env.CI !== '');
+if (!browserTestsRun) console.warn(`skipping the browser tests: ${CHROMIUM} not found (scripts/ensure-services.sh installs it)`);
 
-export function launchChromium(): Promise<Browser> {
-  if (!chromiumAvailable) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // WebAuthn needs a secure context, which http://localhost is and http://127.0.0.1 is not as
+  // an RP id: the passkey tests load the pages as localhost, on servers bound to 127.0.0.1.
+  '--host-resolver-rules=MAP localhost 127.0.0.1',
+];
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * One Chromium for every browser test file a worker process runs: the browser files share a
+ * module graph per worker (isolate: false in vitest.config.ts), so this module, and the browser,
+ * outlive each file. Starting Chromium was a large part of a short file's processor time.
+ * A test isolates itself with its own BrowserContext (cookies, storage, permissions) and
+ * closes it; a file never closes the browser. Playwright kills it when the worker exits,
+ * and a browser that crashed or disconnected is replaced on the next call.
+ */
+export function sharedChromium(): Promise<Browser> {
+  if (!chromiumAvailable) return Promise.reject(new Error(`${CHROMIUM} is required in CI for the browser tests`));
+  if (shared === undefined) {
+    const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    shared = launching;
+    launching.then(
+      (browser) =>
+        browser.on('disconnected', () => {
+          if (shared === launching) shared = undefined;
+        }),
+      () => {
+        if (shared === launching) shared = undefined;
+      },
+    );
+  }
+  return shared;
 }
 
 /** Fills and submits the sign-in form the page is on, then waits for `landing` (a URL). */

@@ -1,24 +1,15 @@
 import { requestView } from '@countersign/core/testing';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { displayText } from '@countersign/core/display';
 import type { DispatchOutcome } from '@countersign/core/gate';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { submitLogin } from '../testing/chromium.ts';
+import type { BrowserContext } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserTestsRun, sharedChromium, submitLogin } from '../testing/chromium.ts';
 import { HOSTILE_CALLS } from '../testing/hostile-calls.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-if (!available && !runInCi) {
-  console.warn(`skipping browser tests: ${CHROMIUM} not found (scripts/ensure-services.sh installs it)`);
-}
-
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
@@ -92,22 +83,12 @@ async function signIn() {
   return page;
 }
 
-describe.skipIf(!available && !runInCi)('approval page in headless Chromium', () => {
-  beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+describe.skipIf(!browserTestsRun)('approval page in headless Chromium', () => {
   beforeEach(async () => {
     f = makeServerFixture({ publicOrigin: undefined });
     server = await listen(f);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    context = await browser.newContext();
+    context = await (await sharedChromium()).newContext();
     // Fail fast instead of running into the test timeout.
     context.setDefaultTimeout(5000);
   });

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { loadPolicy } from '@countersign/core/policy';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
+import { browserTestsRun, closeAll, sharedChromium, servePages, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at, not artifacts of the build. */
@@ -25,7 +25,6 @@ rules:
 
 const FRANK = { id: 'frank', roles: ['finance'] };
 
-let browser: Browser;
 let f: ServerFixture;
 let pages: Awaited<ReturnType<typeof servePages>> | undefined;
 let base: string;
@@ -55,7 +54,7 @@ async function agentJson<T>(path: string, body?: unknown): Promise<T> {
 }
 
 async function signIn(width: number, height: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height } });
+  const context = await (await sharedChromium()).newContext({ viewport: { width, height } });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   await page.goto(`${base}/login`);
@@ -73,7 +72,6 @@ async function bottomOf(page: Page, name: string): Promise<number> {
 describe.skipIf(!browserTestsRun)('the request page leads with the decision', () => {
   beforeAll(async () => {
     if (SCREENS !== undefined) mkdirSync(SCREENS, { recursive: true });
-    browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined }, { policy: loadPolicy(POLICY, 'yaml') });
     pages = await servePages(f.app);
     base = pages.base;
@@ -88,7 +86,7 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     ids.oneOfTwo = await propose('c-deploy', 'deploy', { env: 'prod', version: '2.4.1' });
     expect((await f.gate.approvals.decide(FRANK, { requestId: ids.oneOfTwo, decision: 'approve' })).ok).toBe(true);
   }, 60_000);
-  afterAll(() => closeAll(browser, f, pages));
+  afterAll(() => closeAll(f, pages));
 
   for (const [width, height] of [
     [390, 844],

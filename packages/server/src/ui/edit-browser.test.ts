@@ -1,33 +1,25 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@countersign/client';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserTestsRun, sharedChromium } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 // Edit-and-approve end to end: an approver edits the call on the request page in
 // Chromium; the agent, on @countersign/client, learns of the edit from the server and
 // runs the edited call, with the edited arguments, once. The original never runs.
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-
 let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
 
-const skip = !available && !runInCi;
+const skip = !browserTestsRun;
 
 beforeAll(async () => {
   if (skip) return;
-  if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await sharedChromium();
   f = makeServerFixture({ publicOrigin: undefined });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -36,7 +28,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   if (skip) return;
-  await browser?.close();
   await f?.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });

@@ -1,19 +1,16 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadPolicy } from '@countersign/core/policy';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserTestsRun, sharedChromium } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 // The edit form generated from the pinned input schema, used as an approver would on a
 // phone (390 px): one typed field per argument, checked as it is typed, writing the same
 // JSON the textarea sends; the edited call carries the value.
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-const skip = !available && !runInCi;
+const skip = !browserTestsRun;
 
 const PAY = {
   name: 'pay',
@@ -39,8 +36,7 @@ let base: string;
 
 beforeAll(async () => {
   if (skip) return;
-  if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await sharedChromium();
   f = makeServerFixture({ publicOrigin: undefined }, { tools: { pay: { definition: PAY, execute: () => ({ ok: true }) } }, policy: loadPolicy(POLICY, 'yaml') });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -49,7 +45,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   if (skip) return;
-  await browser?.close();
   await f?.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });

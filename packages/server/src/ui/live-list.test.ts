@@ -1,12 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserTestsRun, sharedChromium, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
@@ -21,12 +18,6 @@ async function propose(callId: string, args: unknown): Promise<string> {
 }
 
 describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep link', () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     f = makeServerFixture({ publicOrigin: undefined });
     server = await new Promise<ServerType>((resolve) => {
@@ -42,7 +33,7 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
 
   it('a deep link opened signed out comes back to the request after sign-in; a new request then appears on the list without a reload', async () => {
     const first = await propose('call-1', { amount: 500, to: 'alice' });
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const context = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 } });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -75,7 +66,7 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
 
   it('a shortened digest has a Copy button that copies the full value; without the script the full value is one tap away', async () => {
     const requestId = await propose('call-1', { amount: 500, to: 'alice' });
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const context = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 } });
     context.setDefaultTimeout(15_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
@@ -88,7 +79,7 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(full);
     await context.close();
 
-    const plain = await browser.newContext({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
+    const plain = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
     const noScript = await plain.newPage();
     await noScript.goto(`${base}/login?next=${encodeURIComponent(`/requests/${requestId}`)}`);
     await submitLogin(noScript, 'fiona', FIONA_PASSWORD, `${base}/requests/${requestId}`);

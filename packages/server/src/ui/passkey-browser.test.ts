@@ -1,23 +1,19 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import { checkPasskeyEvidence, MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineAssertionCheck } from '../passkey/webauthn-verifier.ts';
+import { browserTestsRun, sharedChromium } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-/** COUNTERSIGN_CHROMIUM: another Chromium binary (e.g. one unpacked outside /usr/bin). */
-const CHROMIUM = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
 
-let browser: Browser;
 let f: ServerFixture & { passkeyStore: MemoryPasskeyStore };
 let server: ServerType;
 /** WebAuthn needs a secure context: http://localhost is one (127.0.0.1 is not a valid RP id). */
@@ -125,17 +121,7 @@ function present(page: Page, send: Decision, passkeyAssertion: Assertion): Promi
   );
 }
 
-describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Chromium (virtual authenticator)', () => {
-  beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--host-resolver-rules=MAP localhost 127.0.0.1'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+describe.skipIf(!browserTestsRun)('passkey-signed approvals in headless Chromium (virtual authenticator)', () => {
   beforeEach(async () => {
     const passkeyStore = new MemoryPasskeyStore();
     f = { ...makeServerFixture({ publicOrigin: undefined, passkeys: { store: passkeyStore, origin: () => base } }, { policy: loadPolicy(POLICY, 'yaml') }), passkeyStore };
@@ -143,7 +129,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });
     base = `http://localhost:${(server.address() as AddressInfo).port}`;
-    context = await browser.newContext();
+    context = await (await sharedChromium()).newContext();
     // Generous: the machine is shared; nothing here asserts on time.
     context.setDefaultTimeout(20_000);
   });
@@ -314,7 +300,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
   });
 
   it('a page decision without JavaScript is refused for a passkey rule: the form alone cannot approve', { timeout: 60_000 }, async () => {
-    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    const noScript = await (await sharedChromium()).newContext({ javaScriptEnabled: false });
     try {
       const page = await noScript.newPage();
       await page.goto(`${base}/login`);
