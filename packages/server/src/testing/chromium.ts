@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** The system Chromium the browser tests drive (scripts/ensure-services.sh installs it); COUNTERSIGN_CHROMIUM names another binary. */
 export const CHROMIUM = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
@@ -50,6 +50,31 @@ export function sharedChromium(): Promise<Browser> {
     );
   }
   return shared;
+}
+
+/**
+ * Signs `context` in as `username`: the sign-in form is posted by the context's own request
+ * client, so the server's session cookie lands in the context's cookie jar as a sign-in in a
+ * page would leave it, without loading the sign-in page and the list it leads to (about 0.7 s
+ * of processor time each, bench/NOTES.md). For tests where signing in is a step, not what is
+ * tested; the form itself is still driven in a page by browser.test.ts (the cross-site test),
+ * live-list.test.ts, local-time-browser.test.ts and passkey-browser.test.ts.
+ */
+export async function signInByRequest(context: BrowserContext, base: string, username: string, password: string): Promise<void> {
+  const signIn = await context.request.post(`${base}/login`, { form: { username, password }, headers: { origin: base }, maxRedirects: 0 });
+  if (signIn.status() !== 303) throw new Error(`signing in as ${username} answered ${signIn.status()}: ${await signIn.text()}`);
+}
+
+/** A new context on the shared browser, signed in as `username` (signInByRequest); the caller closes it. */
+export async function signedInContext(base: string, username: string, password: string, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await (await sharedChromium()).newContext(options);
+  try {
+    await signInByRequest(context, base, username, password);
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+  return context;
 }
 
 /** Fills and submits the sign-in form the page is on, then waits for `landing` (a URL). */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, closeAll, sharedChromium, servePages, submitLogin } from '../testing/chromium.ts';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { browserTestsRun, closeAll, servePages, signedInContext } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at. */
@@ -71,17 +71,15 @@ describe.skipIf(!browserTestsRun)('the audit page fits the screen', () => {
     [390, 844],
   ] as const) {
     it(`${width} px: no column cut off, no word broken in the middle`, async () => {
-      const context = await (await sharedChromium()).newContext({ viewport: { width, height } });
+      const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width, height } });
+      onTestFinished(() => context.close());
       const page = await context.newPage();
-      await page.goto(`${base}/login`);
-      await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
       await page.goto(`${base}/audit`);
       if (SCREENS !== undefined) await page.screenshot({ path: `${SCREENS}/audit-${width}.png`, fullPage: true });
       const m = await measure(page);
       expect(m.tableWidth, 'the table is wider than its box: a column is cut off').toBeLessThanOrEqual(m.boxWidth);
       expect(m.docWidth).toBeLessThanOrEqual(m.viewport);
       expect(m.split, 'words broken across lines').toEqual([]);
-      await context.close();
     }, 60_000);
   }
 });

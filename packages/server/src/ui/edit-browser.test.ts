@@ -1,16 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@countersign/client';
 import { type ServerType, serve } from '@hono/node-server';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserTestsRun, sharedChromium } from '../testing/chromium.ts';
+import { browserTestsRun, signedInContext } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 // Edit-and-approve end to end: an approver edits the call on the request page in
 // Chromium; the agent, on @countersign/client, learns of the edit from the server and
 // runs the edited call, with the edited arguments, once. The original never runs.
 
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
@@ -19,7 +17,6 @@ const skip = !browserTestsRun;
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await sharedChromium();
   f = makeServerFixture({ publicOrigin: undefined });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -43,15 +40,10 @@ it.skipIf(skip)('edit-and-approve through the page: the agent (client) runs the 
   if (proposed?.status !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(proposed)}`);
   const waiting = client.waitForDecision(proposed.requestId, { timeoutMs: 30_000 });
 
-  const context = await browser.newContext();
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD);
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/`);
     await page.goto(`${base}/requests/${proposed.requestId}`);
     await page.getByText('Edit the arguments, then approve').click();
     await page.locator('#edited-arguments').fill('{"to": "alice", "amount": 500}');

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { browserTestsRun, sharedChromium, submitLogin } from '../testing/chromium.ts';
+import { browserTestsRun, sharedChromium, signedInContext, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 let f: ServerFixture;
@@ -66,12 +66,12 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
 
   it('a shortened digest has a Copy button that copies the full value; without the script the full value is one tap away', async () => {
     const requestId = await propose('call-1', { amount: 500, to: 'alice' });
-    const context = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 } });
+    // Signed in by request: the deep link through the sign-in form is the test above's (and, without JavaScript, local-time-browser's).
+    const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 390, height: 800 } });
     context.setDefaultTimeout(15_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
     await page.goto(`${base}/requests/${requestId}`);
-    await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/requests/${requestId}`);
     const full = (await page.locator('#args-digest').textContent()) ?? '';
     expect(full).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.locator('#args-digest').isVisible()).toBe(false);
@@ -79,10 +79,9 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(full);
     await context.close();
 
-    const plain = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
+    const plain = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
     const noScript = await plain.newPage();
-    await noScript.goto(`${base}/login?next=${encodeURIComponent(`/requests/${requestId}`)}`);
-    await submitLogin(noScript, 'fiona', FIONA_PASSWORD, `${base}/requests/${requestId}`);
+    await noScript.goto(`${base}/requests/${requestId}`);
     expect(await noScript.locator('button.copy').count()).toBe(0);
     await noScript.locator('.digest summary', { has: noScript.locator('code') }).first().click();
     expect(await noScript.locator('#args-digest').isVisible()).toBe(true);

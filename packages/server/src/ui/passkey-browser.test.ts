@@ -8,10 +8,11 @@ import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineAssertionCheck } from '../passkey/webauthn-verifier.ts';
-import { browserTestsRun, sharedChromium } from '../testing/chromium.ts';
+import { browserTestsRun, sharedChromium, signInByRequest } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+/** Screenshots for people to look at, only when asked for, like the other browser tests. */
+const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
 
 
 let f: ServerFixture & { passkeyStore: MemoryPasskeyStore };
@@ -42,19 +43,18 @@ async function dispatch(requestId: string, callId: string): Promise<string> {
   return ((await res.json()) as { status: string }).status;
 }
 
-/** A signed-in page with a virtual platform authenticator (CTAP2, internal, user verification on). */
+/**
+ * A signed-in page with a virtual platform authenticator (CTAP2, internal, user verification on).
+ * Signed in by request: the sign-in form is driven by the test without JavaScript below.
+ */
 async function signedInWithAuthenticator(hasResidentKey = true): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
+  await signInByRequest(context, base, 'fiona', FIONA_PASSWORD);
   const page = await context.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Approver id').fill('fiona');
-  await page.getByLabel('Password').fill(FIONA_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/`);
   return { page, cdp, authenticatorId };
 }
 
@@ -150,10 +150,12 @@ describe.skipIf(!browserTestsRun)('passkey-signed approvals in headless Chromium
     const requestId = await proposeTransfer('call-pk-1');
     await page.goto(`${base}/requests/${requestId}`);
     expect(await page.locator('#passkey-decision').count()).toBe(1);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: join(SCREENSHOTS, `passkey-request-${width}.png`), fullPage: true });
+    if (SCREENS !== undefined) {
+      mkdirSync(SCREENS, { recursive: true });
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.screenshot({ path: join(SCREENS, `passkey-request-${width}.png`), fullPage: true });
+      }
     }
     await page.getByRole('button', { name: 'Approve this call' }).click();
     await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
@@ -167,10 +169,12 @@ describe.skipIf(!browserTestsRun)('passkey-signed approvals in headless Chromium
     expect(await dispatch(requestId, 'call-pk-1')).not.toBe('executed');
     expect(f.executions).toHaveLength(1);
 
-    for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.goto(`${base}/passkeys`);
-      await page.screenshot({ path: join(SCREENSHOTS, `passkeys-page-${width}.png`), fullPage: true });
+    if (SCREENS !== undefined) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${base}/passkeys`);
+        await page.screenshot({ path: join(SCREENS, `passkeys-page-${width}.png`), fullPage: true });
+      }
     }
   });
 

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { type ServerType, serve } from '@hono/node-server';
 import { loadPolicy } from '@countersign/core/policy';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, sharedChromium, submitLogin } from '../testing/chromium.ts';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { browserTestsRun, signedInContext } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../../../test-results/screenshots', import.meta.url));
@@ -99,12 +99,13 @@ async function seed() {
   ).requestId;
 }
 
+/** A page signed in as fiona on the request list, `width` px wide; closed when the test ends. */
 async function signIn(width: number): Promise<Page> {
-  const context = await (await sharedChromium()).newContext({ viewport: { width, height: 900 } });
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width, height: 900 } });
+  onTestFinished(() => context.close());
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
+  await page.goto(`${base}/`);
   return page;
 }
 
@@ -163,7 +164,6 @@ describe.skipIf(!browserTestsRun)('pages at 390 px and 1280 px: no horizontal ov
       }
       await page.goto(`${base}/audit`);
       await expectNoOverflow(page, 'audit', width);
-      await page.context().close();
     }, 120_000);
   }
 });
