@@ -25,6 +25,7 @@ const ARGS = [
 ];
 
 let shared: Promise<Browser> | undefined;
+let exitOnSigterm = false;
 
 /**
  * One Chromium for every browser test file a worker process runs: the browser files share a
@@ -37,7 +38,15 @@ let shared: Promise<Browser> | undefined;
 export function sharedChromium(): Promise<Browser> {
   if (!chromiumAvailable) return Promise.reject(new Error(`${CHROMIUM} is required in CI for the browser tests`));
   if (shared === undefined) {
-    const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS, handleSIGTERM: false });
+    // Vitest stops a worker with SIGTERM and kills it 500 ms later. Playwright's own SIGTERM
+    // handler closes the browser gracefully, which on a loaded machine takes longer and then
+    // leaves the browser's profile folder in the temp dir; exiting at once runs Playwright's
+    // exit handler instead, which kills the browser and deletes the folder synchronously.
+    if (!exitOnSigterm) {
+      exitOnSigterm = true;
+      process.once('SIGTERM', () => process.exit(143));
+    }
     shared = launching;
     launching.then(
       (browser) =>
