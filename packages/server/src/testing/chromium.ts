@@ -64,9 +64,9 @@ export function sharedChromium(): Promise<Browser> {
 /**
  * Signs `context` in as `username`: the sign-in form is posted by the context's own request
  * client, so the server's session cookie lands in the context's cookie jar as a sign-in in a
- * page would leave it, without loading the sign-in page and the list it leads to (about 0.7 s
- * of processor time each, bench/NOTES.md). For tests where signing in is a step, not what is
- * tested; the form itself is still driven in a page by browser.test.ts (the cross-site test),
+ * page would leave it, without loading the sign-in page and the list it leads to (a large part
+ * of a short browser test's processor time, bench/NOTES.md). For tests where signing in is a
+ * step, not what is tested; the form itself is still driven in a page by browser.test.ts (the cross-site test),
  * live-list.test.ts, local-time-browser.test.ts and passkey-browser.test.ts.
  */
 export async function signInByRequest(context: BrowserContext, base: string, username: string, password: string): Promise<void> {

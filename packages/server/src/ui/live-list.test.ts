@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
+import type { BrowserContext } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { browserTestsRun, sharedChromium, signedInContext, submitLogin } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
@@ -7,6 +8,8 @@ import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } fr
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
+/** The test's browser contexts, closed before the server: an open page's event stream would keep it from closing. */
+let contexts: BrowserContext[] = [];
 
 async function propose(callId: string, args: unknown): Promise<string> {
   const res = await fetch(`${base}/api/v1/proposals`, {
@@ -26,6 +29,8 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterEach(async () => {
+    await Promise.all(contexts.map((c) => c.close()));
+    contexts = [];
     // Closing the fixture ends its event streams, so the server can close.
     await f.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -34,6 +39,7 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
   it('a deep link opened signed out comes back to the request after sign-in; a new request then appears on the list without a reload', async () => {
     const first = await propose('call-1', { amount: 500, to: 'alice' });
     const context = await (await sharedChromium()).newContext({ viewport: { width: 390, height: 800 } });
+    contexts.push(context);
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -61,13 +67,13 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     const third = await propose('call-3', { amount: 1000, to: 'carol' });
     await page.locator(`tr[data-request="${third}"]`).waitFor();
     expect(errors).toEqual([]);
-    await context.close();
   }, 60_000);
 
   it('a shortened digest has a Copy button that copies the full value; without the script the full value is one tap away', async () => {
     const requestId = await propose('call-1', { amount: 500, to: 'alice' });
     // Signed in by request: the deep link through the sign-in form is the test above's (and, without JavaScript, local-time-browser's).
     const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 390, height: 800 } });
+    contexts.push(context);
     context.setDefaultTimeout(15_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
@@ -80,12 +86,12 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     await context.close();
 
     const plain = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
+    contexts.push(plain);
     const noScript = await plain.newPage();
     await noScript.goto(`${base}/requests/${requestId}`);
     expect(await noScript.locator('button.copy').count()).toBe(0);
     await noScript.locator('.digest summary', { has: noScript.locator('code') }).first().click();
     expect(await noScript.locator('#args-digest').isVisible()).toBe(true);
     expect(await noScript.locator('#args-digest').textContent()).toBe(full);
-    await plain.close();
   }, 60_000);
 });
