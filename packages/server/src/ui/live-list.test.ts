@@ -54,7 +54,7 @@ describe.skipIf(!browserTestsRun)('the pages in Chromium: live list, copy, deep 
     expect(await page.locator('#tool-name').textContent()).toBe('transfer');
 
     await page.goto(`${base}/`);
-    // Five seconds, as the other polls here: expect.poll's default second was too short on a loaded machine (count() itself took longer).
+    // Five seconds, as decision-first-browser.test.ts polls: expect.poll's default second was too short on a loaded machine (count() itself took longer).
     await expect.poll(() => page.locator('tr[data-request]').count(), { timeout: 5000 }).toBe(1);
     // The page is left alone: no reload, no navigation. The new request must show up by itself.
     let navigations = 0;
