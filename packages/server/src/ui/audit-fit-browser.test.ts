@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { browserTestsRun, closeAll, servePages, signedInContext } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at. */
 const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
 
-let browser: Browser;
 let f: ServerFixture;
 let pages: Awaited<ReturnType<typeof servePages>> | undefined;
 let base: string;
@@ -60,30 +59,27 @@ async function measure(page: Page) {
 describe.skipIf(!browserTestsRun)('the audit page fits the screen', () => {
   beforeAll(async () => {
     if (SCREENS !== undefined) mkdirSync(SCREENS, { recursive: true });
-    browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined });
     pages = await servePages(f.app);
     base = pages.base;
     await seed();
   }, 60_000);
-  afterAll(() => closeAll(browser, f, pages));
+  afterAll(() => closeAll(f, pages));
 
   for (const [width, height] of [
     [1280, 800],
     [390, 844],
   ] as const) {
     it(`${width} px: no column cut off, no word broken in the middle`, async () => {
-      const context = await browser.newContext({ viewport: { width, height } });
+      const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width, height } });
+      onTestFinished(() => context.close());
       const page = await context.newPage();
-      await page.goto(`${base}/login`);
-      await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
       await page.goto(`${base}/audit`);
       if (SCREENS !== undefined) await page.screenshot({ path: `${SCREENS}/audit-${width}.png`, fullPage: true });
       const m = await measure(page);
       expect(m.tableWidth, 'the table is wider than its box: a column is cut off').toBeLessThanOrEqual(m.boxWidth);
       expect(m.docWidth).toBeLessThanOrEqual(m.viewport);
       expect(m.split, 'words broken across lines').toEqual([]);
-      await context.close();
     }, 60_000);
   }
 });

@@ -1,24 +1,15 @@
 import { requestView } from '@countersign/core/testing';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { displayText } from '@countersign/core/display';
 import type { DispatchOutcome } from '@countersign/core/gate';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { submitLogin } from '../testing/chromium.ts';
+import type { BrowserContext } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserTestsRun, sharedChromium, signInByRequest, submitLogin } from '../testing/chromium.ts';
 import { HOSTILE_CALLS } from '../testing/hostile-calls.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-if (!available && !runInCi) {
-  console.warn(`skipping browser tests: ${CHROMIUM} not found (scripts/ensure-services.sh installs it)`);
-}
-
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
@@ -85,29 +76,26 @@ async function proposeTransfer(callId: string, args: unknown, principal = 'user:
   return out.outcomes[0]!.requestId;
 }
 
-async function signIn() {
+/** A page signed in as fiona through the sign-in form, on the request list it leads to. */
+async function signInWithForm() {
   const page = await context.newPage();
   await page.goto(`${base}/login`);
   await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
   return page;
 }
 
-describe.skipIf(!available && !runInCi)('approval page in headless Chromium', () => {
-  beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+/** A blank page, signed in as fiona (signInByRequest): each test loads the pages it checks. */
+async function signedInPage() {
+  await signInByRequest(context, base, 'fiona', FIONA_PASSWORD);
+  return context.newPage();
+}
+
+describe.skipIf(!browserTestsRun)('approval page in headless Chromium', () => {
   beforeEach(async () => {
     f = makeServerFixture({ publicOrigin: undefined });
     server = await listen(f);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    context = await browser.newContext();
+    context = await (await sharedChromium()).newContext();
     // Fail fast instead of running into the test timeout.
     context.setDefaultTimeout(5000);
   });
@@ -124,7 +112,8 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
 
   it('an approver approves the pending transfer; the agent dispatch runs exactly the displayed call', async () => {
     const requestId = await proposeTransfer('call-ui-1', '{"to":"alice","amount":500,"memo":"rent, June"}');
-    const page = await signIn();
+    const page = await signedInPage();
+    await page.goto(`${base}/`);
     await page.getByRole('link', { name: 'transfer' }).click();
     await page.waitForURL(`${base}/requests/${requestId}`);
 
@@ -138,7 +127,7 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
     expect(shown.principal).toBe('user:42');
     // The stylesheet loads under the CSP (style-src 'self').
     expect(await page.locator('header.top').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor)).toBe('rgb(27, 31, 36)');
-    await page.screenshot({ path: '/tmp/countersign-detail.png', fullPage: true });
+    if (process.env.COUNTERSIGN_SCREENS_DIR !== undefined) await page.screenshot({ path: `${process.env.COUNTERSIGN_SCREENS_DIR}/request-detail.png`, fullPage: true });
 
     await page.getByRole('button', { name: 'Approve this call' }).click();
     await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
@@ -167,7 +156,7 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
       link: 'javascript:alert(1)',
     };
     const requestId = await proposeTransfer('call-xss', { to: 'mallory', amount: 500, ...payloads });
-    const page = await signIn();
+    const page = await signedInPage();
     let dialogs = 0;
     page.on('dialog', (dialog) => {
       dialogs++;
@@ -193,7 +182,8 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
       ids.set(attack.name, await proposeTransfer(`call-hostile-${i}`, attack.args, 'principal' in attack ? attack.principal : undefined));
     }
     const plainId = await proposeTransfer('call-plain', { amount: 500, to: 'alice', memo: 'rent, June' });
-    const page = await signIn();
+    const page = await signedInPage();
+    await page.goto(`${base}/`);
     // The list flags every hostile call, and only those.
     expect(await page.locator('.badge.flagged').count()).toBe(HOSTILE_CALLS.length);
     expect(await page.locator('tr', { has: page.locator(`a[href="/requests/${plainId}"]`) }).locator('.badge.flagged').count()).toBe(0);
@@ -229,7 +219,8 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
 
   it('arguments outside the pinned input schema are flagged on the page', async () => {
     const requestId = await proposeTransfer('call-schema', { amount: '500', to: 42 });
-    const page = await signIn();
+    const page = await signedInPage();
+    await page.goto(`${base}/`);
     expect(await page.locator('.badge.flagged').isVisible()).toBe(true);
     await page.goto(`${base}/requests/${requestId}`);
     const box = page.locator('#schema-problems');
@@ -239,7 +230,8 @@ describe.skipIf(!available && !runInCi)('approval page in headless Chromium', ()
 
   it('a forged cross-site POST is refused and the request stays pending', async () => {
     const requestId = await proposeTransfer('call-csrf', { to: 'mallory', amount: 9000 });
-    const page = await signIn();
+    // The form, not signInByRequest: this test is about the cookie the browser got from it.
+    const page = await signInWithForm();
     await page.goto(`${base}/requests/${requestId}`);
     // Even a leaked synchronizer token does not help a foreign origin: the Origin check refuses it.
     const leaked = (await page.locator('input[name=csrf]').first().getAttribute('value')) ?? '';

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { loadPolicy } from '@countersign/core/policy';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { browserTestsRun, closeAll, servePages, signedInContext } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 /** Outside the repository: screenshots for people to look at, not artifacts of the build. */
@@ -25,7 +25,6 @@ rules:
 
 const FRANK = { id: 'frank', roles: ['finance'] };
 
-let browser: Browser;
 let f: ServerFixture;
 let pages: Awaited<ReturnType<typeof servePages>> | undefined;
 let base: string;
@@ -54,13 +53,12 @@ async function agentJson<T>(path: string, body?: unknown): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** A blank page signed in as fiona, `width` x `height`; closed when the test ends. */
 async function signIn(width: number, height: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height } });
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width, height } });
+  onTestFinished(() => context.close());
   context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
-  return page;
+  return context.newPage();
 }
 
 /** The bottom edge of a button, in page pixels from the top of the document (not scrolled). */
@@ -73,7 +71,6 @@ async function bottomOf(page: Page, name: string): Promise<number> {
 describe.skipIf(!browserTestsRun)('the request page leads with the decision', () => {
   beforeAll(async () => {
     if (SCREENS !== undefined) mkdirSync(SCREENS, { recursive: true });
-    browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined }, { policy: loadPolicy(POLICY, 'yaml') });
     pages = await servePages(f.app);
     base = pages.base;
@@ -88,7 +85,7 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     ids.oneOfTwo = await propose('c-deploy', 'deploy', { env: 'prod', version: '2.4.1' });
     expect((await f.gate.approvals.decide(FRANK, { requestId: ids.oneOfTwo, decision: 'approve' })).ok).toBe(true);
   }, 60_000);
-  afterAll(() => closeAll(browser, f, pages));
+  afterAll(() => closeAll(f, pages));
 
   for (const [width, height] of [
     [390, 844],
@@ -107,7 +104,6 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
           expect(await page.locator('#summary-principal').textContent()).toBe('user:42');
         }
       }
-      await page.context().close();
     }, 60_000);
   }
 
@@ -115,7 +111,6 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     const page = await signIn(390, 844);
     await page.goto(`${base}/requests/${ids.oneOfTwo}`);
     expect(await page.locator('#approval-progress').textContent()).toMatch(/1 of 2\s+Approved by frank\. Waiting for 1 more approval, from anyone with the role finance\./);
-    await page.context().close();
   }, 30_000);
 
   it('the page follows the call without a reload: pending, approved by someone else, ran', async () => {
@@ -134,6 +129,5 @@ describe.skipIf(!browserTestsRun)('the request page leads with the decision', ()
     await expect.poll(() => banner.textContent(), { timeout: 5000 }).toBe('Ran');
     expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
     expect(await page.locator('#request-follow').textContent()).toMatch(/^Updated at .*: Ran\.$/);
-    await page.context().close();
   }, 30_000);
 });

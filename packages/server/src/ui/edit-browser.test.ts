@@ -1,33 +1,22 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@countersign/client';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserTestsRun, signedInContext } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 // Edit-and-approve end to end: an approver edits the call on the request page in
 // Chromium; the agent, on @countersign/client, learns of the edit from the server and
 // runs the edited call, with the edited arguments, once. The original never runs.
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
 
-const skip = !available && !runInCi;
+const skip = !browserTestsRun;
 
 beforeAll(async () => {
   if (skip) return;
-  if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
   f = makeServerFixture({ publicOrigin: undefined });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -36,7 +25,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   if (skip) return;
-  await browser?.close();
   await f?.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -52,15 +40,10 @@ it.skipIf(skip)('edit-and-approve through the page: the agent (client) runs the 
   if (proposed?.status !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(proposed)}`);
   const waiting = client.waitForDecision(proposed.requestId, { timeoutMs: 30_000 });
 
-  const context = await browser.newContext();
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD);
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/`);
     await page.goto(`${base}/requests/${proposed.requestId}`);
     await page.getByText('Edit the arguments, then approve').click();
     await page.locator('#edited-arguments').fill('{"to": "alice", "amount": 500}');

@@ -1,19 +1,15 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadPolicy } from '@countersign/core/policy';
 import { type ServerType, serve } from '@hono/node-server';
-import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserTestsRun, signedInContext } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 // The edit form generated from the pinned input schema, used as an approver would on a
 // phone (390 px): one typed field per argument, checked as it is typed, writing the same
 // JSON the textarea sends; the edited call carries the value.
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-const skip = !available && !runInCi;
+const skip = !browserTestsRun;
 
 const PAY = {
   name: 'pay',
@@ -32,15 +28,12 @@ const PAY = {
 };
 const POLICY = 'version: 1\nrules:\n  - { id: payments, tool: pay, verdict: approve, approval: { approvers: { roles: [finance] } } }\n';
 
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
 
 beforeAll(async () => {
   if (skip) return;
-  if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   f = makeServerFixture({ publicOrigin: undefined }, { tools: { pay: { definition: PAY, execute: () => ({ ok: true }) } }, policy: loadPolicy(POLICY, 'yaml') });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -49,7 +42,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   if (skip) return;
-  await browser?.close();
   await f?.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -57,15 +49,10 @@ afterAll(async () => {
 it.skipIf(skip)('390 px: fill the typed fields, a bad value is flagged as typed, submit; the edited call has the values and keeps the nested one', { timeout: 120_000 }, async () => {
   const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'p1', name: 'pay', arguments: { amount: 900, currency: 'USD', to: 'acme', memo: { ref: 'INV-7', lines: [1, 2] } } }]));
   const { requestId } = ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]!;
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 390, height: 844 } });
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/`);
     await page.goto(`${base}/requests/${requestId}`);
     await page.getByText('Edit the arguments, then approve').click();
     // One field per argument the schema types (in the pinned definition's canonical order); the nested memo stays in the JSON.
@@ -109,15 +96,10 @@ it.skipIf(skip)('390 px: fill the typed fields, a bad value is flagged as typed,
 it.skipIf(skip)('fields and JSON are one state: a hand edit of the JSON moves the fields, a field rewrites only its own member, invalid JSON is flagged and kept as typed', { timeout: 120_000 }, async () => {
   const res = await f.agent('POST', '/api/v1/proposals', f.proposalBody([{ id: 'p2', name: 'pay', arguments: { amount: 900, currency: 'USD', to: 'acme' } }]));
   const { requestId } = ((await res.json()) as { outcomes: Array<{ requestId: string }> }).outcomes[0]!;
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Approver id').fill('fiona');
-    await page.getByLabel('Password').fill(FIONA_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/`);
     await page.goto(`${base}/requests/${requestId}`);
     await page.getByText('Edit the arguments, then approve').click();
     const json = page.locator('#edited-arguments');

@@ -1,11 +1,8 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, closeAll, launchChromium, servePages, submitLogin } from '../testing/chromium.ts';
+import { describe, expect, it } from 'vitest';
+import { browserTestsRun, closeAll, sharedChromium, servePages, submitLogin } from '../testing/chromium.ts';
 import { FIONA_PASSWORD, makeServerFixture } from '../testing/server-fixture.ts';
 
 const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
-
-let browser: Browser | undefined;
 
 /** `2026-06-01 21:00:00` for an ISO instant shifted by `hours`: the viewer's wall clock. */
 function wallClock(iso: string, hours: number): string {
@@ -13,20 +10,13 @@ function wallClock(iso: string, hours: number): string {
 }
 
 describe.skipIf(!browserTestsRun)('times on the pages: the viewer’s time zone, UTC on hover, UTC without JavaScript', () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   it('a request page in Tokyo shows Tokyo time with the UTC text in the title; without JavaScript the UTC text stays', async () => {
     const f = makeServerFixture({ publicOrigin: undefined });
     const served = await servePages(f.app);
     try {
       const { requestId } = await f.proposeTransfer();
       for (const javaScriptEnabled of [true, false]) {
-        const context = await browser!.newContext({ timezoneId: 'Asia/Tokyo', viewport: { width: 390, height: 844 }, javaScriptEnabled });
+        const context = await (await sharedChromium()).newContext({ timezoneId: 'Asia/Tokyo', viewport: { width: 390, height: 844 }, javaScriptEnabled });
         try {
           const page = await context.newPage();
           await page.goto(`${served.base}/requests/${requestId}`);

@@ -1,23 +1,20 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import { checkPasskeyEvidence, MemoryPasskeyStore } from '@countersign/core/passkey';
 import { loadPolicy } from '@countersign/core/policy';
 import { PASSKEY_POLICY_YAML as POLICY } from '@countersign/core/testing';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineAssertionCheck } from '../passkey/webauthn-verifier.ts';
+import { browserTestsRun, sharedChromium, signInByRequest } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
-/** COUNTERSIGN_CHROMIUM: another Chromium binary (e.g. one unpacked outside /usr/bin). */
-const CHROMIUM = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const runInCi = process.env.CI !== undefined && process.env.CI !== '';
-const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+/** Screenshots for people to look at, only when asked for, like the other browser tests. */
+const SCREENS = process.env.COUNTERSIGN_SCREENS_DIR;
 
 
-let browser: Browser;
 let f: ServerFixture & { passkeyStore: MemoryPasskeyStore };
 let server: ServerType;
 /** WebAuthn needs a secure context: http://localhost is one (127.0.0.1 is not a valid RP id). */
@@ -46,19 +43,18 @@ async function dispatch(requestId: string, callId: string): Promise<string> {
   return ((await res.json()) as { status: string }).status;
 }
 
-/** A signed-in page with a virtual platform authenticator (CTAP2, internal, user verification on). */
+/**
+ * A signed-in page with a virtual platform authenticator (CTAP2, internal, user verification on).
+ * Signed in by request: the sign-in form is driven by the test without JavaScript below.
+ */
 async function signedInWithAuthenticator(hasResidentKey = true): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
+  await signInByRequest(context, base, 'fiona', FIONA_PASSWORD);
   const page = await context.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Approver id').fill('fiona');
-  await page.getByLabel('Password').fill(FIONA_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/`);
   return { page, cdp, authenticatorId };
 }
 
@@ -125,17 +121,7 @@ function present(page: Page, send: Decision, passkeyAssertion: Assertion): Promi
   );
 }
 
-describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Chromium (virtual authenticator)', () => {
-  beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is required in CI for the browser tests`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--host-resolver-rules=MAP localhost 127.0.0.1'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+describe.skipIf(!browserTestsRun)('passkey-signed approvals in headless Chromium (virtual authenticator)', () => {
   beforeEach(async () => {
     const passkeyStore = new MemoryPasskeyStore();
     f = { ...makeServerFixture({ publicOrigin: undefined, passkeys: { store: passkeyStore, origin: () => base } }, { policy: loadPolicy(POLICY, 'yaml') }), passkeyStore };
@@ -143,7 +129,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });
     base = `http://localhost:${(server.address() as AddressInfo).port}`;
-    context = await browser.newContext();
+    context = await (await sharedChromium()).newContext();
     // Generous: the machine is shared; nothing here asserts on time.
     context.setDefaultTimeout(20_000);
   });
@@ -164,10 +150,12 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     const requestId = await proposeTransfer('call-pk-1');
     await page.goto(`${base}/requests/${requestId}`);
     expect(await page.locator('#passkey-decision').count()).toBe(1);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: join(SCREENSHOTS, `passkey-request-${width}.png`), fullPage: true });
+    if (SCREENS !== undefined) {
+      mkdirSync(SCREENS, { recursive: true });
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.screenshot({ path: join(SCREENS, `passkey-request-${width}.png`), fullPage: true });
+      }
     }
     await page.getByRole('button', { name: 'Approve this call' }).click();
     await page.waitForURL(`${base}/requests/${requestId}?done=approved`);
@@ -181,10 +169,12 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
     expect(await dispatch(requestId, 'call-pk-1')).not.toBe('executed');
     expect(f.executions).toHaveLength(1);
 
-    for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.goto(`${base}/passkeys`);
-      await page.screenshot({ path: join(SCREENSHOTS, `passkeys-page-${width}.png`), fullPage: true });
+    if (SCREENS !== undefined) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${base}/passkeys`);
+        await page.screenshot({ path: join(SCREENS, `passkeys-page-${width}.png`), fullPage: true });
+      }
     }
   });
 
@@ -314,7 +304,7 @@ describe.skipIf(!available && !runInCi)('passkey-signed approvals in headless Ch
   });
 
   it('a page decision without JavaScript is refused for a passkey rule: the form alone cannot approve', { timeout: 60_000 }, async () => {
-    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    const noScript = await (await sharedChromium()).newContext({ javaScriptEnabled: false });
     try {
       const page = await noScript.newPage();
       await page.goto(`${base}/login`);

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve } from '@hono/node-server';
 import { loadPolicy } from '@countersign/core/policy';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, launchChromium, submitLogin } from '../testing/chromium.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { browserTestsRun, signedInContext } from '../testing/chromium.ts';
 import { AGENT_TOKEN, FIONA_PASSWORD, makeServerFixture, type ServerFixture } from '../testing/server-fixture.ts';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../../../test-results/screenshots', import.meta.url));
@@ -41,7 +41,6 @@ const HOSTILE_ARGS = {
   items: [{ sku: 'A'.repeat(300), qty: 1000000 }],
 };
 
-let browser: Browser;
 let f: ServerFixture;
 let server: ServerType;
 let base: string;
@@ -100,12 +99,13 @@ async function seed() {
   ).requestId;
 }
 
+/** A page signed in as fiona on the request list, `width` px wide; closed when the test ends. */
 async function signIn(width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await signedInContext(base, 'fiona', FIONA_PASSWORD, { viewport: { width, height: 900 } });
+  onTestFinished(() => context.close());
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await submitLogin(page, 'fiona', FIONA_PASSWORD, `${base}/`);
+  await page.goto(`${base}/`);
   return page;
 }
 
@@ -136,7 +136,6 @@ async function expectNoOverflow(page: Page, name: string, width: number) {
 describe.skipIf(!browserTestsRun)('pages at 390 px and 1280 px: no horizontal overflow, every state', () => {
   beforeAll(async () => {
     mkdirSync(SCREENS ?? SCREENSHOTS, { recursive: true });
-    browser = await launchChromium();
     f = makeServerFixture({ publicOrigin: undefined }, { policy: loadPolicy(POLICY, 'yaml') });
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: f.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
@@ -145,7 +144,6 @@ describe.skipIf(!browserTestsRun)('pages at 390 px and 1280 px: no horizontal ov
     await seed();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await f?.close();
     await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
   });
@@ -166,7 +164,6 @@ describe.skipIf(!browserTestsRun)('pages at 390 px and 1280 px: no horizontal ov
       }
       await page.goto(`${base}/audit`);
       await expectNoOverflow(page, 'audit', width);
-      await page.context().close();
     }, 120_000);
   }
 });
