@@ -156,6 +156,18 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
     const output = live[Symbol.asyncIterator]();
     let sessionId = '';
     let mode: 'default' | 'acceptEdits' = 'default';
+    /** The runtime's messages up to the result of the message just sent: the refusals it relayed, the session id. */
+    async function untilResult() {
+      const denials: string[] = [];
+      for (;;) {
+        const next = await output.next();
+        if (next.done === true) throw new Error('the Claude runtime ended the session before the turn finished');
+        const message = next.value;
+        if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
+        collectDenials(message, denials);
+        if (message.type === 'result') return { sessionId, denials, refusedRequest: message.is_error ? refusedByProxy(new Error(resultText(message)), wired.guard) : undefined };
+      }
+    }
     const handle: LiveSession = {
       model: own,
       guard: wired.guard,
@@ -170,15 +182,16 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
         }
         own.script(...turns);
         input.send('do the task');
-        const denials: string[] = [];
-        for (;;) {
-          const next = await output.next();
-          if (next.done === true) throw new Error('the Claude runtime ended the session before the turn finished');
-          const message = next.value;
-          if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
-          collectDenials(message, denials);
-          if (message.type === 'result') return { sessionId, denials, refusedRequest: message.is_error ? refusedByProxy(new Error(resultText(message)), wired.guard) : undefined };
-        }
+        return untilResult();
+      },
+      async clear() {
+        // A turn the runtime ended early (a model request the proxy refused) leaves scripted answers that belong to the old session.
+        own.dropUnused();
+        const before = sessionId;
+        input.send('/clear');
+        await untilResult();
+        if (sessionId === before) throw new Error('/clear did not start a new SDK session');
+        return sessionId;
       },
       async close() {
         sessions.delete(handle);
@@ -219,6 +232,12 @@ export interface LiveSession {
   readonly sessionId: string;
   /** One user message: the model makes `turns`; resolves at the runtime's result message. */
   turn(turns: ScriptedTurn[], options?: { permissionMode?: 'default' | 'acceptEdits' }): Promise<{ sessionId: string; denials: string[]; refusedRequest: string | undefined }>;
+  /**
+   * `/clear`: the same runtime process starts a new SDK session (new id, so a new
+   * Countersign run; an empty conversation), as a fresh `query` would without its
+   * start-up. Resolves to the new session id.
+   */
+  clear(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -23,7 +23,8 @@ rules:
     verdict: allow
 `;
 
-export function bankServer(executions: Executions) {
+/** `executions` is where each run is recorded: a list, or anything that takes `push` (a runtime shared by several apps routes to the current app's list). */
+export function bankServer(executions: Pick<Executions, 'push'>) {
   const ran = (name: string, args: unknown) => {
     executions.push({ tool: `mcp__bank__${name}`, args });
     return { content: [{ type: 'text' as const, text: `${name} done` }] };
