@@ -9,16 +9,27 @@ import { claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-
  * Every case, with the real runtime, on one wiring (two files, so the two wirings run side
  * by side). The cases share one gate and one live runtime session (`h.session()`: the
  * runtime starts once, each call is a new turn of the same session, so the same
- * Countersign run); every case uses its own tool-use ids and files. A case that needs
- * its own query (a real `resume`, another port) runs one.
+ * Countersign run); every case uses its own tool-use ids and files. The gate-unreachable
+ * case makes the session's port fail for its turn. A case that needs its own query (a
+ * real `resume`) runs one.
  */
 export function describeClaudeHooks(wiring: Wiring): void {
 describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
   let h: Awaited<ReturnType<typeof claudeHarness>>;
   let s: LiveSession;
+  /** While set, the session's hooks find the gate unreachable: every proposal fails as a refused connection would. */
+  let gateDown = false;
   beforeAll(async () => {
     h = await claudeHarness(wiring);
-    s = await h.session();
+    const port = h.port;
+    const flaky = new Proxy(port, {
+      get(target, key) {
+        if (key === 'propose' && gateDown) return async () => Promise.reject(new Error('connection refused'));
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    s = await h.session({ hooks: { port: flaky } });
   });
   afterAll(async () => h?.close());
 
@@ -110,11 +121,13 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
 
   it('a gate that cannot be reached refuses the call (store_unavailable); the shell command never runs', async () => {
     const marker = join(h.work, 'ran.txt');
-    const unreachable = new Proxy(h.port, {
-      get: (target, key) => (key === 'propose' ? async () => Promise.reject(new Error('connection refused')) : Reflect.get(target, key)),
-    });
-    const { denials } = await h.run([[{ id: 'toolu_down', name: 'Bash', input: { command: `touch ${marker}` } }]], { hooks: { port: unreachable } });
-    expect(denials.join()).toContain('store_unavailable');
+    gateDown = true;
+    try {
+      const { denials } = await s.turn([[{ id: 'toolu_down', name: 'Bash', input: { command: `touch ${marker}` } }]]);
+      expect(denials.join()).toContain('store_unavailable');
+    } finally {
+      gateDown = false;
+    }
     expect(existsSync(marker)).toBe(false);
   }, 60_000);
 });
