@@ -16,7 +16,7 @@ import { type ScriptedMessagesServer, type ScriptedTurn, startScriptedMessagesSe
 export const RUNTIME_VERSION = JSON.parse(readFileSync(new URL('package.json', import.meta.resolve('@anthropic-ai/claude-agent-sdk')), 'utf8')).version as string;
 
 /** Echo commands and subagents run freely; any other shell command and every file write need an ops approver; no rule names Read. */
-const POLICY = `
+export const CODING_POLICY = `
 version: 1
 rules:
   - id: harmless-echo
@@ -38,6 +38,9 @@ rules:
     verdict: approve
     approval: { approvers: { roles: [ops] }, ttlSeconds: 600 }
 `;
+
+/** The runtime's tools the gate lists by default (Edit is left out on purpose: a tool the gate does not even list). */
+export const CODING_TOOLS = ['Bash', 'Write', 'Read', 'Agent'] as const;
 
 export const OPS = { id: 'olga', roles: ['ops'] };
 
@@ -69,12 +72,12 @@ function collectDenials(message: SDKMessage, denials: string[]): void {
 /**
  * A gate (memory store), the port each wiring uses, a scripted model and a scratch
  * working directory. `setup` replaces the gate's policy and the tools it lists (default:
- * the shell, file and subagent policy above).
+ * the shell, file and subagent policy above, and its tools).
  */
 export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string; toolNames?: readonly string[] } = {}) {
   const fixture = makeGateFixture({
-    policy: loadPolicy(setup.policyYaml ?? POLICY, 'yaml'),
-    tools: frameworkToolRegistry(runtimeToolDefinitions(setup.toolNames ?? ['Bash', 'Write', 'Read', 'Agent'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
+    policy: loadPolicy(setup.policyYaml ?? CODING_POLICY, 'yaml'),
+    tools: frameworkToolRegistry(runtimeToolDefinitions(setup.toolNames ?? CODING_TOOLS, RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
   });
   const pair = wiring === 'client' ? linkedPair({ gate: fixture.gate }) : undefined;
   const port: GatePort = pair?.client ?? new InProcessGatePort(fixture.gate);

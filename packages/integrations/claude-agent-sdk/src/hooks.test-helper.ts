@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-helper.ts';
+import { CODING_POLICY, CODING_TOOLS, claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-helper.ts';
+import { BANK_RULES, BANK_TOOLS, bankServer, type Executions } from './bank.test-helper.ts';
 
 // The real Claude Agent SDK runtime (its platform package from the npm registry) against a
 // scripted Messages API on loopback: no network, no API key.
 /**
  * Every case, with the real runtime, on one wiring (two files, so the two wirings run side
- * by side). The cases share one gate and one live runtime session (`h.session()`: the
+ * by side): the runtime's own tools and an SDK MCP server's (the bank's). The cases share one gate and one live runtime session (`h.session()`: the
  * runtime starts once, each call is a new turn of the same session, so the same
  * Countersign run); every case uses its own tool-use ids and files. The gate-unreachable
  * case makes the session's port fail for its turn. A case that needs its own query (a
@@ -19,8 +20,10 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
   let s: LiveSession;
   /** While set, the session's hooks find the gate unreachable: every proposal fails as a refused connection would. */
   let gateDown = false;
+  /** What the bank's tools (an SDK MCP server of the session) ran. */
+  const executions: Executions = [];
   beforeAll(async () => {
-    h = await claudeHarness(wiring);
+    h = await claudeHarness(wiring, { policyYaml: `${CODING_POLICY}${BANK_RULES}`, toolNames: [...CODING_TOOLS, ...BANK_TOOLS] });
     const port = h.port;
     const flaky = new Proxy(port, {
       get(target, key) {
@@ -29,7 +32,7 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    s = await h.session({ hooks: { port: flaky } });
+    s = await h.session({ hooks: { port: flaky }, mcpServers: { bank: bankServer(executions) } });
   });
   afterAll(async () => h?.close());
 
@@ -107,6 +110,27 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
     expect(readFileSync(secret, 'utf8')).toBe('the original\n');
     expect(JSON.stringify(s.model.toolResults)).not.toContain('the original');
   }, 60_000);
+
+  it('an MCP tool (an SDK MCP server given in `mcpServers`) that needs approval is held, then runs once after the approver decides in Countersign; a replay is already_consumed', async () => {
+    const transfer = { id: 'toolu_mcp_pay', name: 'mcp__bank__transfer', input: { to: 'alice', amount: 2500 } };
+    const held = await s.turn([[transfer]]);
+    expect(executions).toEqual([]);
+    expect(held.denials.join()).toContain('countersign:not_approved:approval_pending');
+    const proposal = await proposalOf(held.sessionId, transfer.id);
+    const request = await h.fixture.ledger.findApprovalRequestByProposal(proposal.proposalId);
+    expect(request).toMatchObject({ status: 'pending' });
+    await h.fixture.gate.approvals.decide(OPS, { requestId: request?.requestId ?? '', decision: 'approve' });
+
+    const ran = await s.turn([[transfer]]);
+    expect(ran.sessionId).toBe(held.sessionId);
+    expect(ran.denials).toEqual([]);
+    expect(executions).toEqual([{ tool: 'mcp__bank__transfer', args: { to: 'alice', amount: 2500 } }]);
+    expect(await h.port.callStatus(proposal.proposalId)).toMatchObject({ ok: true, call: { state: 'succeeded' } });
+
+    const replay = await s.turn([[transfer]]);
+    expect(replay.denials.join()).toContain('countersign:not_approved:already_consumed');
+    expect(executions).toHaveLength(1);
+  }, 120_000);
 
   it("a subagent's tool calls go through the same hooks: its shell command waits for approval and does not run", async () => {
     const marker = join(h.work, 'subagent-ran.txt');
