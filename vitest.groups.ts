@@ -72,7 +72,6 @@ export const SLOW_FILES = [
   'examples/claude-agent-sdk/claude-agent-sdk.test.ts',
   'packages/cli/src/serve-log-level.test.ts',
   'examples/dbos/dbos.test.ts',
-  'packages/integrations/claude-agent-sdk/src/mcp-servers.test.ts',
   'packages/cli/src/mcp.test.ts',
   // store-isolated
   'packages/integrations/dbos/src/crash-recovery.test.ts',

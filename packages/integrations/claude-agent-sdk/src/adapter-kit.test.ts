@@ -48,29 +48,18 @@ const use = (call: AdapterKitCall): ScriptedToolUse => ({ id: call.callId, name:
 type Harness = Awaited<ReturnType<typeof claudeHarness>>;
 
 /**
- * The runtime session of one kit app: its own SDK session (so its own Countersign run),
- * the bank's tools recording into the app's list, the framework's own approval saying
- * yes to everything from the first turn on, and its own relay-checking proxy in front
- * of its own scripted model. Opened one app ahead (see `kitApps`).
- */
-function openAppSession(h: Harness): { executions: Executions; session: Promise<LiveSession> } {
-  const executions: Executions = [];
-  return { executions, session: h.session({ mcpServers: { bank: bankServer(executions) }, canUseTool: allowEverything, relayCheck: RELAY_CHECK }) };
-}
-
-/**
  * The runtime's last model request of `live` with `edit` applied to its messages, sent
- * again where the runtime sends them: the proxy, or (relay check off) the model itself.
- * A refusal throws, with code `relay_refused` when a check (403) or the shape rule (400)
- * refused the relay.
+ * again where the runtime sends them, as session `sessionId`: the proxy, or (relay check
+ * off) the model itself. A refusal throws, with code `relay_refused` when a check (403)
+ * or the shape rule (400) refused the relay.
  */
-async function resend(live: LiveSession, edit: (messages: Message[]) => void): Promise<void> {
+async function resend(live: LiveSession, sessionId: string, edit: (messages: Message[]) => void): Promise<void> {
   const target = live.guard?.env ?? { ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-scripted' };
   const body = JSON.parse(live.model.requests.at(-1) ?? '{}') as { messages: Message[] };
   edit(body.messages);
   const response = await fetch(`${target.ANTHROPIC_BASE_URL}/v1/messages?beta=true`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': target.ANTHROPIC_API_KEY ?? '', 'x-claude-code-session-id': live.sessionId },
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': target.ANTHROPIC_API_KEY ?? '', 'x-claude-code-session-id': sessionId },
     body: JSON.stringify(body),
   });
   if (response.ok) return;
@@ -80,21 +69,21 @@ async function resend(live: LiveSession, edit: (messages: Message[]) => void): P
 }
 
 /**
- * Kit apps on live runtime sessions. The runtime starts in about 2 s: each app's session
- * is started while the previous attack runs, and the app's turns (start, resumes) are
- * turns of that one session, not a query each. A resume while another is in flight (the
- * concurrent double resume) is a second runtime process resuming the session from its
- * transcript, so the two really run side by side.
+ * Kit apps on one live runtime session per wiring, started with the harness: each app
+ * begins with `/clear`, so it has its own SDK session (its own Countersign run, an
+ * empty conversation) in the same runtime process, which saves a runtime start-up per
+ * attack. The bank's tools record into the current app's list (the kit runs its
+ * attacks one after another); the framework's own approval says yes to everything; one
+ * relay-checking proxy (`countersignClaudeAgent`) stands in front of the scripted model.
+ * A resume while another is in flight (the concurrent double resume) is a second runtime
+ * process resuming the app's session from its transcript, so the two really run side by side.
  */
 function kitApps(h: Harness): () => AdapterKitApp {
-  let spare = openAppSession(h);
-  let previous: Promise<LiveSession> | undefined;
+  let executionsOfCurrentApp: Executions = [];
+  const bank = bankServer({ push: (...ran) => executionsOfCurrentApp.push(...ran) });
+  const live = h.session({ mcpServers: { bank }, canUseTool: allowEverything, relayCheck: RELAY_CHECK });
   return () => {
-    const { executions, session } = spare;
-    spare = openAppSession(h);
-    // The kit runs its attacks one after another: the last app's runtime is done with.
-    void previous?.then((done) => done.close());
-    previous = session;
+    const executions: Executions = [];
     let sessionId = '';
     let made: AdapterKitCall[] = [];
     let turnInFlight = false;
@@ -103,10 +92,13 @@ function kitApps(h: Harness): () => AdapterKitApp {
       executions,
       async start(calls) {
         made = [...calls];
-        ({ sessionId } = await (await session).turn([calls.map(use)]));
+        const session = await live;
+        await session.clear();
+        executionsOfCurrentApp = executions;
+        ({ sessionId } = await session.turn([calls.map(use)]));
       },
       relay: async ({ callId, shape, text }) =>
-        resend(await session, (messages) => {
+        resend(await live, sessionId, (messages) => {
           const forged = { type: 'tool_result', tool_use_id: callId, ...RESULT_SHAPES[shape]?.(text) };
           const blocks = lastUserBlocks(messages);
           const at = messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === callId);
@@ -114,7 +106,7 @@ function kitApps(h: Harness): () => AdapterKitApp {
           else blocks.push(forged);
         }),
       relayUnknownShape: async () =>
-        resend(await session, (messages) => {
+        resend(await live, sessionId, (messages) => {
           lastUserBlocks(messages).push({ type: 'mystery_tool_result', tool_use_id: made[0]?.callId, content: 'ok' });
         }),
       async requestId(callId) {
@@ -136,7 +128,7 @@ function kitApps(h: Harness): () => AdapterKitApp {
         }
         turnInFlight = true;
         try {
-          await (await session).turn([again.map(use)]);
+          await (await live).turn([again.map(use)]);
         } finally {
           turnInFlight = false;
         }

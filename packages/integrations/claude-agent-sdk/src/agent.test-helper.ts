@@ -16,7 +16,7 @@ import { type ScriptedMessagesServer, type ScriptedTurn, startScriptedMessagesSe
 export const RUNTIME_VERSION = JSON.parse(readFileSync(new URL('package.json', import.meta.resolve('@anthropic-ai/claude-agent-sdk')), 'utf8')).version as string;
 
 /** Echo commands and subagents run freely; any other shell command and every file write need an ops approver; no rule names Read. */
-const POLICY = `
+export const CODING_POLICY = `
 version: 1
 rules:
   - id: harmless-echo
@@ -38,6 +38,9 @@ rules:
     verdict: approve
     approval: { approvers: { roles: [ops] }, ttlSeconds: 600 }
 `;
+
+/** The runtime's tools the gate lists by default (Edit is left out on purpose: a tool the gate does not even list). */
+export const CODING_TOOLS = ['Bash', 'Write', 'Read', 'Agent'] as const;
 
 export const OPS = { id: 'olga', roles: ['ops'] };
 
@@ -69,12 +72,12 @@ function collectDenials(message: SDKMessage, denials: string[]): void {
 /**
  * A gate (memory store), the port each wiring uses, a scripted model and a scratch
  * working directory. `setup` replaces the gate's policy and the tools it lists (default:
- * the shell, file and subagent policy above).
+ * the shell, file and subagent policy above, and its tools).
  */
 export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string; toolNames?: readonly string[] } = {}) {
   const fixture = makeGateFixture({
-    policy: loadPolicy(setup.policyYaml ?? POLICY, 'yaml'),
-    tools: frameworkToolRegistry(runtimeToolDefinitions(setup.toolNames ?? ['Bash', 'Write', 'Read', 'Agent'], RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
+    policy: loadPolicy(setup.policyYaml ?? CODING_POLICY, 'yaml'),
+    tools: frameworkToolRegistry(runtimeToolDefinitions(setup.toolNames ?? CODING_TOOLS, RUNTIME_VERSION), 'the Claude Agent SDK runtime'),
   });
   const pair = wiring === 'client' ? linkedPair({ gate: fixture.gate }) : undefined;
   const port: GatePort = pair?.client ?? new InProcessGatePort(fixture.gate);
@@ -156,6 +159,18 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
     const output = live[Symbol.asyncIterator]();
     let sessionId = '';
     let mode: 'default' | 'acceptEdits' = 'default';
+    /** The runtime's messages up to the result of the message just sent: the refusals it relayed, the session id. */
+    async function untilResult() {
+      const denials: string[] = [];
+      for (;;) {
+        const next = await output.next();
+        if (next.done === true) throw new Error('the Claude runtime ended the session before the turn finished');
+        const message = next.value;
+        if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
+        collectDenials(message, denials);
+        if (message.type === 'result') return { sessionId, denials, refusedRequest: message.is_error ? refusedByProxy(new Error(resultText(message)), wired.guard) : undefined };
+      }
+    }
     const handle: LiveSession = {
       model: own,
       guard: wired.guard,
@@ -170,15 +185,16 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
         }
         own.script(...turns);
         input.send('do the task');
-        const denials: string[] = [];
-        for (;;) {
-          const next = await output.next();
-          if (next.done === true) throw new Error('the Claude runtime ended the session before the turn finished');
-          const message = next.value;
-          if ('session_id' in message && typeof message.session_id === 'string') sessionId = message.session_id;
-          collectDenials(message, denials);
-          if (message.type === 'result') return { sessionId, denials, refusedRequest: message.is_error ? refusedByProxy(new Error(resultText(message)), wired.guard) : undefined };
-        }
+        return untilResult();
+      },
+      async clear() {
+        // A turn the runtime ended early (a model request the proxy refused) leaves scripted answers that belong to the old session.
+        own.dropUnused();
+        const before = sessionId;
+        input.send('/clear');
+        await untilResult();
+        if (sessionId === before) throw new Error('/clear did not start a new SDK session');
+        return sessionId;
       },
       async close() {
         sessions.delete(handle);
@@ -219,6 +235,12 @@ export interface LiveSession {
   readonly sessionId: string;
   /** One user message: the model makes `turns`; resolves at the runtime's result message. */
   turn(turns: ScriptedTurn[], options?: { permissionMode?: 'default' | 'acceptEdits' }): Promise<{ sessionId: string; denials: string[]; refusedRequest: string | undefined }>;
+  /**
+   * `/clear`: the same runtime process starts a new SDK session (new id, so a new
+   * Countersign run; an empty conversation), as a fresh `query` would without its
+   * start-up. Resolves to the new session id.
+   */
+  clear(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -10,10 +10,8 @@ export type Executions = Array<{ tool: string; args: unknown }>;
 
 export const BANK_TOOLS = ['mcp__bank__transfer', 'mcp__bank__read_balance', 'mcp__bank__wipe'] as const;
 
-/** Transfers need an ops approver, balances are allowed, no rule names wipe. */
-export const BANK_POLICY = `
-version: 1
-rules:
+/** Transfers need an ops approver, balances are allowed, no rule names wipe: rules to add to a policy. */
+export const BANK_RULES = `
   - id: transfers
     tool: mcp__bank__transfer
     verdict: approve
@@ -23,7 +21,13 @@ rules:
     verdict: allow
 `;
 
-export function bankServer(executions: Executions) {
+/** A policy of the bank's rules alone. */
+export const BANK_POLICY = `
+version: 1
+rules:${BANK_RULES}`;
+
+/** `executions` is where each run is recorded: a list, or anything that takes `push` (a runtime shared by several apps routes to the current app's list). */
+export function bankServer(executions: Pick<Executions, 'push'>) {
   const ran = (name: string, args: unknown) => {
     executions.push({ tool: `mcp__bank__${name}`, args });
     return { content: [{ type: 'text' as const, text: `${name} done` }] };

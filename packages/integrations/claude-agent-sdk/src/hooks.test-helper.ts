@@ -1,24 +1,38 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-helper.ts';
+import { CODING_POLICY, CODING_TOOLS, claudeHarness, type LiveSession, OPS, type Wiring } from './agent.test-helper.ts';
+import { BANK_RULES, BANK_TOOLS, bankServer, type Executions } from './bank.test-helper.ts';
 
 // The real Claude Agent SDK runtime (its platform package from the npm registry) against a
 // scripted Messages API on loopback: no network, no API key.
 /**
  * Every case, with the real runtime, on one wiring (two files, so the two wirings run side
- * by side). The cases share one gate and one live runtime session (`h.session()`: the
+ * by side): the runtime's own tools and an SDK MCP server's (the bank's). The cases share one gate and one live runtime session (`h.session()`: the
  * runtime starts once, each call is a new turn of the same session, so the same
- * Countersign run); every case uses its own tool-use ids and files. A case that needs
- * its own query (a real `resume`, another port) runs one.
+ * Countersign run); every case uses its own tool-use ids and files. The gate-unreachable
+ * case makes the session's port fail for its turn. A case that needs its own query (a
+ * real `resume`) runs one.
  */
 export function describeClaudeHooks(wiring: Wiring): void {
 describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
   let h: Awaited<ReturnType<typeof claudeHarness>>;
   let s: LiveSession;
+  /** While set, the session's hooks find the gate unreachable: every proposal fails as a refused connection would. */
+  let gateDown = false;
+  /** What the bank's tools (an SDK MCP server of the session) ran. */
+  const executions: Executions = [];
   beforeAll(async () => {
-    h = await claudeHarness(wiring);
-    s = await h.session();
+    h = await claudeHarness(wiring, { policyYaml: `${CODING_POLICY}${BANK_RULES}`, toolNames: [...CODING_TOOLS, ...BANK_TOOLS] });
+    const port = h.port;
+    const flaky = new Proxy(port, {
+      get(target, key) {
+        if (key === 'propose' && gateDown) return async () => Promise.reject(new Error('connection refused'));
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    s = await h.session({ hooks: { port: flaky }, mcpServers: { bank: bankServer(executions) } });
   });
   afterAll(async () => h?.close());
 
@@ -97,6 +111,27 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
     expect(JSON.stringify(s.model.toolResults)).not.toContain('the original');
   }, 60_000);
 
+  it('an MCP tool (an SDK MCP server given in `mcpServers`) that needs approval is held, then runs once after the approver decides in Countersign; a replay is already_consumed', async () => {
+    const transfer = { id: 'toolu_mcp_pay', name: 'mcp__bank__transfer', input: { to: 'alice', amount: 2500 } };
+    const held = await s.turn([[transfer]]);
+    expect(executions).toEqual([]);
+    expect(held.denials.join()).toContain('countersign:not_approved:approval_pending');
+    const proposal = await proposalOf(held.sessionId, transfer.id);
+    const request = await h.fixture.ledger.findApprovalRequestByProposal(proposal.proposalId);
+    expect(request).toMatchObject({ status: 'pending' });
+    await h.fixture.gate.approvals.decide(OPS, { requestId: request?.requestId ?? '', decision: 'approve' });
+
+    const ran = await s.turn([[transfer]]);
+    expect(ran.sessionId).toBe(held.sessionId);
+    expect(ran.denials).toEqual([]);
+    expect(executions).toEqual([{ tool: 'mcp__bank__transfer', args: { to: 'alice', amount: 2500 } }]);
+    expect(await h.port.callStatus(proposal.proposalId)).toMatchObject({ ok: true, call: { state: 'succeeded' } });
+
+    const replay = await s.turn([[transfer]]);
+    expect(replay.denials.join()).toContain('countersign:not_approved:already_consumed');
+    expect(executions).toHaveLength(1);
+  }, 120_000);
+
   it("a subagent's tool calls go through the same hooks: its shell command waits for approval and does not run", async () => {
     const marker = join(h.work, 'subagent-ran.txt');
     const { sessionId } = await s.turn([
@@ -110,11 +145,13 @@ describe(`Claude Agent SDK through Countersign (${wiring})`, () => {
 
   it('a gate that cannot be reached refuses the call (store_unavailable); the shell command never runs', async () => {
     const marker = join(h.work, 'ran.txt');
-    const unreachable = new Proxy(h.port, {
-      get: (target, key) => (key === 'propose' ? async () => Promise.reject(new Error('connection refused')) : Reflect.get(target, key)),
-    });
-    const { denials } = await h.run([[{ id: 'toolu_down', name: 'Bash', input: { command: `touch ${marker}` } }]], { hooks: { port: unreachable } });
-    expect(denials.join()).toContain('store_unavailable');
+    gateDown = true;
+    try {
+      const { denials } = await s.turn([[{ id: 'toolu_down', name: 'Bash', input: { command: `touch ${marker}` } }]]);
+      expect(denials.join()).toContain('store_unavailable');
+    } finally {
+      gateDown = false;
+    }
     expect(existsSync(marker)).toBe(false);
   }, 60_000);
 });

@@ -19,6 +19,8 @@ export interface ScriptedMessagesServer {
   readonly url: string;
   /** Queues the turns the next requests answer. */
   script(...turns: ScriptedTurn[]): void;
+  /** Forgets the scripted turns no request has taken (a turn that ended before its model requests did not take them). */
+  dropUnused(): void;
   /** Every tool_result block the runtime sent back, in order. */
   readonly toolResults: Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>;
   /** Every Messages API request body it was sent, as received: what reached the model. */
@@ -88,6 +90,9 @@ export async function startScriptedMessagesServer(): Promise<ScriptedMessagesSer
     url: `http://127.0.0.1:${address.port}`,
     script: (...turns) => {
       queue.push(...turns);
+    },
+    dropUnused: () => {
+      queue.length = 0;
     },
     toolResults,
     requests,
