@@ -199,6 +199,10 @@ export async function claudeHarness(wiring: Wiring, setup: { policyYaml?: string
       async close() {
         sessions.delete(handle);
         input.end();
+        // The runtime ends on its own once its input ends; its messages end with its process.
+        // Closing at once left it writing its logs into the scratch home after the harness
+        // had removed it (a folder left in the temporary directory per session).
+        await untilEnded(output, 5_000);
         live.close();
         await own.close();
       },
@@ -248,6 +252,25 @@ export interface LiveSession {
  * A model request the relay-checking proxy refused (a 4xx answer, which the runtime
  * reports as `API Error: 4…`): its text. Anything else is a failure of the test's setup.
  */
+/** Reads `output` to its end (the runtime's process has exited), or gives up after `ms`. */
+async function untilEnded(output: AsyncIterator<SDKMessage>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), ms);
+  });
+  try {
+    while (Date.now() < deadline) {
+      const next = await Promise.race([output.next(), timedOut]);
+      if (next === 'timed out' || next.done === true) return;
+    }
+  } catch {
+    // A session that ends with an error has ended all the same.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function refusedByProxy(error: unknown, guard: CountersignClaudeAgent | undefined): string {
   const message = error instanceof Error ? error.message : String(error);
   if (guard === undefined || !message.includes('API Error: 4')) throw error;
