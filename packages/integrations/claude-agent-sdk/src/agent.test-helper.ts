@@ -254,13 +254,12 @@ export interface LiveSession {
  */
 /** Reads `output` to its end (the runtime's process has exited), or gives up after `ms`. */
 async function untilEnded(output: AsyncIterator<SDKMessage>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed out'>((resolve) => {
     timer = setTimeout(() => resolve('timed out'), ms);
   });
   try {
-    while (Date.now() < deadline) {
+    for (;;) {
       const next = await Promise.race([output.next(), timedOut]);
       if (next === 'timed out' || next.done === true) return;
     }
