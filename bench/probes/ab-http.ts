@@ -4,6 +4,7 @@
  * alternating A,B,B,A,… so drift on a shared machine falls on both sides alike. Prints
  * server CPU per round trip and round trips per second (medians), each with its per-pair B/A ratios.
  *   node --conditions=countersign-source bench/probes/ab-http.ts <memory|sqlite|postgres> <pd|pac|pa1c> <clients> <seconds> <pairs> <dirA> <dirB>
+ * AB_CHILD_B: another server child for side B, relative to dirB (e.g. bench/probes/stubbed-gate-child.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,8 +20,8 @@ const FLOWS: Record<string, Flow> = { pd: proposeDispatch, pac: proposeAuthorize
 const flow = FLOWS[flowName]!;
 const clients = Number(clientsText);
 
-async function start(dir: string) {
-  const child: ChildProcess = fork(join(dir, 'bench/http-server-child.ts'), kind === 'postgres' ? [kind, PG_URL] : [kind], {
+async function start(dir: string, script = 'bench/http-server-child.ts') {
+  const child: ChildProcess = fork(join(dir, script), kind === 'postgres' ? [kind, PG_URL] : [kind], {
     cwd: dir,
     execArgv: ['--conditions=countersign-source'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -35,7 +36,7 @@ async function start(dir: string) {
   return { child, client, cpu };
 }
 
-const servers = [await start(dirA), await start(dirB)];
+const servers = [await start(dirA), await start(dirB, process.env.AB_CHILD_B)];
 let tag = 0;
 /** One flow run against one server: its CPU per round trip (µs) and round trips per second. */
 type Measurement = { cpu: number; rate: number };

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGate, hmacKey, Keyring, loadPolicy } from '@countersign/core';
@@ -12,7 +12,8 @@ rules:
     approval: { approvers: { roles: [finance] } }
 `;
 const transfers: unknown[] = [];
-const store = openSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'countersign-')), 'countersign.sqlite') });
+const dir = mkdtempSync(join(tmpdir(), 'countersign-'));   // a fresh store per run: this demo's call ids repeat
+const store = openSqliteStore({ path: join(dir, 'countersign.sqlite') });
 const gate = createGate({
   store,                                     // ledger, audit log and tool definitions of one store (memoryStore() for memory)
   policy: loadPolicy(POLICY, 'yaml'),        // or: await loadPolicyFile('policy.yaml')
@@ -52,3 +53,4 @@ const replay = await gate.dispatch({ proposalId: proposed.proposalId, token }); 
 console.log(`replay:         ${replay.status}${replay.status === 'not_approved' ? ` (${replay.reason})` : ''}`);
 console.log(`transfers made: ${JSON.stringify(transfers)}`);
 await store.close();
+rmSync(dir, { recursive: true });           // a real service keeps its store, and with it the audit trail
