@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, registerSummaries } from './command-table.ts';
@@ -13,6 +15,7 @@ const RECORD_LOADS = join(import.meta.dirname, 'testing', 'record-loads.mjs');
 function modulesLoadedBy(argv: string[]): string[] {
   const run = spawnSync(process.execPath, ['--conditions=countersign-source', '--import', RECORD_LOADS, ENTRY, ...argv], {
     encoding: 'utf8',
+    input: '',
     env: { PATH: process.env.PATH ?? '' },
     timeout: 60_000,
   });
@@ -40,6 +43,23 @@ describe('the countersign command loads only the command it runs', () => {
     expect(heavyIn(loaded)).toEqual([]);
     // The diff library draws a changed tool definition (`approvals show`), never a listing.
     expect(loaded.filter((url) => url.includes('/node_modules/diff/'))).toEqual([]);
+  });
+
+  it('mcp and mcp pin refuse an invalid gateway configuration without loading the gateway, the MCP SDK, a store or the server', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-loads-'));
+    try {
+      const config = join(dir, 'gateway.yaml');
+      writeFileSync(config, 'upstreams: []\n');
+      for (const argv of [['mcp', '--config', config], ['mcp', 'pin', '--config', config]]) {
+        const loaded = modulesLoadedBy(argv);
+        expect(loaded.some((url) => url.endsWith('/packages/mcp/src/config/index.ts')), argv.join(' ')).toBe(true);
+        expect(loaded.filter((url) => url.endsWith('/src/commands/mcp-serve.ts') || url.endsWith('/packages/mcp/src/index.ts')), argv.join(' ')).toEqual([]);
+        const gatewayOrStore = ['/packages/server/', '/packages/proxy/', '/packages/store-sqlite/', '/packages/store-postgres/', '/node_modules/hono/', '/node_modules/@modelcontextprotocol/'];
+        expect(loaded.filter((url) => gatewayOrStore.some((part) => url.includes(part))), argv.join(' ')).toEqual([]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the root help from the summaries is the help of the loaded commands, word for word', async () => {

@@ -1,14 +1,5 @@
-export {
-  DEFAULT_GATEWAY_STORE_PATH,
-  type GatewayApprovalService,
-  type GatewayConfig,
-  type GatewayConfigMode,
-  type GatewayConfigResult,
-  type GatewayHttpConfig,
-  type GatewayStore,
-  loadGatewayConfigFile,
-  parseGatewayConfig,
-} from './config/gateway-config.ts';
+// The configuration, also alone as `@countersign/mcp/config`.
+export * from './config/index.ts';
 export { type CallContext, callTool } from './call-tool.ts';
 export { GatewayError, type ServedTool, UpstreamTools } from './upstream-tools.ts';
 export { type HttpFront, type HttpFrontOptions, startHttpFront } from './http-front.ts';

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { loadGatewayConfigFile, lockText, lockUpstreams } from '@countersign/mcp';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK } from '../cli-error.ts';
 import { writeLine } from '../cli-io.ts';
 import type { CommandContext } from '../command-context.ts';
+import { loadGatewayConfigForCli } from '../load-gateway-config.ts';
 
 interface PinFlags {
   out?: string;
@@ -34,10 +34,9 @@ export function registerMcpPin(mcp: Command, ctx: CommandContext): void {
 }
 
 async function pin(ctx: CommandContext, configFile: string, flags: PinFlags): Promise<number> {
-  const configPath = ctx.resolvePath(configFile);
-  const loaded = await loadGatewayConfigFile(configPath, 'standalone', ctx.io.env);
-  if (!loaded.ok) throw new CliError('config', `invalid gateway configuration:\n  ${loaded.problems.join('\n  ')}`);
-  const config = loaded.config;
+  const { config, path: configPath } = await loadGatewayConfigForCli(ctx, configFile);
+  // The gateway (MCP SDK, upstream clients) only once the configuration holds.
+  const { lockText, lockUpstreams } = await import('@countersign/mcp');
   const out = flags.out !== undefined ? ctx.resolvePath(flags.out) : (config.lock ?? join(dirname(configPath), DEFAULT_LOCK_FILE));
   const lock = await lockUpstreams(config.upstreams, config.namespaced).catch((error: unknown) => {
     throw new CliError('io', `cannot list the upstreams' tools: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
