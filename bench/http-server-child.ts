@@ -1,5 +1,6 @@
 /**
- * Child process of the HTTP rows: a Countersign server over one store, a bare Hono
+ * Child process of the HTTP rows: a Countersign server over one store, the same app
+ * around that gate with its hot operations answered from memory (`around`), a bare Hono
  * server (same @hono/node-server adapter, no middleware) and, beside a durable store, the
  * floor server (bare Hono + the minimum durable writes, on its own file or schema of the
  * same kind: http-floor-server.ts), all on 127.0.0.1. Run apart
@@ -23,6 +24,9 @@ import type { ToolRegistry } from '@countersign/core/gate';
 import { MemoryLedger } from '@countersign/core/ledger';
 import { loadPolicy } from '@countersign/core/policy';
 import { hmacKey, Keyring } from '@countersign/core/token';
+import type { Gate } from '@countersign/core/gate';
+import { createApp, type ServerOptions } from '../packages/server/src/app/create-app.ts';
+import { ServerMetrics } from '../packages/server/src/ops/metrics.ts';
 import { startServer } from '../packages/server/src/serve/start-server.ts';
 import { openSqliteStore } from '@countersign/store-sqlite';
 import { createAdaptorServer } from '@hono/node-server';
@@ -33,6 +37,7 @@ import { openPostgresFloor } from './floor-postgres.ts';
 import { openSqliteFloor } from './floor-sqlite.ts';
 import type { FloorStore } from './floor-store.ts';
 import { floorServer } from './http-floor-server.ts';
+import { gateAnsweredFromMemory } from './gate-answered-from-memory.ts';
 import { BENCH_AGENT_TOKEN, BENCH_TOOL } from './http-flows.ts';
 
 // Allowed by name: the HTTP rows measure the per-call path, not an approver's clicks.
@@ -97,6 +102,18 @@ function bareServer(): Server {
   return createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
 }
 
+/**
+ * The `around` server: the Countersign app (createApp, as startServer builds it, with its
+ * metrics) over the same gate with its hot operations answered from memory
+ * (gate-answered-from-memory.ts), so its CPU is everything a round trip costs besides the
+ * gate and its store.
+ */
+function aroundTheGate(gate: Gate, auth: ServerOptions['auth']): { server: Server; close(): Promise<void> } {
+  // No process metrics: the real server's collector already samples this process.
+  const { app, close } = createApp({ gate: gateAnsweredFromMemory(gate), auth, metrics: { collector: new ServerMetrics({ processMetrics: false }) } });
+  return { server: createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server, close };
+}
+
 function listen(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -110,20 +127,23 @@ function listen(server: Server): Promise<number> {
 async function main(): Promise<void> {
   const [kind = 'sqlite', url] = process.argv.slice(2);
   const opened = await openStore(kind, url);
+  const auth = { agents: [{ name: 'bench-agent', token: BENCH_AGENT_TOKEN }], approvers: [], sessionSecret: randomBytes(32).toString('hex') };
   const running = await startServer({
     ...opened.store,
     policy: POLICY,
     keyring: new Keyring([hmacKey('k1', randomBytes(32))]),
     tools: TOOLS,
-    auth: { agents: [{ name: 'bench-agent', token: BENCH_AGENT_TOKEN }], approvers: [], sessionSecret: randomBytes(32).toString('hex') },
+    auth,
     host: '127.0.0.1',
     port: 0,
   });
   const bare = bareServer();
   const barePort = await listen(bare);
+  const around = aroundTheGate(running.gate, auth);
+  const aroundPort = await listen(around.server);
   const floor = opened.floor === undefined ? undefined : floorServer(opened.floor);
   const floorPort = floor === undefined ? undefined : await listen(floor);
-  process.send!({ ready: true, ports: { countersign: running.port, bare: barePort, floor: floorPort } });
+  process.send!({ ready: true, ports: { countersign: running.port, bare: barePort, around: aroundPort, floor: floorPort } });
   // The probes that read the stores' counters and the Postgres backends' CPU cost this process
   // a few ms each time; that CPU is left out of what is reported, so it is not charged to the
   // round trips (it would add ~10 µs per round trip to a 1-client Postgres row).
@@ -140,7 +160,8 @@ async function main(): Promise<void> {
     if (message === 'stop') {
       void (async () => {
         await running.close();
-        for (const server of [bare, floor]) {
+        await around.close();
+        for (const server of [bare, around.server, floor]) {
           if (server === undefined) continue;
           await new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeAllConnections();

@@ -24,7 +24,7 @@ export interface HttpResult {
   ratios: Ratio[];
 }
 
-type ServerName = 'countersign' | 'bare' | 'floor';
+type ServerName = 'countersign' | 'bare' | 'floor' | 'around';
 
 interface Cell {
   name: string;
@@ -45,8 +45,11 @@ const CELLS: readonly Cell[] = [
   { name: 'floor: bare Hono + minimum durable writes, 2 POSTs', flow: floorTwo, posts: 2, server: 'floor' },
   { name: 'propose+authorize in one step + complete', flow: proposeAuthorizedComplete, posts: 2, server: 'countersign' },
   { name: 'floor: proposal recorded consumed (1 commit) + result, 2 POSTs', flow: floorAuthorizedTwo, posts: 2, server: 'floor' },
+  // Many clients only: the same app with the gate's calls answered from memory (gate-answered-from-memory.ts).
+  { name: 'around the gate: propose + authorize + complete, gate answered from memory', flow: proposeAuthorizeComplete, posts: 3, server: 'around' },
+  { name: 'around the gate: propose + dispatch, gate answered from memory', flow: proposeDispatch, posts: 2, server: 'around' },
 ];
-const [PAC, BARE3, FLOOR3, PD, BARE2, FLOOR2, PA1C, FLOOR1C] = CELLS as [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
+const [PAC, BARE3, FLOOR3, PD, BARE2, FLOOR2, PA1C, FLOOR1C, AROUND_PAC, AROUND_PD] = CELLS as [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
 
 interface Sample {
   perSec: number;
@@ -108,7 +111,7 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
         // load): one fdatasync'd SQLite commit with the store's settings, alone.
         const onSqliteDisk = store.label.startsWith('SQLite');
         const commitsBefore = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
-        const cells = CELLS.filter((c) => child.ports[c.server] !== undefined);
+        const cells = CELLS.filter((c) => child.ports[c.server] !== undefined && (c.server !== 'around' || clients > 1));
         const measured = await measureClients(child, cells, clients, o);
         const commitsAfter = onSqliteDisk ? sqliteCommitLatency(COMMIT_SAMPLES) : undefined;
         for (const cell of cells) {
@@ -163,6 +166,10 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
           lines.push(...reach.lines);
           ratios.push(...reach.ratios);
         }
+        const [aroundPac, aroundPd] = [measured.get(AROUND_PAC), measured.get(AROUND_PD)];
+        if (aroundPac !== undefined && aroundPd !== undefined) {
+          ratios.push(...aroundTheGate(store.label, clients, { pac: pac!, pd: pd!, aroundPac, aroundPd, three: floor3 ?? bare3!, two: floor2 ?? bare2! }, floor3 !== undefined));
+        }
         if (commitsBefore !== undefined && commitsAfter !== undefined) {
           const bound = diskBound(store.label, clients, commitsBefore, commitsAfter, { three: median(bare3!.map((x) => x.perSec)), two: median(bare2!.map((x) => x.perSec)) });
           lines.push(...bound.lines);
@@ -193,7 +200,7 @@ interface ChildUsage {
 interface ChildHandle {
   ok: true;
   /** `floor` only beside a durable store. */
-  ports: { countersign: number; bare: number; floor?: number | undefined };
+  ports: { countersign: number; bare: number; around: number; floor?: number | undefined };
   usage(): Promise<ChildUsage>;
   stop(): Promise<void>;
 }
@@ -294,7 +301,6 @@ async function runFor(child: ChildHandle, client: JsonClient, cell: Cell, client
 function oneStepRatios(label: string, clients: number, ours: Sample[], bare: Sample[], floor: Sample[] | undefined): Ratio[] {
   const at = `${clients} client${clients === 1 ? '' : 's'}`;
   const p = (x: Sample[], q: number) => quantile(x.flatMap((y) => y.latencies).sort((a, b) => a - b), q);
-  const cpu = (x: Sample[]) => median(x.map((y) => y.serverCpuUs));
   const name = 'propose+authorize (one step)+complete';
   const ratios: Ratio[] = [
     { label: `HTTP ${label} ${name} / bare 2 POSTs, ${at}`, value: perRound(ours, bare), kind: 'ratio' },
@@ -333,7 +339,6 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
   const lines: string[] = [];
   const ratios: Ratio[] = [];
   const p = (x: Sample[], q: number) => quantile(x.flatMap((y) => y.latencies).sort((a, b) => a - b), q);
-  const cpu = (x: Sample[]) => median(x.map((y) => y.serverCpuUs));
   const flows = [
     { ours: 'propose+authorize+complete', posts: 3, cs: s.pac, bare: s.bare3, floor: s.floor3 },
     { ours: 'propose+dispatch', posts: 2, cs: s.pd, bare: s.bare2, floor: s.floor2 },
@@ -373,6 +378,24 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
 }
 
 /** The median of the defined values, undefined if there are none. */
+/**
+ * What a round trip costs besides the gate and its store: the server CPU of the same app
+ * with the gate answered from memory, against the durable floor (bare Hono beside the
+ * memory store) and as a share of ours. Where it is near the floor, 2 × floor leaves the
+ * gate and its store about one floor's CPU per round trip.
+ */
+function aroundTheGate(label: string, clients: number, s: { pac: Sample[]; pd: Sample[]; aroundPac: Sample[]; aroundPd: Sample[]; three: Sample[]; two: Sample[] }, durable: boolean): Ratio[] {
+  const at = `${clients} clients`;
+  const [three, two] = durable ? ['floor 3 POSTs', 'floor 2 POSTs'] : ['bare 3 POSTs', 'bare 2 POSTs'];
+  const around = 'around the gate (its calls answered from memory)';
+  return [
+    { label: `HTTP ${label} server CPU per round trip, ${around}, propose+authorize+complete / ${three}, ${at}`, value: cpu(s.aroundPac) / cpu(s.three), kind: 'ratio' },
+    { label: `HTTP ${label} server CPU per round trip, ${around}, propose+dispatch / ${two}, ${at}`, value: cpu(s.aroundPd) / cpu(s.two), kind: 'ratio' },
+    { label: `HTTP ${label} server CPU per round trip, ${around} / ours, propose+authorize+complete, ${at}`, value: cpu(s.aroundPac) / cpu(s.pac), kind: 'ratio' },
+    { label: `HTTP ${label} server CPU per round trip, ${around} / ours, propose+dispatch, ${at}`, value: cpu(s.aroundPd) / cpu(s.pd), kind: 'ratio' },
+  ];
+}
+
 function medianOf(values: readonly (number | undefined)[]): number | undefined {
   const defined = values.filter((v): v is number => v !== undefined);
   return defined.length === 0 ? undefined : median(defined);
@@ -387,6 +410,11 @@ const CPU_BOUND = "cores only: bare's CPU / this CPU, all processes";
  * backends). Per-round median. It does not move with the disk's latency, which the other
  * helpers' fsyncs push around from one minute to the next.
  */
+/** The median of the rounds' server CPU per round trip (µs). */
+function cpu(samples: Sample[]): number {
+  return median(samples.map((s) => s.serverCpuUs));
+}
+
 function cpuBound(a: Sample[], b: Sample[]): number {
   const total = (x: Sample) => x.serverCpuUs + x.clientCpuUs + (x.dbCpuUs ?? 0);
   return median(a.map((x, i) => total(b[i]!) / total(x)));

@@ -4,7 +4,8 @@
  * alternating A,B,B,A,… so drift on a shared machine falls on both sides alike. Prints
  * server CPU per round trip and round trips per second (medians), each with its per-pair B/A ratios.
  *   node --conditions=countersign-source bench/probes/ab-http.ts <memory|sqlite|postgres> <pd|pac|pa1c> <clients> <seconds> <pairs> <dirA> <dirB>
- * AB_CHILD_B: another server child for side B, relative to dirB (e.g. bench/probes/stubbed-gate-child.ts).
+ * AB_SERVER_B=around: side B drives its child's `around` server (the same app, the gate answered from memory), so
+ * with dirA = dirB the B/A ratio is the share of server CPU that is not the gate and its store.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,14 +21,14 @@ const FLOWS: Record<string, Flow> = { pd: proposeDispatch, pac: proposeAuthorize
 const flow = FLOWS[flowName]!;
 const clients = Number(clientsText);
 
-async function start(dir: string, script = 'bench/http-server-child.ts') {
-  const child: ChildProcess = fork(join(dir, script), kind === 'postgres' ? [kind, PG_URL] : [kind], {
+async function start(dir: string, server: 'countersign' | 'around' = 'countersign') {
+  const child: ChildProcess = fork(join(dir, 'bench/http-server-child.ts'), kind === 'postgres' ? [kind, PG_URL] : [kind], {
     cwd: dir,
     execArgv: ['--conditions=countersign-source'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number } }];
-  const client = new JsonClient(flowName.startsWith('bare') ? ready.ports.bare : ready.ports.countersign, clients);
+  const [ready] = (await once(child, 'message')) as [{ ports: { countersign: number; bare: number; around: number } }];
+  const client = new JsonClient(flowName.startsWith('bare') ? ready.ports.bare : ready.ports[server], clients);
   const cpu = async () => {
     child.send('cpu');
     const [answer] = (await once(child, 'message')) as [{ cpu: NodeJS.CpuUsage }];
@@ -36,7 +37,7 @@ async function start(dir: string, script = 'bench/http-server-child.ts') {
   return { child, client, cpu };
 }
 
-const servers = [await start(dirA), await start(dirB, process.env.AB_CHILD_B)];
+const servers = [await start(dirA), await start(dirB, process.env.AB_SERVER_B === 'around' ? 'around' : 'countersign')];
 let tag = 0;
 /** One flow run against one server: its CPU per round trip (µs) and round trips per second. */
 type Measurement = { cpu: number; rate: number };
