@@ -168,7 +168,7 @@ export async function benchHttp(o: HttpOptions): Promise<HttpResult> {
         }
         const [aroundPac, aroundPd] = [measured.get(AROUND_PAC), measured.get(AROUND_PD)];
         if (aroundPac !== undefined && aroundPd !== undefined) {
-          ratios.push(...aroundTheGate(store.label, clients, { pac: pac!, pd: pd!, aroundPac, aroundPd, three: floor3 ?? bare3!, two: floor2 ?? bare2! }, floor3 !== undefined));
+          ratios.push(...aroundTheGateRatios(store.label, clients, { pac: pac!, pd: pd!, aroundPac, aroundPd, three: floor3 ?? bare3!, two: floor2 ?? bare2! }, floor3 !== undefined));
         }
         if (commitsBefore !== undefined && commitsAfter !== undefined) {
           const bound = diskBound(store.label, clients, commitsBefore, commitsAfter, { three: median(bare3!.map((x) => x.perSec)), two: median(bare2!.map((x) => x.perSec)) });
@@ -384,7 +384,7 @@ function floorReach(label: string, clients: number, targets: Targets, s: FlowSam
  * memory store) and as a share of ours. Where it is near the floor, 2 × floor leaves the
  * gate and its store about one floor's CPU per round trip.
  */
-function aroundTheGate(label: string, clients: number, s: { pac: Sample[]; pd: Sample[]; aroundPac: Sample[]; aroundPd: Sample[]; three: Sample[]; two: Sample[] }, durable: boolean): Ratio[] {
+function aroundTheGateRatios(label: string, clients: number, s: { pac: Sample[]; pd: Sample[]; aroundPac: Sample[]; aroundPd: Sample[]; three: Sample[]; two: Sample[] }, durable: boolean): Ratio[] {
   const at = `${clients} clients`;
   const [three, two] = durable ? ['floor 3 POSTs', 'floor 2 POSTs'] : ['bare 3 POSTs', 'bare 2 POSTs'];
   const around = 'around the gate (its calls answered from memory)';
